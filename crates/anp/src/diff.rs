@@ -1,0 +1,1 @@
+//! The structured diff of two offers (filled in next).

@@ -1,0 +1,1 @@
+//! Exact decimal amounts and offer totals (filled in next).

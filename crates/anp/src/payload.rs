@@ -1,0 +1,1 @@
+//! Strict, typed payloads for every event kind (filled in next).
