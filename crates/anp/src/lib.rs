@@ -4,6 +4,7 @@
 //!
 //! | module | what it owns |
 //! |---|---|
+//! | [`api`] | wire shapes of the HTTP APIs; signing and checking requests |
 //! | [`canonical`] | canonical JSON and the SHA-256 hashes over it |
 //! | [`keys`] | Ed25519 keys, base64url, fingerprints, key files |
 //! | [`signed`] | every signed or hashed string of the protocol |
@@ -15,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod canonical;
 pub mod chain;
 pub mod diff;

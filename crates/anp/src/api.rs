@@ -1,0 +1,515 @@
+//! The wire shapes of the HTTP APIs: the four ANP/0.1 endpoints (SPEC §6),
+//! discovery (RFC-003) and the approver API v1 (DESIGN "The approver API").
+//! Host, clients and console share these types, so the wire cannot drift.
+//! Signing and checking a request are pure functions here; IO is elsewhere.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::event::{Actor, EventKind, LogDocument, SessionInfo};
+use crate::keys::{self, SigningKey, VerifyingKey};
+use crate::payload::Approval;
+use crate::signed;
+
+/// Base path of the vendor agent API.
+pub const AGENT_API_BASE: &str = "/api/agent/v1";
+/// Base path of the approver (console) API.
+pub const CONSOLE_API_BASE: &str = "/api/console/v1";
+/// Discovery document path (RFC-003).
+pub const WELL_KNOWN_PATH: &str = "/.well-known/anp.json";
+/// The drafts this implementation speaks, as advertised in discovery.
+pub const IMPLEMENTED_DRAFTS: [&str; 3] = ["RFC-001", "RFC-002", "RFC-003"];
+
+/// Header: the agent (or approver) registration id.
+pub const HEADER_AGENT: &str = "x-anp-agent";
+/// Header: ISO 8601 request time.
+pub const HEADER_TIMESTAMP: &str = "x-anp-timestamp";
+/// Header: single-use nonce.
+pub const HEADER_NONCE: &str = "x-anp-nonce";
+/// Header: signature over the canonical request string.
+pub const HEADER_SIGNATURE: &str = "x-anp-signature";
+/// SPEC §3: how far a request's timestamp may be from the server's clock.
+pub const TIMESTAMP_WINDOW_SECS: i64 = 300;
+/// SPEC §3: longest nonce.
+pub const MAX_NONCE_LEN: usize = 120;
+
+/// The four signed-request headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedHeaders {
+    /// `x-anp-agent`.
+    pub agent: String,
+    /// `x-anp-timestamp`.
+    pub timestamp: String,
+    /// `x-anp-nonce`.
+    pub nonce: String,
+    /// `x-anp-signature`.
+    pub signature: String,
+}
+
+impl SignedHeaders {
+    /// The headers as (name, value) pairs, ready to send.
+    pub fn pairs(&self) -> [(&'static str, &str); 4] {
+        [
+            (HEADER_AGENT, &self.agent),
+            (HEADER_TIMESTAMP, &self.timestamp),
+            (HEADER_NONCE, &self.nonce),
+            (HEADER_SIGNATURE, &self.signature),
+        ]
+    }
+}
+
+/// Formats a time as the protocol writes it: RFC 3339 UTC with milliseconds.
+pub fn format_timestamp(at: OffsetDateTime) -> String {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
+
+/// Reads an ISO 8601 / RFC 3339 timestamp.
+pub fn parse_timestamp(text: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+}
+
+/// Signs a request (SPEC §3). The caller supplies the clock and the nonce.
+pub fn sign_request(
+    key: &SigningKey,
+    agent_id: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    timestamp: &str,
+    nonce: &str,
+) -> SignedHeaders {
+    let string = signed::canonical_request_string(method, path, timestamp, nonce, body);
+    SignedHeaders {
+        agent: agent_id.to_owned(),
+        timestamp: timestamp.to_owned(),
+        nonce: nonce.to_owned(),
+        signature: keys::sign_b64(key, string.as_bytes()),
+    }
+}
+
+/// Why a signed request is refused. The host answers all of them with one
+/// uniform refusal; the variants exist for its logs and for tests.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestAuthError {
+    /// A header is absent or empty.
+    #[error("missing header {0}")]
+    MissingHeader(&'static str),
+    /// The nonce is longer than SPEC §3 allows.
+    #[error("nonce longer than {MAX_NONCE_LEN} characters")]
+    NonceTooLong,
+    /// The timestamp does not parse.
+    #[error("timestamp is not ISO 8601")]
+    BadTimestamp,
+    /// The timestamp is outside the window.
+    #[error("timestamp is {0} seconds from server time, more than {TIMESTAMP_WINDOW_SECS}")]
+    OutsideWindow(i64),
+    /// The signature does not verify.
+    #[error("signature does not verify")]
+    BadSignature,
+}
+
+/// Checks the parts of a signed request that need no storage: header shape,
+/// the timestamp window against `now`, and the signature against `key`.
+/// Nonce reuse and agent status are the host's, which has the storage.
+pub fn check_signed_request(
+    headers: &SignedHeaders,
+    key: &VerifyingKey,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    now: OffsetDateTime,
+) -> Result<(), RequestAuthError> {
+    for (name, value) in headers.pairs() {
+        if value.is_empty() {
+            return Err(RequestAuthError::MissingHeader(name));
+        }
+    }
+    if headers.nonce.chars().count() > MAX_NONCE_LEN {
+        return Err(RequestAuthError::NonceTooLong);
+    }
+    let at = parse_timestamp(&headers.timestamp).ok_or(RequestAuthError::BadTimestamp)?;
+    let skew = (now - at).whole_seconds();
+    if skew.abs() > TIMESTAMP_WINDOW_SECS {
+        return Err(RequestAuthError::OutsideWindow(skew));
+    }
+    let string =
+        signed::canonical_request_string(method, path, &headers.timestamp, &headers.nonce, body);
+    if keys::verify_b64(key, string.as_bytes(), &headers.signature) {
+        Ok(())
+    } else {
+        Err(RequestAuthError::BadSignature)
+    }
+}
+
+/// The uniform error body: `{ "error": { "code", "message" }, "protocol" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The error itself.
+    pub error: ErrorDetail,
+    /// Always `ANP/0.1`.
+    pub protocol: String,
+}
+
+/// Code and sentence of an error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    /// Machine-readable code (see [`codes`]).
+    pub code: String,
+    /// A sentence for people, naming what was wrong.
+    pub message: String,
+}
+
+impl ErrorBody {
+    /// An error body in the protocol's shape.
+    pub fn new(code: &str, message: impl Into<String>) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: code.to_owned(),
+                message: message.into(),
+            },
+            protocol: signed::PROTOCOL.to_owned(),
+        }
+    }
+}
+
+/// The error codes hosts answer with.
+pub mod codes {
+    /// The uniform refusal: authentication failure, unknown agent, session or handle.
+    pub const UNAUTHORIZED: &str = "unauthorized";
+    /// The body is not valid JSON or violates a schema rule.
+    pub const INVALID_REQUEST: &str = "invalid_request";
+    /// The body is larger than the host accepts.
+    pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
+    /// A rate limit was hit (or the limiter is unavailable: it fails closed).
+    pub const RATE_LIMITED: &str = "rate_limited";
+    /// The session is closed or accepted; nothing more may be appended.
+    pub const SESSION_CLOSED: &str = "session_closed";
+    /// A counter-offer, decline or accept with no standing offer to answer.
+    pub const NO_STANDING_OFFER: &str = "no_standing_offer";
+    /// The referenced offer is not the standing one any more.
+    pub const NOT_STANDING: &str = "not_standing";
+    /// The offer's `expires_at` has passed.
+    pub const OFFER_EXPIRED: &str = "offer_expired";
+    /// An authorship signature does not verify.
+    pub const BAD_SIGNATURE: &str = "bad_signature";
+    /// The proof of possession does not verify.
+    pub const BAD_PROOF: &str = "bad_proof";
+    /// A live target needs a human-verified agent.
+    pub const NOT_VERIFIED: &str = "not_verified";
+    /// An enrollment code is unknown, used or expired.
+    pub const BAD_ENROLLMENT_CODE: &str = "bad_enrollment_code";
+    /// The approval policy refuses the decision (for example the same approver twice).
+    pub const POLICY: &str = "policy";
+    /// A decision id was reused with a different body.
+    pub const DECISION_CONFLICT: &str = "decision_conflict";
+    /// Something failed inside the host.
+    pub const INTERNAL: &str = "internal";
+}
+
+/// An agent's standing with a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// Registered, not yet verified by a person: sandbox only.
+    Sandbox,
+    /// Verified by a person: may open live sessions.
+    Verified,
+    /// Refused everywhere.
+    Revoked,
+}
+
+/// `POST /api/agent/v1/register` body (SPEC §6.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterRequest {
+    /// The agent's display name.
+    pub agent_name: String,
+    /// The vendor it speaks for.
+    pub vendor_name: String,
+    /// A human contact.
+    pub contact_email: String,
+    /// Raw Ed25519 public key, base64url.
+    pub public_key: String,
+    /// Signature over [`signed::registration_proof_string`].
+    pub proof: String,
+}
+
+/// `POST /api/agent/v1/register` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterResponse {
+    /// The registration id, sent as `x-anp-agent`.
+    pub agent_id: String,
+    /// Fingerprint of the registered key.
+    pub fingerprint: String,
+    /// `sandbox` until a person verifies it.
+    pub status: AgentStatus,
+    /// Always `ANP/0.1`.
+    pub protocol: String,
+}
+
+/// Where a session is opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Target {
+    /// A buyer organization, by the handle it issued.
+    Org {
+        /// `anp_org_...`.
+        org_handle: String,
+    },
+    /// The sandbox buyer.
+    Sandbox {
+        /// Always true.
+        sandbox: bool,
+    },
+}
+
+/// `POST /api/agent/v1/sessions` body (SPEC §6.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenSessionRequest {
+    /// Where to open it.
+    pub target: Target,
+    /// The vendor's mandate envelope (validated by the host as `envelope`).
+    pub envelope: Value,
+}
+
+/// `POST /api/agent/v1/sessions` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenSessionResponse {
+    /// The new session's id.
+    pub session_id: String,
+    /// The buyer's mandate envelope.
+    pub buyer_envelope: Value,
+    /// The log so far (events 1 and 2).
+    pub log: LogDocument,
+}
+
+/// `POST /api/agent/v1/sessions/:id/events` body (SPEC §6.3). The answer is
+/// the updated [`LogDocument`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitEventRequest {
+    /// The event kind.
+    pub kind: EventKind,
+    /// Its payload.
+    pub payload: Value,
+    /// Authorship signature over `ANP/0.1\n<kind>\n<payload_hash>`.
+    pub signature: String,
+}
+
+/// `GET /api/agent/v1/sessions/:id` answer: cheap polling.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStatus {
+    /// Always `ANP/0.1`.
+    pub protocol: String,
+    /// The session block, with `event_count` and `chain_head`.
+    pub session: SessionInfo,
+}
+
+/// One published key in the discovery document (RFC-003).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscoveredKey {
+    /// Raw Ed25519 public key, base64url.
+    pub public_key: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// `events` (the platform key) and/or `approval` (an approver's key).
+    pub roles: Vec<String>,
+    /// Start of validity.
+    pub valid_from: String,
+    /// End of validity (revocation), or null.
+    pub valid_to: Option<String>,
+    /// For approval keys: the `approved_by` the approver signs as (email).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
+}
+
+/// `GET /.well-known/anp.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WellKnown {
+    /// `["ANP/0.1"]`.
+    pub protocol_versions: Vec<String>,
+    /// `/api/agent/v1`.
+    pub api_base: String,
+    /// The draft RFCs this host implements.
+    pub drafts: Vec<String>,
+    /// Platform and approver keys.
+    pub platform_keys: Vec<DiscoveredKey>,
+}
+
+/// `POST /api/console/v1/enroll` body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnrollRequest {
+    /// The one-time code from the admin CLI.
+    pub code: String,
+    /// The approver's name.
+    pub name: String,
+    /// The approver's email, which becomes `approved_by`.
+    pub email: String,
+    /// The approver's public key, base64url.
+    pub public_key: String,
+    /// Proof of possession, as in registration.
+    pub proof: String,
+}
+
+/// `POST /api/console/v1/enroll` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnrollResponse {
+    /// The approver id, sent as `x-anp-agent`.
+    pub approver_id: String,
+    /// Fingerprint of the approver's key.
+    pub fingerprint: String,
+    /// The host's platform key, base64url.
+    pub platform_key: String,
+    /// Its fingerprint.
+    pub platform_fingerprint: String,
+    /// Always `ANP/0.1`.
+    pub protocol: String,
+}
+
+/// The vendor side of a session, as the console shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VendorIdentity {
+    /// Registration id.
+    pub agent_id: String,
+    /// Agent display name.
+    pub agent_name: String,
+    /// Vendor name.
+    pub vendor_name: String,
+    /// Key fingerprint.
+    pub fingerprint: String,
+    /// Sandbox, verified or revoked.
+    pub status: AgentStatus,
+}
+
+/// An approval already given towards a multi-approver policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GivenApproval {
+    /// Approver email.
+    pub approved_by: String,
+    /// When.
+    pub at: String,
+}
+
+/// One decision waiting for a person.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingDecision {
+    /// For an inbound offer: its seq. For a buyer-agent draft: 0.
+    pub seq: u64,
+    /// The offer event's hash, or `draft:<uuid>` for a draft not yet sent.
+    pub event_hash: String,
+    /// `offer` or `counter_offer`.
+    pub kind: EventKind,
+    /// Whose offer it is (`buyer` for a draft).
+    pub actor: Actor,
+    /// The offer's `expires_at`.
+    pub expires_at: String,
+    /// Approvals already given.
+    pub approvals: Vec<GivenApproval>,
+    /// Approvals the org's policy needs for this offer.
+    pub approvals_required: u32,
+    /// For a draft: the offer payload the buyer agent proposes to send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<Value>,
+    /// For a draft or decision held by screening: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_reason: Option<String>,
+}
+
+/// One session in the approver summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// Session id.
+    pub id: String,
+    /// `open`, `closed`, `accepted`.
+    pub status: String,
+    /// True for the sandbox.
+    pub sandbox: bool,
+    /// Who the vendor is.
+    pub vendor: VendorIdentity,
+    /// Events in the log.
+    pub event_count: u64,
+    /// Hash of the last event.
+    pub chain_head: String,
+    /// Decisions waiting.
+    pub pending: Vec<PendingDecision>,
+}
+
+/// `GET /api/console/v1/summary`: everything a poll cycle needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Always `ANP/0.1`.
+    pub protocol: String,
+    /// Every session the approver's org can see.
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// What an approver decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionAction {
+    /// Accept the offer (RFC-001 `accept` with RFC-002 `approval`), or send a draft.
+    Approve,
+    /// Decline it, with a reason.
+    Decline,
+    /// Answer with a buyer counter-offer.
+    Counter,
+}
+
+/// `POST /api/console/v1/sessions/:id/decisions` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionRequest {
+    /// A UUID chosen by the console; repeating it changes nothing.
+    pub decision_id: String,
+    /// What was decided.
+    pub action: DecisionAction,
+    /// The decided offer's `event_hash` (or `draft:<uuid>`).
+    pub in_response_to: String,
+    /// Required for decline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Required for counter: the offer the buyer will send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Value>,
+    /// Required for approve: the RFC-002 approval, signed by the approver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
+}
+
+/// What became of a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionOutcome {
+    /// The events were appended to the log.
+    Appended,
+    /// Recorded; more approvers are needed before the accept is appended.
+    AwaitingApprovals,
+    /// Held by outbound screening (or because the screen could not run).
+    Held,
+}
+
+/// `POST /api/console/v1/sessions/:id/decisions` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionResponse {
+    /// The decision's id, as sent.
+    pub decision_id: String,
+    /// What happened.
+    pub outcome: DecisionOutcome,
+    /// A sentence for people (why held, how many approvals still needed).
+    pub detail: String,
+    /// The session log after the decision.
+    pub log: LogDocument,
+}
