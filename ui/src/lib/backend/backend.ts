@@ -1,0 +1,47 @@
+import type {
+  AppState, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
+  ExportResult, HistoryFilter, HostInfo, InboxItem, Offer, OfferRef, OfferView,
+  SessionDetail, SessionRef, SessionRow,
+} from "./types";
+
+/** Stops a subscription. */
+export type Unsubscribe = () => void;
+
+/**
+ * Everything the interface may ask of the console, one method per contract
+ * command and one subscribe per event. Views receive a Backend, so tests give
+ * them an in-memory one and only `tauri.ts` knows about Tauri.
+ */
+export interface Backend {
+  appState(): Promise<AppState>;
+  inbox(): Promise<InboxItem[]>;
+  offerView(ref: OfferRef): Promise<OfferView>;
+  decide(request: DecideRequest): Promise<DecisionResult>;
+  validateCounter(ref: OfferRef, offer: Offer): Promise<CounterCheck>;
+  sessions(filter: HistoryFilter): Promise<SessionRow[]>;
+  sessionDetail(ref: SessionRef): Promise<SessionDetail>;
+  exportSession(ref: SessionRef, format: "json" | "csv"): Promise<ExportResult>;
+  connectHost(url: string, code: string): Promise<HostInfo>;
+  hosts(): Promise<HostInfo[]>;
+  refresh(): Promise<void>;
+  markSeen(ref: OfferRef): Promise<void>;
+  onChanged(handler: (event: ChangedEvent) => void): Promise<Unsubscribe>;
+  onOpenOffer(handler: (ref: OfferRef) => void): Promise<Unsubscribe>;
+}
+
+/**
+ * Turns whatever a command rejected with into a CommandError, so every view
+ * can show `message` to a person whatever went wrong underneath.
+ */
+export function toCommandError(error: unknown): CommandError {
+  if (error && typeof error === "object") {
+    const record = error as Record<string, unknown>;
+    if (typeof record.message === "string" && record.message.length > 0) {
+      return { code: typeof record.code === "string" ? record.code : "error", message: record.message };
+    }
+  }
+  if (typeof error === "string" && error.length > 0) {
+    return { code: "error", message: error };
+  }
+  return { code: "error", message: "The console did not answer. Try again; if it keeps failing, restart Countersign." };
+}

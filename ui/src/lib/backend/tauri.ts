@@ -1,0 +1,42 @@
+import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import type { Backend, Unsubscribe } from "./backend";
+import { toCommandError } from "./backend";
+import type { ChangedEvent, OfferRef } from "./types";
+
+/** Calls one shell command, turning any rejection into a readable CommandError. */
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw toCommandError(error);
+  }
+}
+
+/** Subscribes to one shell event and hands its payload on. */
+async function subscribe<T>(event: string, handler: (payload: T) => void): Promise<Unsubscribe> {
+  return listen<T>(event, (message) => handler(message.payload));
+}
+
+/**
+ * The real Backend: the Tauri shell's commands and events, with argument
+ * names exactly as docs/console-contract.md writes them (snake_case).
+ */
+export function createTauriBackend(): Backend {
+  return {
+    appState: () => call("app_state"),
+    inbox: () => call("inbox"),
+    offerView: (ref) => call("offer_view", { ...ref }),
+    decide: (request) => call("decide", { request }),
+    validateCounter: (ref, offer) => call("validate_counter", { ...ref, offer }),
+    sessions: (filter) => call("sessions", { filter }),
+    sessionDetail: (ref) => call("session_detail", { ...ref }),
+    exportSession: (ref, format) => call("export_session", { ...ref, format }),
+    connectHost: (url, code) => call("connect_host", { url, code }),
+    hosts: () => call("hosts"),
+    refresh: () => call("refresh"),
+    markSeen: (ref) => call("mark_seen", { ...ref }),
+    onChanged: (handler) => subscribe<ChangedEvent>("engine://changed", handler),
+    onOpenOffer: (handler) => subscribe<OfferRef>("engine://open-offer", handler),
+  };
+}

@@ -1,0 +1,38 @@
+/** Inbox ordering, counting and labels. */
+import type { InboxItem } from "../backend";
+
+/** Pending decisions soonest-expiring first; ties by vendor, then seq, so the order is stable. */
+export function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
+  return [...items].sort((a, b) => {
+    const byTime = Date.parse(a.expires_at) - Date.parse(b.expires_at);
+    if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
+    const byVendor = a.vendor.vendor_name.localeCompare(b.vendor.vendor_name);
+    return byVendor !== 0 ? byVendor : a.seq - b.seq;
+  });
+}
+
+/** How many pending decisions the person has not opened yet. */
+export function unreadCount(items: readonly InboxItem[]): number {
+  return items.filter((item) => item.unread).length;
+}
+
+/** The window title; the shell mirrors the count in the tray. */
+export function windowTitle(unread: number): string {
+  return unread > 0 ? `(${unread}) Countersign` : "Countersign";
+}
+
+/** "1 of 2 approvals". */
+export function approvalsText(given: number, required: number): string {
+  return `${given} of ${required} approval${required === 1 ? "" : "s"}`;
+}
+
+/** A stable key for one pending decision. */
+export function itemKey(item: { host_id: string; session_id: string; event_hash: string }): string {
+  return `${item.host_id}/${item.session_id}/${item.event_hash}`;
+}
+
+/** Moves a selection by `delta`, staying inside a list of `length` (or -1 when empty). */
+export function moveSelection(index: number, delta: number, length: number): number {
+  if (length === 0) return -1;
+  return Math.min(length - 1, Math.max(0, index + delta));
+}
