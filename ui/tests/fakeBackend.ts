@@ -1,0 +1,71 @@
+/**
+ * An in-memory Backend for tests: it answers from fixtures, records every
+ * call, and can emit the engine's events. A fake of the boundary, not a mock
+ * of any real part.
+ */
+import type {
+  AppState, Backend, ChangedEvent, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
+  InboxItem, Offer, OfferRef, OfferView, SessionDetail, SessionRow,
+} from "../src/lib/backend";
+import * as fx from "./fixtures";
+
+type Answer<T> = T | Error | (() => T | Promise<T>);
+
+async function answer<T>(value: Answer<T>): Promise<T> {
+  if (value instanceof Error) throw { code: "refused", message: value.message };
+  if (typeof value === "function") return (value as () => T | Promise<T>)();
+  return structuredClone(value);
+}
+
+export class FakeBackend implements Backend {
+  app: Answer<AppState> = fx.appState;
+  items: Answer<InboxItem[]> = fx.inboxItems();
+  views = new Map<string, Answer<OfferView>>([["hash-contoso-5", fx.offerView()]]);
+  decision: Answer<DecisionResult> = { decision_id: "d-42", outcome: "appended", detail: "accept appended at seq 6" };
+  counterCheck: Answer<CounterCheck> = { ok: true, errors: [], diff: fx.offerDiff() };
+  rows: Answer<SessionRow[]> = fx.sessionRows();
+  detail: Answer<SessionDetail> = fx.sessionDetail();
+  connect: Answer<HostInfo> = { ...fx.sandboxHost, host_id: "h-real", label: "Buyer Corp", sandbox: false };
+
+  decided: DecideRequest[] = [];
+  validated: Offer[] = [];
+  filters: HistoryFilter[] = [];
+  seen: OfferRef[] = [];
+  connects: { url: string; code: string }[] = [];
+  exports: string[] = [];
+  inboxCalls = 0;
+  private changed: ((event: ChangedEvent) => void)[] = [];
+  private opens: ((ref: OfferRef) => void)[] = [];
+
+  appState() { return answer(this.app); }
+  inbox() { this.inboxCalls++; return answer(this.items); }
+  offerView(ref: OfferRef) {
+    const view = this.views.get(ref.event_hash);
+    return view ? answer(view) : Promise.reject({ code: "not_found", message: "That offer is no longer pending." });
+  }
+  decide(request: DecideRequest) { this.decided.push(structuredClone(request)); return answer(this.decision); }
+  validateCounter(_ref: OfferRef, offer: Offer) { this.validated.push(structuredClone(offer)); return answer(this.counterCheck); }
+  sessions(filter: HistoryFilter) { this.filters.push(structuredClone(filter)); return answer(this.rows); }
+  sessionDetail() { return answer(this.detail); }
+  async exportSession(_ref: { host_id: string; session_id: string }, format: "json" | "csv") {
+    this.exports.push(format);
+    return { path: `/data/countersign/exports/s-contoso.${format}`, bytes: 2048 };
+  }
+  connectHost(url: string, code: string) { this.connects.push({ url, code }); return answer(this.connect); }
+  hosts() { return answer([fx.sandboxHost]); }
+  async refresh() {}
+  async markSeen(ref: OfferRef) { this.seen.push(ref); }
+  async onChanged(handler: (event: ChangedEvent) => void) {
+    this.changed.push(handler);
+    return () => { this.changed = this.changed.filter((h) => h !== handler); };
+  }
+  async onOpenOffer(handler: (ref: OfferRef) => void) {
+    this.opens.push(handler);
+    return () => { this.opens = this.opens.filter((h) => h !== handler); };
+  }
+
+  /** Emits `engine://changed` as the shell would. */
+  emitChanged(event: ChangedEvent) { this.changed.forEach((h) => h(event)); }
+  /** Emits `engine://open-offer` as a notification click would. */
+  emitOpenOffer(ref: OfferRef) { this.opens.forEach((h) => h(ref)); }
+}

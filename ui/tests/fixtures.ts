@@ -1,0 +1,164 @@
+/**
+ * Realistic contract data for tests: what the engine would hand the UI for a
+ * renewal negotiation with a few rounds.
+ */
+import type {
+  AppState, HostInfo, InboxItem, Offer, OfferDiff, OfferView, SessionDetail, SessionRow, Vendor,
+} from "../src/lib/backend";
+
+export const NOW = Date.parse("2026-11-29T12:00:00Z");
+
+export const sandboxHost: HostInfo = {
+  host_id: "h-sandbox", url: "http://127.0.0.1:4100", label: "Sandbox", sandbox: true, reachable: true,
+  last_error: null, last_poll_at: "2026-11-29T11:59:30Z", platform_fingerprint: "SHA256:pLaTfOrM0001",
+  approver_email: "ana@buyer.example",
+};
+
+export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign" };
+
+export const contoso: Vendor = {
+  agent_id: "agt_contoso", agent_name: "Contoso Negotiation Agent", vendor_name: "Contoso GmbH",
+  fingerprint: "SHA256:c0nt0s0FiNgErPrInT", status: "sandbox",
+};
+export const fabrikam: Vendor = {
+  agent_id: "agt_fabrikam", agent_name: "Fabrikam Sales Bot", vendor_name: "Fabrikam Inc",
+  fingerprint: "SHA256:fAbRiKaM", status: "verified",
+};
+export const northwind: Vendor = {
+  agent_id: "agt_northwind", agent_name: "Northwind Agent", vendor_name: "Northwind Traders",
+  fingerprint: "SHA256:n0rThWiNd", status: "verified",
+};
+
+/** An inbox item; override what a test cares about. */
+export function inboxItem(overrides: Partial<InboxItem> = {}): InboxItem {
+  return {
+    host_id: "h-sandbox", session_id: "s-contoso", seq: 5, event_hash: "hash-contoso-5", kind: "counter_offer",
+    actor: "vendor_agent", is_draft: false, vendor: contoso, currency: "USD", total: "540000",
+    previous_total: "570000", change: { absolute: "-30000", percent: "-5.26" },
+    expires_at: "2026-11-29T14:05:00Z", verification: "verified", approvals_given: 0, approvals_required: 1,
+    unread: true, held_reason: null, ...overrides,
+  };
+}
+
+/** Three pending decisions, deliberately not in expiry order. */
+export function inboxItems(): InboxItem[] {
+  return [
+    inboxItem(),
+    inboxItem({
+      session_id: "s-fabrikam", seq: 3, event_hash: "hash-fabrikam-3", kind: "offer", vendor: fabrikam,
+      total: "125000.50", previous_total: "120000", change: { absolute: "5000.50", percent: "4.17" },
+      expires_at: "2026-11-29T12:00:45Z", approvals_required: 2, approvals_given: 1, unread: false,
+    }),
+    inboxItem({
+      session_id: "s-northwind", seq: 7, event_hash: "hash-northwind-7", actor: "buyer", is_draft: true,
+      vendor: northwind, total: "88000", previous_total: null, change: null,
+      expires_at: "2026-12-02T09:00:00Z", verification: "unproven", held_reason: "screening unavailable",
+    }),
+  ];
+}
+
+export const previousOffer: Offer = {
+  currency: "USD", term_months: 36, expires_at: "2026-11-28T00:00:00Z",
+  line_items: [
+    { sku: "CRM-ENT", description: "CRM Enterprise seats", quantity: 500, unit: "seat/year", unit_price: 1140, currency: "USD" },
+    { sku: "SUP-PREM", description: "Premier support", quantity: 1, unit: "year", unit_price: 0, currency: "USD" },
+    { sku: "TRAIN", description: "Onboarding training", quantity: 10, unit: "day", unit_price: 1500, currency: "USD" },
+  ],
+  total_annual: 570000,
+  conditions: ["Net 60 payment", "Price hold through the term"],
+  notes: "Includes premier support.",
+};
+
+export const currentOffer: Offer = {
+  currency: "USD", term_months: 24, expires_at: "2026-11-29T14:05:00Z",
+  line_items: [
+    { sku: "SUP-PREM", description: "Premier support", quantity: 1, unit: "year", unit_price: 0, currency: "USD" },
+    { sku: "CRM-ENT", description: "CRM Enterprise seats", quantity: 500, unit: "seat/year", unit_price: 1080, currency: "USD" },
+    { sku: "SSO", description: "SSO add-on", quantity: 500, unit: "seat/year", unit_price: 12, currency: "USD" },
+  ],
+  total_annual: 540000,
+  conditions: ["Net 60 payment", "Annual uplift capped at 3%"],
+  notes: "Best and final for this quarter.",
+};
+
+/** The diff of previousOffer → currentOffer, as crates/anp/src/diff.rs would serialize it. */
+export function offerDiff(): OfferDiff {
+  return {
+    currency: null,
+    term_months: { old: "36", new: "24" },
+    expires_at: { old: "2026-11-28T00:00:00Z", new: "2026-11-29T14:05:00Z" },
+    notes: { old: "Includes premier support.", new: "Best and final for this quarter." },
+    conditions: { added: ["Annual uplift capped at 3%"], removed: ["Price hold through the term"], unchanged: ["Net 60 payment"] },
+    line_items: [
+      { status: "unchanged", moved: true, key: "SUP-PREM", old_index: 1, new_index: 0,
+        old: previousOffer.line_items[1], new: currentOffer.line_items[0], fields: [] },
+      { status: "changed", moved: true, key: "CRM-ENT", old_index: 0, new_index: 1,
+        old: previousOffer.line_items[0], new: currentOffer.line_items[1],
+        fields: [{ field: "unit_price", old: "1140", new: "1080", absolute: "-60", percent: "-5.26" }] },
+      { status: "added", moved: false, key: "SSO", old_index: null, new_index: 2,
+        old: null, new: currentOffer.line_items[2], fields: [] },
+      { status: "removed", moved: false, key: "TRAIN", old_index: 2, new_index: null,
+        old: previousOffer.line_items[2], new: null, fields: [] },
+    ],
+    total: {
+      old: { amount: "570000", computed: "585000", stated: "570000", mismatch: true },
+      new: { amount: "540000", computed: "546000", stated: "540000", mismatch: true },
+      absolute: "-30000", percent: "-5.26", currency_changed: false,
+    },
+  };
+}
+
+export const vendorEnvelope = {
+  party: "Contoso GmbH",
+  agent: { name: "Contoso Negotiation Agent", declared_ai: true },
+  may_discuss: ["renewal pricing", "term length"],
+  offer_authority: "bind_with_human_approval",
+  human_contact: "sales@contoso.example",
+};
+export const buyerEnvelope = {
+  party: "Buyer Corp", agent: { name: "Buyer Agent", declared_ai: true },
+  offer_authority: "bind_with_human_approval", human_contact: "procurement@buyer.example",
+};
+
+/** The offer view of the first inbox item. */
+export function offerView(overrides: Partial<OfferView> = {}): OfferView {
+  return {
+    item: inboxItem(), offer: currentOffer, previous: previousOffer, previous_ref: { seq: 3, actor: "buyer" },
+    diff: offerDiff(), vendor_envelope: vendorEnvelope, buyer_envelope: buyerEnvelope,
+    verification: { state: "verified", detail: null, failing_seq: null, checks: ["chain extends pinned head", "4 signatures verified"] },
+    approvals: [], expired: false, ...overrides,
+  };
+}
+
+export function sessionRows(): SessionRow[] {
+  return [
+    { host_id: "h-sandbox", session_id: "s-contoso", vendor: contoso, status: "open", sandbox: true, verification: "verified",
+      event_count: 6, last_total: "540000", currency: "USD", pending: 1, updated_at: "2026-11-29T11:40:00Z" },
+    { host_id: "h-sandbox", session_id: "s-fabrikam", vendor: fabrikam, status: "accepted", sandbox: true, verification: "disputed",
+      event_count: 9, last_total: "125000.50", currency: "USD", pending: 0, updated_at: "2026-11-28T09:10:00Z" },
+  ];
+}
+
+export function sessionDetail(): SessionDetail {
+  return {
+    row: sessionRows()[0],
+    timeline: [
+      { seq: 0, actor: "platform", kind: "session_open", at: "2026-11-27T08:00:00Z", summary: "Session opened by Contoso Negotiation Agent",
+        payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "verified" },
+      { seq: 1, actor: "vendor_agent", kind: "offer", at: "2026-11-27T08:01:00Z", summary: "Offer: 585000 USD, 36 months",
+        payload: {}, signer: "SHA256:c0nt0s0FiNgErPrInT", signature: "verified" },
+      { seq: 2, actor: "buyer", kind: "message", at: "2026-11-27T09:00:00Z", summary: "Message: Can you do better on seats?",
+        payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "unproven" },
+      { seq: 3, actor: "buyer", kind: "counter_offer", at: "2026-11-28T09:00:00Z", summary: "Counter-offer: 520000 USD, 36 months",
+        payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "verified" },
+      { seq: 5, actor: "vendor_agent", kind: "counter_offer", at: "2026-11-29T11:40:00Z", summary: "Counter-offer: 540000 USD, 24 months",
+        payload: {}, signer: "SHA256:c0nt0s0FiNgErPrInT", signature: "verified" },
+    ],
+    series: {
+      vendor_agent: [{ round: 1, seq: 1, total: "585000" }, { round: 2, seq: 5, total: "540000" }],
+      buyer: [{ round: 1, seq: 3, total: "520000" }],
+    },
+    decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z" }],
+    verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+  };
+}

@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import { chartGeometry, polyline } from "../src/lib/model/chart";
+import {
+  draftFromOffer, errorsByPath, normalizePath, offerFromDraft, pathLabel,
+} from "../src/lib/model/counterDraft";
+import { declineReason } from "../src/lib/model/decide";
+import { positionText, statusWords } from "../src/lib/model/diffLabels";
+import { approvalsText, moveSelection, sortByExpiry, unreadCount, windowTitle } from "../src/lib/model/inbox";
+import { shortcutFor } from "../src/lib/model/keyboard";
+import {
+  buyerEffect, formatMoney, formatPercent, formatSigned, groupThousands, isDecimal, signOf,
+} from "../src/lib/model/money";
+import { describeOutcome, describeRefusal } from "../src/lib/model/outcome";
+import { countdown, formatTime } from "../src/lib/model/time";
+import { toCommandError } from "../src/lib/backend";
+import * as fx from "./fixtures";
+
+describe("money display", () => {
+  it("groups thousands without touching the digits", () => {
+    expect(groupThousands("1140000.50")).toBe("1,140,000.50");
+    expect(groupThousands("999")).toBe("999");
+    expect(groupThousands("-30000")).toBe("−30,000");
+    expect(formatMoney("570000", "USD")).toBe("570,000 USD");
+  });
+  it("keeps digits a float would lose", () => {
+    expect(groupThousands("12345678901234567.01")).toBe("12,345,678,901,234,567.01");
+  });
+  it("signs changes so meaning never rests on colour", () => {
+    expect(formatSigned("-30000")).toBe("−30,000");
+    expect(formatSigned("5000.50")).toBe("+5,000.50");
+    expect(formatSigned("0.00")).toBe("0");
+    expect(formatPercent("-5.26")).toBe("−5.26%");
+    expect(formatPercent(null)).toBe("");
+  });
+  it("reads signs exactly", () => {
+    expect(signOf("-0.00")).toBe(0);
+    expect(signOf("-0.01")).toBe(-1);
+    expect(signOf("+3")).toBe(1);
+  });
+  it("judges price changes for the buyer: lower is better", () => {
+    expect(buyerEffect("unit_price", "-60")).toBe("better");
+    expect(buyerEffect("total", "5000.50")).toBe("worse");
+    expect(buyerEffect("total", "0")).toBe("same");
+    expect(buyerEffect("quantity", "10")).toBe("neutral");
+  });
+  it("accepts only plain decimals", () => {
+    expect(isDecimal("1140.50")).toBe(true);
+    expect(isDecimal("1e3")).toBe(false);
+    expect(isDecimal("12,000")).toBe(false);
+  });
+});
+
+describe("countdown", () => {
+  const at = (iso: string) => Date.parse(iso);
+  it("formats days, hours, minutes and seconds", () => {
+    expect(countdown("2026-12-01T16:00:00Z", at("2026-11-29T12:00:00Z")).text).toBe("2d 04h");
+    expect(countdown("2026-11-29T14:05:00Z", at("2026-11-29T12:00:00Z")).text).toBe("2h 05m");
+    expect(countdown("2026-11-29T12:12:04Z", at("2026-11-29T12:00:00Z")).text).toBe("12m 04s");
+    expect(countdown("2026-11-29T12:00:45Z", at("2026-11-29T12:00:00Z"))).toEqual({ text: "45s", expired: false, urgent: true });
+  });
+  it("says expired at and after the expiry", () => {
+    expect(countdown("2026-11-29T12:00:00Z", at("2026-11-29T12:00:00Z"))).toEqual({ text: "expired", expired: true, urgent: true });
+    expect(countdown("2026-11-29T11:00:00Z", at("2026-11-29T12:00:00Z")).expired).toBe(true);
+  });
+  it("formats times in the reader's zone", () => {
+    expect(formatTime("2026-11-29T14:05:00Z")).toBe("2026-11-29 14:05");
+    expect(formatTime(null)).toBe("—");
+    expect(formatTime("not a time")).toBe("not a time");
+  });
+});
+
+describe("inbox model", () => {
+  it("sorts by expiry, soonest first", () => {
+    const sorted = sortByExpiry(fx.inboxItems());
+    expect(sorted.map((i) => i.vendor.vendor_name)).toEqual(["Fabrikam Inc", "Contoso GmbH", "Northwind Traders"]);
+  });
+  it("counts unread and titles the window", () => {
+    expect(unreadCount(fx.inboxItems())).toBe(2);
+    expect(windowTitle(3)).toBe("(3) Countersign");
+    expect(windowTitle(0)).toBe("Countersign");
+  });
+  it("words approvals and clamps selection", () => {
+    expect(approvalsText(1, 2)).toBe("1 of 2 approvals");
+    expect(approvalsText(0, 1)).toBe("0 of 1 approval");
+    expect(moveSelection(0, -1, 3)).toBe(0);
+    expect(moveSelection(2, 1, 3)).toBe(2);
+    expect(moveSelection(1, 1, 3)).toBe(2);
+    expect(moveSelection(0, 1, 0)).toBe(-1);
+  });
+});
+
+describe("keyboard map", () => {
+  const input = document.createElement("input");
+  const button = document.createElement("button");
+  it("maps the documented keys", () => {
+    expect(shortcutFor({ key: "j" })).toBe("next");
+    expect(shortcutFor({ key: "k" })).toBe("previous");
+    expect(shortcutFor({ key: "a" })).toBe("approve");
+    expect(shortcutFor({ key: "d" })).toBe("decline");
+    expect(shortcutFor({ key: "c" })).toBe("counter");
+    expect(shortcutFor({ key: "/" })).toBe("search");
+    expect(shortcutFor({ key: "?" })).toBe("help");
+    expect(shortcutFor({ key: "Escape" })).toBe("back");
+    expect(shortcutFor({ key: "Enter" })).toBe("open");
+  });
+  it("never fires letters while typing, but Escape still works", () => {
+    expect(shortcutFor({ key: "a", target: input })).toBeNull();
+    expect(shortcutFor({ key: "Escape", target: input })).toBe("back");
+  });
+  it("leaves Enter on buttons and modified keys alone", () => {
+    expect(shortcutFor({ key: "Enter", target: button })).toBeNull();
+    expect(shortcutFor({ key: "a", ctrlKey: true })).toBeNull();
+    expect(shortcutFor({ key: "x" })).toBeNull();
+  });
+});
+
+describe("counter-offer draft", () => {
+  it("round-trips an offer, keeping prices as typed decimals", () => {
+    const draft = draftFromOffer(fx.currentOffer);
+    draft.line_items[1].unit_price = "1079.99";
+    const offer = offerFromDraft(draft);
+    expect(offer.line_items[1]).toEqual({
+      sku: "CRM-ENT", description: "CRM Enterprise seats", quantity: 500, unit: "seat/year", unit_price: "1079.99", currency: "USD",
+    });
+    expect(offer.term_months).toBe(24);
+    expect(offer.conditions).toEqual(["Net 60 payment", "Annual uplift capped at 3%"]);
+    expect(offer.total_annual).toBeUndefined();
+  });
+  it("drops empty optional fields and blank conditions", () => {
+    const draft = draftFromOffer({ ...fx.currentOffer, notes: undefined, conditions: undefined });
+    draft.conditions.push("   ");
+    draft.line_items[0].sku = "";
+    const offer = offerFromDraft(draft);
+    expect("conditions" in offer).toBe(false);
+    expect("notes" in offer).toBe(false);
+    expect("sku" in offer.line_items[0]).toBe(false);
+  });
+  it("sends non-numbers as typed for the engine to refuse", () => {
+    const draft = draftFromOffer(fx.currentOffer);
+    draft.term_months = "two years";
+    expect(offerFromDraft(draft).term_months).toBe("two years");
+  });
+  it("normalizes every spelling of an error path", () => {
+    for (const path of ["/line_items/1/unit_price", "line_items[1].unit_price", "line_items.1.unit_price"]) {
+      expect(normalizePath(path)).toBe("line_items.1.unit_price");
+    }
+    const grouped = errorsByPath([{ path: "/term_months", message: "a" }, { path: "term_months", message: "b" }]);
+    expect(grouped.get("term_months")).toEqual(["a", "b"]);
+    expect(pathLabel("/line_items/1/unit_price")).toBe("Line 2, unit price");
+    expect(pathLabel("conditions[0]")).toBe("Condition 1");
+  });
+});
+
+describe("decide and outcome words", () => {
+  it("requires a real decline reason", () => {
+    expect(declineReason("", "")).toBe("");
+    expect(declineReason("Other", "  ")).toBe("");
+    expect(declineReason("Other", "too slow")).toBe("too slow");
+    expect(declineReason("Terms are not acceptable", "")).toBe("Terms are not acceptable");
+    expect(declineReason("Terms are not acceptable", "Net 30 only")).toBe("Terms are not acceptable: Net 30 only");
+  });
+  it("tells each host outcome plainly", () => {
+    expect(describeOutcome("approve", { decision_id: "d", outcome: "appended", detail: "" }).tone).toBe("success");
+    expect(describeOutcome("approve", { decision_id: "d", outcome: "awaiting_approvals", detail: "1 of 2" }).headline)
+      .toMatch(/waiting for another approver/);
+    expect(describeOutcome("counter", { decision_id: "d", outcome: "held", detail: "budget figure" }).headline)
+      .toMatch(/Held by screening/);
+    expect(describeRefusal({ code: "expired", message: "This offer expired at 14:02." }).detail).toBe("This offer expired at 14:02.");
+  });
+  it("turns any rejection into a readable error", () => {
+    expect(toCommandError({ code: "x", message: "Host unreachable." })).toEqual({ code: "x", message: "Host unreachable." });
+    expect(toCommandError("plain text")).toEqual({ code: "error", message: "plain text" });
+    expect(toCommandError(undefined).message).toMatch(/did not answer/);
+  });
+  it("words diff statuses", () => {
+    const rows = fx.offerDiff().line_items;
+    expect(rows.map(statusWords)).toEqual(["moved", "changed, moved", "added", "removed"]);
+    expect(positionText(rows[0])).toBe("line 2 → 1");
+  });
+});
+
+describe("chart geometry", () => {
+  it("puts a lower total lower on screen and rounds on the x axis", () => {
+    const chart = chartGeometry(fx.sessionDetail().series);
+    const [first, second] = chart.vendor;
+    expect(second.x).toBeGreaterThan(first.x);
+    expect(second.y).toBeGreaterThan(first.y);
+    expect(chart.buyer[0].y).toBeGreaterThan(second.y);
+    expect(chart.xTicks.map((t) => t.label)).toEqual(["R1", "R2"]);
+    expect(polyline(chart.vendor)).toBe(`${first.x},${first.y} ${second.x},${second.y}`);
+  });
+  it("copes with one point and with none", () => {
+    expect(chartGeometry({ vendor_agent: [{ round: 1, seq: 1, total: "100" }], buyer: [] }).vendor[0].y).toBeGreaterThan(0);
+    expect(chartGeometry({ vendor_agent: [], buyer: [] }).vendor).toEqual([]);
+  });
+});
