@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { render } from "@testing-library/svelte";
+import userEvent from "@testing-library/user-event";
+import OfferView from "../src/lib/views/OfferView.svelte";
+import type { DecisionResult } from "../src/lib/backend";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
+import { byId, settle, texts } from "./helpers";
+
+const ref = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" };
+
+async function renderOffer(backend = new FakeBackend()) {
+  const user = userEvent.setup();
+  const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {} } });
+  await settle();
+  return { ...result, backend, user };
+}
+
+describe("approve", () => {
+  it("needs a second, confirming step that shows exactly what is accepted", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "approve-button"));
+    expect(backend.decided).toEqual([]);
+    const summary = byId(container, "approve-summary").textContent ?? "";
+    expect(summary).toContain("Contoso GmbH");
+    expect(summary).toContain("540,000 USD for 24 months");
+    expect(summary).toContain("3 line items");
+    expect(summary).toContain("SSO add-on");
+    expect(summary).toContain("Annual uplift capped at 3%");
+    await user.click(byId(container, "approve-confirm"));
+    await settle();
+    expect(backend.decided).toEqual([
+      { host_id: "h-sandbox", session_id: "s-contoso", in_response_to: "hash-contoso-5", action: "approve" },
+    ]);
+    const outcome = byId(container, "outcome");
+    expect(outcome.dataset.tone).toBe("success");
+    expect(outcome.textContent).toContain("Approved: the acceptance was appended");
+    expect(outcome.textContent).toContain("accept appended at seq 6");
+    expect(outcome.getAttribute("aria-live")).toBe("polite");
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+  });
+
+  it("can be cancelled at the confirming step", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "approve-button"));
+    await user.click(byId(container, "approve-cancel"));
+    expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
+    expect(backend.decided).toEqual([]);
+  });
+
+  it("sends once however often the button is pressed", async () => {
+    const backend = new FakeBackend();
+    let finish: (result: DecisionResult) => void = () => {};
+    backend.decision = () => new Promise<DecisionResult>((resolve) => (finish = resolve));
+    const { container, user } = await renderOffer(backend);
+    await user.click(byId(container, "approve-button"));
+    const confirm = byId<HTMLButtonElement>(container, "approve-confirm");
+    await user.click(confirm);
+    expect(confirm.disabled).toBe(true);
+    expect(confirm.textContent).toBe("Approving…");
+    await user.click(confirm);
+    confirm.click();
+    expect(backend.decided).toHaveLength(1);
+    finish({ decision_id: "d-1", outcome: "awaiting_approvals", detail: "1 of 2 approvals given" });
+    await settle();
+    expect(byId(container, "outcome").textContent).toContain("waiting for another approver");
+    expect(byId(container, "outcome").textContent).toContain("1 of 2 approvals given");
+  });
+
+  it("shows a hold by screening and a refusal plainly", async () => {
+    const backend = new FakeBackend();
+    backend.decision = { decision_id: "d-2", outcome: "held", detail: "the screen is unavailable; everything is held" };
+    const first = await renderOffer(backend);
+    await first.user.click(byId(first.container, "approve-button"));
+    await first.user.click(byId(first.container, "approve-confirm"));
+    await settle();
+    expect(byId(first.container, "outcome").dataset.tone).toBe("held");
+    expect(byId(first.container, "outcome").textContent).toContain("Held by screening: nothing was sent to the vendor.");
+    first.unmount();
+
+    backend.decision = new Error("This offer expired at 14:02; it can no longer be approved.");
+    const { container, user } = await renderOffer(backend);
+    await user.click(byId(container, "approve-button"));
+    await user.click(byId(container, "approve-confirm"));
+    await settle();
+    const outcome = byId(container, "outcome");
+    expect(outcome.dataset.tone).toBe("refused");
+    expect(outcome.textContent).toContain("Refused: nothing was sent.");
+    expect(outcome.textContent).toContain("This offer expired at 14:02; it can no longer be approved.");
+    expect(outcome.querySelector("[role='alert']")).not.toBeNull();
+  });
+});
+
+describe("decline", () => {
+  it("cannot be sent without a reason", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "decline-button"));
+    const submit = byId<HTMLButtonElement>(container, "decline-submit");
+    expect(submit.disabled).toBe(true);
+    expect(byId(container, "decline-hint").textContent).toContain("A decline needs a reason");
+    const other = [...container.querySelectorAll<HTMLInputElement>("[data-testid='decline-preset']")].find((r) => r.value === "Other")!;
+    await user.click(other);
+    expect(submit.disabled).toBe(true);
+    await user.type(byId(container, "decline-reason"), "   ");
+    expect(submit.disabled).toBe(true);
+    expect(backend.decided).toEqual([]);
+  });
+
+  it("sends the preset and the person's words", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "decline-button"));
+    const preset = [...container.querySelectorAll<HTMLInputElement>("[data-testid='decline-preset']")]
+      .find((r) => r.value === "Terms are not acceptable")!;
+    await user.click(preset);
+    await user.type(byId(container, "decline-reason"), "We need Net 30");
+    expect(byId(container, "decline-hint").textContent).toContain("“Terms are not acceptable: We need Net 30”");
+    await user.click(byId(container, "decline-submit"));
+    await settle();
+    expect(backend.decided).toEqual([{
+      host_id: "h-sandbox", session_id: "s-contoso", in_response_to: "hash-contoso-5", action: "decline",
+      reason: "Terms are not acceptable: We need Net 30",
+    }]);
+    expect(byId(container, "outcome").textContent).toContain("Declined");
+  });
+});
+
+describe("counter", () => {
+  it("shows the engine's validation errors beside their fields and sends nothing", async () => {
+    const backend = new FakeBackend();
+    backend.counterCheck = {
+      ok: false, diff: null,
+      errors: [
+        { path: "/line_items/1/unit_price", message: "must be a non-negative decimal" },
+        { path: "term_months", message: "must be a whole number from 1 to 120" },
+      ],
+    };
+    const { container, user } = await renderOffer(backend);
+    await user.click(byId(container, "counter-button"));
+    const prices = container.querySelectorAll<HTMLInputElement>("[data-testid='counter-line-unit_price']");
+    await user.clear(prices[1]);
+    await user.type(prices[1], "-5");
+    await user.clear(byId(container, "counter-term"));
+    await user.type(byId(container, "counter-term"), "500");
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    expect(backend.validated[0].line_items[1].unit_price).toBe("-5");
+    expect(backend.validated[0].term_months).toBe(500);
+    expect(texts(container, "counter-error")).toEqual([
+      "Line 2, unit price: must be a non-negative decimal",
+      "Term months: must be a whole number from 1 to 120",
+    ]);
+    const inline = [...container.querySelectorAll<HTMLElement>("[data-testid='field-error']")];
+    expect(inline.map((e) => e.dataset.path)).toEqual(["term_months", "line_items.1.unit_price"]);
+    expect(prices[1].getAttribute("aria-invalid")).toBe("true");
+    expect(byId<HTMLButtonElement>(container, "counter-submit").disabled).toBe(true);
+    expect(backend.decided).toEqual([]);
+  });
+
+  it("previews the diff of what will be sent, and sends exactly the checked offer", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "counter-button"));
+    const submit = byId<HTMLButtonElement>(container, "counter-submit");
+    expect(submit.disabled).toBe(true);
+    await user.click(byId(container, "counter-add-line"));
+    const lines = container.querySelectorAll("[data-testid='counter-line']");
+    expect(lines).toHaveLength(4);
+    await user.type(lines[3].querySelector<HTMLInputElement>("[data-testid='counter-line-description']")!, "Sandbox tenant");
+    await user.type(byId(container, "counter-notes"), " Counter from buyer.");
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    expect(byId(container, "counter-preview").textContent).toContain("What will be sent");
+    expect(byId(container, "counter-preview").querySelectorAll("[data-testid='diff-row']")).toHaveLength(4);
+    expect(submit.disabled).toBe(false);
+
+    await user.type(byId(container, "counter-notes"), "!");
+    expect(submit.disabled).toBe(true);
+    expect(byId(container, "counter-stale").textContent).toContain("check again");
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    await user.click(submit);
+    await settle();
+    expect(backend.decided).toHaveLength(1);
+    const sent = backend.decided[0];
+    expect(sent.action).toBe("counter");
+    expect(sent.offer).toEqual(backend.validated[1]);
+    expect(sent.offer?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: "0", currency: "USD" });
+    expect(sent.offer?.notes).toBe("Best and final for this quarter. Counter from buyer.!");
+    expect(byId(container, "outcome").textContent).toContain("Counter-offer sent");
+  });
+});

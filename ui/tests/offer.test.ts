@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { render } from "@testing-library/svelte";
+import OfferView from "../src/lib/views/OfferView.svelte";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
+import { byId, settle, texts } from "./helpers";
+
+const ref = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" };
+
+async function renderOffer(backend = new FakeBackend()) {
+  const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {} } });
+  await settle();
+  return { ...result, backend };
+}
+
+describe("offer view", () => {
+  it("shows added, removed, changed and moved line items as words, signs and colour", async () => {
+    const { container } = await renderOffer();
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='diff-row']")];
+    expect(rows.map((r) => [r.dataset.status, r.dataset.moved])).toEqual([
+      ["unchanged", "true"], ["changed", "true"], ["added", "false"], ["removed", "false"],
+    ]);
+    expect(rows[0].textContent).toContain("moved");
+    expect(rows[0].textContent).toContain("line 2 → 1");
+    expect(rows[2].textContent).toContain("+ added");
+    expect(rows[2].textContent).toContain("500 seat/year × 12 USD");
+    expect(rows[3].textContent).toContain("− removed");
+    expect(rows[3].textContent).toContain("Onboarding training");
+    const field = byId(container, "diff-field");
+    expect(field.dataset.field).toBe("unit_price");
+    expect(field.textContent).toContain("1140");
+    expect(field.textContent).toContain("1080");
+    const change = byId(field, "field-change");
+    expect(change.textContent).toContain("−60 (−5.26%)");
+    expect(change.dataset.effect).toBe("better");
+    expect(change.classList.contains("better")).toBe(true);
+  });
+
+  it("shows terms, conditions added and removed, and the total change", async () => {
+    const { container } = await renderOffer();
+    const scalars = [...container.querySelectorAll("[data-testid='diff-scalar']")].map((row) =>
+      [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
+    expect(scalars).toEqual([
+      ["Term (months)", "36", "→", "24"],
+      ["Expires", "2026-11-28 00:00", "→", "2026-11-29 14:05"],
+      ["Notes", "Includes premier support.", "→", "Best and final for this quarter."],
+    ]);
+    expect(texts(container, "condition-added")).toEqual(["+ added Annual uplift capped at 3%"]);
+    expect(texts(container, "condition-removed")).toEqual(["− removed Price hold through the term"]);
+    const total = texts(container, "diff-total")[0];
+    expect(total).toMatch(/^570,000 USD →to 540,000 USD −30,000 \(−5\.26%\) better lower, better for the buyer$/);
+  });
+
+  it("flags a stated total that disagrees with its line items", async () => {
+    const { container } = await renderOffer();
+    expect(byId(container, "offer-total-mismatch").textContent).toContain("stated total 540,000 disagrees with its line items (546,000)");
+    expect(texts(container, "total-mismatch")).toHaveLength(2);
+  });
+
+  it("does not flag totals that agree", async () => {
+    const backend = new FakeBackend();
+    const diff = fx.offerDiff();
+    diff.total.old.mismatch = false;
+    diff.total.new.mismatch = false;
+    backend.views.set("hash-contoso-5", fx.offerView({ diff }));
+    const { container } = await renderOffer(backend);
+    expect(container.querySelector("[data-testid='offer-total-mismatch']")).toBeNull();
+    expect(container.querySelector("[data-testid='total-mismatch']")).toBeNull();
+  });
+
+  it("shows the vendor's identity, fingerprint and both mandates", async () => {
+    const { container } = await renderOffer();
+    expect(byId(container, "vendor-fingerprint").textContent).toBe("SHA256:c0nt0s0FiNgErPrInT");
+    expect(byId(container, "vendor-status").textContent).toBe("sandbox");
+    expect(byId(container, "vendor-identity").textContent).toContain("Contoso Negotiation Agent");
+    expect(byId(container, "envelope-vendor").textContent).toContain("bind_with_human_approval");
+    expect(byId(container, "envelope-vendor").textContent).toContain("renewal pricing; term length");
+    expect(byId(container, "envelope-buyer").textContent).toContain("procurement@buyer.example");
+  });
+
+  it("makes each verification state unmistakable", async () => {
+    const verified = await renderOffer();
+    expect(byId(verified.container, "verification-state").textContent).toContain("Verified");
+    verified.unmount();
+
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({
+      verification: { state: "unproven", detail: "seq 2 has no signature", failing_seq: null, checks: [] },
+    }));
+    const unproven = await renderOffer(backend);
+    expect(byId(unproven.container, "verification-state").textContent).toContain("Unproven attribution");
+    unproven.unmount();
+
+    backend.views.set("hash-contoso-5", fx.offerView({
+      verification: { state: "disputed", detail: "log no longer extends the pinned head", failing_seq: 4, checks: ["chain_head mismatch at seq 4"] },
+    }));
+    const { container } = await renderOffer(backend);
+    const banner = byId(container, "verification-state");
+    expect(banner.dataset.state).toBe("disputed");
+    expect(banner.textContent).toContain("DISPUTED");
+    expect(banner.textContent).toContain("seq 4");
+    expect(banner.textContent).toContain("chain_head mismatch at seq 4");
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+    expect(byId(container, "decline-button")).toBeTruthy();
+  });
+
+  it("marks the offer seen once it is open", async () => {
+    const { backend } = await renderOffer();
+    expect(backend.seen).toEqual([ref]);
+  });
+
+  it("shows a first offer on its own and an expired one without decisions", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({ previous: null, previous_ref: null, diff: null, expired: true }));
+    const { container } = await renderOffer(backend);
+    expect(container.querySelector("[data-testid='offer-diff']")).toBeNull();
+    expect(texts(container, "summary-line")).toHaveLength(3);
+    expect(byId(container, "offer-expired").textContent).toBe("EXPIRED");
+    expect(byId(container, "expired-notice").textContent).toContain("can no longer be approved");
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+  });
+
+  it("explains a failed load", async () => {
+    const backend = new FakeBackend();
+    backend.views.clear();
+    const { container } = await renderOffer(backend);
+    expect(byId(container, "load-error").textContent).toBe("That offer is no longer pending.");
+  });
+});
