@@ -1,0 +1,35 @@
+//! Declares the app's own commands to Tauri's access control, so that no
+//! command is reachable from the webview unless `capabilities/` grants it, and
+//! refuses to build without the compiled interface (it is embedded).
+
+/// Every command the shell exposes, exactly as `docs/console-contract.md` names them.
+const COMMANDS: &[&str] = &[
+    "app_state",
+    "inbox",
+    "offer_view",
+    "decide",
+    "validate_counter",
+    "sessions",
+    "session_detail",
+    "export_session",
+    "connect_host",
+    "hosts",
+    "refresh",
+    "mark_seen",
+];
+
+fn main() {
+    let dist = std::path::Path::new("../ui/dist/index.html");
+    println!("cargo:rerun-if-changed=../ui/dist");
+    if !dist.exists() {
+        panic!(
+            "\n\nui/dist/index.html is missing: run `npm ci && npm run build` in ui/ first.\n\
+             The interface is compiled into the app; .ci/test and .ci/start do this for you.\n"
+        );
+    }
+    let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
+    let attributes = tauri_build::Attributes::new().app_manifest(manifest);
+    if let Err(error) = tauri_build::try_build(attributes) {
+        panic!("the Tauri build step failed: {error:#}");
+    }
+}

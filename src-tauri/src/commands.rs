@@ -1,0 +1,144 @@
+//! The Tauri commands: one per engine method, named and shaped exactly as
+//! `docs/console-contract.md` says (arguments are one snake_case object). No
+//! logic lives here; a failure rejects with the engine's `CommandError`.
+
+use countersign_engine::{
+    AppState, CommandError, CounterCheck, DecideRequest, DecisionResult, Engine, ExportFormat,
+    ExportResult, HistoryFilter, HostInfo, InboxItem, OfferView, SessionDetail, SessionRow,
+};
+use serde_json::Value;
+use tauri::State;
+
+/// The engine, or why it could not open (every command then says why).
+pub struct EngineSlot(Result<Engine, CommandError>);
+
+impl EngineSlot {
+    /// An opened engine.
+    pub fn ready(engine: Engine) -> Self {
+        EngineSlot(Ok(engine))
+    }
+
+    /// An engine that failed to open: the UI shows this message.
+    pub fn failed(error: CommandError) -> Self {
+        EngineSlot(Err(error))
+    }
+
+    /// The engine, or the error it failed to open with.
+    pub fn get(&self) -> Result<&Engine, CommandError> {
+        self.0.as_ref().map_err(Clone::clone)
+    }
+}
+
+type Reply<T> = Result<T, CommandError>;
+
+/// `app_state`: the first screen.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn app_state(slot: State<'_, EngineSlot>) -> Reply<AppState> {
+    Ok(slot.get()?.app_state().await?)
+}
+
+/// `inbox`: pending decisions, soonest expiry first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn inbox(slot: State<'_, EngineSlot>) -> Reply<Vec<InboxItem>> {
+    Ok(slot.get()?.inbox().await?)
+}
+
+/// `offer_view`: one offer with its diff, mandates and verification.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn offer_view(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+) -> Reply<OfferView> {
+    Ok(slot
+        .get()?
+        .offer_view(&host_id, &session_id, &event_hash)
+        .await?)
+}
+
+/// `decide`: approve, decline or counter, signed by the approver's key.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn decide(slot: State<'_, EngineSlot>, request: DecideRequest) -> Reply<DecisionResult> {
+    Ok(slot.get()?.decide(request).await?)
+}
+
+/// `validate_counter`: checks an edited counter-offer as the protocol does.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn validate_counter(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+    offer: Value,
+) -> Reply<CounterCheck> {
+    Ok(slot
+        .get()?
+        .validate_counter(&host_id, &session_id, &event_hash, offer)
+        .await?)
+}
+
+/// `sessions`: the history list, filtered.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn sessions(
+    slot: State<'_, EngineSlot>,
+    filter: HistoryFilter,
+) -> Reply<Vec<SessionRow>> {
+    Ok(slot.get()?.sessions(filter).await?)
+}
+
+/// `session_detail`: a session's timeline, series, decisions, verification.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn session_detail(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+) -> Reply<SessionDetail> {
+    Ok(slot.get()?.session_detail(&host_id, &session_id).await?)
+}
+
+/// `export_session`: writes JSON or CSV into the data dir's `exports/`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_session(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    format: ExportFormat,
+) -> Reply<ExportResult> {
+    Ok(slot
+        .get()?
+        .export_session(&host_id, &session_id, format)
+        .await?)
+}
+
+/// `connect_host`: enrolls with a real host by URL and one-time code.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn connect_host(slot: State<'_, EngineSlot>, url: String, code: String) -> Reply<HostInfo> {
+    Ok(slot.get()?.connect_host(&url, &code).await?)
+}
+
+/// `hosts`: every connected host.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn hosts(slot: State<'_, EngineSlot>) -> Reply<Vec<HostInfo>> {
+    Ok(slot.get()?.hosts().await?)
+}
+
+/// `refresh`: one poll cycle now.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn refresh(slot: State<'_, EngineSlot>) -> Reply<()> {
+    Ok(slot.get()?.refresh().await?)
+}
+
+/// `mark_seen`: the person opened this offer (clears its unread mark).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn mark_seen(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+) -> Reply<()> {
+    Ok(slot
+        .get()?
+        .mark_seen(&host_id, &session_id, &event_hash)
+        .await?)
+}

@@ -1,0 +1,101 @@
+//! Countersign's desktop shell: a thin Tauri 2 layer over the console engine.
+//! It exposes one command per engine method, forwards the engine's changes
+//! to the UI, shows desktop notifications and keeps the unread count in the
+//! window title and the tray. Every fact comes from `countersign-engine`.
+
+mod commands;
+mod events;
+mod notifier;
+mod notify_bridge;
+mod tray;
+mod window;
+
+use std::sync::Arc;
+
+use countersign_engine::{CommandError, Engine, EngineConfig, EngineError};
+use tauri::{App, Builder, Manager, RunEvent, Runtime};
+
+pub use commands::EngineSlot;
+pub use events::CHANGED_EVENT;
+pub use notifier::{escape_markup, OPEN_OFFER_EVENT};
+pub use window::title as window_title;
+
+/// Registers the commands and the setup on any runtime, so the real app and
+/// the headless mock-runtime tests run the same code. `config` is `Err` when
+/// no data directory could be resolved; the UI then shows why.
+pub fn configure<R: Runtime>(
+    builder: Builder<R>,
+    config: Result<EngineConfig, EngineError>,
+) -> Builder<R> {
+    builder
+        .invoke_handler(tauri::generate_handler![
+            commands::app_state,
+            commands::inbox,
+            commands::offer_view,
+            commands::decide,
+            commands::validate_counter,
+            commands::sessions,
+            commands::session_detail,
+            commands::export_session,
+            commands::connect_host,
+            commands::hosts,
+            commands::refresh,
+            commands::mark_seen,
+        ])
+        .setup(move |app| {
+            setup(app, config);
+            Ok(())
+        })
+}
+
+fn setup<R: Runtime>(app: &mut App<R>, config: Result<EngineConfig, EngineError>) {
+    let handle = app.handle().clone();
+    if let Some(tray) = tray::Tray::create(&handle) {
+        app.manage(tray);
+    }
+    let opened = config.and_then(Engine::open);
+    let engine = match opened {
+        Ok(engine) => engine,
+        Err(error) => {
+            tracing::error!("the engine could not open: {error}");
+            app.manage(EngineSlot::failed(CommandError::from(error)));
+            return;
+        }
+    };
+    engine.set_notifier(Arc::new(notifier::DesktopNotifier::new(handle.clone())));
+    app.manage(EngineSlot::ready(engine.clone()));
+    tauri::async_runtime::spawn(events::forward(handle.clone(), engine.clone()));
+    tauri::async_runtime::spawn(async move {
+        if let Err(error) = engine.start().await {
+            // The UI reads the failure from app_state's hosts; the log keeps it too.
+            tracing::error!("the engine could not start: {error}");
+        }
+    });
+}
+
+/// Stops the engine's poller and sandbox before the process exits.
+fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: RunEvent) {
+    if let RunEvent::Exit = event {
+        if let Some(slot) = app.try_state::<EngineSlot>() {
+            if let Ok(engine) = slot.get() {
+                tauri::async_runtime::block_on(engine.shutdown());
+            }
+        }
+    }
+}
+
+/// Starts the desktop app and blocks until it quits.
+pub fn run() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,countersign=info"));
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let config = EngineConfig::from_env();
+    let app = configure(tauri::Builder::default(), config).build(tauri::generate_context!());
+    match app {
+        Ok(app) => app.run(on_run_event),
+        Err(error) => {
+            eprintln!("Countersign could not start its window: {error}");
+            std::process::exit(1);
+        }
+    }
+}

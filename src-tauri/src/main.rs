@@ -1,0 +1,6 @@
+// no console window on Windows release builds
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    countersign_app::run();
+}

@@ -1,0 +1,105 @@
+//! The shell's commands through Tauri's real IPC path (its mock runtime, no
+//! display): names and argument objects as the console contract fixes them,
+//! the app's real capabilities, and engine errors forwarded as CommandError.
+
+use countersign_engine::{EngineConfig, SandboxMode};
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow};
+
+fn app(dir: &std::path::Path) -> (App<tauri::test::MockRuntime>, WebviewWindow<tauri::test::MockRuntime>) {
+    let mut config = EngineConfig::new(dir.to_path_buf());
+    config.sandbox = SandboxMode::Off;
+    let app = countersign_app::configure(mock_builder(), Ok(config))
+        .build(tauri::generate_context!())
+        .unwrap();
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    (app, webview)
+}
+
+fn invoke(webview: &WebviewWindow<tauri::test::MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(webview, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn app_state_reports_the_data_dir_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let state = invoke(&webview, "app_state", json!({})).unwrap();
+    assert_eq!(state["data_dir"], json!(dir.path().display().to_string()));
+    assert_eq!(state["unread"], json!(0));
+    assert!(state["hosts"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn an_empty_console_has_an_empty_inbox_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    assert_eq!(invoke(&webview, "inbox", json!({})).unwrap(), json!([]));
+    assert_eq!(invoke(&webview, "hosts", json!({})).unwrap(), json!([]));
+    assert_eq!(
+        invoke(&webview, "sessions", json!({"filter": {}})).unwrap(),
+        json!([])
+    );
+}
+
+#[test]
+fn snake_case_arguments_reach_the_engine_and_its_error_comes_back_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let error = invoke(
+        &webview,
+        "offer_view",
+        json!({"host_id": "nope", "session_id": "s", "event_hash": "e"}),
+    )
+    .unwrap_err();
+    assert_eq!(error["code"], json!("not_found"), "{error}");
+    assert!(error["message"].as_str().unwrap().ends_with('.'), "{error}");
+}
+
+#[test]
+fn camel_case_arguments_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let error = invoke(
+        &webview,
+        "offer_view",
+        json!({"hostId": "h", "sessionId": "s", "eventHash": "e"}),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("host_id"), "{error}");
+}
+
+#[test]
+fn a_command_the_shell_does_not_have_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    assert!(invoke(&webview, "plugin:fs|read_file", json!({"path": "/etc/passwd"})).is_err());
+    assert!(invoke(&webview, "plugin:shell|execute", json!({"program": "sh"})).is_err());
+    assert!(invoke(&webview, "delete_everything", json!({})).is_err());
+}
+
+#[test]
+fn an_unusable_data_dir_is_explained_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, b"x").unwrap();
+    let (_app, webview) = app(&file);
+    let error = invoke(&webview, "app_state", json!({})).unwrap_err();
+    assert_eq!(error["code"], json!("data_dir"), "{error}");
+    let error = invoke(&webview, "inbox", json!({})).unwrap_err();
+    assert_eq!(error["code"], json!("data_dir"), "{error}");
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs the end-to-end tests (the `#[ignore]`d tests of tests/tests/e2e.rs) the
+# way a desktop would host the app: inside a private D-Bus session, on an Xvfb
+# display, with the dunst notification daemon, while dbus-monitor records every
+# Notify call into artifacts/notify.log. The tests start tauri-driver and the
+# app themselves, one WebDriver session at a time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+if [ -z "${COUNTERSIGN_E2E_IN_SESSION:-}" ]; then
+  # Build first, outside the bus session, with exactly the feature resolution
+  # of `cargo test --workspace` (nothing recompiles after .ci/test built it).
+  cargo test --workspace --no-run
+  exec env COUNTERSIGN_E2E_IN_SESSION=1 dbus-run-session -- bash "$0" "$@"
+fi
+
+artifacts="$root/artifacts"
+mkdir -p "$artifacts"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# Xvfb picks a free display and writes its number to fd 3.
+display_file="$(mktemp)"
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>"$artifacts/xvfb.log" &
+pids+=("$!")
+for _ in $(seq 1 100); do
+  [ -s "$display_file" ] && break
+  sleep 0.1
+done
+if [ ! -s "$display_file" ]; then
+  echo "[e2e] Xvfb did not start; see artifacts/xvfb.log" >&2
+  exit 1
+fi
+export DISPLAY=":$(head -n1 "$display_file")"
+rm -f "$display_file"
+echo "[e2e] Xvfb on $DISPLAY, D-Bus session $DBUS_SESSION_BUS_ADDRESS"
+
+# Our own notification daemon (one auto-started by D-Bus would have no DISPLAY).
+dunst >"$artifacts/dunst.log" 2>&1 &
+pids+=("$!")
+notify_log="$artifacts/notify.log"
+: >"$notify_log"
+dbus-monitor --session "interface='org.freedesktop.Notifications',member='Notify'" >"$notify_log" 2>&1 &
+pids+=("$!")
+
+export COUNTERSIGN_E2E_ARTIFACTS="$artifacts"
+export COUNTERSIGN_E2E_NOTIFY_LOG="$notify_log"
+# COUNTERSIGN_E2E_TARGET=perf runs tests/tests/perf.rs instead (tests/perf.sh).
+cargo test --workspace --test "${COUNTERSIGN_E2E_TARGET:-e2e}" -- --ignored --test-threads=1 "$@"

@@ -1,0 +1,294 @@
+//! One running Countersign: tauri-driver on free ports, a WebDriver session
+//! whose application is the real binary, and a data directory of its own.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use thirtyfour::{By, Capabilities, WebDriver, WebElement};
+
+use crate::paths::{app_binary, artifacts_dir};
+use crate::{E2eError, Result};
+
+/// How long any one awaited condition may take before the test fails. A
+/// bound on failure, not a measurement: every wait polls for a state.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The app under test. Dropping it ends the session and every process it
+/// started (tauri-driver's process group).
+pub struct App {
+    /// The WebDriver session (public so a test can do anything a person can).
+    pub driver: WebDriver,
+    driver_process: Child,
+    data_dir: PathBuf,
+    _data_guard: Option<tempfile::TempDir>,
+}
+
+impl App {
+    /// Launches the app with a new, empty data directory.
+    pub async fn launch() -> Result<App> {
+        let guard = tempfile::Builder::new()
+            .prefix("countersign-e2e-")
+            .tempdir()
+            .map_err(|source| E2eError::Io {
+                what: "creating a data directory".into(),
+                source,
+            })?;
+        let dir = guard.path().to_path_buf();
+        App::launch_in(&dir, Some(guard), &[]).await
+    }
+
+    /// Launches the app on `data_dir` (kept afterwards), with extra environment.
+    pub async fn launch_in(
+        data_dir: &Path,
+        guard: Option<tempfile::TempDir>,
+        env: &[(&str, &str)],
+    ) -> Result<App> {
+        let binary = app_binary()?;
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let mut command = Command::new(tauri_driver()?);
+        command
+            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .env("COUNTERSIGN_DATA_DIR", data_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let driver_process = command.spawn().map_err(|source| E2eError::Io {
+            what: "starting tauri-driver".into(),
+            source,
+        })?;
+        let mut app = PartialApp {
+            process: Some(driver_process),
+        };
+        wait_for_port(port).await?;
+        let mut caps = Capabilities::new();
+        caps.set("browserName", "wry")?;
+        caps.set(
+            "tauri:options",
+            json!({ "application": binary.display().to_string() }),
+        )?;
+        let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?;
+        Ok(App {
+            driver,
+            driver_process: app.take(),
+            data_dir: data_dir.to_path_buf(),
+            _data_guard: guard,
+        })
+    }
+
+    /// The process group of tauri-driver and everything under it.
+    pub fn process_group(&self) -> u32 {
+        self.driver_process.id()
+    }
+
+    /// The data directory this app was given.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Polls `check` until it returns `Some`, failing after [`PATIENCE`].
+    pub async fn wait_for<T, F, Fut>(&self, what: &str, check: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<T>>>,
+    {
+        self.wait_within(what, PATIENCE, check).await
+    }
+
+    /// Polls `check` until it returns `Some`, failing after `patience`.
+    pub async fn wait_within<T, F, Fut>(&self, what: &str, patience: Duration, mut check: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<T>>>,
+    {
+        let deadline = Instant::now() + patience;
+        let mut last_error = None;
+        loop {
+            match check().await {
+                Ok(Some(value)) => return Ok(value),
+                Ok(None) => {}
+                Err(error) => last_error = Some(error.to_string()),
+            }
+            if Instant::now() > deadline {
+                let because = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+                return Err(E2eError::Timeout(format!("{what}{because}")));
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
+    /// The first element with `data-testid="id"`, once it is displayed.
+    pub async fn testid(&self, id: &str) -> Result<WebElement> {
+        self.wait_for(&format!("[data-testid={id}] to be displayed"), || async {
+            for element in self.driver.find_all(By::Testid(id)).await? {
+                if element.is_displayed().await? {
+                    return Ok(Some(element));
+                }
+            }
+            Ok(None)
+        })
+        .await
+    }
+
+    /// Every element with `data-testid="id"` now (possibly none).
+    pub async fn all(&self, id: &str) -> Result<Vec<WebElement>> {
+        Ok(self.driver.find_all(By::Testid(id)).await?)
+    }
+
+    /// Waits until the page's visible text contains `text`.
+    pub async fn wait_text(&self, text: &str) -> Result<()> {
+        self.wait_for(&format!("the text {text:?} to appear"), || async {
+            let body = self.driver.find(By::Tag("body")).await?.text().await?;
+            Ok(body.contains(text).then_some(()))
+        })
+        .await
+    }
+
+    /// Clicks the element with `data-testid="id"`, once it is displayed.
+    pub async fn click(&self, id: &str) -> Result<()> {
+        self.testid(id).await?.click().await?;
+        Ok(())
+    }
+
+    /// Runs a script in the page and returns its JSON value.
+    pub async fn script(&self, source: &str, args: Vec<Value>) -> Result<Value> {
+        Ok(self.driver.execute(source, args).await?.json().clone())
+    }
+
+    /// Calls one of the shell's commands the way the UI's backend module does
+    /// (used only to learn facts the test then checks elsewhere, such as the
+    /// sandbox host's URL).
+    pub async fn invoke(&self, command: &str, args: Value) -> Result<Value> {
+        let answer = self
+            .driver
+            .execute_async(
+                "const [cmd, args, done] = arguments;\
+                 window.__TAURI_INTERNALS__.invoke(cmd, args)\
+                   .then(v => done({ok: v}), e => done({err: e}));",
+                vec![json!(command), args],
+            )
+            .await?
+            .json()
+            .clone();
+        match answer.get("ok") {
+            Some(value) => Ok(value.clone()),
+            None => Err(E2eError::Unexpected(format!("{command} failed: {answer}"))),
+        }
+    }
+
+    /// Saves a screenshot of the window as `artifacts/<name>.png`.
+    pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        let path = artifacts_dir().join(format!("{name}.png"));
+        let png = self.driver.screenshot_as_png().await?;
+        std::fs::write(&path, png).map_err(|source| E2eError::Io {
+            what: format!("writing {}", path.display()),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// Ends the session (the app exits) and tauri-driver.
+    pub async fn quit(mut self) -> Result<()> {
+        let driver = self.driver.clone();
+        let result = driver.quit().await;
+        stop_group(&mut self.driver_process);
+        result.map_err(E2eError::from)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        stop_group(&mut self.driver_process);
+    }
+}
+
+/// tauri-driver until the session exists, so a failed start cleans up too.
+struct PartialApp {
+    process: Option<Child>,
+}
+
+impl PartialApp {
+    fn take(&mut self) -> Child {
+        match self.process.take() {
+            Some(child) => child,
+            None => unreachable!("taken once"),
+        }
+    }
+}
+
+impl Drop for PartialApp {
+    fn drop(&mut self) {
+        if let Some(child) = self.process.as_mut() {
+            stop_group(child);
+        }
+    }
+}
+
+/// Ends the process group this harness started (tauri-driver,
+/// WebKitWebDriver and the app under them), by its id.
+fn stop_group(child: &mut Child) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+    for _ in 0..50 {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+    let _ = child.wait();
+}
+
+fn tauri_driver() -> Result<PathBuf> {
+    let candidates = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin")));
+    for dir in candidates {
+        let path = dir.join("tauri-driver");
+        if path.is_file() {
+            return Ok(path);
+        }
+    }
+    Err(E2eError::Missing(
+        "tauri-driver is not installed: run .ci/setup (cargo install tauri-driver --version 2.1.0 --locked)".into(),
+    ))
+}
+
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|source| E2eError::Io {
+        what: "finding a free port".into(),
+        source,
+    })?;
+    let port = listener
+        .local_addr()
+        .map_err(|source| E2eError::Io {
+            what: "finding a free port".into(),
+            source,
+        })?
+        .port();
+    Ok(port)
+}
+
+async fn wait_for_port(port: u16) -> Result<()> {
+    let deadline = Instant::now() + PATIENCE;
+    while Instant::now() < deadline {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(E2eError::Timeout(format!("tauri-driver to listen on port {port}")))
+}
