@@ -13,10 +13,12 @@
 //! | [`payload`] | strict, typed payloads for every event kind |
 //! | [`money`] | exact decimal amounts and offer totals |
 //! | [`diff`] | the structured diff of two offers |
+//! | [`approval`] | RFC-002 human approval attestations: sign and verify |
 
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod approval;
 pub mod canonical;
 pub mod chain;
 pub mod diff;
