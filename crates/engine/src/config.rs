@@ -1,0 +1,86 @@
+//! Where the engine keeps its state and how often it polls.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::EngineError;
+
+/// The environment variable that overrides the data directory, so tests and
+/// several instances never share state.
+pub const DATA_DIR_ENV: &str = "COUNTERSIGN_DATA_DIR";
+
+/// Whether to run the embedded sandbox host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Start the sandbox when no real host is connected (the default: a new
+    /// user sees real pending decisions within seconds).
+    #[default]
+    Auto,
+    /// Never start it (tests against their own host, deployments).
+    Off,
+    /// Always start it, beside any real host.
+    Always,
+}
+
+/// Who this console approves as: the name and email sent at enrollment,
+/// the email is what signed approvals carry as `approved_by`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApproverProfile {
+    /// Display name.
+    pub name: String,
+    /// Email (`approved_by`).
+    pub email: String,
+}
+
+impl Default for ApproverProfile {
+    fn default() -> Self {
+        ApproverProfile {
+            name: "Local approver".to_owned(),
+            email: "approver@countersign.local".to_owned(),
+        }
+    }
+}
+
+/// Everything `Engine::open` needs.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// All state: database, key, exports, sandbox host database.
+    pub data_dir: PathBuf,
+    /// Time between poll cycles when hosts answer.
+    pub poll_interval: Duration,
+    /// Sandbox policy.
+    pub sandbox: SandboxMode,
+    /// Identity used when enrolling with a host.
+    pub approver: ApproverProfile,
+}
+
+impl EngineConfig {
+    /// A config with defaults (5 s polling, sandbox when no host) in `data_dir`.
+    pub fn new(data_dir: PathBuf) -> EngineConfig {
+        EngineConfig {
+            data_dir,
+            poll_interval: Duration::from_secs(5),
+            sandbox: SandboxMode::Auto,
+            approver: ApproverProfile::default(),
+        }
+    }
+
+    /// Defaults in the resolved data directory ([`resolve_data_dir`]).
+    pub fn from_env() -> Result<EngineConfig, EngineError> {
+        Ok(EngineConfig::new(resolve_data_dir()?))
+    }
+}
+
+/// `COUNTERSIGN_DATA_DIR` when set and not empty, else the platform's app
+/// data directory plus `countersign`.
+pub fn resolve_data_dir() -> Result<PathBuf, EngineError> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::data_dir()
+        .map(|d| d.join("countersign"))
+        .ok_or_else(|| EngineError::DataDir {
+            path: "(none)".to_owned(),
+            detail: format!("this platform has no app data directory; set {DATA_DIR_ENV}"),
+        })
+}

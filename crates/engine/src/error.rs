@@ -1,0 +1,206 @@
+//! Typed errors, each with a stable `code` for programs and a sentence a
+//! person can read, so the shell forwards them without interpreting them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::views::FieldError;
+
+/// What failed in any engine call other than a decision.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The data directory could not be found or created.
+    #[error("The data directory {path} cannot be used: {detail}.")]
+    DataDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        detail: String,
+    },
+    /// The local database failed.
+    #[error("The local database failed: {0}.")]
+    Store(#[from] rusqlite::Error),
+    /// A file could not be read or written.
+    #[error("A local file could not be read or written: {0}.")]
+    Io(#[from] std::io::Error),
+    /// The approver key file is unreadable or damaged.
+    #[error("The approver key file is damaged: {0}.")]
+    KeyFile(String),
+    /// Something asked for does not exist locally.
+    #[error("No {what} {id} is known to this console.")]
+    NotFound {
+        /// `host`, `session`, `offer`.
+        what: &'static str,
+        /// Its id.
+        id: String,
+    },
+    /// An argument from the UI is malformed.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The host could not be reached.
+    #[error("The host at {url} cannot be reached: {detail}.")]
+    Unreachable {
+        /// The host.
+        url: String,
+        /// Why.
+        detail: String,
+    },
+    /// The host answered with an ANP error.
+    #[error("The host refused: {message} ({code}).")]
+    HostRefused {
+        /// The ANP error code.
+        code: String,
+        /// The host's message.
+        message: String,
+    },
+    /// The host answered something that is not the protocol.
+    #[error("The host answered something that is not ANP: {0}.")]
+    Protocol(String),
+    /// The host is already connected.
+    #[error("This console is already connected to {0}.")]
+    AlreadyConnected(String),
+    /// The sandbox could not start.
+    #[error("The sandbox could not start: {0}.")]
+    Sandbox(String),
+}
+
+impl EngineError {
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::DataDir { .. } => "data_dir",
+            EngineError::Store(_) => "store",
+            EngineError::Io(_) => "io",
+            EngineError::KeyFile(_) => "key_file",
+            EngineError::NotFound { .. } => "not_found",
+            EngineError::InvalidInput(_) => "invalid_input",
+            EngineError::Unreachable { .. } => "unreachable",
+            EngineError::HostRefused { .. } => "host_refused",
+            EngineError::Protocol(_) => "protocol",
+            EngineError::AlreadyConnected(_) => "already_connected",
+            EngineError::Sandbox(_) => "sandbox",
+        }
+    }
+}
+
+/// Why a decision was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    /// The offer's expiry passed.
+    #[error("This offer expired at {expires_at}; it can no longer be approved.")]
+    Expired {
+        /// When it expired.
+        expires_at: String,
+    },
+    /// A decline without a reason.
+    #[error("A decline needs a reason the vendor will read.")]
+    ReasonRequired,
+    /// A counter without an offer, or with an invalid one.
+    #[error("The counter-offer is not valid: {}.", summarize(.errors))]
+    InvalidCounter {
+        /// Every problem.
+        errors: Vec<FieldError>,
+    },
+    /// The offer is not (or no longer) waiting for a decision.
+    #[error("This offer is no longer waiting for a decision.")]
+    NotPending,
+    /// A newer offer replaced it (host's `not_standing`).
+    #[error("A newer offer replaced this one; decide on the latest offer instead.")]
+    NotStanding,
+    /// The session log failed verification: nothing is signed on it.
+    #[error("This session's log failed verification; decisions on it are refused until it is resolved.")]
+    Disputed,
+    /// The host's screening blocked outbound content.
+    #[error("The host's confidentiality screening blocked this: {0}")]
+    Screening(String),
+    /// The host's approval policy refused.
+    #[error("The host's approval policy refused this: {0}")]
+    Policy(String),
+    /// The session is closed or accepted.
+    #[error("This session is closed; nothing more can be decided in it.")]
+    SessionClosed,
+    /// This approver's key was refused.
+    #[error("The host did not accept this console's approver key; re-enroll with a new code.")]
+    Unauthorized,
+    /// The host could not be reached; the decision may be retried safely.
+    #[error("The host cannot be reached ({0}); the decision was kept and can be retried safely.")]
+    Unreachable(String),
+    /// Any other host refusal.
+    #[error("The host refused the decision: {message} ({code}).")]
+    Refused {
+        /// ANP code.
+        code: String,
+        /// Host's words.
+        message: String,
+    },
+    /// A local failure.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+fn summarize(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("{}: {}", e.path, e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl DecideError {
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DecideError::Expired { .. } => "offer_expired",
+            DecideError::ReasonRequired => "reason_required",
+            DecideError::InvalidCounter { .. } => "invalid_counter",
+            DecideError::NotPending => "not_pending",
+            DecideError::NotStanding => "not_standing",
+            DecideError::Disputed => "disputed",
+            DecideError::Screening(_) => "screening",
+            DecideError::Policy(_) => "policy",
+            DecideError::SessionClosed => "session_closed",
+            DecideError::Unauthorized => "unauthorized",
+            DecideError::Unreachable(_) => "unreachable",
+            DecideError::Refused { .. } => "refused",
+            DecideError::Engine(e) => e.code(),
+        }
+    }
+}
+
+/// The `CommandError { code, message }` the shell rejects a command with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandError {
+    /// Machine-readable code.
+    pub code: String,
+    /// A sentence a person can read.
+    pub message: String,
+}
+
+impl From<&EngineError> for CommandError {
+    fn from(e: &EngineError) -> Self {
+        CommandError {
+            code: e.code().to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<EngineError> for CommandError {
+    fn from(e: EngineError) -> Self {
+        CommandError::from(&e)
+    }
+}
+
+impl From<&DecideError> for CommandError {
+    fn from(e: &DecideError) -> Self {
+        CommandError {
+            code: e.code().to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<DecideError> for CommandError {
+    fn from(e: DecideError) -> Self {
+        CommandError::from(&e)
+    }
+}

@@ -1,0 +1,73 @@
+//! The approver's Ed25519 key: generated once, stored in the data directory
+//! readable by its owner only, never sent anywhere (only its public half and
+//! signatures leave the machine).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use anp::keys::{self, SigningKey};
+
+use crate::error::EngineError;
+
+/// File name of the key inside the data directory.
+pub const KEY_FILE: &str = "approver-key.json";
+
+/// Loads the key, or generates and stores a new one when there is none.
+pub fn load_or_create(data_dir: &Path) -> Result<SigningKey, EngineError> {
+    let path = data_dir.join(KEY_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => {
+            check_owner_only(&path)?;
+            keys::decode_key_file(&text).map_err(|e| EngineError::KeyFile(e.to_string()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let key = keys::generate_signing_key();
+            write_owner_only(&path, keys::encode_key_file(&key).as_bytes())?;
+            Ok(key)
+        }
+        Err(e) => Err(EngineError::Io(e)),
+    }
+}
+
+#[cfg(unix)]
+fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
+    // On Windows the per-user app data directory is already owner-only.
+    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(())
+}
+
+/// Refuses a key file others can read: a leaked approver key signs approvals.
+#[cfg(unix)]
+fn check_owner_only(path: &Path) -> Result<(), EngineError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = fs::metadata(path)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        return Err(EngineError::KeyFile(format!(
+            "{} is readable by other users (mode {:o}); make it owner-only (chmod 600)",
+            path.display(),
+            mode & 0o777
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_owner_only(_path: &Path) -> Result<(), EngineError> {
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! The Countersign console engine: everything the console knows and does,
+//! with no Tauri. It connects to buyer hosts (or an embedded sandbox), polls
+//! them, verifies every event against pinned heads, stores what it verified,
+//! assembles the inbox, signs decisions and tells the UI what changed.
+//!
+//! The Tauri shell exposes one command per [`Engine`] method; the shapes are
+//! those of `docs/console-contract.md` ([`views`]).
+
+#![warn(missing_docs)]
+
+mod config;
+mod engine;
+mod error;
+mod keystore;
+mod notify;
+pub mod store;
+pub mod views;
+
+pub use config::{resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, DATA_DIR_ENV};
+pub use engine::Engine;
+pub use error::{CommandError, DecideError, EngineError};
+pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};
+pub use views::*;

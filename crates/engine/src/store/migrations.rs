@@ -1,0 +1,116 @@
+//! Versioned schema migrations, tracked in SQLite's `user_version`: each
+//! entry runs once, in order, inside a transaction.
+
+use rusqlite::Connection;
+
+/// Every migration, in order; index + 1 is the schema version it produces.
+/// Never edit a released entry: add a new one.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+    CREATE TABLE hosts (
+        host_id TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        url TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        sandbox INTEGER NOT NULL,
+        approver_id TEXT NOT NULL,
+        approver_email TEXT NOT NULL,
+        platform_key TEXT NOT NULL,
+        platform_fingerprint TEXT NOT NULL,
+        approver_keys TEXT NOT NULL DEFAULT '[]',
+        reachable INTEGER NOT NULL DEFAULT 1,
+        last_error TEXT,
+        last_poll_at TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE sessions (
+        host_id TEXT NOT NULL REFERENCES hosts(host_id),
+        session_id TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        status TEXT NOT NULL,
+        sandbox INTEGER NOT NULL,
+        vendor TEXT NOT NULL,
+        pin_seq INTEGER NOT NULL DEFAULT 0,
+        pin_hash TEXT NOT NULL,
+        remote_count INTEGER NOT NULL DEFAULT 0,
+        remote_head TEXT NOT NULL DEFAULT '',
+        verification TEXT NOT NULL DEFAULT 'verified',
+        dispute_detail TEXT,
+        failing_seq INTEGER,
+        failing_checks TEXT NOT NULL DEFAULT '[]',
+        unproven TEXT NOT NULL DEFAULT '[]',
+        last_total TEXT,
+        currency TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id)
+    );
+    CREATE TABLE events (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event_hash TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        signature_state TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, seq)
+    );
+    CREATE INDEX events_by_hash ON events (host_id, session_id, event_hash);
+    CREATE TABLE pending (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        event_hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, event_hash)
+    );
+    CREATE TABLE seen (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        event_hash TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, event_hash)
+    );
+    CREATE TABLE notified (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, subject)
+    );
+    CREATE TABLE decisions (
+        decision_id TEXT PRIMARY KEY,
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        in_response_to TEXT NOT NULL,
+        action TEXT NOT NULL,
+        body TEXT NOT NULL,
+        headers TEXT,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL
+    );
+    CREATE INDEX decisions_by_offer ON decisions (host_id, session_id, in_response_to);
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Brings `conn` to [`SCHEMA_VERSION`]; refuses a database from a newer build.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let current: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(rusqlite::Error::InvalidParameterName(format!(
+            "database schema version {current} is newer than this build's {SCHEMA_VERSION}"
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index as u32 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

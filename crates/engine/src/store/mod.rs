@@ -1,0 +1,580 @@
+//! The local SQLite store: hosts, sessions with their pins, verified events
+//! (kept verbatim), the pending set of the last poll, decisions with the exact
+//! signed request, what was seen and what was notified. History stays
+//! readable offline because everything shown comes from here.
+
+mod migrations;
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+pub use migrations::SCHEMA_VERSION;
+
+use crate::views::{Vendor, Verification};
+
+/// A connected host, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostRecord {
+    /// Local id.
+    pub host_id: String,
+    /// Protocol spoken (`ANP/0.1`): the seam for a second protocol.
+    pub protocol: String,
+    /// Base URL.
+    pub url: String,
+    /// Name for people.
+    pub label: String,
+    /// The embedded sandbox.
+    pub sandbox: bool,
+    /// Our approver id on that host.
+    pub approver_id: String,
+    /// Our email on that host.
+    pub approver_email: String,
+    /// Platform public key pinned at enrollment (base64url).
+    pub platform_key: String,
+    /// Its fingerprint.
+    pub platform_fingerprint: String,
+    /// Approver keys published in the well-known document (JSON array).
+    pub approver_keys: String,
+    /// Poll state.
+    pub reachable: bool,
+    /// Last poll error.
+    pub last_error: Option<String>,
+    /// Last successful poll.
+    pub last_poll_at: Option<String>,
+}
+
+/// A session, its pin and its verification state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRecord {
+    /// Host.
+    pub host_id: String,
+    /// Session id.
+    pub session_id: String,
+    /// Protocol of the session.
+    pub protocol: String,
+    /// Host's status.
+    pub status: String,
+    /// Sandbox session.
+    pub sandbox: bool,
+    /// Counterparty.
+    pub vendor: Vendor,
+    /// Seq of the last verified event (the pin).
+    pub pin_seq: u64,
+    /// Its hash.
+    pub pin_hash: String,
+    /// Event count the host last reported.
+    pub remote_count: u64,
+    /// Head the host last reported.
+    pub remote_head: String,
+    /// Verification state.
+    pub verification: Verification,
+    /// Why disputed / which events are unproven.
+    pub dispute_detail: Option<String>,
+    /// The failing seq.
+    pub failing_seq: Option<u64>,
+    /// Failed checks.
+    pub failing_checks: Vec<String>,
+    /// Seqs with unproven attribution.
+    pub unproven: Vec<u64>,
+    /// Total of the latest offer.
+    pub last_total: Option<String>,
+    /// Its currency.
+    pub currency: Option<String>,
+    /// Time of the latest event.
+    pub updated_at: String,
+}
+
+/// One verified event, kept byte-for-byte as received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    /// Seq.
+    pub seq: u64,
+    /// Hash.
+    pub event_hash: String,
+    /// Actor wire name.
+    pub actor: String,
+    /// Kind wire name.
+    pub kind: String,
+    /// Append time.
+    pub at: String,
+    /// The whole event as JSON text.
+    pub body: String,
+    /// `verified`, `unproven`, `failed`.
+    pub signature_state: String,
+}
+
+/// One pending decision from the last summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingRecord {
+    /// Host.
+    pub host_id: String,
+    /// Session.
+    pub session_id: String,
+    /// Offer hash.
+    pub event_hash: String,
+    /// The protocol's pending record as JSON.
+    pub body: String,
+    /// Expiry.
+    pub expires_at: String,
+}
+
+/// A decision, with the exact request sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecisionRecord {
+    /// Idempotency key.
+    pub decision_id: String,
+    /// Host.
+    pub host_id: String,
+    /// Session.
+    pub session_id: String,
+    /// Offer answered.
+    pub in_response_to: String,
+    /// `approve`, `decline`, `counter`.
+    pub action: String,
+    /// Exact request body bytes (UTF-8 JSON).
+    pub body: String,
+    /// The signed headers of the last attempt (JSON).
+    pub headers: Option<String>,
+    /// `pending`, `appended`, `awaiting_approvals`, `held`, `refused`.
+    pub outcome: String,
+    /// Host's words.
+    pub detail: String,
+    /// When made.
+    pub at: String,
+}
+
+/// The store; one connection, guarded by the engine.
+pub struct Store {
+    conn: Connection,
+}
+
+fn host_from_row(r: &Row<'_>) -> rusqlite::Result<HostRecord> {
+    Ok(HostRecord {
+        host_id: r.get("host_id")?,
+        protocol: r.get("protocol")?,
+        url: r.get("url")?,
+        label: r.get("label")?,
+        sandbox: r.get("sandbox")?,
+        approver_id: r.get("approver_id")?,
+        approver_email: r.get("approver_email")?,
+        platform_key: r.get("platform_key")?,
+        platform_fingerprint: r.get("platform_fingerprint")?,
+        approver_keys: r.get("approver_keys")?,
+        reachable: r.get("reachable")?,
+        last_error: r.get("last_error")?,
+        last_poll_at: r.get("last_poll_at")?,
+    })
+}
+
+fn json_col<T: serde::de::DeserializeOwned>(r: &Row<'_>, name: &str) -> rusqlite::Result<T> {
+    let text: String = r.get(name)?;
+    serde_json::from_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn session_from_row(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
+    let verification: String = r.get("verification")?;
+    Ok(SessionRecord {
+        host_id: r.get("host_id")?,
+        session_id: r.get("session_id")?,
+        protocol: r.get("protocol")?,
+        status: r.get("status")?,
+        sandbox: r.get("sandbox")?,
+        vendor: json_col(r, "vendor")?,
+        pin_seq: r.get("pin_seq")?,
+        pin_hash: r.get("pin_hash")?,
+        remote_count: r.get("remote_count")?,
+        remote_head: r.get("remote_head")?,
+        verification: Verification::parse(&verification),
+        dispute_detail: r.get("dispute_detail")?,
+        failing_seq: r.get("failing_seq")?,
+        failing_checks: json_col(r, "failing_checks")?,
+        unproven: json_col(r, "unproven")?,
+        last_total: r.get("last_total")?,
+        currency: r.get("currency")?,
+        updated_at: r.get("updated_at")?,
+    })
+}
+
+fn event_from_row(r: &Row<'_>) -> rusqlite::Result<StoredEvent> {
+    Ok(StoredEvent {
+        seq: r.get("seq")?,
+        event_hash: r.get("event_hash")?,
+        actor: r.get("actor")?,
+        kind: r.get("kind")?,
+        at: r.get("at")?,
+        body: r.get("body")?,
+        signature_state: r.get("signature_state")?,
+    })
+}
+
+fn decision_from_row(r: &Row<'_>) -> rusqlite::Result<DecisionRecord> {
+    Ok(DecisionRecord {
+        decision_id: r.get("decision_id")?,
+        host_id: r.get("host_id")?,
+        session_id: r.get("session_id")?,
+        in_response_to: r.get("in_response_to")?,
+        action: r.get("action")?,
+        body: r.get("body")?,
+        headers: r.get("headers")?,
+        outcome: r.get("outcome")?,
+        detail: r.get("detail")?,
+        at: r.get("at")?,
+    })
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+impl Store {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> rusqlite::Result<Store> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrations::migrate(&mut conn)?;
+        Ok(Store { conn })
+    }
+
+    /// The schema version on disk.
+    pub fn schema_version(&self) -> rusqlite::Result<u32> {
+        self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+    }
+
+    /// Runs `f` in one transaction (a poll's writes land together or not at all).
+    pub fn transaction<T>(
+        &mut self,
+        f: impl FnOnce(&Store) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        match f(self) {
+            Ok(v) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    // ---- hosts ----
+
+    /// Adds a host.
+    pub fn insert_host(&self, h: &HostRecord, now: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO hosts (host_id, protocol, url, label, sandbox, approver_id, approver_email,
+             platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                h.host_id, h.protocol, h.url, h.label, h.sandbox, h.approver_id, h.approver_email,
+                h.platform_key, h.platform_fingerprint, h.approver_keys, h.reachable, h.last_error,
+                h.last_poll_at, now
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Every host, oldest first.
+    pub fn hosts(&self) -> rusqlite::Result<Vec<HostRecord>> {
+        let mut st = self.conn.prepare("SELECT * FROM hosts ORDER BY created_at, host_id")?;
+        let rows = st.query_map([], host_from_row)?;
+        rows.collect()
+    }
+
+    /// One host.
+    pub fn host(&self, host_id: &str) -> rusqlite::Result<Option<HostRecord>> {
+        self.conn
+            .query_row("SELECT * FROM hosts WHERE host_id = ?1", [host_id], host_from_row)
+            .optional()
+    }
+
+    /// The host at this URL, if connected.
+    pub fn host_by_url(&self, url: &str) -> rusqlite::Result<Option<HostRecord>> {
+        self.conn
+            .query_row("SELECT * FROM hosts WHERE url = ?1", [url], host_from_row)
+            .optional()
+    }
+
+    /// Records a poll's outcome for a host.
+    pub fn set_host_poll(
+        &self,
+        host_id: &str,
+        reachable: bool,
+        last_error: Option<&str>,
+        last_poll_at: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE hosts SET reachable = ?2, last_error = ?3,
+             last_poll_at = COALESCE(?4, last_poll_at) WHERE host_id = ?1",
+            params![host_id, reachable, last_error, last_poll_at],
+        )?;
+        Ok(())
+    }
+
+    /// Updates the host's URL (the sandbox binds a new port each start).
+    pub fn set_host_url(&self, host_id: &str, url: &str) -> rusqlite::Result<()> {
+        self.conn
+            .execute("UPDATE hosts SET url = ?2 WHERE host_id = ?1", params![host_id, url])?;
+        Ok(())
+    }
+
+    /// Replaces the published approver keys.
+    pub fn set_approver_keys(&self, host_id: &str, keys_json: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE hosts SET approver_keys = ?2 WHERE host_id = ?1",
+            params![host_id, keys_json],
+        )?;
+        Ok(())
+    }
+
+    // ---- sessions ----
+
+    /// One session.
+    pub fn session(&self, host_id: &str, session_id: &str) -> rusqlite::Result<Option<SessionRecord>> {
+        self.conn
+            .query_row(
+                "SELECT * FROM sessions WHERE host_id = ?1 AND session_id = ?2",
+                [host_id, session_id],
+                session_from_row,
+            )
+            .optional()
+    }
+
+    /// Every session of every host, latest first.
+    pub fn sessions(&self) -> rusqlite::Result<Vec<SessionRecord>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT * FROM sessions ORDER BY updated_at DESC, session_id")?;
+        let rows = st.query_map([], session_from_row)?;
+        rows.collect()
+    }
+
+    /// Every session of one host.
+    pub fn sessions_of(&self, host_id: &str) -> rusqlite::Result<Vec<SessionRecord>> {
+        let mut st = self.conn.prepare("SELECT * FROM sessions WHERE host_id = ?1")?;
+        let rows = st.query_map([host_id], session_from_row)?;
+        rows.collect()
+    }
+
+    /// Inserts or replaces a session row.
+    pub fn upsert_session(&self, s: &SessionRecord) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, vendor,
+             pin_seq, pin_hash, remote_count, remote_head, verification, dispute_detail, failing_seq,
+             failing_checks, unproven, last_total, currency, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            params![
+                s.host_id,
+                s.session_id,
+                s.protocol,
+                s.status,
+                s.sandbox,
+                to_json(&s.vendor),
+                s.pin_seq,
+                s.pin_hash,
+                s.remote_count,
+                s.remote_head,
+                s.verification.as_str(),
+                s.dispute_detail,
+                s.failing_seq,
+                to_json(&s.failing_checks),
+                to_json(&s.unproven),
+                s.last_total,
+                s.currency,
+                s.updated_at
+            ],
+        )?;
+        Ok(())
+    }
+
+    // ---- events ----
+
+    /// Appends verified events (ignored if the seq is already stored: the
+    /// stored copy is never overwritten).
+    pub fn insert_events(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        events: &[StoredEvent],
+    ) -> rusqlite::Result<()> {
+        let mut st = self.conn.prepare_cached(
+            "INSERT OR IGNORE INTO events (host_id, session_id, seq, event_hash, actor, kind, at, body, signature_state)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for e in events {
+            st.execute(params![
+                host_id,
+                session_id,
+                e.seq,
+                e.event_hash,
+                e.actor,
+                e.kind,
+                e.at,
+                e.body,
+                e.signature_state
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// A session's events in order.
+    pub fn events(&self, host_id: &str, session_id: &str) -> rusqlite::Result<Vec<StoredEvent>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT * FROM events WHERE host_id = ?1 AND session_id = ?2 ORDER BY seq",
+        )?;
+        let rows = st.query_map([host_id, session_id], event_from_row)?;
+        rows.collect()
+    }
+
+    /// Number of stored events of a session.
+    pub fn event_count(&self, host_id: &str, session_id: &str) -> rusqlite::Result<u64> {
+        self.conn.query_row(
+            "SELECT COUNT(*) FROM events WHERE host_id = ?1 AND session_id = ?2",
+            [host_id, session_id],
+            |r| r.get(0),
+        )
+    }
+
+    // ---- pending ----
+
+    /// Replaces a host's pending set with the latest summary's.
+    pub fn replace_pending(&self, host_id: &str, pending: &[PendingRecord]) -> rusqlite::Result<()> {
+        self.conn
+            .execute("DELETE FROM pending WHERE host_id = ?1", [host_id])?;
+        let mut st = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO pending (host_id, session_id, event_hash, body, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for p in pending {
+            st.execute(params![p.host_id, p.session_id, p.event_hash, p.body, p.expires_at])?;
+        }
+        Ok(())
+    }
+
+    /// Every pending decision, soonest expiry first.
+    pub fn pending(&self) -> rusqlite::Result<Vec<PendingRecord>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT * FROM pending ORDER BY expires_at, session_id")?;
+        let rows = st.query_map([], |r| {
+            Ok(PendingRecord {
+                host_id: r.get("host_id")?,
+                session_id: r.get("session_id")?,
+                event_hash: r.get("event_hash")?,
+                body: r.get("body")?,
+                expires_at: r.get("expires_at")?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The pending set of one host, as a set of (session, hash) keys.
+    pub fn pending_keys(&self, host_id: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT session_id, event_hash FROM pending WHERE host_id = ?1")?;
+        let rows = st.query_map([host_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    // ---- seen and notified ----
+
+    /// Marks an offer opened.
+    pub fn mark_seen(&self, host_id: &str, session_id: &str, event_hash: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO seen (host_id, session_id, event_hash) VALUES (?1, ?2, ?3)",
+            [host_id, session_id, event_hash],
+        )?;
+        Ok(())
+    }
+
+    /// True when the offer was opened.
+    pub fn is_seen(&self, host_id: &str, session_id: &str, event_hash: &str) -> rusqlite::Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM seen WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3",
+                [host_id, session_id, event_hash],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|o| o.is_some())
+    }
+
+    /// Records a notification; true when it had not been recorded before
+    /// (so the caller notifies exactly once, across restarts).
+    pub fn claim_notification(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        subject: &str,
+        now: &str,
+    ) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO notified (host_id, session_id, subject, at) VALUES (?1, ?2, ?3, ?4)",
+            [host_id, session_id, subject, now],
+        )?;
+        Ok(n == 1)
+    }
+
+    // ---- decisions ----
+
+    /// Stores a decision before it is sent.
+    pub fn insert_decision(&self, d: &DecisionRecord) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO decisions (decision_id, host_id, session_id, in_response_to, action, body, headers, outcome, detail, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                d.decision_id, d.host_id, d.session_id, d.in_response_to, d.action, d.body,
+                d.headers, d.outcome, d.detail, d.at
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records the signed headers of an attempt and its outcome.
+    pub fn update_decision(
+        &self,
+        decision_id: &str,
+        headers: Option<&str>,
+        outcome: &str,
+        detail: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE decisions SET headers = COALESCE(?2, headers), outcome = ?3, detail = ?4 WHERE decision_id = ?1",
+            params![decision_id, headers, outcome, detail],
+        )?;
+        Ok(())
+    }
+
+    /// The live (not refused) decision on an offer, if one was made.
+    pub fn live_decision(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        in_response_to: &str,
+    ) -> rusqlite::Result<Option<DecisionRecord>> {
+        self.conn
+            .query_row(
+                "SELECT * FROM decisions WHERE host_id = ?1 AND session_id = ?2 AND in_response_to = ?3
+                 AND outcome != 'refused' ORDER BY at DESC LIMIT 1",
+                [host_id, session_id, in_response_to],
+                decision_from_row,
+            )
+            .optional()
+    }
+
+    /// A session's decisions, oldest first.
+    pub fn decisions(&self, host_id: &str, session_id: &str) -> rusqlite::Result<Vec<DecisionRecord>> {
+        let mut st = self.conn.prepare(
+            "SELECT * FROM decisions WHERE host_id = ?1 AND session_id = ?2 ORDER BY at, decision_id",
+        )?;
+        let rows = st.query_map([host_id, session_id], decision_from_row)?;
+        rows.collect()
+    }
+}

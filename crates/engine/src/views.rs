@@ -1,0 +1,451 @@
+//! The JSON shapes of `docs/console-contract.md`, exactly: the Tauri shell
+//! returns these unchanged and the UI reads them. Money is always a decimal
+//! string so nothing downstream does float arithmetic on prices.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An exact decimal amount as a string (`"570000"`, `"1140.50"`).
+pub type Money = String;
+
+/// How far the console trusts a session's log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    /// Every event verified against the pinned keys and chain.
+    Verified,
+    /// The chain holds, but some event's authorship is not proven by a signature.
+    Unproven,
+    /// The log failed verification or no longer extends the pinned head.
+    Disputed,
+}
+
+impl Verification {
+    /// The wire name, as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verification::Verified => "verified",
+            Verification::Unproven => "unproven",
+            Verification::Disputed => "disputed",
+        }
+    }
+
+    /// Reads a stored name; anything unknown is treated as disputed (fail closed).
+    pub fn parse(text: &str) -> Verification {
+        match text {
+            "verified" => Verification::Verified,
+            "unproven" => Verification::Unproven,
+            _ => Verification::Disputed,
+        }
+    }
+}
+
+/// Everything the first screen needs in one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppState {
+    /// True when the only host is the embedded sandbox.
+    pub sandbox: bool,
+    /// Pending decisions not yet opened.
+    pub unread: u32,
+    /// Every connected host.
+    pub hosts: Vec<HostInfo>,
+    /// Where all state lives (shown so a person can find exports).
+    pub data_dir: String,
+}
+
+/// A connected buyer host and how the poller last found it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostInfo {
+    /// Local id of the host (UUID).
+    pub host_id: String,
+    /// Base URL, e.g. `http://127.0.0.1:4100`.
+    pub url: String,
+    /// A short name for people.
+    pub label: String,
+    /// True for the embedded sandbox host.
+    pub sandbox: bool,
+    /// False after a failed poll, until one succeeds.
+    pub reachable: bool,
+    /// The last poll error, in words.
+    pub last_error: Option<String>,
+    /// RFC 3339 time of the last successful poll.
+    pub last_poll_at: Option<String>,
+    /// Fingerprint of the platform key pinned at enrollment.
+    pub platform_fingerprint: String,
+    /// The email this console approves as on that host.
+    pub approver_email: String,
+}
+
+/// The counterparty, as the host vouches for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vendor {
+    /// The vendor agent's registration id.
+    pub agent_id: String,
+    /// The agent's declared name (counterparty text).
+    pub agent_name: String,
+    /// The vendor's declared name (counterparty text).
+    pub vendor_name: String,
+    /// Fingerprint of the agent's key: the identity people compare.
+    pub fingerprint: String,
+    /// `sandbox`, `verified` or `revoked`.
+    pub status: String,
+}
+
+/// One pending decision, as listed in the inbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InboxItem {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// The offer event's seq.
+    pub seq: u64,
+    /// The offer event's hash: what a decision answers.
+    pub event_hash: String,
+    /// `offer` or `counter_offer`.
+    pub kind: String,
+    /// `vendor_agent` or `buyer`.
+    pub actor: String,
+    /// True for a buyer-agent draft waiting to be sent.
+    pub is_draft: bool,
+    /// Who is on the other side.
+    pub vendor: Vendor,
+    /// The offer's currency.
+    pub currency: String,
+    /// The offer's exact total.
+    pub total: Money,
+    /// The total of the offer it answers, if any.
+    pub previous_total: Option<Money>,
+    /// From `previous_total` to `total`.
+    pub change: Option<Change>,
+    /// When the offer expires (RFC 3339).
+    pub expires_at: String,
+    /// The session's verification state.
+    pub verification: Verification,
+    /// Approvals already given.
+    pub approvals_given: u32,
+    /// Approvals the host's policy needs.
+    pub approvals_required: u32,
+    /// True until the person opened it.
+    pub unread: bool,
+    /// Why the host holds it (screening), if it does.
+    pub held_reason: Option<String>,
+}
+
+/// A change between two totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// New minus old.
+    pub absolute: Money,
+    /// Two-place percentage, or null when the old value is zero.
+    pub percent: Option<String>,
+}
+
+/// The offer it answers, by position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviousRef {
+    /// Seq of the previous offer.
+    pub seq: u64,
+    /// Its actor.
+    pub actor: String,
+}
+
+/// A session's verification state with the evidence behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerificationView {
+    /// The state.
+    pub state: Verification,
+    /// What went wrong, in words, when disputed; or which events are unproven.
+    pub detail: Option<String>,
+    /// The exact seq that failed, when disputed.
+    pub failing_seq: Option<u64>,
+    /// The checks that failed (`seq`, `payload_hash`, `prev_hash`,
+    /// `event_hash`, `signature`, `pin`).
+    pub checks: Vec<String>,
+}
+
+/// An approval already given, for multi-approver policies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalGiven {
+    /// The approver's email.
+    pub approved_by: String,
+    /// When.
+    pub at: String,
+}
+
+/// Everything needed to decide one offer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfferView {
+    /// The inbox row.
+    pub item: InboxItem,
+    /// The offer payload, byte-for-byte as the log carries it.
+    pub offer: Value,
+    /// The offer it answers, if any.
+    pub previous: Option<Value>,
+    /// Where that previous offer is.
+    pub previous_ref: Option<PreviousRef>,
+    /// The structured diff (`anp::diff`), null when nothing to compare.
+    pub diff: Option<Value>,
+    /// The vendor's mandate envelope (from `session_open`).
+    pub vendor_envelope: Value,
+    /// The buyer's mandate envelope (event 2).
+    pub buyer_envelope: Value,
+    /// The session's verification state.
+    pub verification: VerificationView,
+    /// Approvals given so far.
+    pub approvals: Vec<ApprovalGiven>,
+    /// True when `expires_at` has passed.
+    pub expired: bool,
+}
+
+/// What a person decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecideAction {
+    /// Accept the offer (signed approval).
+    Approve,
+    /// Decline with a reason.
+    Decline,
+    /// Answer with an edited offer.
+    Counter,
+}
+
+/// A decision, as the UI sends it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecideRequest {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// The offer's `event_hash`.
+    pub in_response_to: String,
+    /// What to do.
+    pub action: DecideAction,
+    /// Required for decline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Required for counter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Value>,
+}
+
+/// What the host did with a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionResult {
+    /// The idempotency key; the same one on every retry.
+    pub decision_id: String,
+    /// `appended`, `awaiting_approvals` or `held`.
+    pub outcome: String,
+    /// The host's words.
+    pub detail: String,
+}
+
+/// One problem with an edited counter-offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    /// JSON path, e.g. `line_items[0].quantity`.
+    pub path: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// The verdict on an edited counter-offer before it is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterCheck {
+    /// True when it would pass the protocol's rules.
+    pub ok: bool,
+    /// Every problem found.
+    pub errors: Vec<FieldError>,
+    /// Diff against the offer it answers, when it parses.
+    pub diff: Option<Value>,
+}
+
+/// Session states the history can filter on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StateFilter {
+    /// Still negotiating.
+    Open,
+    /// Ended without acceptance.
+    Closed,
+    /// Ended with an accept.
+    Accepted,
+    /// Log failed verification.
+    Disputed,
+    /// Has a pending decision.
+    Pending,
+}
+
+/// Search and filter of the history list; every member optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistoryFilter {
+    /// Matches vendor, agent name or session id (case-insensitive).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Matches vendor name or fingerprint (case-insensitive).
+    #[serde(default)]
+    pub vendor: Option<String>,
+    /// Session state.
+    #[serde(default)]
+    pub state: Option<StateFilter>,
+    /// Last total at least this (exact decimal).
+    #[serde(default)]
+    pub min_total: Option<Money>,
+    /// Last total at most this (exact decimal).
+    #[serde(default)]
+    pub max_total: Option<Money>,
+}
+
+/// One session in the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// The counterparty.
+    pub vendor: Vendor,
+    /// The host's status (`open`, `closed`, `accepted`).
+    pub status: String,
+    /// True for sandbox sessions.
+    pub sandbox: bool,
+    /// Verification state.
+    pub verification: Verification,
+    /// Events stored locally.
+    pub event_count: u64,
+    /// Total of the latest offer, if any.
+    pub last_total: Option<Money>,
+    /// Its currency.
+    pub currency: Option<String>,
+    /// Pending decisions.
+    pub pending: u32,
+    /// Time of the latest event (RFC 3339).
+    pub updated_at: String,
+}
+
+/// One event in a session timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineEvent {
+    /// Position.
+    pub seq: u64,
+    /// `vendor_agent` or `buyer`.
+    pub actor: String,
+    /// Event kind.
+    pub kind: String,
+    /// Append time.
+    pub at: String,
+    /// Plain text, e.g. "Offer: 570000 USD, 36 months".
+    pub summary: String,
+    /// The payload, as the log carries it.
+    pub payload: Value,
+    /// Signer fingerprint.
+    pub signer: Option<String>,
+    /// `verified`, `unproven` or `failed`.
+    pub signature: String,
+}
+
+/// One point of a per-side offer series.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// 1-based round of that side.
+    pub round: u32,
+    /// Event seq.
+    pub seq: u64,
+    /// Exact total.
+    pub total: Money,
+}
+
+/// Offer totals by round, per side, for a chart.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Series {
+    /// The vendor's offers.
+    pub vendor_agent: Vec<SeriesPoint>,
+    /// The buyer's offers.
+    pub buyer: Vec<SeriesPoint>,
+}
+
+/// A decision this console made, as listed in the session detail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRow {
+    /// Idempotency key.
+    pub decision_id: String,
+    /// `approve`, `decline`, `counter`.
+    pub action: String,
+    /// The offer answered.
+    pub in_response_to: String,
+    /// `pending` (not yet confirmed), `appended`, `awaiting_approvals`,
+    /// `held`, or `refused`.
+    pub outcome: String,
+    /// When it was made.
+    pub at: String,
+}
+
+/// A session in full.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionDetail {
+    /// The list row.
+    pub row: SessionRow,
+    /// Every stored event.
+    pub timeline: Vec<TimelineEvent>,
+    /// Totals by round, per side.
+    pub series: Series,
+    /// Decisions made from this console.
+    pub decisions: Vec<DecisionRow>,
+    /// Verification state with evidence.
+    pub verification: VerificationView,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The verifiable log document plus the signed decisions.
+    Json,
+    /// One row per offer.
+    Csv,
+}
+
+/// Where an export was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportResult {
+    /// The file path.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// What changed, so the UI reloads only that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeScope {
+    /// Pending decisions changed.
+    Inbox,
+    /// Session data changed.
+    Sessions,
+    /// A host's state changed.
+    Hosts,
+}
+
+/// The payload of `engine://changed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineEvent {
+    /// What changed.
+    pub what: ChangeScope,
+    /// On which host, when it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_id: Option<String>,
+    /// In which session, when it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// The payload of `engine://open-offer`: which offer a clicked notification names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfferRef {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// Which offer.
+    pub event_hash: String,
+}
