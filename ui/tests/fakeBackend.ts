@@ -33,6 +33,7 @@ export class FakeBackend implements Backend {
   seen: OfferRef[] = [];
   connects: { url: string; code: string }[] = [];
   exports: string[] = [];
+  detailRefs: { host_id: string; session_id: string }[] = [];
   inboxCalls = 0;
   private changed: ((event: ChangedEvent) => void)[] = [];
   private opens: ((ref: OfferRef) => void)[] = [];
@@ -46,7 +47,7 @@ export class FakeBackend implements Backend {
   decide(request: DecideRequest) { this.decided.push(structuredClone(request)); return answer(this.decision); }
   validateCounter(_ref: OfferRef, offer: Offer) { this.validated.push(structuredClone(offer)); return answer(this.counterCheck); }
   sessions(filter: HistoryFilter) { this.filters.push(structuredClone(filter)); return answer(this.rows); }
-  sessionDetail() { return answer(this.detail); }
+  sessionDetail(ref: { host_id: string; session_id: string }) { this.detailRefs.push(ref); return answer(this.detail); }
   async exportSession(_ref: { host_id: string; session_id: string }, format: "json" | "csv") {
     this.exports.push(format);
     return { path: `/data/countersign/exports/s-contoso.${format}`, bytes: 2048 };

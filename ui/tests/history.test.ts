@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { FakeBackend } from "./fakeBackend";
+import { byId, renderApp, settle, texts } from "./helpers";
+
+async function openHistory(backend = new FakeBackend()) {
+  const user = userEvent.setup();
+  const rendered = await renderApp(backend);
+  await user.click(byId(rendered.container, "nav-history"));
+  await settle();
+  return { ...rendered, user };
+}
+
+describe("history", () => {
+  it("lists every session with its state, total and trust", async () => {
+    const { container } = await openHistory();
+    const rows = texts(container, "history-row");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain("Contoso GmbH");
+    expect(rows[0]).toContain("540,000 USD");
+    expect(rows[0]).toContain("1 pending");
+    expect(rows[1]).toContain("accepted");
+    expect(rows[1]).toContain("DISPUTED");
+  });
+
+  it("sends search text and filters to the engine", async () => {
+    const { container, backend, user } = await openHistory();
+    expect(backend.filters[0]).toEqual({});
+    await user.type(byId(container, "history-search"), "CRM");
+    await user.selectOptions(byId(container, "history-vendor"), "Fabrikam Inc");
+    await user.selectOptions(byId(container, "history-state"), "disputed");
+    await user.type(byId(container, "history-min"), "100000");
+    await user.type(byId(container, "history-max"), "600000.50");
+    await settle();
+    expect(backend.filters.at(-1)).toEqual({
+      text: "CRM", vendor: "Fabrikam Inc", state: "disputed", min_total: "100000", max_total: "600000.50",
+    });
+  });
+
+  it("explains an amount filter that is not a number and leaves it out", async () => {
+    const { container, backend, user } = await openHistory();
+    await user.type(byId(container, "history-min"), "lots");
+    await settle();
+    expect(byId(container, "filter-error").textContent).toContain("Amounts are plain numbers");
+    expect(byId(container, "history-min").getAttribute("aria-invalid")).toBe("true");
+    expect(backend.filters.at(-1)).toEqual({});
+  });
+
+  it("says when nothing matches", async () => {
+    const backend = new FakeBackend();
+    backend.rows = [];
+    const { container } = await openHistory(backend);
+    expect(byId(container, "history-empty").textContent).toBe("No sessions match.");
+  });
+
+  it("opens a session with its timeline, chart and decisions, and j/k/Enter work on the list", async () => {
+    const { container, user, backend } = await openHistory();
+    await user.keyboard("j");
+    expect(byId(container, "history-row").dataset.selected).toBe("false");
+    await user.keyboard("k");
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(backend.detailRefs).toEqual([{ host_id: "h-sandbox", session_id: "s-contoso" }]);
+    await settle();
+    expect(byId(container, "session-view").textContent).toContain("Session with Contoso GmbH");
+    const rows = [...container.querySelectorAll("[data-testid='timeline-row']")].map((row) =>
+      [...row.querySelectorAll("td")].map((cell) => cell.textContent?.trim()));
+    expect(rows[1].slice(0, 5)).toEqual(["1", "2026-11-27 08:01", "vendor_agent", "offer", "Offer: 585000 USD, 36 months"]);
+    expect(texts(container, "timeline-signature")).toEqual(["verified", "verified", "unproven", "verified", "verified"]);
+    const vendorLine = byId(container, "series-vendor").getAttribute("points")!.split(" ");
+    expect(vendorLine).toHaveLength(2);
+    expect(byId(container, "series-buyer").getAttribute("points")!.split(" ")).toHaveLength(1);
+    expect(byId(container, "totals-chart").querySelector("svg")?.getAttribute("aria-label"))
+      .toBe("Vendor totals 585,000, 540,000; buyer totals 520,000");
+    expect(texts(container, "decision-row")[0]).toContain("counter");
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(byId(container, "history")).toBeTruthy();
+  });
+
+  it("exports JSON and CSV and shows where the file was written", async () => {
+    const { container, backend, user } = await openHistory();
+    await user.click(byId(container, "history-row"));
+    await settle();
+    await user.click(byId(container, "export-csv"));
+    await settle();
+    expect(byId(container, "export-path").textContent).toBe("Written to /data/countersign/exports/s-contoso.csv (2048 bytes).");
+    await user.click(byId(container, "export-json"));
+    await settle();
+    expect(byId(container, "export-path").textContent).toContain("s-contoso.json");
+    expect(backend.exports).toEqual(["csv", "json"]);
+  });
+
+  it("reloads on engine://changed for sessions", async () => {
+    const { container, backend } = await openHistory();
+    backend.rows = [];
+    backend.emitChanged({ what: "sessions" });
+    await settle();
+    expect(byId(container, "history-empty")).toBeTruthy();
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
+import { byId, renderApp, settle, texts } from "./helpers";
+
+describe("sandbox and hosts", () => {
+  it("says plainly that this is a sandbox with demo vendors", async () => {
+    const { container } = await renderApp();
+    const banner = byId(container, "sandbox-banner");
+    expect(banner.textContent).toContain("Sandbox.");
+    expect(banner.textContent).toContain("demo agents");
+  });
+
+  it("has no sandbox banner when connected to a real host", async () => {
+    const backend = new FakeBackend();
+    backend.app = { ...fx.appState, sandbox: false };
+    const { container } = await renderApp(backend);
+    expect(container.querySelector("[data-testid='sandbox-banner']")).toBeNull();
+  });
+
+  it("connects to a host with URL and enrollment code", async () => {
+    const user = userEvent.setup();
+    const { container, backend } = await renderApp();
+    await user.click(byId(container, "connect-toggle"));
+    const submit = byId<HTMLButtonElement>(container, "connect-submit");
+    expect(submit.disabled).toBe(true);
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "ENR-1234");
+    await user.click(submit);
+    await settle();
+    expect(backend.connects).toEqual([{ url: "https://buyer.example", code: "ENR-1234" }]);
+    expect(byId(container, "connect-success").textContent).toBe("Connected to Buyer Corp as ana@buyer.example.");
+  });
+
+  it("shows why a connection failed in words", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.connect = new Error("That enrollment code has expired; ask your administrator for a new one.");
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "connect-toggle"));
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "OLD");
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(byId(container, "connect-error").textContent)
+      .toBe("Could not connect: That enrollment code has expired; ask your administrator for a new one.");
+  });
+
+  it("lists hosts as reachable or unreachable with the last error", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = {
+      ...fx.appState,
+      hosts: [fx.sandboxHost, { ...fx.sandboxHost, host_id: "h-2", label: "Buyer Corp", sandbox: false, reachable: false,
+        last_error: "connection refused by 10.0.0.5:443" }],
+    };
+    const { container } = await renderApp(backend);
+    expect(byId(container, "hosts-unreachable").textContent).toBe("1 unreachable");
+    await user.click(byId(container, "nav-hosts"));
+    await settle();
+    expect(texts(container, "host-state")).toEqual(["reachable", "unreachable"]);
+    expect(byId(container, "host-error").textContent).toBe("connection refused by 10.0.0.5:443");
+    backend.app = { ...fx.appState };
+    backend.emitChanged({ what: "hosts" });
+    await settle();
+    expect(texts(container, "host-state")).toEqual(["reachable"]);
+  });
+});

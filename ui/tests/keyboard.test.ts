@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { byId, renderApp, settle } from "./helpers";
+
+function selectedVendor(container: HTMLElement): string | null | undefined {
+  return container.querySelector("[data-testid='inbox-row'][data-selected='true'] [data-testid='inbox-vendor']")?.textContent;
+}
+
+describe("keyboard", () => {
+  it("j/k move through the inbox and Enter opens the selected offer", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp();
+    await user.keyboard("j");
+    expect(selectedVendor(container)).toBe("Fabrikam Inc");
+    await user.keyboard("j");
+    expect(selectedVendor(container)).toBe("Contoso GmbH");
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
+    await user.keyboard("k");
+    await user.keyboard("j");
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(byId(container, "offer-vendor").textContent).toBe("Contoso GmbH");
+    expect(document.activeElement?.id).toBe("offer-title");
+  });
+
+  it("a, d and c open the decision forms; Escape closes them, then goes back with focus on the row", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp();
+    await user.keyboard("jj");
+    await user.keyboard("a");
+    await settle();
+    expect(byId(container, "approve-summary")).toBeTruthy();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
+    await user.keyboard("{Escape}");
+    expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
+    (document.activeElement as HTMLElement).blur();
+    await user.keyboard("d");
+    await settle();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("decline-reason");
+    await user.keyboard("a");
+    expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
+    await user.keyboard("{Escape}");
+    await user.keyboard("{Escape}");
+    expect(container.querySelector("[data-testid='decline-form']")).toBeNull();
+    await user.keyboard("c");
+    expect(byId(container, "counter-editor")).toBeTruthy();
+    await user.keyboard("{Escape}");
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(container.querySelector("[data-testid='offer-view']")).toBeNull();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
+    expect(selectedVendor(container)).toBe("Contoso GmbH");
+  });
+
+  it("? shows the help and Escape closes it", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp();
+    await user.keyboard("?");
+    const help = byId(container.ownerDocument.body, "help-overlay");
+    expect(help.getAttribute("role")).toBe("dialog");
+    expect(help.textContent).toContain("Approve (asks you to confirm)");
+    expect(document.activeElement).toBe(help);
+    await user.keyboard("j");
+    expect(selectedVendor(container)).toBeUndefined();
+    await user.keyboard("{Escape}");
+    expect(document.querySelector("[data-testid='help-overlay']")).toBeNull();
+  });
+
+  it("/ jumps to the history search, where letters are typed, not shortcuts", async () => {
+    const user = userEvent.setup();
+    const { container, backend } = await renderApp();
+    await user.keyboard("/");
+    await settle();
+    const search = byId<HTMLInputElement>(container, "history-search");
+    expect(document.activeElement).toBe(search);
+    await user.keyboard("acd");
+    await settle();
+    expect(search.value).toBe("acd");
+    expect(backend.filters.at(-1)).toEqual({ text: "acd" });
+    expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
+  });
+
+  it("has landmarks and a labelled navigation", async () => {
+    const { container } = await renderApp();
+    expect(container.querySelector("header")).not.toBeNull();
+    expect(container.querySelector("nav")?.getAttribute("aria-label")).toBe("Sections");
+    expect(container.querySelector("main")).not.toBeNull();
+  });
+});

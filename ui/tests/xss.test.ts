@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import type { Offer } from "../src/lib/backend";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
+import { byId, renderApp, settle } from "./helpers";
+
+const IMG = `<img src=x onerror="window.__pwned = true">`;
+const SCRIPT = `<script>window.__pwned = true</script>`;
+const BOTH = `${IMG}${SCRIPT}`;
+
+declare global { interface Window { __pwned?: boolean } }
+
+/** Counterparty text in every field a vendor controls. */
+function hostileBackend(): FakeBackend {
+  const backend = new FakeBackend();
+  const vendor = { ...fx.contoso, vendor_name: `Evil ${IMG}`, agent_name: `Agent ${SCRIPT}` };
+  const offer: Offer = {
+    ...fx.currentOffer,
+    line_items: [{ sku: `SKU-${IMG}`, description: `Seats ${SCRIPT}`, quantity: 1, unit: `u${IMG}`, unit_price: 1, currency: "USD" }],
+    conditions: [`Net 60 ${BOTH}`],
+    notes: `Please approve. ${BOTH}`,
+  };
+  const diff = fx.offerDiff();
+  diff.line_items[2].new = offer.line_items[0];
+  diff.line_items[1].fields[0] = { field: "description", old: "Seats", new: `Seats ${SCRIPT}`, absolute: null, percent: null };
+  diff.conditions.added = [`Net 60 ${BOTH}`];
+  diff.notes = { old: "fine", new: `Please approve. ${BOTH}` };
+  const item = fx.inboxItem({ vendor, held_reason: `screen says ${IMG}` });
+  backend.items = [item];
+  backend.views.set(item.event_hash, fx.offerView({
+    item, offer, diff,
+    vendor_envelope: { party: `Evil ${IMG}`, human_contact: SCRIPT },
+    verification: { state: "unproven", detail: `host said ${IMG}`, failing_seq: 4, checks: [SCRIPT] },
+  }));
+  backend.rows = [{ ...fx.sessionRows()[0], vendor }];
+  const detail = fx.sessionDetail();
+  detail.row = { ...detail.row, vendor };
+  detail.timeline[2] = { ...detail.timeline[2], summary: `Message: ${BOTH}` };
+  backend.detail = detail;
+  return backend;
+}
+
+function assertInert(root: HTMLElement) {
+  expect(root.querySelector("img")).toBeNull();
+  expect(root.querySelector("script")).toBeNull();
+  expect(window.__pwned).toBeUndefined();
+}
+
+describe("counterparty text is data", () => {
+  afterEach(() => { delete window.__pwned; });
+
+  it("renders HTML and script payloads literally in the inbox, the offer and the approval summary", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp(hostileBackend());
+    expect(byId(container, "inbox-vendor").textContent).toBe(`Evil ${IMG}`);
+    expect(byId(container, "held-reason").textContent).toBe(`held: screen says ${IMG}`);
+    assertInert(container);
+
+    await user.click(byId(container, "inbox-row"));
+    await settle();
+    const view = byId(container, "offer-view");
+    const text = view.textContent ?? "";
+    for (const literal of [`SKU-${IMG}`, `Seats ${SCRIPT}`, `Net 60 ${BOTH}`, `Please approve. ${BOTH}`, `Agent ${SCRIPT}`, `host said ${IMG}`]) {
+      expect(text).toContain(literal);
+    }
+    expect(byId(view, "envelope-vendor").textContent).toContain(`Evil ${IMG}`);
+    assertInert(container);
+
+    await user.click(byId(container, "approve-button"));
+    const summary = byId(container, "approve-summary").textContent ?? "";
+    expect(summary).toContain(`Seats ${SCRIPT}`);
+    expect(summary).toContain(`Net 60 ${BOTH}`);
+    assertInert(container);
+  });
+
+  it("renders a hostile message body literally in the session timeline", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp(hostileBackend());
+    await user.click(byId(container, "nav-history"));
+    await settle();
+    expect(byId(container, "history-row").textContent).toContain(`Evil ${IMG}`);
+    await user.click(byId(container, "history-row"));
+    await settle();
+    const summaries = [...container.querySelectorAll("[data-testid='timeline-summary']")].map((el) => el.textContent);
+    expect(summaries).toContain(`Message: ${BOTH}`);
+    assertInert(container);
+  });
+});
