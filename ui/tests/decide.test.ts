@@ -143,7 +143,7 @@ describe("counter", () => {
     await user.type(byId(container, "counter-term"), "500");
     await user.click(byId(container, "counter-validate"));
     await settle();
-    expect(backend.validated[0].line_items[1].unit_price).toBe("-5");
+    expect(backend.validated[0].line_items[1].unit_price).toBe(-5);
     expect(backend.validated[0].term_months).toBe(500);
     expect(texts(container, "counter-error")).toEqual([
       "Line 2, unit price: must be a non-negative decimal",
@@ -183,7 +183,7 @@ describe("counter", () => {
     const sent = backend.decided[0];
     expect(sent.action).toBe("counter");
     expect(sent.offer).toEqual(backend.validated[1]);
-    expect(sent.offer?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: "0", currency: "USD" });
+    expect(sent.offer?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: 0, currency: "USD" });
     expect(sent.offer?.notes).toBe("Best and final for this quarter. Counter from buyer.!");
     expect(byId(container, "outcome").textContent).toContain("Counter-offer sent");
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chartGeometry, polyline } from "../src/lib/model/chart";
 import {
-  draftFromOffer, errorsByPath, normalizePath, offerFromDraft, pathLabel,
+  draftFromOffer, errorsByPath, normalizePath, offerFromDraft, pathLabel, toWireNumber,
 } from "../src/lib/model/counterDraft";
 import { declineReason } from "../src/lib/model/decide";
 import { positionText, statusWords } from "../src/lib/model/diffLabels";
@@ -115,12 +115,12 @@ describe("keyboard map", () => {
 });
 
 describe("counter-offer draft", () => {
-  it("round-trips an offer, keeping prices as typed decimals", () => {
+  it("round-trips an offer, sending typed prices as the exact JSON numbers they denote", () => {
     const draft = draftFromOffer(fx.currentOffer);
-    draft.line_items[1].unit_price = "1079.99";
+    draft.line_items[1].unit_price = "1079.90";
     const offer = offerFromDraft(draft);
     expect(offer.line_items[1]).toEqual({
-      sku: "CRM-ENT", description: "CRM Enterprise seats", quantity: 500, unit: "seat/year", unit_price: "1079.99", currency: "USD",
+      sku: "CRM-ENT", description: "CRM Enterprise seats", quantity: 500, unit: "seat/year", unit_price: 1079.9, currency: "USD",
     });
     expect(offer.term_months).toBe(24);
     expect(offer.conditions).toEqual(["Net 60 payment", "Annual uplift capped at 3%"]);
@@ -139,6 +139,15 @@ describe("counter-offer draft", () => {
     const draft = draftFromOffer(fx.currentOffer);
     draft.term_months = "two years";
     expect(offerFromDraft(draft).term_months).toBe("two years");
+  });
+  it("turns a decimal into a number only when nothing is rounded", () => {
+    expect(toWireNumber("875")).toBe(875);
+    expect(toWireNumber(" 0.10 ")).toBe(0.1);
+    expect(toWireNumber("-0")).toBe(0);
+    expect(toWireNumber("007")).toBe(7);
+    expect(toWireNumber("12345678901234567.01")).toBe("12345678901234567.01");
+    expect(toWireNumber("1e3")).toBe("1e3");
+    expect(toWireNumber("12,50")).toBe("12,50");
   });
   it("normalizes every spelling of an error path", () => {
     for (const path of ["/line_items/1/unit_price", "line_items[1].unit_price", "line_items.1.unit_price"]) {

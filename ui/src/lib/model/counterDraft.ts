@@ -1,7 +1,9 @@
 /**
  * The counter-offer editor's state: the offer as editable text fields, and the
- * exact conversion back to an Offer. Prices stay decimal strings so what the
- * person typed is what is sent; the engine validates as the protocol does.
+ * exact conversion back to an Offer. ANP carries amounts as JSON numbers whose
+ * meaning is their ECMAScript text, so a typed decimal becomes a number only
+ * when that number prints back as exactly the same decimal; anything else is
+ * sent as typed for the engine to judge. The engine validates as the protocol does.
  */
 import type { CounterError, LineItem, Offer } from "../backend";
 
@@ -47,10 +49,27 @@ export function draftFromOffer(offer: Offer): CounterDraft {
   };
 }
 
-/** A whole number stays a JSON number; anything else is sent as typed for the engine to judge. */
-function integerOrText(text: string): number | string {
+/** A plain decimal in its shortest spelling: no "+", no leading or trailing zeros, "-0" → "0". */
+function canonicalDecimal(text: string): string | null {
+  const match = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) return null;
+  const whole = match[2].replace(/^0+(?=\d)/, "");
+  const fraction = (match[3] ?? "").replace(/0+$/, "");
+  const digits = fraction ? `${whole}.${fraction}` : whole;
+  return match[1] === "-" && /[1-9]/.test(digits) ? `-${digits}` : digits;
+}
+
+/**
+ * The wire form of a typed amount: a JSON number when that number's
+ * ECMAScript text is exactly the typed decimal (so nothing is rounded), else
+ * the text as typed, which the engine refuses or reads exactly.
+ */
+export function toWireNumber(text: string): number | string {
   const trimmed = text.trim();
-  return /^\d{1,15}$/.test(trimmed) ? Number(trimmed) : trimmed;
+  const canonical = canonicalDecimal(trimmed);
+  if (canonical === null) return trimmed;
+  const number = Number(canonical);
+  return String(number) === canonical ? number : trimmed;
 }
 
 /** The Offer the draft describes; empty optional fields are left out. */
@@ -59,19 +78,19 @@ export function offerFromDraft(draft: CounterDraft): Offer {
   const line_items: LineItem[] = draft.line_items.map((line) => ({
     ...(line.sku.trim() ? { sku: line.sku.trim() } : {}),
     description: line.description,
-    quantity: integerOrText(line.quantity),
+    quantity: toWireNumber(line.quantity),
     unit: line.unit,
-    unit_price: line.unit_price.trim(),
+    unit_price: toWireNumber(line.unit_price),
     currency,
     ...(line.term_months !== undefined ? { term_months: line.term_months } : {}),
   }));
   const conditions = draft.conditions.map((c) => c.trim()).filter((c) => c.length > 0);
   return {
     currency,
-    term_months: integerOrText(draft.term_months) as number,
+    term_months: toWireNumber(draft.term_months) as number,
     expires_at: draft.expires_at.trim(),
     line_items,
-    ...(draft.total_annual.trim() ? { total_annual: draft.total_annual.trim() } : {}),
+    ...(draft.total_annual.trim() ? { total_annual: toWireNumber(draft.total_annual) } : {}),
     ...(conditions.length > 0 ? { conditions } : {}),
     ...(draft.notes.trim() ? { notes: draft.notes } : {}),
   };
