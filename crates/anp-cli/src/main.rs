@@ -10,6 +10,7 @@ use anp::ChainHead;
 use clap::{Parser, Subcommand};
 
 mod canonical_cmd;
+mod diff_cmd;
 mod input;
 mod keygen;
 mod vendor;
@@ -64,6 +65,18 @@ enum Command {
         #[arg(long)]
         hash: bool,
     },
+    /// Compare two offers: exit 0 identical, 1 different, 2 not valid offers.
+    Diff {
+        /// The earlier offer (offer JSON, as in an event's payload).
+        #[arg(value_name = "OLD.json")]
+        old: PathBuf,
+        /// The later offer.
+        #[arg(value_name = "NEW.json")]
+        new: PathBuf,
+        /// Print the OfferDiff object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Vendor-side client commands.
     Vendor {
         /// Print one JSON object instead of text.
@@ -88,7 +101,7 @@ struct Outcome {
 
 /// Exit code when the answer is yes.
 const OK: u8 = 0;
-/// Exit code when the answer is no (the log does not verify).
+/// Exit code when the answer is no (the log does not verify, the offers differ).
 const NO: u8 = 1;
 /// Exit code when the input could not be used.
 const UNUSABLE: u8 = 2;
@@ -105,6 +118,7 @@ fn main() -> ExitCode {
                 code: OK,
             })
             .map_err(|e| e.to_string()),
+        Command::Diff { old, new, json } => run_diff(old, new, json),
     };
     match result {
         Ok(outcome) => {
@@ -147,6 +161,21 @@ fn run_verify(log: PathBuf, pin: Option<ChainHead>, json: bool) -> Result<Outcom
         to_json_line(&out)
     } else {
         verify::render_text(&out)
+    };
+    Ok(Outcome { stdout, code })
+}
+
+fn run_diff(old: PathBuf, new: PathBuf, json: bool) -> Result<Outcome, String> {
+    let (old, new, diff) = diff_cmd::diff_files(&old, &new).map_err(|e| e.to_string())?;
+    let code = if diff_cmd::is_identical(&diff) {
+        OK
+    } else {
+        NO
+    };
+    let stdout = if json {
+        to_json_line(&diff)
+    } else {
+        diff_cmd::render_text(&old, &new, &diff)
     };
     Ok(Outcome { stdout, code })
 }

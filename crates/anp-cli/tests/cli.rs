@@ -329,3 +329,140 @@ fn canonical_prints_the_vectors_bytes_and_hashes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("bad.json: not JSON") && stderr(&out).contains("line 1"));
 }
+
+fn offer_json(lines: &[(&str, u64, f64)], currency: &str, conditions: &[&str]) -> String {
+    let line_items: Vec<Value> = lines
+        .iter()
+        .map(|(sku, quantity, price)| {
+            serde_json::json!({"sku": sku, "description": format!("{sku} seats"),
+                "quantity": quantity, "unit": "seat/year", "unit_price": price,
+                "currency": currency})
+        })
+        .collect();
+    serde_json::json!({"currency": currency, "term_months": 36,
+        "expires_at": "2026-08-01T00:00:00Z", "line_items": line_items,
+        "conditions": conditions})
+    .to_string()
+}
+
+#[test]
+fn diff_shows_changed_added_removed_and_moved_rows_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write_temp(
+        &dir,
+        "old.json",
+        &offer_json(
+            &[
+                ("CRM-ENT", 500, 1140.0),
+                ("SUP", 1, 50000.0),
+                ("LEGACY", 10, 20.0),
+            ],
+            "USD",
+            &["Net 60 payment"],
+        ),
+    );
+    let new = write_temp(
+        &dir,
+        "new.json",
+        &offer_json(
+            &[
+                ("ADD", 5, 99.5),
+                ("SUP", 1, 50000.0),
+                ("CRM-ENT", 600, 1100.0),
+            ],
+            "USD",
+            &["Net 30 payment"],
+        ),
+    );
+    let out = anp(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    for expected in [
+        "  + ADD (added)",
+        "  - LEGACY (removed)",
+        "  ~ CRM-ENT (changed, moved from line 1 to 3)",
+        "      quantity     500 → 600  +100 (+20.00%)",
+        "      unit_price   1140 → 1100  -40 (-3.51%)",
+        "  - \"Net 60 payment\"",
+        "  + \"Net 30 payment\"",
+        "total      620200 USD → 710497.5 USD  +90297.5 (+14.56%)",
+    ] {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "no line {expected:?} in\n{text}"
+        );
+    }
+
+    let out = anp(&[
+        "diff",
+        "--json",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let diff: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(diff["total"]["absolute"], "90297.5");
+    assert_eq!(diff["total"]["percent"], "14.56");
+    assert_eq!(
+        diff["conditions"]["added"],
+        serde_json::json!(["Net 30 payment"])
+    );
+    let statuses: Vec<(&str, &str)> = diff["line_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert!(statuses.contains(&("ADD", "added")));
+    assert!(statuses.contains(&("LEGACY", "removed")));
+    assert!(statuses.contains(&("CRM-ENT", "changed")));
+    assert!(statuses.contains(&("SUP", "unchanged")));
+}
+
+#[test]
+fn diff_of_identical_offers_exits_0_and_a_currency_change_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let usd = write_temp(&dir, "usd.json", &offer_json(&[("A", 1, 10.0)], "USD", &[]));
+    let eur = write_temp(&dir, "eur.json", &offer_json(&[("A", 1, 10.0)], "EUR", &[]));
+    let out = anp(&["diff", usd.to_str().unwrap(), usd.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "offers are identical\n");
+
+    let out = anp(&["diff", usd.to_str().unwrap(), eur.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("currency   USD → EUR"), "{text}");
+    assert!(text.contains("(currency changed: no comparison)"), "{text}");
+}
+
+#[test]
+fn diff_of_an_invalid_offer_exits_2_naming_every_violation_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_temp(
+        &dir,
+        "good.json",
+        &offer_json(&[("A", 1, 10.0)], "USD", &[]),
+    );
+    let mut bad: Value = serde_json::from_str(&offer_json(&[("A", 1, 10.0)], "USD", &[])).unwrap();
+    bad["line_items"][0]["unit_price"] = serde_json::json!(2_000_000_000u64);
+    bad["surprise"] = serde_json::json!(true);
+    let bad = write_temp(&dir, "bad.json", &bad.to_string());
+    let out = anp(&["diff", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("anp: ") && err.contains("bad.json: not a valid offer"),
+        "{err}"
+    );
+    assert!(
+        err.contains("line_items[0].unit_price: must be at most 1000000000"),
+        "{err}"
+    );
+    assert!(err.contains("surprise"), "{err}");
+
+    let not_json = write_temp(&dir, "nj.json", "offer?");
+    let out = anp(&["diff", not_json.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nj.json: not JSON"));
+}
