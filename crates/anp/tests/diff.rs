@@ -28,8 +28,10 @@ fn diff(old: &Value, new: &Value) -> OfferDiff {
     diff_offers(&parse(old), &parse(new))
 }
 
-/// (status, moved, key, old_index, new_index) per row, as the UI lists them.
-fn rows(d: &OfferDiff) -> Vec<(LineStatus, bool, String, Option<usize>, Option<usize>)> {
+/// (status, moved, key, old_index, new_index): one row as the UI lists it.
+type Row = (LineStatus, bool, String, Option<usize>, Option<usize>);
+
+fn rows(d: &OfferDiff) -> Vec<Row> {
     d.line_items
         .iter()
         .map(|r| (r.status, r.moved, r.key.clone(), r.old_index, r.new_index))
@@ -38,13 +40,7 @@ fn rows(d: &OfferDiff) -> Vec<(LineStatus, bool, String, Option<usize>, Option<u
 
 use LineStatus::{Added, Changed, Removed, Unchanged};
 
-fn row(
-    status: LineStatus,
-    moved: bool,
-    key: &str,
-    old: Option<usize>,
-    new: Option<usize>,
-) -> (LineStatus, bool, String, Option<usize>, Option<usize>) {
+fn row(status: LineStatus, moved: bool, key: &str, old: Option<usize>, new: Option<usize>) -> Row {
     (status, moved, key.to_owned(), old, new)
 }
 
