@@ -1,10 +1,13 @@
 //! Property tests: canonical JSON is a fixed point under re-parsing, and no
 //! change to any field of any event of a signed log goes unnoticed.
 
-use anp::canonical::to_canonical_string;
+use anp::canonical::{canonical_hash, to_canonical_string};
 use anp::keys::{fingerprint, sign_b64, SigningKey};
+use anp::money::offer_total;
+use anp::payload::{parse_payload, Offer};
 use anp::{verify_log, Actor, ChainHead, Event, EventDraft, EventKind, KeyRing};
 use proptest::prelude::*;
+use rust_decimal::Decimal;
 use serde_json::{json, Map, Number, Value};
 
 /// Any JSON value: every Unicode scalar in strings and keys, integers of
@@ -246,5 +249,156 @@ fn numbers_are_read_correctly_rounded_as_javascript_reads_them() {
     for text in ["-2.4272226536202294e+48", "2.2250738585072014e-308", "0.1"] {
         let value: Value = serde_json::from_str(text).expect("a number");
         assert_eq!(to_canonical_string(&value), text);
+    }
+}
+
+/// A JSON number from the exact decimal `mantissa / 10^places`, written as
+/// its text (at most 15 significant digits, so the text survives the double).
+fn decimal_number(mantissa: i64, places: u32) -> Value {
+    let text = rust_decimal::Decimal::new(mantissa, places).to_string();
+    serde_json::from_str(&text).expect("decimal text is a JSON number")
+}
+
+/// Offers near the edges of every rule: mostly valid, each part sometimes
+/// broken.
+fn near_valid_offer() -> impl Strategy<Value = Value> {
+    let number = prop_oneof![
+        12 => (1i64..=100_000_000, 0u32..=4).prop_map(|(m, p)| decimal_number(m, p)),
+        1 => (-10i64..20_000_000_000, 0u32..8).prop_map(|(m, p)| decimal_number(m, p)),
+        1 => any::<f64>().prop_filter_map("finite", |f| Number::from_f64(f).map(Value::Number)),
+        1 => Just(json!("12")),
+        1 => Just(Value::Null),
+    ];
+    let term = prop_oneof![
+        12 => (1i64..=120).prop_map(|t| json!(t)),
+        1 => number.clone(),
+    ];
+    let text = prop_oneof![
+        12 => "[a-zA-Z😀 ]{1,6}".prop_map(Value::String),
+        1 => Just(Value::String(String::new())),
+        1 => Just(Value::String("😀".repeat(301))),
+        1 => Just(json!(7)),
+    ];
+    let currency = prop_oneof![
+        12 => Just(json!("USD")),
+        1 => prop::sample::select(vec![json!("EUR"), json!("usd"), json!(1)]),
+    ];
+    let line = (
+        prop::option::of(text.clone()),
+        text.clone(),
+        number.clone(),
+        number.clone(),
+        currency.clone(),
+        prop::option::of(term.clone()),
+        prop::bool::weighted(0.05),
+    )
+        .prop_map(
+            |(sku, description, quantity, unit_price, currency, term, extra)| {
+                let mut item = json!({"description": description, "quantity": quantity,
+                    "unit": "seat", "unit_price": unit_price, "currency": currency});
+                if let Some(sku) = sku {
+                    item["sku"] = sku;
+                }
+                if let Some(term) = term {
+                    item["term_months"] = term;
+                }
+                if extra {
+                    item["discount"] = json!(1);
+                }
+                item
+            },
+        );
+    let expires = prop_oneof![
+        12 => Just("2026-08-01T00:00:00Z"),
+        1 => prop::sample::select(vec!["2026-08-01", "2026-08-01T00:00:00.5+01:00", "soon"]),
+    ];
+    (
+        currency,
+        term,
+        expires,
+        prop::collection::vec(line, 0..4),
+        prop::option::of(number),
+        prop::option::of(prop::collection::vec(text.clone(), 0..3)),
+        prop::option::of(text),
+    )
+        .prop_map(
+            |(currency, term, expires, lines, total, conditions, notes)| {
+                let mut offer = json!({"currency": currency, "term_months": term,
+                    "expires_at": expires, "line_items": lines});
+                if let Some(total) = total {
+                    offer["total_annual"] = total;
+                }
+                if let Some(conditions) = conditions {
+                    offer["conditions"] = Value::Array(conditions);
+                }
+                if let Some(notes) = notes {
+                    offer["notes"] = notes;
+                }
+                offer
+            },
+        )
+}
+
+/// (quantity mantissa, places, price mantissa, places) within the limits:
+/// quantity in (0, 10^7] with up to 4 places, price in [0, 10^9] with up to 6.
+fn priced_line() -> impl Strategy<Value = (i64, u32, i64, u32)> {
+    (0u32..=4, 0u32..=6).prop_flat_map(|(qp, pp)| {
+        (
+            1i64..=10_000_000 * 10i64.pow(qp),
+            Just(qp),
+            0i64..=1_000_000_000 * 10i64.pow(pp),
+            Just(pp),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn parsing_never_panics_and_accepted_payloads_keep_their_hash(
+        value in prop_oneof![json_value(), near_valid_offer()],
+    ) {
+        for kind in EventKind::ALL {
+            match parse_payload(kind, &value) {
+                Ok(payload) => prop_assert_eq!(
+                    canonical_hash(&payload.to_value()),
+                    canonical_hash(&value),
+                    "{} changed in a round trip", kind
+                ),
+                Err(e) => prop_assert!(!e.violations.is_empty()),
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_offers_obey_the_limits_the_schema_states(value in near_valid_offer()) {
+        if let Ok(offer) = Offer::parse(&value) {
+            prop_assert!((1..=120).contains(&offer.term_months));
+            prop_assert!((1..=200).contains(&offer.line_items.len()));
+            for item in &offer.line_items {
+                let q = item.quantity.decimal();
+                let p = item.unit_price.decimal();
+                prop_assert!(q > Decimal::ZERO && q <= Decimal::from(10_000_000));
+                prop_assert!(p >= Decimal::ZERO && p <= Decimal::from(1_000_000_000));
+                prop_assert_eq!(&item.currency, &offer.currency);
+            }
+        }
+    }
+
+    #[test]
+    fn totals_are_exact(lines in prop::collection::vec(priced_line(), 1..=200)) {
+        let mut expected: i128 = 0; // in units of 10^-10
+        let mut items = Vec::new();
+        for (qm, qp, pm, pp) in lines {
+            expected += i128::from(qm) * 10i128.pow(4 - qp) * i128::from(pm) * 10i128.pow(6 - pp);
+            items.push(json!({"description": "d", "quantity": decimal_number(qm, qp), "unit": "u",
+                "unit_price": decimal_number(pm, pp), "currency": "USD"}));
+        }
+        let offer = Offer::parse(&json!({"currency": "USD", "term_months": 12,
+            "expires_at": "2026-08-01T00:00:00Z", "line_items": items})).expect("valid");
+        let total = offer_total(&offer);
+        prop_assert_eq!(total.computed.decimal(), Decimal::from_i128_with_scale(expected, 10));
+        prop_assert!(!total.mismatch);
     }
 }

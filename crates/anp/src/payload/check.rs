@@ -330,13 +330,14 @@ impl Checker {
 /// Longest date-time text considered (RFC 3339 with nanoseconds is 35).
 const MAX_DATE_TIME_LEN: usize = 64;
 
-/// The integer a JSON number denotes, if it has no fractional part.
+/// The integer a JSON number denotes, if it has no fractional part; huge
+/// ones saturate, so they fail the range rule rather than the type rule.
 pub(crate) fn integral(number: &Number) -> Option<i64> {
     if let Some(i) = number.as_i64() {
         return Some(i);
     }
     let f = number.as_f64()?;
-    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+    (f.fract() == 0.0).then_some(f.clamp(-9.0e15, 9.0e15) as i64)
 }
 
 fn show(bound: f64) -> String {
