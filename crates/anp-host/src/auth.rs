@@ -1,0 +1,172 @@
+//! Signed-request authentication (SPEC §3) for both roles: vendor agents on
+//! the agent API and approvers on the approver API. Every failure is the one
+//! uniform refusal; the precise reason only goes to the host's log.
+
+use anp::api::{self, AgentStatus, SignedHeaders, TIMESTAMP_WINDOW_SECS};
+use anp::keys;
+use axum::http::HeaderMap;
+use rusqlite::{params, Connection, OptionalExtension};
+use time::OffsetDateTime;
+
+use crate::admin::parse_status;
+use crate::error::ApiError;
+use crate::Host;
+
+/// An authenticated vendor agent.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// Registration id.
+    pub id: String,
+    /// Public key, base64url.
+    pub public_key: String,
+    /// Fingerprint.
+    pub fingerprint: String,
+    /// Display name.
+    pub name: String,
+    /// Sandbox or verified (never revoked: those are refused).
+    pub status: AgentStatus,
+}
+
+/// An authenticated approver.
+#[derive(Debug, Clone)]
+pub struct Approver {
+    /// Approver id.
+    pub id: String,
+    /// The org it decides for.
+    pub org_handle: String,
+    /// Its email, which must be the approval's `approved_by`.
+    pub email: String,
+    /// Public key, base64url.
+    pub public_key: String,
+}
+
+/// The four headers as received (absent or non-text headers read as empty,
+/// which the check refuses).
+pub fn signed_headers(headers: &HeaderMap) -> SignedHeaders {
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    SignedHeaders {
+        agent: get(api::HEADER_AGENT),
+        timestamp: get(api::HEADER_TIMESTAMP),
+        nonce: get(api::HEADER_NONCE),
+        signature: get(api::HEADER_SIGNATURE),
+    }
+}
+
+/// What was signed: method, path and body bytes.
+pub struct Signed<'a> {
+    /// HTTP method.
+    pub method: &'a str,
+    /// URL path without query.
+    pub path: &'a str,
+    /// Exact body bytes.
+    pub body: &'a [u8],
+    /// The headers.
+    pub headers: &'a SignedHeaders,
+}
+
+fn refuse(reason: impl std::fmt::Display) -> ApiError {
+    tracing::info!(%reason, "refused signed request");
+    ApiError::Unauthorized
+}
+
+fn check(
+    conn: &Connection,
+    req: &Signed<'_>,
+    public_key: &str,
+    now: OffsetDateTime,
+) -> Result<(), ApiError> {
+    let key = keys::parse_public_key(public_key).map_err(refuse)?;
+    api::check_signed_request(req.headers, &key, req.method, req.path, req.body, now)
+        .map_err(refuse)?;
+    // Single use: the nonce is remembered until its timestamp leaves the window.
+    let expires = api::parse_timestamp(&req.headers.timestamp)
+        .map(|t| t.unix_timestamp() + TIMESTAMP_WINDOW_SECS)
+        .ok_or_else(|| refuse("timestamp"))?;
+    let inserted = conn.execute(
+        "INSERT OR IGNORE INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)",
+        params![req.headers.agent, req.headers.nonce, expires],
+    )?;
+    if inserted == 0 {
+        return Err(refuse("nonce reused"));
+    }
+    Ok(())
+}
+
+/// Authenticates a vendor agent; revoked and unknown agents are refused.
+pub fn agent(conn: &Connection, req: &Signed<'_>, now: OffsetDateTime) -> Result<Agent, ApiError> {
+    let found = conn
+        .query_row(
+            "SELECT public_key, fingerprint, agent_name, status FROM agents WHERE id = ?1",
+            [&req.headers.agent],
+            |r| {
+                Ok(Agent {
+                    id: req.headers.agent.clone(),
+                    public_key: r.get(0)?,
+                    fingerprint: r.get(1)?,
+                    name: r.get(2)?,
+                    status: parse_status(&r.get::<_, String>(3)?),
+                })
+            },
+        )
+        .optional()?
+        .ok_or_else(|| refuse("unknown agent"))?;
+    if found.status == AgentStatus::Revoked {
+        return Err(refuse("revoked agent"));
+    }
+    check(conn, req, &found.public_key, now)?;
+    Ok(found)
+}
+
+/// Authenticates an approver; revoked and unknown approvers are refused.
+pub fn approver(
+    conn: &Connection,
+    req: &Signed<'_>,
+    now: OffsetDateTime,
+) -> Result<Approver, ApiError> {
+    let found = conn
+        .query_row(
+            "SELECT a.org_handle, a.email, a.public_key FROM approvers a JOIN orgs o ON o.handle = a.org_handle
+             WHERE a.id = ?1 AND a.revoked_at IS NULL AND o.disabled = 0",
+            [&req.headers.agent],
+            |r| {
+                Ok(Approver {
+                    id: req.headers.agent.clone(),
+                    org_handle: r.get(0)?,
+                    email: r.get(1)?,
+                    public_key: r.get(2)?,
+                })
+            },
+        )
+        .optional()?
+        .ok_or_else(|| refuse("unknown or revoked approver"))?;
+    check(conn, req, &found.public_key, now)?;
+    Ok(found)
+}
+
+/// Forgets nonces whose timestamps have left the window.
+pub fn purge_nonces(conn: &Connection, now: OffsetDateTime) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM nonces WHERE expires_at < ?1",
+        [now.unix_timestamp()],
+    )
+}
+
+/// Purges expired nonces once a minute for as long as the server runs.
+pub async fn purge_nonces_forever(host: Host) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+    loop {
+        tick.tick().await;
+        let h = host.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            let now = h.clock().now();
+            h.with_conn(|c| purge_nonces(c, now))
+        })
+        .await;
+    }
+}

@@ -1,0 +1,123 @@
+//! Host configuration: limits, durability and clock. Everything a test needs
+//! to make small (rate limits, body sizes) is a field here, not a constant.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+/// One rate limit: at most `max` requests per `window` for one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// Requests allowed in one window.
+    pub max: u32,
+    /// Length of the window.
+    pub window: Duration,
+}
+
+impl Limit {
+    /// `max` requests per minute.
+    pub const fn per_minute(max: u32) -> Limit {
+        Limit {
+            max,
+            window: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Every rate and size limit the host enforces (SPEC §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Any request, per client IP.
+    pub per_ip: Limit,
+    /// Signed requests, per agent or approver id.
+    pub per_agent: Limit,
+    /// Event submissions, per session.
+    pub per_session: Limit,
+    /// Registrations and enrollments, per client IP.
+    pub registration: Limit,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Most distinct keys the limiter tracks; beyond it, it refuses (fails closed).
+    pub max_tracked_keys: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            per_ip: Limit::per_minute(6000),
+            per_agent: Limit::per_minute(3000),
+            per_session: Limit::per_minute(1200),
+            registration: Limit::per_minute(20),
+            max_body_bytes: 512 * 1024,
+            max_tracked_keys: 100_000,
+        }
+    }
+}
+
+/// SQLite `synchronous` setting for the write-ahead log.
+///
+/// `Normal` (the default) commits into the WAL file before a request is
+/// acknowledged, so an acknowledged event survives the death of the process
+/// (`kill -9`); only an operating-system crash or power loss can lose the
+/// last commits. `Full` also fsyncs every commit, surviving power loss at
+/// the cost of one fsync per append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `PRAGMA synchronous=NORMAL`: survives process crashes.
+    #[default]
+    Normal,
+    /// `PRAGMA synchronous=FULL`: survives power loss.
+    Full,
+}
+
+impl Durability {
+    /// The pragma value.
+    pub fn pragma(self) -> &'static str {
+        match self {
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        }
+    }
+}
+
+/// The host's notion of "now". Real hosts use the system clock; tests can
+/// move it forward to let an offer expire without waiting.
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    offset_secs: Arc<AtomicI64>,
+}
+
+impl Clock {
+    /// The system clock.
+    pub fn system() -> Clock {
+        Clock::default()
+    }
+
+    /// Current time, plus any offset a test added.
+    pub fn now(&self) -> OffsetDateTime {
+        OffsetDateTime::now_utc() + time::Duration::seconds(self.offset_secs.load(Ordering::SeqCst))
+    }
+
+    /// Moves this clock (and every clone of it) forward.
+    pub fn advance(&self, by: Duration) {
+        let secs = i64::try_from(by.as_secs()).unwrap_or(i64::MAX / 2);
+        self.offset_secs.fetch_add(secs, Ordering::SeqCst);
+    }
+}
+
+/// Everything that configures a host besides its database.
+#[derive(Debug, Clone, Default)]
+pub struct HostConfig {
+    /// Rate and size limits.
+    pub limits: Limits,
+    /// SQLite durability.
+    pub durability: Durability,
+    /// Where the platform signing key lives; default: beside the database,
+    /// `<db>.platform-key.json`, created on first start with mode 0600.
+    pub platform_key_path: Option<PathBuf>,
+    /// The clock.
+    pub clock: Clock,
+}

@@ -1,0 +1,341 @@
+//! `anp-host`: serve the buyer host, or administer its database.
+//! Exit codes: 0 success, 1 the operation failed, 2 bad usage.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anp_host::{admin, db, Durability, Host, HostConfig, Limit, Limits};
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+/// The reference ANP/0.1 buyer host and its admin commands.
+#[derive(Parser)]
+#[command(name = "anp-host", version)]
+struct Cli {
+    /// The SQLite database file (created on first use).
+    #[arg(long, global = true, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the agent API, discovery and the approver API.
+    Serve(ServeArgs),
+    /// Buyer organizations.
+    #[command(subcommand)]
+    Org(OrgCommand),
+    /// Registered vendor agents.
+    #[command(subcommand)]
+    Agent(AgentCommand),
+    /// Approvers (the people who decide in the console).
+    #[command(subcommand)]
+    Approver(ApproverCommand),
+    /// Buyer policies.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address to listen on, for example 127.0.0.1:8480.
+    #[arg(long, default_value = "127.0.0.1:8480")]
+    listen: String,
+    /// SQLite synchronous mode: normal (survives process crashes) or full (also power loss).
+    #[arg(long, default_value = "normal", value_parser = ["normal", "full"])]
+    sync: String,
+    /// Requests per minute per client IP.
+    #[arg(long, default_value_t = 6000)]
+    limit_ip: u32,
+    /// Signed requests per minute per agent or approver.
+    #[arg(long, default_value_t = 3000)]
+    limit_agent: u32,
+    /// Event submissions per minute per session.
+    #[arg(long, default_value_t = 1200)]
+    limit_session: u32,
+    /// Registrations and enrollments per minute per client IP.
+    #[arg(long, default_value_t = 20)]
+    limit_registration: u32,
+    /// Largest request body in bytes.
+    #[arg(long, default_value_t = 512 * 1024)]
+    max_body_bytes: usize,
+}
+
+#[derive(Subcommand)]
+enum OrgCommand {
+    /// Create an org; prints its unguessable handle.
+    Create {
+        /// The buyer's name (its envelope's party).
+        #[arg(long)]
+        name: String,
+    },
+    /// Disable an org: sessions to it are refused.
+    Disable {
+        /// The org handle.
+        handle: String,
+    },
+    /// List orgs.
+    List,
+}
+
+#[derive(Subcommand)]
+enum AgentCommand {
+    /// List registered agents.
+    List,
+    /// Mark an agent verified by a person (it may open live sessions).
+    Verify {
+        /// The agent id.
+        agent_id: String,
+    },
+    /// Revoke an agent everywhere.
+    Revoke {
+        /// The agent id.
+        agent_id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum ApproverCommand {
+    /// Issue a one-time enrollment code for an approver.
+    Enroll {
+        /// The org handle (`sandbox` for the sandbox).
+        #[arg(long)]
+        org: String,
+        /// The approver's name.
+        #[arg(long)]
+        name: String,
+        /// The approver's email (signed into approvals as approved_by).
+        #[arg(long)]
+        email: String,
+        /// Hours the code stays valid.
+        #[arg(long, default_value_t = 24)]
+        valid_hours: u64,
+    },
+    /// List approvers.
+    List,
+    /// Revoke an approver.
+    Revoke {
+        /// The approver id.
+        approver_id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Load a policy file (JSON) for an org.
+    Load {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// The policy file.
+        file: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let Some(db_path) = cli.db.clone() else {
+        eprintln!("anp-host: --db FILE is required");
+        return ExitCode::from(2);
+    };
+    match run(cli, db_path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("anp-host: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print(as_json: bool, value: serde_json::Value, text: String) {
+    if as_json {
+        println!("{value}");
+    } else {
+        println!("{text}");
+    }
+}
+
+fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
+    let as_json = cli.json;
+    if let Command::Serve(args) = cli.command {
+        return serve(db_path, args);
+    }
+    let conn = db::open(&db_path, Durability::Normal).map_err(|e| e.to_string())?;
+    let now = time::OffsetDateTime::now_utc();
+    let err = |e: admin::AdminError| e.to_string();
+    match cli.command {
+        Command::Serve(_) => unreachable!("handled above"),
+        Command::Org(OrgCommand::Create { name }) => {
+            let org = admin::create_org(&conn, &name, now).map_err(err)?;
+            print(as_json, json!(org), org.org_handle.clone());
+        }
+        Command::Org(OrgCommand::Disable { handle }) => {
+            admin::disable_org(&conn, &handle).map_err(err)?;
+            print(
+                as_json,
+                json!({ "org_handle": handle, "disabled": true }),
+                format!("disabled {handle}"),
+            );
+        }
+        Command::Org(OrgCommand::List) => {
+            let orgs = admin::list_orgs(&conn).map_err(err)?;
+            let text = orgs
+                .iter()
+                .map(|o| {
+                    format!(
+                        "{}\t{}\t{}",
+                        o.org_handle,
+                        if o.disabled { "disabled" } else { "active" },
+                        o.name
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(as_json, json!({ "orgs": orgs }), text);
+        }
+        Command::Agent(AgentCommand::List) => {
+            let agents = admin::list_agents(&conn).map_err(err)?;
+            let text = agents
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}\t{}\t{}\t{}",
+                        a.agent_id,
+                        admin::status_text(a.status),
+                        a.vendor_name,
+                        a.agent_name
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(as_json, json!({ "agents": agents }), text);
+        }
+        Command::Agent(AgentCommand::Verify { agent_id }) => {
+            admin::verify_agent(&conn, &agent_id).map_err(err)?;
+            print(
+                as_json,
+                json!({ "agent_id": agent_id, "status": "verified" }),
+                format!("verified {agent_id}"),
+            );
+        }
+        Command::Agent(AgentCommand::Revoke { agent_id }) => {
+            admin::revoke_agent(&conn, &agent_id).map_err(err)?;
+            print(
+                as_json,
+                json!({ "agent_id": agent_id, "status": "revoked" }),
+                format!("revoked {agent_id}"),
+            );
+        }
+        Command::Approver(ApproverCommand::Enroll {
+            org,
+            name,
+            email,
+            valid_hours,
+        }) => {
+            let ttl = Duration::from_secs(valid_hours.saturating_mul(3600));
+            let code = admin::enroll_code(&conn, &org, &name, &email, ttl, now).map_err(err)?;
+            let text = format!(
+                "{}\n(one-time code for {email}, expires {})",
+                code.code, code.expires_at
+            );
+            print(as_json, json!(code), text);
+        }
+        Command::Approver(ApproverCommand::List) => {
+            let approvers = admin::list_approvers(&conn).map_err(err)?;
+            let text = approvers
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}\t{}\t{}\t{}",
+                        a.approver_id,
+                        a.org_handle,
+                        a.email,
+                        if a.revoked_at.is_some() {
+                            "revoked"
+                        } else {
+                            "active"
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(as_json, json!({ "approvers": approvers }), text);
+        }
+        Command::Approver(ApproverCommand::Revoke { approver_id }) => {
+            admin::revoke_approver(&conn, &approver_id, now).map_err(err)?;
+            print(
+                as_json,
+                json!({ "approver_id": approver_id, "revoked": true }),
+                format!("revoked {approver_id}"),
+            );
+        }
+        Command::Policy(PolicyCommand::Load { org, file }) => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read policy file {}: {e}", file.display()))?;
+            let policy = admin::load_policy(&conn, &org, &text).map_err(err)?;
+            print(
+                as_json,
+                json!({ "org_handle": org, "loaded": true, "skus": policy.skus.keys().collect::<Vec<_>>() }),
+                format!("loaded policy for {org}"),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn serve(db_path: PathBuf, args: ServeArgs) -> Result<(), String> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let config = HostConfig {
+        limits: Limits {
+            per_ip: Limit::per_minute(args.limit_ip),
+            per_agent: Limit::per_minute(args.limit_agent),
+            per_session: Limit::per_minute(args.limit_session),
+            registration: Limit::per_minute(args.limit_registration),
+            max_body_bytes: args.max_body_bytes,
+            ..Limits::default()
+        },
+        durability: if args.sync == "full" {
+            Durability::Full
+        } else {
+            Durability::Normal
+        },
+        ..HostConfig::default()
+    };
+    let host = Host::open(&db_path, config).map_err(|e| e.to_string())?;
+    let runtime =
+        tokio::runtime::Runtime::new().map_err(|e| format!("starting the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        // The first stdout line names the address, so a parent process can read it.
+        println!("listening on http://{addr}");
+        host.serve_until(listener, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| format!("server failed: {e}"))
+    })
+}

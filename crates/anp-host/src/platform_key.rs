@@ -1,0 +1,56 @@
+//! The platform signing key: signs `session_open`, the buyer envelope and
+//! every buyer event. Created on first start, stored readable by its owner
+//! only (mode 0600), in the key-file format of `anp::keys`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anp::keys::{self, SigningKey};
+
+use crate::error::HostError;
+
+/// Where the key lives when the configuration does not say.
+pub fn default_path(db_path: &Path) -> PathBuf {
+    let mut name = db_path.as_os_str().to_owned();
+    name.push(".platform-key.json");
+    PathBuf::from(name)
+}
+
+/// Loads the key at `path`, creating it (0600) when absent.
+pub fn load_or_create(path: &Path) -> Result<SigningKey, HostError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => keys::decode_key_file(&text)
+            .map_err(|e| HostError::Key(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(path),
+        Err(source) => Err(HostError::Io {
+            what: format!("reading platform key {}", path.display()),
+            source,
+        }),
+    }
+}
+
+fn create(path: &Path) -> Result<SigningKey, HostError> {
+    let key = keys::generate_signing_key();
+    let io = |source| HostError::Io {
+        what: format!("creating platform key {}", path.display()),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Ok(mut file) => {
+            file.write_all(keys::encode_key_file(&key).as_bytes())
+                .map_err(io)?;
+            file.sync_all().map_err(io)?;
+            Ok(key)
+        }
+        // Another process created it first: use theirs.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => load_or_create(path),
+        Err(e) => Err(io(e)),
+    }
+}

@@ -1,0 +1,181 @@
+//! What every handler shares: the per-IP limit, the bounded body, and
+//! running authentication plus the domain call in one transaction on a
+//! blocking thread.
+
+use std::net::SocketAddr;
+
+use anp::api::SignedHeaders;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, Uri};
+use rusqlite::{Connection, TransactionBehavior};
+use time::OffsetDateTime;
+
+use crate::auth::{self, Signed};
+use crate::body::read_limited;
+use crate::error::ApiError;
+use crate::ratelimit::Scope;
+use crate::Host;
+
+/// A request as received, before authentication.
+pub struct Incoming {
+    /// Method.
+    pub method: Method,
+    /// URI (its path is what was signed).
+    pub uri: Uri,
+    /// Headers.
+    pub headers: HeaderMap,
+    /// Body bytes (already bounded).
+    pub body: Bytes,
+}
+
+/// Applies the per-IP limit (and `extra` scope, if any) and reads the body.
+pub async fn receive(
+    host: &Host,
+    addr: SocketAddr,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+    extra: Option<Scope>,
+) -> Result<Incoming, ApiError> {
+    let ip = addr.ip().to_string();
+    host.inner.limiter.check(Scope::Ip, &ip)?;
+    if let Some(scope) = extra {
+        host.inner.limiter.check(scope, &ip)?;
+    }
+    let body = read_limited(&headers, body, host.inner.config.limits.max_body_bytes).await?;
+    Ok(Incoming {
+        method,
+        uri,
+        headers,
+        body,
+    })
+}
+
+/// Runs `f` in one IMMEDIATE transaction on a blocking thread; commits on
+/// success, rolls back on error.
+pub async fn in_tx<T: Send + 'static>(
+    host: &Host,
+    f: impl FnOnce(&Connection, &Host, OffsetDateTime) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let host = host.clone();
+    tokio::task::spawn_blocking(move || {
+        let now = host.clock().now();
+        host.with_conn(|conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = f(&tx, &host, now)?;
+            tx.commit()?;
+            Ok(value)
+        })?
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// The principal of a signed request.
+pub trait Principal: Sized {
+    /// Authenticates (and consumes the nonce).
+    fn authenticate(
+        conn: &Connection,
+        req: &Signed<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Self, ApiError>;
+    /// Its id, for the per-agent limit.
+    fn id(&self) -> &str;
+}
+
+impl Principal for auth::Agent {
+    fn authenticate(
+        conn: &Connection,
+        req: &Signed<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Self, ApiError> {
+        auth::agent(conn, req, now)
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Principal for auth::Approver {
+    fn authenticate(
+        conn: &Connection,
+        req: &Signed<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Self, ApiError> {
+        auth::approver(conn, req, now)
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Authenticates a signed request and runs `f` for its principal, all in
+/// one transaction. The nonce is consumed even when `f` refuses (so a
+/// refused request can never be replayed into success later); nothing else
+/// `f` did survives its error.
+pub async fn signed<P: Principal + Send + 'static, T: Send + 'static>(
+    host: &Host,
+    incoming: Incoming,
+    f: impl FnOnce(
+            &Connection,
+            &Host,
+            &P,
+            &Incoming,
+            &SignedHeaders,
+            OffsetDateTime,
+        ) -> Result<T, ApiError>
+        + Send
+        + 'static,
+) -> Result<T, ApiError> {
+    let host2 = host.clone();
+    tokio::task::spawn_blocking(move || {
+        let now = host2.clock().now();
+        host2.with_conn(|conn| {
+            let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let headers = auth::signed_headers(&incoming.headers);
+            let request = Signed {
+                method: incoming.method.as_str(),
+                path: incoming.uri.path(),
+                body: &incoming.body,
+                headers: &headers,
+            };
+            let principal = P::authenticate(&tx, &request, now)?;
+            let limited = host2.inner.limiter.check(Scope::Agent, principal.id());
+            let result = match limited {
+                Err(e) => Err(e),
+                Ok(()) => {
+                    let sp = tx.savepoint()?;
+                    let result = f(&sp, &host2, &principal, &incoming, &headers, now);
+                    if result.is_ok() {
+                        sp.commit()?;
+                    }
+                    result
+                }
+            };
+            tx.commit()?;
+            result
+        })?
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?
+}
+
+/// Reads `?after=SEQ` (absent: 0).
+pub fn after_param(uri: &Uri) -> Result<u64, ApiError> {
+    let Some(query) = uri.query() else {
+        return Ok(0);
+    };
+    let mut after = 0;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if name == "after" {
+            after = value.parse::<u64>().map_err(|_| {
+                ApiError::Invalid(format!(
+                    "after must be a non-negative integer seq, got {value:?}."
+                ))
+            })?;
+        }
+    }
+    Ok(after)
+}

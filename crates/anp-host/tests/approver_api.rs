@@ -1,0 +1,449 @@
+//! The approver API: enrollment, summary, decisions with their policy,
+//! idempotency, screening and expiry, and a full negotiation ending in a
+//! two-approver accept.
+
+mod common;
+
+use anp::api::{self, LogDocument};
+use anp::KeyRing;
+use common::*;
+use serde_json::{json, Value};
+
+fn pending_of(summary: &Value, session: &str) -> Vec<Value> {
+    summary["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == session)
+        .unwrap()["pending"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test]
+async fn enrollment_codes_work_once() {
+    let t = start(roomy_limits()).await;
+    let code = t
+        .host()
+        .enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let pk = anp::keys::public_key_b64(&key.verifying_key());
+    let proof = anp::keys::sign_b64(&key, anp::signed::registration_proof_string(&pk).as_bytes());
+    let body = serde_json::to_vec(&json!({ "code": code, "name": "Ada", "email": "ada@fabrikam.example", "public_key": pk, "proof": proof })).unwrap();
+    let (s, b) = t
+        .raw("POST", "/api/console/v1/enroll", &[], body.clone())
+        .await;
+    assert_eq!(s, 201);
+    let r: api::EnrollResponse = serde_json::from_slice(&b).unwrap();
+    assert_eq!(r.platform_fingerprint, t.host().platform_fingerprint());
+    let (s, b) = t.raw("POST", "/api/console/v1/enroll", &[], body).await;
+    assert_eq!(s, 403);
+    assert!(String::from_utf8_lossy(&b).contains("bad_enrollment_code"));
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_full_negotiation_ends_in_a_two_approver_accept() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let bob = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Bob", "bob@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+
+    // 1. vendor offers 500 x 1200 = 600000: above the sandbox's 250000 threshold
+    let (s, _) = t
+        .submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200);
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    assert_eq!(
+        pending.len(),
+        2,
+        "the inbound offer and the agent's draft: {pending:?}"
+    );
+    let inbound = pending.iter().find(|p| p["seq"] == 3).unwrap();
+    assert_eq!(inbound["approvals_required"], 2);
+    let draft = pending.iter().find(|p| p["seq"] == 0).unwrap();
+    assert!(draft["event_hash"].as_str().unwrap().starts_with("draft:"));
+    assert_eq!(
+        draft["draft"]["line_items"][0]["unit_price"], 1000,
+        "round 0 opens at the target price"
+    );
+
+    // 2. Ada sends the draft counter
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": draft["event_hash"] })).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["outcome"], "appended");
+    let doc: LogDocument = serde_json::from_value(r["log"].clone()).unwrap();
+    let counter = doc.events.last().unwrap();
+    assert_eq!(
+        (counter.kind.as_str(), counter.actor.as_str()),
+        ("counter_offer", "buyer")
+    );
+
+    // 3. vendor counters at 1100 (550000, still above threshold)
+    let (s, _) = t
+        .submit(&vendor, &session, "counter_offer", offer(1100, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200);
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    let inbound = pending.iter().find(|p| p["seq"] != 0).unwrap().clone();
+    let hash = inbound["event_hash"].as_str().unwrap().to_owned();
+
+    // 4. Ada approves: recorded, awaiting a second approver
+    let at = t.now();
+    let ada_decision = json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &at) });
+    let (s, r) = t.decide(&ada, &session, ada_decision.clone()).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["outcome"], "awaiting_approvals");
+    // the same approver again (new decision id) is refused by the policy
+    let again = json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &at) });
+    let (s, r) = t.decide(&ada, &session, again).await;
+    assert_eq!((s, r["error"]["code"].as_str()), (409, Some("policy")));
+    // repeating the first decision returns its first outcome and changes nothing
+    let (s, r) = t.decide(&ada, &session, ada_decision.clone()).await;
+    assert_eq!(
+        (s, r["outcome"].as_str()),
+        (200, Some("awaiting_approvals"))
+    );
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    let p = pending
+        .iter()
+        .find(|p| p["event_hash"] == hash.as_str())
+        .unwrap();
+    assert_eq!(p["approvals"].as_array().unwrap().len(), 1);
+    assert_eq!(p["approvals"][0]["approved_by"], "ada@fabrikam.example");
+
+    // an approval signed by Bob's key but claiming Ada is refused
+    let mut forged = bob.approval(&hash, &at);
+    forged["approved_by"] = json!("ada@fabrikam.example");
+    let (s, _) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": forged })).await;
+    assert_eq!(s, 400);
+    // a bad signature is refused
+    let mut bad = bob.approval(&hash, &at);
+    bad["at"] = json!("2030-01-01T00:00:00Z");
+    let (s, r) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": bad })).await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (400, Some("bad_signature"))
+    );
+
+    // 5. Bob approves: the accept is appended
+    let (s, r) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": bob.approval(&hash, &t.now()) })).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["outcome"], "appended");
+    let doc: LogDocument = serde_json::from_value(r["log"].clone()).unwrap();
+    assert_eq!(doc.session.status, "accepted");
+    let accept = doc.events.last().unwrap();
+    assert_eq!(
+        (accept.kind.as_str(), accept.actor.as_str()),
+        ("accept", "buyer")
+    );
+    assert_eq!(
+        accept.signer.as_deref(),
+        Some(t.host().platform_fingerprint())
+    );
+    assert_eq!(accept.payload["in_response_to"], hash.as_str());
+    let ring = KeyRing::from_log_keys(&doc).unwrap();
+    assert!(anp::verify_log(&session, &doc.events, &ring).ok);
+
+    // both approvals verify against the keys published in discovery
+    let wk: api::WellKnown = t
+        .http
+        .get(t.url("/.well-known/anp.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut approvals = vec![accept.payload["approval"].clone()];
+    approvals.extend(
+        accept.payload["approvals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .cloned(),
+    );
+    assert_eq!(approvals.len(), 2);
+    let mut signers = Vec::new();
+    for a in &approvals {
+        let a: anp::payload::Approval = serde_json::from_value(a.clone()).unwrap();
+        let key = wk
+            .platform_keys
+            .iter()
+            .find(|k| k.approved_by.as_deref() == Some(a.approved_by.as_str()))
+            .unwrap();
+        let vk = anp::keys::parse_public_key(&key.public_key).unwrap();
+        let string = anp::signed::approval_string(&hash, &a.approved_by, &a.at);
+        assert!(
+            anp::keys::verify_b64(&vk, string.as_bytes(), &a.signature),
+            "{} approval verifies",
+            a.approved_by
+        );
+        signers.push(a.approved_by);
+    }
+    signers.sort();
+    assert_eq!(signers, ["ada@fabrikam.example", "bob@fabrikam.example"]);
+
+    // 6. after accept: only message and session_close
+    let (s, r) = t
+        .submit(&vendor, &session, "offer", offer(1000, FAR_FUTURE))
+        .await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (409, Some("session_closed"))
+    );
+    let (s, _) = t
+        .submit(
+            &vendor,
+            &session,
+            "message",
+            json!({ "body": "Thank you." }),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert!(pending_of(&t.summary(&ada).await, &session).is_empty());
+
+    // a decision id reused with a different body is a conflict
+    let mut changed = ada_decision.clone();
+    changed["action"] = json!("decline");
+    changed["reason"] = json!("changed my mind");
+    changed.as_object_mut().unwrap().remove("approval");
+    let (s, r) = t.decide(&ada, &session, changed).await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (409, Some("decision_conflict"))
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn decline_needs_a_reason_and_appends_a_decline() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "decline", "in_response_to": hash })).await;
+    assert_eq!(s, 400, "{r}");
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "decline", "in_response_to": hash, "reason": "Too expensive for this term." })).await;
+    assert_eq!(s, 200, "{r}");
+    let doc: LogDocument = serde_json::from_value(r["log"].clone()).unwrap();
+    let last = doc.events.last().unwrap();
+    assert_eq!(last.kind.as_str(), "decline");
+    assert_eq!(
+        last.payload,
+        json!({ "reason": "Too expensive for this term." })
+    );
+    // the offer is no longer standing
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "decline", "in_response_to": hash, "reason": "again" })).await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (409, Some("not_standing"))
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn screening_holds_a_leaking_counter_and_sends_a_clean_one() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut leaking = offer(1050, FAR_FUTURE);
+    leaking["notes"] = json!("We cannot go past $600,000 in total.");
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "counter", "in_response_to": hash, "offer": leaking })).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["outcome"], "held");
+    assert!(
+        r["detail"].as_str().unwrap().contains("budget ceiling"),
+        "{r}"
+    );
+    let doc: LogDocument = serde_json::from_value(r["log"].clone()).unwrap();
+    assert_eq!(doc.events.len(), 3, "nothing was sent");
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    let p = pending
+        .iter()
+        .find(|p| p["event_hash"] == hash.as_str())
+        .unwrap();
+    assert!(p["held_reason"]
+        .as_str()
+        .unwrap()
+        .contains("budget ceiling"));
+
+    let at_walk_away = offer(1150, FAR_FUTURE);
+    let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "counter", "in_response_to": hash, "offer": at_walk_away })).await;
+    assert_eq!(r["outcome"], "held");
+    assert!(r["detail"].as_str().unwrap().contains("walk-away"), "{r}");
+
+    let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "counter", "in_response_to": hash, "offer": offer(1050, FAR_FUTURE) })).await;
+    assert_eq!(r["outcome"], "appended", "{r}");
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unreadable_policy_holds_everything() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let org = t.host().create_org("Tailspin").unwrap().org_handle;
+    t.host().verify_agent(&vendor.id).unwrap();
+    let ada = t.enroll(&org, "Ada", "ada@tailspin.example").await;
+    let (s, b) = t
+        .signed(
+            &vendor,
+            "POST",
+            "/api/agent/v1/sessions",
+            &json!({ "target": { "org_handle": org }, "envelope": vendor_envelope() }),
+        )
+        .await;
+    assert_eq!(s, 201);
+    let session = serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
+    conn.execute(
+        "UPDATE orgs SET policy = '{broken' WHERE handle = ?1",
+        [&org],
+    )
+    .unwrap();
+    let hash = pending_of(&t.summary(&ada).await, &session)[0]["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "decline", "in_response_to": hash, "reason": "No." })).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["outcome"], "held");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("screening is unavailable"),
+        "{r}"
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_expired_offer_cannot_be_approved() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let expires = api::format_timestamp(t.host().clock().now() + time::Duration::hours(1));
+    // 10 seats: below the threshold, one approver is enough
+    let mut small = offer(1200, &expires);
+    small["line_items"][0]["quantity"] = json!(10);
+    let (s, _) = t.submit(&vendor, &session, "offer", small).await;
+    assert_eq!(s, 200);
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    t.host()
+        .clock()
+        .advance(std::time::Duration::from_secs(2 * 3600));
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &t.now()) })).await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (409, Some("offer_expired")),
+        "{r}"
+    );
+    let (_, body) = t
+        .signed(
+            &vendor,
+            "GET",
+            &format!("/api/agent/v1/sessions/{session}"),
+            &Value::Null,
+        )
+        .await;
+    let st: api::SessionStatus = serde_json::from_slice(&body).unwrap();
+    assert_eq!(st.session.status, "open");
+    assert_eq!(st.session.event_count, 3);
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_vendor_may_accept_the_buyers_counter_offer() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "counter", "in_response_to": hash, "offer": offer(1050, FAR_FUTURE) })).await;
+    let counter_hash = r["log"]["events"].as_array().unwrap().last().unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (s, r) = t
+        .submit(
+            &vendor,
+            &session,
+            "accept",
+            json!({ "in_response_to": hash }),
+        )
+        .await;
+    assert_eq!(
+        (s, r["error"]["code"].as_str()),
+        (409, Some("not_standing")),
+        "{r}"
+    );
+    let (s, r) = t
+        .submit(
+            &vendor,
+            &session,
+            "accept",
+            json!({ "in_response_to": counter_hash }),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["session"]["status"], "accepted");
+    t.running.shutdown().await;
+}

@@ -1,0 +1,105 @@
+//! The admin CLI, run as the real binary against a database file.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn run(db: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_anp-host"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(text.trim().lines().count(), 1, "one JSON object: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+
+    let org = json_of(&run(
+        &db,
+        &["org", "create", "--name", "Tailspin Toys", "--json"],
+    ));
+    let handle = org["org_handle"].as_str().unwrap().to_owned();
+    assert!(handle.starts_with("anp_org_"));
+    assert_eq!(handle.len(), "anp_org_".len() + 32, "128 random bits, hex");
+
+    let list = json_of(&run(&db, &["org", "list", "--json"]));
+    let handles: Vec<&str> = list["orgs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["org_handle"].as_str().unwrap())
+        .collect();
+    assert_eq!(handles, ["sandbox", handle.as_str()]);
+
+    let code = json_of(&run(
+        &db,
+        &[
+            "approver",
+            "enroll",
+            "--org",
+            &handle,
+            "--name",
+            "Ada",
+            "--email",
+            "ada@tailspin.example",
+            "--json",
+        ],
+    ));
+    assert!(code["code"].as_str().unwrap().starts_with("anp_enroll_"));
+
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/policy.json");
+    let loaded = json_of(&run(
+        &db,
+        &["policy", "load", "--org", &handle, policy, "--json"],
+    ));
+    assert_eq!(loaded["loaded"], true);
+
+    let bad_policy = dir.path().join("bad.json");
+    std::fs::write(&bad_policy, r#"{"max_rounds": 1, "concession_per_round": "2", "approval": {"above_total": "1", "approvers_required": 1}, "may_discuss": ["x"]}"#).unwrap();
+    let out = run(
+        &db,
+        &[
+            "policy",
+            "load",
+            "--org",
+            &handle,
+            bad_policy.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("concession_per_round must be between 0 and 1"));
+
+    let out = run(&db, &["agent", "verify", "no-such-agent"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no agent with id \"no-such-agent\""));
+
+    let out = run(&db, &["org", "disable", "sandbox"]);
+    assert_eq!(out.status.code(), Some(1));
+    let disabled = json_of(&run(&db, &["org", "disable", &handle, "--json"]));
+    assert_eq!(disabled["disabled"], true);
+
+    let out = run(&db, &["org", "frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+        .args(["org", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--db is required");
+}

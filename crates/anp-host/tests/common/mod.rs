@@ -1,0 +1,275 @@
+//! Test helpers: a real host on 127.0.0.1:0, and signed raw HTTP for the
+//! vendor and approver roles (built with anp::api::sign_request).
+#![allow(dead_code)]
+
+use anp::api::{self, EnrollRequest, EnrollResponse, RegisterRequest, RegisterResponse};
+use anp::keys::{self, SigningKey};
+use anp::signed;
+use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+pub struct TestHost {
+    pub running: RunningHost,
+    pub dir: tempfile::TempDir,
+    pub http: reqwest::Client,
+}
+
+pub fn small_limits(max: u32) -> Limits {
+    let l = Limit {
+        max,
+        window: Duration::from_secs(3600),
+    };
+    Limits {
+        per_ip: l,
+        per_agent: l,
+        per_session: l,
+        registration: l,
+        max_body_bytes: 64 * 1024,
+        max_tracked_keys: 10_000,
+    }
+}
+
+pub fn roomy_limits() -> Limits {
+    small_limits(1_000_000)
+}
+
+pub async fn start(limits: Limits) -> TestHost {
+    let dir = tempfile::tempdir().unwrap();
+    let config = HostConfig {
+        limits,
+        ..HostConfig::default()
+    };
+    let host = Host::open(&dir.path().join("host.db"), config).unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    TestHost {
+        running,
+        dir,
+        http: reqwest::Client::new(),
+    }
+}
+
+impl TestHost {
+    pub fn host(&self) -> &Host {
+        &self.running.host
+    }
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.running.base_url(), path)
+    }
+    pub fn now(&self) -> String {
+        api::format_timestamp(self.host().clock().now())
+    }
+
+    /// A raw request; returns status and body bytes.
+    pub async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> (u16, Vec<u8>) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut req = self.http.request(method, self.url(path)).body(body);
+        for (k, v) in headers {
+            req = req.header(*k, v);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.bytes().await.unwrap().to_vec())
+    }
+
+    pub async fn register(&self, name: &str) -> Party {
+        let key = keys::generate_signing_key();
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            &key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let req = RegisterRequest {
+            agent_name: format!("{name} Agent"),
+            vendor_name: name.to_owned(),
+            contact_email: "sales@vendor.example".into(),
+            public_key,
+            proof,
+        };
+        let (status, body) = self
+            .raw(
+                "POST",
+                "/api/agent/v1/register",
+                &[("content-type", "application/json".into())],
+                serde_json::to_vec(&req).unwrap(),
+            )
+            .await;
+        assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+        let r: RegisterResponse = serde_json::from_slice(&body).unwrap();
+        Party {
+            id: r.agent_id,
+            key,
+            email: String::new(),
+        }
+    }
+
+    pub async fn enroll(&self, org: &str, name: &str, email: &str) -> Party {
+        let code = self.host().enroll_code(org, name, email).unwrap().code;
+        let key = keys::generate_signing_key();
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            &key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let req = EnrollRequest {
+            code,
+            name: name.into(),
+            email: email.into(),
+            public_key,
+            proof,
+        };
+        let (status, body) = self
+            .raw(
+                "POST",
+                "/api/console/v1/enroll",
+                &[],
+                serde_json::to_vec(&req).unwrap(),
+            )
+            .await;
+        assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+        let r: EnrollResponse = serde_json::from_slice(&body).unwrap();
+        Party {
+            id: r.approver_id,
+            key,
+            email: email.into(),
+        }
+    }
+
+    /// A signed request by `party`.
+    pub async fn signed(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: &Value,
+    ) -> (u16, Vec<u8>) {
+        let bytes = if body.is_null() {
+            Vec::new()
+        } else {
+            serde_json::to_vec(body).unwrap()
+        };
+        let sig_path = path.split('?').next().unwrap();
+        let h = api::sign_request(
+            &party.key,
+            &party.id,
+            method,
+            sig_path,
+            &bytes,
+            &self.now(),
+            &uuid::Uuid::new_v4().to_string(),
+        );
+        let headers: Vec<(&str, String)> =
+            h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+        self.raw(method, path, &headers, bytes).await
+    }
+
+    pub async fn open_sandbox(&self, vendor: &Party) -> (String, Value) {
+        let (status, body) = self
+            .signed(
+                vendor,
+                "POST",
+                "/api/agent/v1/sessions",
+                &json!({ "target": { "sandbox": true }, "envelope": vendor_envelope() }),
+            )
+            .await;
+        assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        (v["session_id"].as_str().unwrap().to_owned(), v)
+    }
+
+    pub async fn submit(
+        &self,
+        vendor: &Party,
+        session: &str,
+        kind: &str,
+        payload: Value,
+    ) -> (u16, Value) {
+        let sig = vendor.authorship(kind, &payload);
+        let (status, body) = self
+            .signed(
+                vendor,
+                "POST",
+                &format!("/api/agent/v1/sessions/{session}/events"),
+                &json!({ "kind": kind, "payload": payload, "signature": sig }),
+            )
+            .await;
+        (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+    }
+
+    pub async fn summary(&self, approver: &Party) -> Value {
+        let (status, body) = self
+            .signed(approver, "GET", "/api/console/v1/summary", &Value::Null)
+            .await;
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    pub async fn decide(&self, approver: &Party, session: &str, body: Value) -> (u16, Value) {
+        let (status, bytes) = self
+            .signed(
+                approver,
+                "POST",
+                &format!("/api/console/v1/sessions/{session}/decisions"),
+                &body,
+            )
+            .await;
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+}
+
+pub struct Party {
+    pub id: String,
+    pub key: SigningKey,
+    pub email: String,
+}
+
+impl Party {
+    pub fn authorship(&self, kind: &str, payload: &Value) -> String {
+        let hash = anp::canonical::canonical_hash(payload);
+        keys::sign_b64(&self.key, signed::authorship_string(kind, &hash).as_bytes())
+    }
+
+    /// An RFC-002 approval of `event_hash`, signed by this approver.
+    pub fn approval(&self, event_hash: &str, at: &str) -> Value {
+        let sig = keys::sign_b64(
+            &self.key,
+            signed::approval_string(event_hash, &self.email, at).as_bytes(),
+        );
+        json!({ "approved_by": self.email, "at": at, "method": "human", "signature": sig })
+    }
+}
+
+pub fn vendor_envelope() -> Value {
+    json!({
+        "party": "Contoso",
+        "agent": { "name": "Contoso Seller Agent", "declared_ai": true },
+        "may_discuss": ["renewal pricing", "term length"],
+        "may_disclose": ["list pricing"],
+        "offer_authority": "propose_only"
+    })
+}
+
+/// An offer of 500 CRM-ENT seats at `unit_price`, expiring at `expires_at`.
+pub fn offer(unit_price: u64, expires_at: &str) -> Value {
+    json!({
+        "currency": "USD",
+        "term_months": 12,
+        "expires_at": expires_at,
+        "line_items": [{
+            "sku": "CRM-ENT", "description": "CRM Enterprise seats", "quantity": 500,
+            "unit": "seat/year", "unit_price": unit_price, "currency": "USD"
+        }],
+        "conditions": ["Net 30 payment"]
+    })
+}
+
+pub const FAR_FUTURE: &str = "2099-01-01T00:00:00Z";

@@ -1,0 +1,263 @@
+//! Concurrent appends keep the chain contiguous and valid; a kill -9 of the
+//! real binary loses no acknowledged event; a newer database is refused.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use anp::api::LogDocument;
+use anp::KeyRing;
+use common::*;
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_submitters_keep_seq_contiguous_and_the_chain_valid() {
+    let t = std::sync::Arc::new(start(roomy_limits()).await);
+    let vendor = std::sync::Arc::new(t.register("Contoso").await);
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let mut tasks = Vec::new();
+    for task in 0..16 {
+        let (t, vendor, session) = (t.clone(), vendor.clone(), session.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut acked = Vec::new();
+            for i in 0..10 {
+                let body = format!("task {task} message {i}");
+                let (s, doc) = t
+                    .submit(&vendor, &session, "message", json!({ "body": body }))
+                    .await;
+                assert_eq!(s, 200, "{doc}");
+                acked.push(body);
+            }
+            acked
+        }));
+    }
+    let mut acked = Vec::new();
+    for task in tasks {
+        acked.extend(task.await.unwrap());
+    }
+    let (_, body) = t
+        .signed(
+            &vendor,
+            "GET",
+            &format!("/api/agent/v1/sessions/{session}/log"),
+            &Value::Null,
+        )
+        .await;
+    let doc: LogDocument = serde_json::from_slice(&body).unwrap();
+    assert_eq!(doc.events.len(), 2 + 160);
+    assert_eq!(
+        doc.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (1..=162).collect::<Vec<_>>()
+    );
+    let report = anp::verify_log(
+        &session,
+        &doc.events,
+        &KeyRing::from_log_keys(&doc).unwrap(),
+    );
+    assert!(report.ok, "{report:?}");
+    for body in acked {
+        assert!(
+            doc.events
+                .iter()
+                .any(|e| e.payload["body"] == body.as_str()),
+            "{body} is in the log"
+        );
+    }
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+fn start_binary(db: &std::path::Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_owned();
+    Server { child, base }
+}
+
+#[tokio::test]
+async fn kill_9_loses_no_acknowledged_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    let mut server = start_binary(&db);
+    // The helpers sign with the system clock, which the binary uses too.
+    let t = RemoteHost {
+        base: server.base.clone(),
+        http: reqwest::Client::new(),
+    };
+    let vendor = t.register().await;
+    let session = t.open(&vendor).await;
+    let mut acked = 0;
+    for i in 0..25 {
+        let payload = json!({ "body": format!("message {i}") });
+        if t.submit(&vendor, &session, payload).await == 200 {
+            acked += 1;
+        }
+    }
+    assert_eq!(acked, 25);
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+
+    let server = start_binary(&db);
+    let t = RemoteHost {
+        base: server.base.clone(),
+        http: reqwest::Client::new(),
+    };
+    let doc = t.log(&vendor, &session).await;
+    assert_eq!(doc.events.len(), 2 + 25);
+    for i in 0..25 {
+        assert!(doc
+            .events
+            .iter()
+            .any(|e| e.payload["body"] == format!("message {i}")));
+    }
+    assert!(
+        anp::verify_log(
+            &session,
+            &doc.events,
+            &KeyRing::from_log_keys(&doc).unwrap()
+        )
+        .ok
+    );
+    // and the same platform key signs after the restart
+    assert_eq!(
+        t.submit(&vendor, &session, json!({ "body": "after restart" }))
+            .await,
+        200
+    );
+    let mut child = server.child;
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    drop(anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let err = anp_host::Host::open(&db, anp_host::HostConfig::default())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("schema version 999"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+        .arg("--db")
+        .arg(&db)
+        .args(["org", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this anp-host"));
+}
+
+struct RemoteHost {
+    base: String,
+    http: reqwest::Client,
+}
+
+impl RemoteHost {
+    async fn send(&self, party: &Party, method: &str, path: &str, body: Vec<u8>) -> (u16, Vec<u8>) {
+        let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+        let h = anp::api::sign_request(
+            &party.key,
+            &party.id,
+            method,
+            path,
+            &body,
+            &ts,
+            &uuid::Uuid::new_v4().to_string(),
+        );
+        let mut req = self
+            .http
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                format!("{}{path}", self.base),
+            )
+            .body(body);
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        let resp = req.send().await.unwrap();
+        (resp.status().as_u16(), resp.bytes().await.unwrap().to_vec())
+    }
+
+    async fn register(&self) -> Party {
+        let key = anp::keys::generate_signing_key();
+        let pk = anp::keys::public_key_b64(&key.verifying_key());
+        let proof =
+            anp::keys::sign_b64(&key, anp::signed::registration_proof_string(&pk).as_bytes());
+        let body = json!({ "agent_name": "A", "vendor_name": "V", "contact_email": "a@v.example", "public_key": pk, "proof": proof });
+        let resp = self
+            .http
+            .post(format!("{}/api/agent/v1/register", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let v: Value = resp.json().await.unwrap();
+        Party {
+            id: v["agent_id"].as_str().unwrap().to_owned(),
+            key,
+            email: String::new(),
+        }
+    }
+
+    async fn open(&self, vendor: &Party) -> String {
+        let body = serde_json::to_vec(
+            &json!({ "target": { "sandbox": true }, "envelope": vendor_envelope() }),
+        )
+        .unwrap();
+        let (s, b) = self
+            .send(vendor, "POST", "/api/agent/v1/sessions", body)
+            .await;
+        assert_eq!(s, 201);
+        serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    async fn submit(&self, vendor: &Party, session: &str, payload: Value) -> u16 {
+        let body = serde_json::to_vec(&json!({ "kind": "message", "signature": vendor.authorship("message", &payload), "payload": payload })).unwrap();
+        self.send(
+            vendor,
+            "POST",
+            &format!("/api/agent/v1/sessions/{session}/events"),
+            body,
+        )
+        .await
+        .0
+    }
+
+    async fn log(&self, vendor: &Party, session: &str) -> LogDocument {
+        let (s, b) = self
+            .send(
+                vendor,
+                "GET",
+                &format!("/api/agent/v1/sessions/{session}/log"),
+                Vec::new(),
+            )
+            .await;
+        assert_eq!(s, 200);
+        serde_json::from_slice(&b).unwrap()
+    }
+}
