@@ -1,0 +1,423 @@
+//! The vendor agent role (SPEC §6, §8): registration, sessions, signed events,
+//! and verification of the chain after every append against a pinned head.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use anp::api::{
+    self, OpenSessionRequest, OpenSessionResponse, RegisterRequest, RegisterResponse,
+    SessionStatus, SubmitEventRequest, Target, WellKnown,
+};
+use anp::canonical::canonical_hash;
+use anp::keys::{self, SigningKey};
+use anp::{signed, ChainHead, EventKind, LogDocument};
+use serde_json::{json, Value};
+use tokio::sync::OnceCell;
+
+use crate::error::ClientError;
+use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
+use crate::trust::{rewritten, verify_against_pin, TrustedKeys};
+use crate::{approver, Result};
+
+/// SPEC §5: the longest `message.body`, in characters.
+const MAX_MESSAGE_BODY_CHARS: usize = 20_000;
+
+/// A registered vendor agent talking to one host. Cheap to share behind an
+/// `Arc`; every method takes `&self`.
+pub struct AgentClient {
+    http: Http,
+    identity: Identity,
+    trusted: OnceCell<TrustedKeys>,
+    pins: Mutex<HashMap<String, ChainHead>>,
+}
+
+impl AgentClient {
+    /// Registers `key` with the host at `base_url` (SPEC §6.1), proving
+    /// possession. Registering the same key again returns the same identity,
+    /// so this call is retried on transport errors.
+    pub async fn register(
+        base_url: &str,
+        key: &SigningKey,
+        agent_name: &str,
+        vendor_name: &str,
+        contact_email: &str,
+    ) -> Result<RegisterResponse> {
+        let http = Http::new(base_url, ClientConfig::default())?;
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let body = to_body(&RegisterRequest {
+            agent_name: agent_name.to_owned(),
+            vendor_name: vendor_name.to_owned(),
+            contact_email: contact_email.to_owned(),
+            public_key,
+            proof,
+        })?;
+        let path = format!("{}/register", api::AGENT_API_BASE);
+        http.call(Request::post(path, &body), None, Idempotent::Yes)
+            .await
+    }
+
+    /// A client for an agent already registered as `agent_id`.
+    pub fn new(base_url: &str, key: SigningKey, agent_id: &str) -> Result<AgentClient> {
+        AgentClient::with_config(base_url, key, agent_id, ClientConfig::default())
+    }
+
+    /// As [`AgentClient::new`], with explicit timeouts and retries.
+    pub fn with_config(
+        base_url: &str,
+        key: SigningKey,
+        agent_id: &str,
+        config: ClientConfig,
+    ) -> Result<AgentClient> {
+        path_segment("agent id", agent_id)?;
+        Ok(AgentClient {
+            http: Http::new(base_url, config)?,
+            identity: Identity {
+                id: agent_id.to_owned(),
+                key,
+            },
+            trusted: OnceCell::new(),
+            pins: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The registration id this client signs as.
+    pub fn agent_id(&self) -> &str {
+        &self.identity.id
+    }
+
+    /// The fingerprint of this agent's key.
+    pub fn fingerprint(&self) -> String {
+        keys::fingerprint(&self.identity.key.verifying_key())
+    }
+
+    /// The host's base URL.
+    pub fn base_url(&self) -> &str {
+        self.http.base()
+    }
+
+    /// The head this client has verified up to for a session, if any.
+    pub fn pin(&self, session_id: &str) -> Option<ChainHead> {
+        self.pins_guard().get(session_id).cloned()
+    }
+
+    /// Restores a head verified earlier (for example by a previous run of a
+    /// command-line tool): later logs must extend it.
+    pub fn set_pin(&self, session_id: &str, head: ChainHead) {
+        self.pins_guard().insert(session_id.to_owned(), head);
+    }
+
+    /// The keys this client verifies with: the host's published platform keys
+    /// (fetched once from `/.well-known/anp.json`) and its own.
+    pub async fn trusted_keys(&self) -> Result<&TrustedKeys> {
+        self.trusted
+            .get_or_try_init(|| async {
+                let doc: WellKnown = approver::fetch_well_known(&self.http).await?;
+                Ok(TrustedKeys::from_well_known(&doc)?
+                    .with_own_key(&self.identity.key.verifying_key()))
+            })
+            .await
+    }
+
+    /// Opens a session (SPEC §6.2) and pins its first two events after
+    /// verifying them. Not retried: a repeat would open a second session.
+    pub async fn open_session(
+        &self,
+        target: Target,
+        envelope: Value,
+    ) -> Result<OpenSessionResponse> {
+        let body = to_body(&OpenSessionRequest { target, envelope })?;
+        let path = format!("{}/sessions", api::AGENT_API_BASE);
+        let response: OpenSessionResponse = self
+            .http
+            .call(
+                Request::post(path, &body),
+                Some(&self.identity),
+                Idempotent::No,
+            )
+            .await?;
+        path_segment("session id from the host", &response.session_id)?;
+        if response.log.session.id != response.session_id {
+            return Err(ClientError::Decode {
+                what: "the new session".to_owned(),
+                detail: format!(
+                    "session_id is {} but the log is of session {}",
+                    response.session_id, response.log.session.id
+                ),
+            });
+        }
+        self.verify_and_pin(&response.session_id, &response.log)
+            .await?;
+        Ok(response)
+    }
+
+    /// Signs and submits one event (SPEC §6.3), then verifies the returned log
+    /// against the pinned head and checks that it holds exactly the event we
+    /// signed. The payload is checked before anything is sent. Not retried: a
+    /// repeat could append twice.
+    pub async fn submit(
+        &self,
+        session_id: &str,
+        kind: EventKind,
+        payload: Value,
+    ) -> Result<LogDocument> {
+        path_segment("session id", session_id)?;
+        check_payload(kind, &payload)?;
+        let payload_hash = canonical_hash(&payload);
+        let signature = keys::sign_b64(
+            &self.identity.key,
+            signed::authorship_string(kind.as_str(), &payload_hash).as_bytes(),
+        );
+        let body = to_body(&SubmitEventRequest {
+            kind,
+            payload,
+            signature: signature.clone(),
+        })?;
+        let before = self.pin(session_id).unwrap_or_else(ChainHead::genesis);
+        let path = format!("{}/sessions/{session_id}/events", api::AGENT_API_BASE);
+        let doc: LogDocument = self
+            .http
+            .call(
+                Request::post(path, &body),
+                Some(&self.identity),
+                Idempotent::No,
+            )
+            .await?;
+        let doc = self.verify_and_pin(session_id, &doc).await?;
+        let fingerprint = self.fingerprint();
+        let ours = doc.events.iter().any(|e| {
+            e.seq > before.seq
+                && e.actor == anp::Actor::VendorAgent
+                && e.kind == kind
+                && e.payload_hash == payload_hash
+                && e.signature.as_deref() == Some(signature.as_str())
+                && e.signer.as_deref() == Some(fingerprint.as_str())
+        });
+        if !ours {
+            return Err(ClientError::NotAppended {
+                kind: kind.to_string(),
+                payload_hash,
+            });
+        }
+        Ok(doc)
+    }
+
+    /// The session's status (SPEC §6.4), for cheap polling. A status that
+    /// contradicts the pinned head (fewer events, or another hash at the
+    /// pinned seq) is reported as a broken chain.
+    pub async fn status(&self, session_id: &str) -> Result<SessionStatus> {
+        path_segment("session id", session_id)?;
+        let path = format!("{}/sessions/{session_id}", api::AGENT_API_BASE);
+        let status: SessionStatus = self
+            .http
+            .call(Request::get(path), Some(&self.identity), Idempotent::Yes)
+            .await?;
+        if let Some(pin) = self.pin(session_id) {
+            let info = &status.session;
+            let contradicts = info.event_count < pin.seq
+                || (info.event_count == pin.seq && info.chain_head != pin.event_hash);
+            if contradicts {
+                return Err(ClientError::ChainBroken(Box::new(rewritten(
+                    &pin,
+                    Some(info.chain_head.clone()),
+                    format!(
+                        "the host reports {} events with head {}, which does not extend the pinned head",
+                        info.event_count, info.chain_head
+                    ),
+                ))));
+            }
+        }
+        Ok(status)
+    }
+
+    /// The session log (SPEC §6.4), verified against the pinned head, holding
+    /// the events after `after` (all of them for `None`). Only events after
+    /// the pin are fetched and checked, so polling costs O(new events).
+    pub async fn log(&self, session_id: &str, after: Option<u64>) -> Result<LogDocument> {
+        path_segment("session id", session_id)?;
+        let pin = self.pin(session_id).unwrap_or_else(ChainHead::genesis);
+        let fetch_after = after.unwrap_or(0).min(pin.seq);
+        let mut doc = self.fetch_log(session_id, fetch_after).await?;
+        doc = self.verify_and_pin(session_id, &doc).await?;
+        if let Some(after) = after {
+            doc.events.retain(|e| e.seq > after);
+        }
+        Ok(doc)
+    }
+
+    async fn fetch_log(&self, session_id: &str, after: u64) -> Result<LogDocument> {
+        let path = format!("{}/sessions/{session_id}/log", api::AGENT_API_BASE);
+        let mut request = Request::get(path);
+        if after > 0 {
+            request.query = Some(("after", after.to_string()));
+        }
+        self.http
+            .call(request, Some(&self.identity), Idempotent::Yes)
+            .await
+    }
+
+    /// Verifies a log against the pin with trusted keys; on success advances
+    /// the pin and returns the document to use (which may be a refetch when
+    /// the host answered with a tail that skips events after the pin).
+    async fn verify_and_pin(&self, session_id: &str, doc: &LogDocument) -> Result<LogDocument> {
+        let trusted = self.trusted_keys().await?;
+        let pin = self.pin(session_id).unwrap_or_else(ChainHead::genesis);
+        let skips_events = doc.events.first().is_some_and(|e| e.seq > pin.seq + 1);
+        let doc = if skips_events {
+            self.fetch_log(session_id, pin.seq).await?
+        } else {
+            doc.clone()
+        };
+        if !doc.is_anp_0_1() {
+            return Err(ClientError::Decode {
+                what: "the session log".to_owned(),
+                detail: format!("protocol is {:?}, not {:?}", doc.protocol, anp::PROTOCOL),
+            });
+        }
+        if doc.session.id != session_id {
+            return Err(ClientError::Decode {
+                what: "the session log".to_owned(),
+                detail: format!("asked for session {session_id}, got {}", doc.session.id),
+            });
+        }
+        trusted.check_log_keys(&doc)?;
+        let report = verify_against_pin(session_id, &pin, &doc.events, trusted.ring());
+        if !report.ok {
+            return Err(ClientError::ChainBroken(Box::new(report)));
+        }
+        if report.head.seq == doc.session.event_count
+            && report.head.event_hash != doc.session.chain_head
+        {
+            return Err(ClientError::ChainBroken(Box::new(rewritten(
+                &report.head,
+                Some(doc.session.chain_head.clone()),
+                format!(
+                    "the events end at {} but the session block claims head {}",
+                    report.head, doc.session.chain_head
+                ),
+            ))));
+        }
+        self.advance_pin(session_id, report.head);
+        Ok(doc)
+    }
+
+    fn advance_pin(&self, session_id: &str, head: ChainHead) {
+        let mut pins = self.pins_guard();
+        let current = pins.get(session_id).map_or(0, |p| p.seq);
+        if head.seq >= current {
+            pins.insert(session_id.to_owned(), head);
+        }
+    }
+
+    fn pins_guard(&self) -> std::sync::MutexGuard<'_, HashMap<String, ChainHead>> {
+        // A poisoned lock only means another task panicked mid-insert of a
+        // whole value; the map itself is still consistent.
+        self.pins.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A reasonable vendor mandate envelope for trying a host out (the sandbox):
+/// declares an AI agent that may propose but needs a human to bind.
+pub fn default_envelope(vendor_name: &str, agent_name: &str, human_contact: &str) -> Value {
+    json!({
+        "party": vendor_name,
+        "agent": { "name": agent_name, "declared_ai": true },
+        "may_discuss": ["pricing", "term length", "volume"],
+        "may_disclose": ["list prices"],
+        "will_not_disclose": ["internal cost floors"],
+        "offer_authority": "bind_with_human_approval",
+        "human_contact": human_contact,
+    })
+}
+
+/// SPEC §8: a vendor agent validates what it sends. Checks the shape rules
+/// that need no schema engine; the host re-validates everything.
+pub(crate) fn check_payload(kind: EventKind, payload: &Value) -> Result<()> {
+    let invalid = |detail: String| ClientError::InvalidPayload {
+        kind: kind.to_string(),
+        detail,
+    };
+    let object = payload
+        .as_object()
+        .ok_or_else(|| invalid("the payload must be a JSON object".to_owned()))?;
+    match kind {
+        EventKind::SessionOpen => Err(invalid(
+            "session_open is assembled by the host when a session opens".to_owned(),
+        )),
+        EventKind::Offer | EventKind::CounterOffer => check_offer(object).map_err(invalid),
+        EventKind::Message => {
+            let body = object
+                .get("body")
+                .and_then(Value::as_str)
+                .ok_or_else(|| invalid("a message needs a string \"body\"".to_owned()))?;
+            if body.chars().count() > MAX_MESSAGE_BODY_CHARS {
+                return Err(invalid(format!(
+                    "body is {} characters, more than {MAX_MESSAGE_BODY_CHARS}",
+                    body.chars().count()
+                )));
+            }
+            only_keys(object, &["subject", "body"]).map_err(invalid)
+        }
+        EventKind::Decline | EventKind::SessionClose => {
+            only_keys(object, &["reason"]).map_err(invalid)?;
+            match object.get("reason") {
+                None | Some(Value::String(_)) => Ok(()),
+                Some(_) => Err(invalid("\"reason\" must be a string".to_owned())),
+            }
+        }
+        EventKind::Envelope | EventKind::Accept => Ok(()),
+    }
+}
+
+/// The offer rules of SPEC §5.2 that a sender can get wrong most easily.
+/// Interim: replaced by `anp::payload` once the strict types land.
+fn check_offer(object: &serde_json::Map<String, Value>) -> Result<(), String> {
+    for required in ["currency", "term_months", "expires_at", "line_items"] {
+        if !object.contains_key(required) {
+            return Err(format!("an offer needs {required:?}"));
+        }
+    }
+    let items = object
+        .get("line_items")
+        .and_then(Value::as_array)
+        .ok_or("\"line_items\" must be an array")?;
+    if items.is_empty() || items.len() > 200 {
+        return Err(format!(
+            "an offer needs 1 to 200 line items, not {}",
+            items.len()
+        ));
+    }
+    let expires_at = object
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if api::parse_timestamp(expires_at).is_none() {
+        return Err(format!(
+            "\"expires_at\" {expires_at:?} is not an ISO 8601 time"
+        ));
+    }
+    match object.get("term_months").and_then(Value::as_u64) {
+        Some(1..=120) => Ok(()),
+        _ => Err("\"term_months\" must be an integer from 1 to 120".to_owned()),
+    }
+}
+
+fn only_keys(object: &serde_json::Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
+    match object.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(unknown) => Err(format!(
+            "unknown member {unknown:?} (allowed: {})",
+            allowed.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn to_body<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(|e| ClientError::InvalidInput {
+        what: "request body",
+        detail: e.to_string(),
+    })
+}

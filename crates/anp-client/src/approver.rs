@@ -1,0 +1,217 @@
+//! The approver role (DESIGN "The approver API"): enrollment with a one-time
+//! code, the one-request summary, logs from a seq onward, and idempotent,
+//! signed decisions. Log verification and pinning are the console engine's:
+//! this client returns what the host sent, unverified.
+
+use anp::api::{
+    self, DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
+    Summary, WellKnown,
+};
+use anp::keys::{self, SigningKey};
+use anp::payload::Approval;
+use anp::{signed, LogDocument};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::agent::to_body;
+use crate::error::ClientError;
+use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
+use crate::Result;
+
+/// RFC-002: the only approval method of the draft.
+const APPROVAL_METHOD: &str = "human";
+
+/// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
+pub async fn well_known(base_url: &str) -> Result<WellKnown> {
+    fetch_well_known(&Http::new(base_url, ClientConfig::default())?).await
+}
+
+/// Fetches and sanity-checks `/.well-known/anp.json` (unsigned, retried).
+pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
+    let origin = Http::new(&http.origin(), ClientConfig::default())?;
+    let doc: WellKnown = origin
+        .call(
+            Request::get(api::WELL_KNOWN_PATH.to_owned()),
+            None,
+            Idempotent::Yes,
+        )
+        .await?;
+    if !doc.protocol_versions.iter().any(|v| v == anp::PROTOCOL) {
+        return Err(ClientError::Decode {
+            what: "the discovery document".to_owned(),
+            detail: format!(
+                "the host speaks {:?}, not {}",
+                doc.protocol_versions,
+                anp::PROTOCOL
+            ),
+        });
+    }
+    Ok(doc)
+}
+
+/// An enrolled approver talking to one host. Cheap to share behind an `Arc`.
+pub struct ApproverClient {
+    http: Http,
+    identity: Identity,
+}
+
+impl ApproverClient {
+    /// Enrolls `key` with a one-time code from the host's admin. Not retried:
+    /// a code works once.
+    pub async fn enroll(
+        base_url: &str,
+        code: &str,
+        name: &str,
+        email: &str,
+        key: &SigningKey,
+    ) -> Result<EnrollResponse> {
+        let http = Http::new(base_url, ClientConfig::default())?;
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let body = to_body(&EnrollRequest {
+            code: code.to_owned(),
+            name: name.to_owned(),
+            email: email.to_owned(),
+            public_key,
+            proof,
+        })?;
+        let path = format!("{}/enroll", api::CONSOLE_API_BASE);
+        http.call(Request::post(path, &body), None, Idempotent::No)
+            .await
+    }
+
+    /// A client for an approver already enrolled as `approver_id`.
+    pub fn new(base_url: &str, key: SigningKey, approver_id: &str) -> Result<ApproverClient> {
+        ApproverClient::with_config(base_url, key, approver_id, ClientConfig::default())
+    }
+
+    /// As [`ApproverClient::new`], with explicit timeouts and retries.
+    pub fn with_config(
+        base_url: &str,
+        key: SigningKey,
+        approver_id: &str,
+        config: ClientConfig,
+    ) -> Result<ApproverClient> {
+        path_segment("approver id", approver_id)?;
+        Ok(ApproverClient {
+            http: Http::new(base_url, config)?,
+            identity: Identity {
+                id: approver_id.to_owned(),
+                key,
+            },
+        })
+    }
+
+    /// The approver id this client signs as.
+    pub fn approver_id(&self) -> &str {
+        &self.identity.id
+    }
+
+    /// The host's base URL.
+    pub fn base_url(&self) -> &str {
+        self.http.base()
+    }
+
+    /// The host's discovery document: platform and approver keys.
+    pub async fn well_known(&self) -> Result<WellKnown> {
+        fetch_well_known(&self.http).await
+    }
+
+    /// Every session the approver's org sees, with counts, heads and pending
+    /// decisions: one request per poll cycle.
+    pub async fn summary(&self) -> Result<Summary> {
+        let path = format!("{}/summary", api::CONSOLE_API_BASE);
+        self.http
+            .call(Request::get(path), Some(&self.identity), Idempotent::Yes)
+            .await
+    }
+
+    /// The session's log holding the events after `after` (all for `None`),
+    /// exactly as the host sent it: the caller verifies it against its pin.
+    pub async fn log(&self, session_id: &str, after: Option<u64>) -> Result<LogDocument> {
+        path_segment("session id", session_id)?;
+        let path = format!("{}/sessions/{session_id}/log", api::CONSOLE_API_BASE);
+        let mut request = Request::get(path);
+        if let Some(after) = after {
+            request.query = Some(("after", after.to_string()));
+        }
+        self.http
+            .call(request, Some(&self.identity), Idempotent::Yes)
+            .await
+    }
+
+    /// Submits a decision. Retried on transport errors, 429 and 5xx: the host
+    /// answers a repeated `decision_id` with the first outcome.
+    pub async fn decide(
+        &self,
+        session_id: &str,
+        request: &DecisionRequest,
+    ) -> Result<DecisionResponse> {
+        path_segment("session id", session_id)?;
+        path_segment("decision id", &request.decision_id)?;
+        let body = to_body(request)?;
+        let path = format!("{}/sessions/{session_id}/decisions", api::CONSOLE_API_BASE);
+        self.http
+            .call(
+                Request::post(path, &body),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// An approve decision for the offer `in_response_to`, carrying the
+    /// RFC-002 approval signed now by this approver's key as `approved_by`.
+    pub fn approve_request(&self, in_response_to: &str, approved_by: &str) -> DecisionRequest {
+        let at = api::format_timestamp(OffsetDateTime::now_utc());
+        let signature = keys::sign_b64(
+            &self.identity.key,
+            signed::approval_string(in_response_to, approved_by, &at).as_bytes(),
+        );
+        DecisionRequest {
+            decision_id: new_decision_id(),
+            action: DecisionAction::Approve,
+            in_response_to: in_response_to.to_owned(),
+            reason: None,
+            offer: None,
+            approval: Some(Approval {
+                approved_by: approved_by.to_owned(),
+                at,
+                method: APPROVAL_METHOD.to_owned(),
+                signature,
+            }),
+        }
+    }
+
+    /// A decline decision with its reason.
+    pub fn decline_request(in_response_to: &str, reason: &str) -> DecisionRequest {
+        DecisionRequest {
+            decision_id: new_decision_id(),
+            action: DecisionAction::Decline,
+            in_response_to: in_response_to.to_owned(),
+            reason: Some(reason.to_owned()),
+            offer: None,
+            approval: None,
+        }
+    }
+
+    /// A counter decision: the buyer will send `offer`.
+    pub fn counter_request(in_response_to: &str, offer: Value) -> DecisionRequest {
+        DecisionRequest {
+            decision_id: new_decision_id(),
+            action: DecisionAction::Counter,
+            in_response_to: in_response_to.to_owned(),
+            reason: None,
+            offer: Some(offer),
+            approval: None,
+        }
+    }
+}
+
+/// A fresh decision id (UUID v4): repeating a request with it is safe.
+pub fn new_decision_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

@@ -1,0 +1,484 @@
+//! The HTTP layer shared by both roles: one reqwest client with timeouts,
+//! SPEC §3 request signing over exactly the bytes sent, bounded retries with
+//! jittered exponential backoff for idempotent calls, ANP error bodies parsed
+//! into [`ClientError::Http`], and a cap on how much of an answer is read.
+
+use std::time::Duration;
+
+use anp::api::{self, ErrorBody};
+use anp::keys::SigningKey;
+use rand::Rng;
+use reqwest::{Method, StatusCode, Url};
+use serde::de::DeserializeOwned;
+use time::OffsetDateTime;
+
+use crate::error::ClientError;
+use crate::Result;
+
+/// How many times an idempotent call is tried, and how long to wait between
+/// tries. Waits double from `base_delay` up to `max_delay`, each scaled by a
+/// random factor in [0.5, 1.0) so that many clients do not retry in lockstep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Total tries, the first included (1 means no retry).
+    pub max_attempts: u32,
+    /// Wait before the second try.
+    pub base_delay: Duration,
+    /// Longest wait between two tries.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(5),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy that never retries: for tests and for callers with their own loop.
+    pub fn none() -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// The wait before try number `attempt + 1` (attempt counts from 1).
+    fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let exponent = attempt.saturating_sub(1).min(16);
+        let backoff = self
+            .base_delay
+            .saturating_mul(1u32 << exponent)
+            .min(self.max_delay);
+        let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.5..1.0));
+        match retry_after {
+            Some(asked) => asked.max(jittered).min(self.max_delay),
+            None => jittered,
+        }
+    }
+}
+
+/// Timeouts, retries and limits for one client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Whole-request timeout (connect, send, read).
+    pub timeout: Duration,
+    /// Connection timeout.
+    pub connect_timeout: Duration,
+    /// Retries for idempotent calls.
+    pub retry: RetryPolicy,
+    /// Largest answer body read; a longer one is a decode error, not an OOM.
+    pub max_response_bytes: usize,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            timeout: Duration::from_secs(20),
+            connect_timeout: Duration::from_secs(5),
+            retry: RetryPolicy::default(),
+            max_response_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+/// Who signs requests: a registration id (agent or approver) and its key.
+pub(crate) struct Identity {
+    pub id: String,
+    pub key: SigningKey,
+}
+
+/// Whether a call may be repeated when it fails on the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Idempotent {
+    /// Safe to repeat: GETs, registration of the same key, decisions with an id.
+    Yes,
+    /// Not safe: repeating could append twice or burn a one-time code.
+    No,
+}
+
+/// A base URL and the reqwest client that talks to it.
+#[derive(Clone)]
+pub(crate) struct Http {
+    client: reqwest::Client,
+    base: String,
+    config: ClientConfig,
+}
+
+impl Http {
+    /// Checks the base URL (http or https, no query) and builds the client.
+    pub fn new(base_url: &str, config: ClientConfig) -> Result<Http> {
+        let parsed = Url::parse(base_url).map_err(|e| ClientError::InvalidInput {
+            what: "host URL",
+            detail: format!("{base_url:?} is not a URL ({e})"),
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+            return Err(ClientError::InvalidInput {
+                what: "host URL",
+                detail: format!("{base_url:?} must be an http:// or https:// URL with a host"),
+            });
+        }
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(ClientError::InvalidInput {
+                what: "host URL",
+                detail: format!("{base_url:?} must not carry a query or a fragment"),
+            });
+        }
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("anp-client/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ClientError::Transport {
+                url: base_url.to_owned(),
+                detail: format!("could not build the HTTP client: {e}"),
+            })?;
+        Ok(Http {
+            client,
+            base: parsed.as_str().trim_end_matches('/').to_owned(),
+            config,
+        })
+    }
+
+    /// The base URL, without a trailing slash.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The origin of the base URL, where `/.well-known/anp.json` lives.
+    pub fn origin(&self) -> String {
+        Url::parse(&self.base)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| self.base.clone())
+    }
+
+    /// Sends a request and decodes a 2xx JSON answer into `T`.
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        request: Request<'_>,
+        signer: Option<&Identity>,
+        idempotent: Idempotent,
+    ) -> Result<T> {
+        let what = format!("{} {}", request.method, request.path);
+        let bytes = self.send(&request, signer, idempotent).await?;
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+            what,
+            detail: e.to_string(),
+        })
+    }
+
+    async fn send(
+        &self,
+        request: &Request<'_>,
+        signer: Option<&Identity>,
+        idempotent: Idempotent,
+    ) -> Result<Vec<u8>> {
+        let attempts = match idempotent {
+            Idempotent::Yes => self.config.retry.max_attempts.max(1),
+            Idempotent::No => 1,
+        };
+        let mut attempt = 1;
+        loop {
+            match self.send_once(request, signer).await {
+                Ok(bytes) => return Ok(bytes),
+                Err(failure) if attempt < attempts && failure.retryable => {
+                    tokio::time::sleep(self.config.retry.delay(attempt, failure.retry_after)).await;
+                    attempt += 1;
+                }
+                Err(failure) => return Err(failure.error),
+            }
+        }
+    }
+
+    /// One try. Each try is signed afresh: a nonce is single-use, and a try
+    /// that reached the host has spent its nonce.
+    async fn send_once(
+        &self,
+        request: &Request<'_>,
+        signer: Option<&Identity>,
+    ) -> std::result::Result<Vec<u8>, Failure> {
+        let url_text = match &request.query {
+            Some((name, value)) => format!("{}{}?{name}={value}", self.base, request.path),
+            None => format!("{}{}", self.base, request.path),
+        };
+        let url = Url::parse(&url_text).map_err(|e| {
+            Failure::fatal(ClientError::InvalidInput {
+                what: "request path",
+                detail: format!("{url_text:?} is not a URL ({e})"),
+            })
+        })?;
+        let body = request.body.unwrap_or_default();
+        let mut builder = self.client.request(request.method.clone(), url.clone());
+        if let Some(identity) = signer {
+            let headers = api::sign_request(
+                &identity.key,
+                &identity.id,
+                request.method.as_str(),
+                url.path(),
+                body,
+                &api::format_timestamp(OffsetDateTime::now_utc()),
+                &fresh_nonce(),
+            );
+            for (name, value) in headers.pairs() {
+                builder = builder.header(name, value);
+            }
+        }
+        if request.body.is_some() {
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_vec());
+        }
+        let response = builder.send().await.map_err(|e| Failure {
+            retryable: true,
+            retry_after: None,
+            error: transport(&url_text, &e),
+        })?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let bytes = read_capped(response, self.config.max_response_bytes)
+            .await
+            .map_err(|detail| match detail {
+                ReadFailure::Transport(e) => Failure {
+                    retryable: true,
+                    retry_after: None,
+                    error: transport(&url_text, &e),
+                },
+                ReadFailure::TooLarge => Failure::fatal(ClientError::Decode {
+                    what: format!("{} {}", request.method, request.path),
+                    detail: format!(
+                        "the answer is larger than {} bytes",
+                        self.config.max_response_bytes
+                    ),
+                }),
+            })?;
+        if status.is_success() {
+            return Ok(bytes);
+        }
+        Err(Failure {
+            retryable: status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error(),
+            retry_after,
+            error: http_error(status, &bytes),
+        })
+    }
+}
+
+/// One request, before signing.
+pub(crate) struct Request<'a> {
+    pub method: Method,
+    /// The path below the base URL, starting with `/`, already validated.
+    pub path: String,
+    /// One query parameter (the only one the protocol uses is `after`).
+    pub query: Option<(&'a str, String)>,
+    /// The exact JSON bytes to send, which are also the bytes signed.
+    pub body: Option<&'a [u8]>,
+}
+
+impl<'a> Request<'a> {
+    /// A bodyless GET.
+    pub fn get(path: String) -> Request<'a> {
+        Request {
+            method: Method::GET,
+            path,
+            query: None,
+            body: None,
+        }
+    }
+
+    /// A POST of JSON bytes.
+    pub fn post(path: String, body: &'a [u8]) -> Request<'a> {
+        Request {
+            method: Method::POST,
+            path,
+            query: None,
+            body: Some(body),
+        }
+    }
+}
+
+/// A failed try, and whether trying again may help.
+struct Failure {
+    retryable: bool,
+    retry_after: Option<Duration>,
+    error: ClientError,
+}
+
+impl Failure {
+    fn fatal(error: ClientError) -> Failure {
+        Failure {
+            retryable: false,
+            retry_after: None,
+            error,
+        }
+    }
+}
+
+enum ReadFailure {
+    Transport(reqwest::Error),
+    TooLarge,
+}
+
+async fn read_capped(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> std::result::Result<Vec<u8>, ReadFailure> {
+    if response.content_length().is_some_and(|n| n > limit as u64) {
+        return Err(ReadFailure::TooLarge);
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(ReadFailure::Transport)? {
+        if bytes.len() + chunk.len() > limit {
+            return Err(ReadFailure::TooLarge);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// A fresh single-use nonce: 128 random bits, hex.
+fn fresh_nonce() -> String {
+    let bytes: [u8; 16] = rand::thread_rng().gen();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn transport(url: &str, error: &reqwest::Error) -> ClientError {
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    if error.is_timeout() {
+        detail = format!("timed out ({detail})");
+    }
+    ClientError::Transport {
+        url: url.to_owned(),
+        detail,
+    }
+}
+
+/// The most of a non-ANP error body quoted back in a message.
+const EXCERPT_CHARS: usize = 200;
+
+/// An error status with its body read as the ANP error shape when it is one.
+fn http_error(status: StatusCode, body: &[u8]) -> ClientError {
+    match serde_json::from_slice::<ErrorBody>(body) {
+        Ok(parsed) => ClientError::Http {
+            status: status.as_u16(),
+            code: parsed.error.code,
+            message: parsed.error.message,
+        },
+        Err(_) => {
+            let text = String::from_utf8_lossy(body);
+            let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
+            ClientError::Http {
+                status: status.as_u16(),
+                code: "unparsed_error".to_owned(),
+                message: if excerpt.trim().is_empty() {
+                    format!(
+                        "{} with an empty body",
+                        status.canonical_reason().unwrap_or("error")
+                    )
+                } else {
+                    format!("the body is not an ANP error: {excerpt:?}")
+                },
+            }
+        }
+    }
+}
+
+/// Checks a path segment taken from a caller (a session id): it must not be
+/// able to change which route is called.
+pub(crate) fn path_segment<'a>(what: &'static str, text: &'a str) -> Result<&'a str> {
+    let ok = !text.is_empty()
+        && text.len() <= 128
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(text)
+    } else {
+        Err(ClientError::InvalidInput {
+            what,
+            detail: format!(
+                "{:?} is not an id (letters, digits, '-' and '_', at most 128)",
+                text.chars().take(140).collect::<String>()
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_grow_and_stay_bounded() {
+        let policy = RetryPolicy {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+        };
+        for attempt in 1..10 {
+            let d = policy.delay(attempt, None);
+            let full = Duration::from_millis(100)
+                .saturating_mul(1 << (attempt - 1))
+                .min(Duration::from_secs(1));
+            assert!(d >= full / 2 && d < full, "attempt {attempt}: {d:?}");
+        }
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(30))),
+            Duration::from_secs(1)
+        );
+    }
+
+    #[test]
+    fn error_bodies_in_the_anp_shape_are_parsed() {
+        let body =
+            br#"{"error":{"code":"rate_limited","message":"slow down"},"protocol":"ANP/0.1"}"#;
+        match http_error(StatusCode::TOO_MANY_REQUESTS, body) {
+            ClientError::Http {
+                status,
+                code,
+                message,
+            } => {
+                assert_eq!(
+                    (status, code.as_str(), message.as_str()),
+                    (429, "rate_limited", "slow down")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = http_error(StatusCode::BAD_GATEWAY, b"<html>bad gateway</html>");
+        assert_eq!(err.code(), Some("unparsed_error"));
+        assert!(err.to_string().contains("<html>bad gateway</html>"));
+    }
+
+    #[test]
+    fn path_segments_cannot_escape_their_route() {
+        assert!(path_segment("session id", "5f1c6f2e-9d1a-4c8b-b7e3-2a61c0de9a44").is_ok());
+        for bad in ["", "../admin", "a/b", "a?b=1", "a%2f", &"x".repeat(129)] {
+            assert!(path_segment("session id", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn base_urls_are_checked() {
+        assert!(Http::new("http://127.0.0.1:8080/", ClientConfig::default()).is_ok());
+        for bad in ["ftp://x", "not a url", "http://h/?q=1", "/relative"] {
+            assert!(Http::new(bad, ClientConfig::default()).is_err(), "{bad}");
+        }
+        let http = Http::new("http://127.0.0.1:8080/prefix/", ClientConfig::default()).unwrap();
+        assert_eq!(http.base(), "http://127.0.0.1:8080/prefix");
+        assert_eq!(http.origin(), "http://127.0.0.1:8080");
+    }
+}
