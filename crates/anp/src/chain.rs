@@ -211,13 +211,12 @@ pub fn verify_extension(
     let mut failing = Vec::new();
     let mut unproven = Vec::new();
     let mut prev = pin.event_hash.as_str();
-    let mut expected_seq = pin.seq + 1;
     let mut batch: Vec<PendingSignature<'_>> = Vec::with_capacity(new_events.len());
     let mut messages: Vec<String> = Vec::with_capacity(new_events.len());
 
     // Pass 1: hashes, linkage, sequence; collect signatures for one batch.
     let mut per_event: Vec<(Vec<Check>, Vec<String>)> = Vec::with_capacity(new_events.len());
-    for (index, event) in new_events.iter().enumerate() {
+    for (expected_seq, (index, event)) in (pin.seq + 1..).zip(new_events.iter().enumerate()) {
         let mut checks = Vec::new();
         let mut details = Vec::new();
         if event.seq != expected_seq {
@@ -283,7 +282,6 @@ pub fn verify_extension(
         }
         per_event.push((checks, details));
         prev = &event.event_hash;
-        expected_seq += 1;
     }
 
     // Pass 2: signatures, batched; on a batch failure find the culprits one by one.
