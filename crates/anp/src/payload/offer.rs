@@ -9,8 +9,9 @@ use super::check::{field, Checker, NumberRule, PayloadError};
 use super::limits::*;
 use crate::money::Amount;
 
-/// A formal offer. Serializes back to exactly the JSON it was read from (the
-/// numbers keep their JSON values), so its canonical hash is unchanged.
+/// A formal offer. Serializes back to the JSON it was read from (quantities
+/// and prices keep their JSON numbers; a term written `12.0` comes back as
+/// `12`, the same canonical text), so its canonical hash is unchanged.
 /// Deserializing runs every rule of [`Offer::parse`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Value")]
