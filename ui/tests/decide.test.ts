@@ -40,6 +40,21 @@ describe("approve", () => {
     expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
   });
 
+  it("keeps the outcome on screen when the decided offer can no longer be reloaded", async () => {
+    const backend = new FakeBackend();
+    const user = userEvent.setup();
+    const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {}, version: 0 } });
+    await settle();
+    await user.click(byId(result.container, "approve-button"));
+    await user.click(byId(result.container, "approve-confirm"));
+    await settle();
+    backend.views.clear();
+    await result.rerender({ version: 1 });
+    await settle();
+    expect(byId(result.container, "outcome").textContent).toContain("Approved");
+    expect(byId(result.container, "reload-error").textContent).toContain("That offer is no longer pending.");
+  });
+
   it("can be cancelled at the confirming step", async () => {
     const { container, backend, user } = await renderOffer();
     await user.click(byId(container, "approve-button"));
