@@ -66,4 +66,12 @@ describe("sandbox and hosts", () => {
     await settle();
     expect(texts(container, "host-state")).toEqual(["reachable"]);
   });
+
+  it("says when live updates cannot be had, and how to refresh instead", async () => {
+    const backend = new FakeBackend();
+    backend.onChanged = () => Promise.reject({ code: "forbidden", message: "event.listen not allowed" });
+    const { container } = await renderApp(backend);
+    expect(byId(container, "live-error").textContent)
+      .toBe("Live updates are unavailable (event.listen not allowed); use “Check now” to refresh.");
+  });
 });

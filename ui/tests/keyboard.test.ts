@@ -52,18 +52,22 @@ describe("keyboard", () => {
     expect(selectedVendor(container)).toBe("Contoso GmbH");
   });
 
-  it("? shows the help and Escape closes it", async () => {
+  it("? shows the help and Escape closes it, giving focus back", async () => {
     const user = userEvent.setup();
     const { container } = await renderApp();
+    await user.keyboard("j");
+    const row = document.activeElement;
+    expect(row?.getAttribute("data-testid")).toBe("inbox-row");
     await user.keyboard("?");
     const help = byId(container.ownerDocument.body, "help-overlay");
     expect(help.getAttribute("role")).toBe("dialog");
     expect(help.textContent).toContain("Approve (asks you to confirm)");
     expect(document.activeElement).toBe(help);
     await user.keyboard("j");
-    expect(selectedVendor(container)).toBeUndefined();
+    expect(selectedVendor(container)).toBe("Fabrikam Inc");
     await user.keyboard("{Escape}");
     expect(document.querySelector("[data-testid='help-overlay']")).toBeNull();
+    expect(document.activeElement).toBe(row);
   });
 
   it("/ jumps to the history search, where letters are typed, not shortcuts", async () => {
