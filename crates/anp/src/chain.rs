@@ -216,12 +216,20 @@ pub fn verify_extension(
 
     // Pass 1: hashes, linkage, sequence; collect signatures for one batch.
     let mut per_event: Vec<(Vec<Check>, Vec<String>)> = Vec::with_capacity(new_events.len());
-    for (expected_seq, (index, event)) in (pin.seq + 1..).zip(new_events.iter().enumerate()) {
+    for (index, event) in new_events.iter().enumerate() {
         let mut checks = Vec::new();
         let mut details = Vec::new();
-        if event.seq != expected_seq {
+        // Checked: a hostile pin or claimed head near u64::MAX must not overflow.
+        let expected_seq = u64::try_from(index)
+            .ok()
+            .and_then(|i| pin.seq.checked_add(i))
+            .and_then(|seq| seq.checked_add(1));
+        if Some(event.seq) != expected_seq {
             checks.push(Check::Seq);
-            details.push(format!("seq is {}, expected {}", event.seq, expected_seq));
+            details.push(match expected_seq {
+                Some(expected) => format!("seq is {}, expected {expected}", event.seq),
+                None => format!("seq is {}, but no seq can follow {}", event.seq, pin.seq),
+            });
         }
         let recomputed_payload = canonical_hash(&event.payload);
         if recomputed_payload != event.payload_hash {
