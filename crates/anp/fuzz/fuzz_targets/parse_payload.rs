@@ -1,0 +1,10 @@
+//! Fuzz target: strict payload parsing (kind byte + JSON bytes).
+#![no_main]
+
+mod entry {
+    include!("../entry.rs");
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = entry::parse_payload(data);
+});
