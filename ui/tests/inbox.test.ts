@@ -73,9 +73,11 @@ describe("inbox", () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();
     const { container } = await renderApp(backend);
+    expect(document.title).toBe("(2) Countersign");
     await user.click(container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")[1]);
     await settle();
     expect(byId(container, "offer-vendor").textContent).toBe("Contoso GmbH");
+    expect(document.title).toBe("(1) Countersign");
     expect(backend.seen).toEqual([{ host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" }]);
     await user.click(byId(container, "back-button"));
     await settle();
