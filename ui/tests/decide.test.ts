@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { render } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import OfferView from "../src/lib/views/OfferView.svelte";
@@ -103,6 +103,23 @@ describe("approve", () => {
     expect(outcome.textContent).toContain("Refused: nothing was sent.");
     expect(outcome.textContent).toContain("This offer expired at 14:02; it can no longer be approved.");
     expect(outcome.querySelector("[role='alert']")).not.toBeNull();
+  });
+});
+
+describe("expiry on screen", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("withdraws approve and counter the second the offer expires", async () => {
+    vi.useFakeTimers({ now: Date.parse("2026-11-29T14:04:58Z"), toFake: ["setInterval", "clearInterval", "Date"] });
+    const { container } = render(OfferView, { props: { backend: new FakeBackend(), offerRef: ref, onBack: () => {} } });
+    await settle();
+    expect(byId(container, "approve-button")).toBeTruthy();
+    expect(container.querySelector("[data-testid='expired-notice']")).toBeNull();
+    vi.advanceTimersByTime(2000);
+    await settle();
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+    expect(container.querySelector("[data-testid='counter-button']")).toBeNull();
+    expect(byId(container, "expired-notice").textContent).toContain("can no longer be approved");
   });
 });
 

@@ -69,7 +69,7 @@ describe("inbox", () => {
   });
 
   it("opens an offer on click and when a notification asks for it", async () => {
-    vi.useRealTimers();
+    vi.useFakeTimers({ now: fx.NOW, toFake: ["Date"] });
     const user = userEvent.setup();
     const backend = new FakeBackend();
     const { container } = await renderApp(backend);

@@ -30,6 +30,10 @@ describe("keyboard", () => {
     await user.keyboard("a");
     await settle();
     expect(byId(container, "approve-summary")).toBeTruthy();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-summary");
+    await user.keyboard("{Enter}");
+    expect(byId(container, "approve-summary")).toBeTruthy();
+    await user.tab();
     expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
     await user.keyboard("{Escape}");
     expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
