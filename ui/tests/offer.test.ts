@@ -104,6 +104,17 @@ describe("offer view", () => {
     expect(byId(container, "decline-button")).toBeTruthy();
   });
 
+  it("shows both offers in full, side by side, on request", async () => {
+    const { container } = await renderOffer();
+    expect(container.querySelector("[data-testid='previous-offer']")).toBeNull();
+    byId(container, "show-full-offers").click();
+    await settle();
+    expect(byId(container, "previous-offer").querySelectorAll("[data-testid='summary-line']")).toHaveLength(3);
+    expect(byId(container, "previous-offer").textContent).toContain("Onboarding training");
+    expect(byId(container, "current-offer").textContent).toContain("SSO add-on");
+    expect(byId(container, "show-full-offers").getAttribute("aria-expanded")).toBe("true");
+  });
+
   it("marks the offer seen once it is open", async () => {
     const { backend } = await renderOffer();
     expect(backend.seen).toEqual([ref]);

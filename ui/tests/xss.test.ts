@@ -67,6 +67,11 @@ describe("counterparty text is data", () => {
     expect(byId(view, "envelope-vendor").textContent).toContain(`Evil ${IMG}`);
     assertInert(container);
 
+    await user.click(byId(container, "show-full-offers"));
+    expect(byId(container, "current-offer").textContent).toContain(`Please approve. ${BOTH}`);
+    expect(byId(container, "current-offer").textContent).toContain(`SKU-${IMG}`);
+    assertInert(container);
+
     await user.click(byId(container, "approve-button"));
     const summary = byId(container, "approve-summary").textContent ?? "";
     expect(summary).toContain(`Seats ${SCRIPT}`);
