@@ -9,8 +9,6 @@
 //! not know are left as offered. After `max_rounds` counters it drafts
 //! nothing more.
 
-use std::str::FromStr as _;
-
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
@@ -31,8 +29,9 @@ pub fn proposed_unit_price(policy: &Policy, sku: &str, round: u32) -> Option<Dec
 }
 
 fn json_number(d: Decimal) -> Option<Value> {
-    let text = d.normalize().to_string();
-    serde_json::Number::from_str(&text).ok().map(Value::Number)
+    anp::money::Amount::from_decimal(d.normalize())
+        .ok()
+        .map(|a| Value::Number(a.number().clone()))
 }
 
 /// A counter-offer to `offer`, or `None` when the policy has nothing to

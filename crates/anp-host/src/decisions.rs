@@ -526,11 +526,6 @@ fn verify_approval(
             approver.email
         )));
     }
-    if approval.method != "human" {
-        return Err(ApiError::Invalid(
-            "approval.method must be \"human\".".into(),
-        ));
-    }
     if anp::api::parse_timestamp(&approval.at).is_none() {
         return Err(ApiError::Invalid(
             "approval.at must be an ISO 8601 time.".into(),
@@ -538,10 +533,12 @@ fn verify_approval(
     }
     let key = keys::parse_public_key(&approver.public_key)
         .map_err(|e| ApiError::Internal(e.to_string()))?;
-    let string = signed::approval_string(reference, &approval.approved_by, &approval.at);
-    if !keys::verify_b64(&key, string.as_bytes(), &approval.signature) {
-        return Err(ApiError::refused(400, codes::BAD_SIGNATURE, "approval.signature does not verify with your enrolled key over \"ANP/0.2\\napproval\\n<in_response_to>\\n<approved_by>\\n<at>\"."));
-    }
+    anp::approval::verify_approval(approval, reference, &key).map_err(|e| match e {
+        anp::approval::ApprovalError::NotHuman(_) => ApiError::Invalid(format!("approval: {e}.")),
+        _ => ApiError::refused(400, codes::BAD_SIGNATURE, format!(
+            "approval: {e}; sign \"ANP/0.2\\napproval\\n<in_response_to>\\n<approved_by>\\n<at>\" with your enrolled key."
+        )),
+    })?;
     Ok(())
 }
 

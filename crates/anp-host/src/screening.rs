@@ -46,13 +46,10 @@ fn normalize(text: &str) -> String {
         .to_lowercase()
 }
 
-/// Reads a JSON number as an exact decimal from its text (never through f64
-/// arithmetic).
+/// Reads a JSON number as an exact decimal (`anp::money`), never through
+/// float arithmetic.
 pub fn decimal_of_number(n: &serde_json::Number) -> Option<Decimal> {
-    let text = n.to_string();
-    Decimal::from_str(&text)
-        .ok()
-        .or_else(|| Decimal::from_scientific(&text).ok())
+    anp::money::json_number_to_decimal(n).ok()
 }
 
 /// Every number written in free text, separators removed.

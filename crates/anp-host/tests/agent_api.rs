@@ -2,7 +2,8 @@
 
 mod common;
 
-use anp::api::{self, LogDocument};
+use anp::api;
+use anp::LogDocument;
 use anp::KeyRing;
 use common::*;
 use serde_json::{json, Value};
@@ -79,7 +80,7 @@ async fn a_sandbox_negotiation_round_trip_produces_a_verifiable_log() {
         seq: 2,
         event_hash: doc.events[1].event_hash.clone(),
     };
-    assert!(anp::verify_log_from_pin(&session, &pin, &tail.events, &ring).ok);
+    assert!(anp::verify_extension(&session, &pin, &tail.events, &ring).ok);
     let (status, body) = t
         .signed(
             &vendor,

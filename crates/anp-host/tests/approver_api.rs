@@ -4,7 +4,8 @@
 
 mod common;
 
-use anp::api::{self, LogDocument};
+use anp::api;
+use anp::LogDocument;
 use anp::KeyRing;
 use common::*;
 use serde_json::{json, Value};

@@ -6,7 +6,7 @@ mod common;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use anp::api::LogDocument;
+use anp::LogDocument;
 use anp::KeyRing;
 use common::*;
 use serde_json::{json, Value};
