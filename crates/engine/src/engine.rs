@@ -1,16 +1,20 @@
 //! The [`Engine`] handle: cheap to clone (an `Arc` inside), so the shell keeps
-//! one in Tauri state and every command calls one method.
+//! one in Tauri state and every command calls one method. The work is in
+//! sibling modules: `poller`, `inbox`, `decide`, `history`, `connect`,
+//! `sandbox`.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use anp::keys::SigningKey;
+use anp_client::{ApproverClient, ClientConfig, RetryPolicy};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::config::EngineConfig;
+use crate::config::{EngineConfig, SandboxMode};
 use crate::error::{DecideError, EngineError};
 use crate::notify::{Notifier, SilentNotifier};
-use crate::store::Store;
+use crate::store::{HostRecord, Store};
 use crate::views::*;
 
 /// Shared state behind every clone of an [`Engine`].
@@ -20,6 +24,18 @@ pub(crate) struct Inner {
     pub(crate) key: SigningKey,
     pub(crate) changes: broadcast::Sender<EngineEvent>,
     pub(crate) notifier: RwLock<Arc<dyn Notifier>>,
+    /// One poll cycle at a time (the loop, `refresh`, after a decision).
+    pub(crate) poll_lock: tokio::sync::Mutex<()>,
+    /// One decision at a time, so a double click reuses the first one.
+    pub(crate) decide_lock: tokio::sync::Mutex<()>,
+    /// Clients per host, for polling (no retries: the poller backs off itself).
+    pub(crate) clients: Mutex<HashMap<String, Arc<ApproverClient>>>,
+    /// Background tasks (poller, sandbox demo) to stop on shutdown.
+    pub(crate) tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The embedded sandbox host, when running.
+    pub(crate) sandbox: tokio::sync::Mutex<Option<anp_host::RunningHost>>,
+    /// Counters the benchmark reads.
+    pub(crate) stats: Mutex<crate::poller::PollStats>,
 }
 
 /// The console engine. Clone it freely; all clones share one state.
@@ -41,7 +57,7 @@ impl Engine {
         })?;
         let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
         let key = crate::keystore::load_or_create(&config.data_dir)?;
-        let (changes, _) = broadcast::channel(256);
+        let (changes, _) = broadcast::channel(1024);
         Ok(Engine {
             inner: Arc::new(Inner {
                 config,
@@ -49,17 +65,44 @@ impl Engine {
                 key,
                 changes,
                 notifier: RwLock::new(Arc::new(SilentNotifier)),
+                poll_lock: tokio::sync::Mutex::new(()),
+                decide_lock: tokio::sync::Mutex::new(()),
+                clients: Mutex::new(HashMap::new()),
+                tasks: Mutex::new(Vec::new()),
+                sandbox: tokio::sync::Mutex::new(None),
+                stats: Mutex::new(Default::default()),
             }),
         })
     }
 
-    /// Starts the poller, and the sandbox when the config asks for it.
+    /// Starts the sandbox when the config asks for it (by default: when no
+    /// real host is connected), then the poller. Call once, inside a tokio
+    /// runtime.
     pub async fn start(&self) -> Result<(), EngineError> {
+        let has_real_host = self.store()?.hosts()?.iter().any(|h| !h.sandbox);
+        let want_sandbox = match self.inner.config.sandbox {
+            SandboxMode::Off => false,
+            SandboxMode::Always => true,
+            SandboxMode::Auto => !has_real_host,
+        };
+        if want_sandbox {
+            crate::sandbox::start(self).await?;
+        }
+        let poller = tokio::spawn(crate::poller::run(self.clone()));
+        self.tasks().push(poller);
         Ok(())
     }
 
     /// Stops the poller and the sandbox; stored data stays.
-    pub async fn shutdown(&self) {}
+    pub async fn shutdown(&self) {
+        let tasks: Vec<_> = self.tasks().drain(..).collect();
+        for task in tasks {
+            task.abort();
+        }
+        if let Some(running) = self.inner.sandbox.lock().await.take() {
+            running.shutdown().await;
+        }
+    }
 
     /// A stream of what changed, for `engine://changed`.
     pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
@@ -78,14 +121,26 @@ impl Engine {
         anp::keys::public_key_b64(&self.inner.key.verifying_key())
     }
 
+    /// The data directory in use.
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.inner.config.data_dir
+    }
+
     /// The first screen: hosts, unread count, sandbox flag, data dir.
     pub async fn app_state(&self) -> Result<AppState, EngineError> {
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        let hosts = self.hosts().await?;
+        let unread = self.inbox().await?.iter().filter(|i| i.unread).count() as u32;
+        Ok(AppState {
+            sandbox: !hosts.is_empty() && hosts.iter().all(|h| h.sandbox),
+            unread,
+            hosts,
+            data_dir: self.inner.config.data_dir.display().to_string(),
+        })
     }
 
     /// Pending decisions across hosts, soonest expiry first.
     pub async fn inbox(&self) -> Result<Vec<InboxItem>, EngineError> {
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        crate::inbox::inbox(&*self.store()?)
     }
 
     /// One offer with everything needed to decide it.
@@ -95,17 +150,17 @@ impl Engine {
         session_id: &str,
         event_hash: &str,
     ) -> Result<OfferView, EngineError> {
-        let _ = (host_id, session_id, event_hash);
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        crate::inbox::offer_view(&*self.store()?, host_id, session_id, event_hash)
     }
 
-    /// Signs and submits a decision, idempotently.
+    /// Signs and submits a decision, idempotently: the decision is stored
+    /// before it is sent, and a retry or a double click reuses it.
     pub async fn decide(&self, request: DecideRequest) -> Result<DecisionResult, DecideError> {
-        let _ = request;
-        Err(DecideError::NotPending)
+        crate::decide::decide(self, request).await
     }
 
-    /// Checks an edited counter-offer by the protocol's rules, with its diff.
+    /// Checks an edited counter-offer by the protocol's rules, with its diff
+    /// against the offer it answers.
     pub async fn validate_counter(
         &self,
         host_id: &str,
@@ -113,14 +168,12 @@ impl Engine {
         event_hash: &str,
         offer: Value,
     ) -> Result<CounterCheck, EngineError> {
-        let _ = (host_id, session_id, event_hash, offer);
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &offer)
     }
 
     /// The history list, filtered.
     pub async fn sessions(&self, filter: HistoryFilter) -> Result<Vec<SessionRow>, EngineError> {
-        let _ = filter;
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        crate::history::sessions(&*self.store()?, &filter)
     }
 
     /// One session in full: timeline, series, decisions, verification.
@@ -129,35 +182,50 @@ impl Engine {
         host_id: &str,
         session_id: &str,
     ) -> Result<SessionDetail, EngineError> {
-        let _ = (host_id, session_id);
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        crate::history::session_detail(&*self.store()?, host_id, session_id)
     }
 
-    /// Writes a session export to the data dir's `exports/`.
+    /// Writes a session export to the data dir's `exports/`: JSON (the
+    /// verifiable log document plus the signed decisions) or CSV of offers.
     pub async fn export_session(
         &self,
         host_id: &str,
         session_id: &str,
         format: ExportFormat,
     ) -> Result<ExportResult, EngineError> {
-        let _ = (host_id, session_id, format);
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        let dir = self.inner.config.data_dir.join("exports");
+        crate::history::export(&*self.store()?, &dir, host_id, session_id, format)
     }
 
-    /// Enrolls with a host by URL and one-time code; pins its platform key.
+    /// Enrolls with a host by URL and one-time code, pins its platform key,
+    /// and polls it once.
     pub async fn connect_host(&self, url: &str, code: &str) -> Result<HostInfo, EngineError> {
-        let _ = (url, code);
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        let record = crate::connect::connect(self, url, code, false).await?;
+        let _ = self.refresh().await;
+        self.host_info(&record.host_id)
     }
 
     /// Every connected host.
     pub async fn hosts(&self) -> Result<Vec<HostInfo>, EngineError> {
-        Err(EngineError::InvalidInput("not implemented yet".into()))
+        Ok(self.store()?.hosts()?.iter().map(host_info).collect())
     }
 
-    /// One poll cycle now, across hosts.
+    /// One poll cycle now, across hosts, ignoring backoff. Errors of single
+    /// hosts are recorded on the host (see [`HostInfo`]), not returned.
     pub async fn refresh(&self) -> Result<(), EngineError> {
-        Ok(())
+        crate::poller::poll_all(self).await
+    }
+
+    /// Re-fetches a session's whole log and checks it against the stored
+    /// copy and pin, catching a rewrite anywhere in history. The poller runs
+    /// this on a rotating session every few cycles.
+    pub async fn audit_session(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> Result<VerificationView, EngineError> {
+        crate::poller::audit(self, host_id, session_id).await?;
+        crate::history::session_detail(&*self.store()?, host_id, session_id).map(|d| d.verification)
     }
 
     /// Marks an offer as opened (clears unread).
@@ -167,12 +235,104 @@ impl Engine {
         session_id: &str,
         event_hash: &str,
     ) -> Result<(), EngineError> {
-        let store = self.inner.store.lock().map_err(|_| poisoned())?;
-        store.mark_seen(host_id, session_id, event_hash)?;
+        self.store()?.mark_seen(host_id, session_id, event_hash)?;
+        self.emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
         Ok(())
+    }
+
+    /// Counters of the poller: requests sent, bytes received, cycles.
+    pub fn poll_stats(&self) -> crate::poller::PollStats {
+        self.inner.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    // ---- internals shared by the modules ----
+
+    pub(crate) fn store(&self) -> Result<MutexGuard<'_, Store>, EngineError> {
+        self.inner.store.lock().map_err(|_| poisoned())
+    }
+
+    fn tasks(&self) -> MutexGuard<'_, Vec<tokio::task::JoinHandle<()>>> {
+        match self.inner.tasks.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    pub(crate) fn spawn_task(&self, task: tokio::task::JoinHandle<()>) {
+        self.tasks().push(task);
+    }
+
+    pub(crate) fn emit(&self, what: ChangeScope, host_id: Option<&str>, session_id: Option<&str>) {
+        let _ = self.inner.changes.send(EngineEvent {
+            what,
+            host_id: host_id.map(str::to_owned),
+            session_id: session_id.map(str::to_owned),
+        });
+    }
+
+    pub(crate) fn notifier(&self) -> Arc<dyn Notifier> {
+        match self.inner.notifier.read() {
+            Ok(n) => n.clone(),
+            Err(_) => Arc::new(SilentNotifier),
+        }
+    }
+
+    pub(crate) fn host_info(&self, host_id: &str) -> Result<HostInfo, EngineError> {
+        self.store()?
+            .host(host_id)?
+            .map(|h| host_info(&h))
+            .ok_or_else(|| EngineError::NotFound {
+                what: "host",
+                id: host_id.to_owned(),
+            })
+    }
+
+    /// A client for polling this host (no retries; the poller backs off).
+    pub(crate) fn poll_client(&self, host: &HostRecord) -> Result<Arc<ApproverClient>, EngineError> {
+        let mut clients = self.inner.clients.lock().map_err(|_| poisoned())?;
+        if let Some(c) = clients.get(&host.host_id) {
+            if c.base_url().trim_end_matches('/') == host.url.trim_end_matches('/') {
+                return Ok(c.clone());
+            }
+        }
+        let config = ClientConfig {
+            retry: RetryPolicy::none(),
+            timeout: std::time::Duration::from_secs(15),
+            ..ClientConfig::default()
+        };
+        let client = ApproverClient::with_config(&host.url, self.inner.key.clone(), &host.approver_id, config)
+            .map_err(|e| EngineError::InvalidInput(e.to_string()))?;
+        let client = Arc::new(client);
+        clients.insert(host.host_id.clone(), client.clone());
+        Ok(client)
+    }
+
+    /// A client for decisions (bounded retries: the request is idempotent).
+    pub(crate) fn decide_client(&self, host: &HostRecord) -> Result<ApproverClient, EngineError> {
+        ApproverClient::new(&host.url, self.inner.key.clone(), &host.approver_id)
+            .map_err(|e| EngineError::InvalidInput(e.to_string()))
+    }
+}
+
+pub(crate) fn host_info(h: &HostRecord) -> HostInfo {
+    HostInfo {
+        host_id: h.host_id.clone(),
+        url: h.url.clone(),
+        label: h.label.clone(),
+        sandbox: h.sandbox,
+        reachable: h.reachable,
+        last_error: h.last_error.clone(),
+        last_poll_at: h.last_poll_at.clone(),
+        platform_fingerprint: h.platform_fingerprint.clone(),
+        approver_email: h.approver_email.clone(),
     }
 }
 
 pub(crate) fn poisoned() -> EngineError {
     EngineError::InvalidInput("the engine's store lock was poisoned by an earlier panic".into())
+}
+
+/// Now, as the protocol writes times.
+pub(crate) fn now_text() -> String {
+    anp::api::format_timestamp(time::OffsetDateTime::now_utc())
 }

@@ -204,3 +204,9 @@ impl From<DecideError> for CommandError {
         CommandError::from(&e)
     }
 }
+
+impl From<rusqlite::Error> for DecideError {
+    fn from(e: rusqlite::Error) -> Self {
+        DecideError::Engine(EngineError::Store(e))
+    }
+}

@@ -9,15 +9,23 @@
 #![warn(missing_docs)]
 
 mod config;
+mod connect;
+mod decide;
 mod engine;
 mod error;
+mod history;
+mod inbox;
 mod keystore;
 mod notify;
+pub mod poller;
+mod protocol;
+mod sandbox;
 pub mod store;
 pub mod views;
 
 pub use config::{resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, DATA_DIR_ENV};
-pub use engine::Engine;
+pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};
+pub use poller::PollStats;
 pub use views::*;

@@ -1,0 +1,279 @@
+//! History: the session list with search and filters, a session's timeline
+//! and per-side offer series, and exports (the verifiable log document plus
+//! the signed decisions as JSON; the offers as CSV). All from the store.
+
+use std::path::Path;
+
+use anp::event::{ChainClaim, LogDocument, SessionInfo};
+use anp::Event;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+use crate::error::EngineError;
+use crate::inbox::verification_view;
+use crate::protocol::anp as proto;
+use crate::store::{SessionRecord, Store};
+use crate::views::*;
+
+fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
+    let pending = store
+        .pending()?
+        .iter()
+        .filter(|p| p.host_id == s.host_id && p.session_id == s.session_id)
+        .count() as u32;
+    Ok(SessionRow {
+        host_id: s.host_id.clone(),
+        session_id: s.session_id.clone(),
+        vendor: s.vendor.clone(),
+        status: s.status.clone(),
+        sandbox: s.sandbox,
+        verification: s.verification,
+        event_count: store.event_count(&s.host_id, &s.session_id)?,
+        last_total: s.last_total.clone(),
+        currency: s.currency.clone(),
+        pending,
+        updated_at: s.updated_at.clone(),
+    })
+}
+
+fn parse_amount(text: &Option<String>, name: &str) -> Result<Option<Decimal>, EngineError> {
+    match text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(t) => t
+            .parse::<Decimal>()
+            .map(Some)
+            .map_err(|_| EngineError::InvalidInput(format!("{name} must be a decimal amount like 1200.50, not {t:?}."))),
+    }
+}
+
+fn contains(hay: &str, needle: &str) -> bool {
+    hay.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// The history list, filtered.
+pub(crate) fn sessions(store: &Store, filter: &HistoryFilter) -> Result<Vec<SessionRow>, EngineError> {
+    let min = parse_amount(&filter.min_total, "min_total")?;
+    let max = parse_amount(&filter.max_total, "max_total")?;
+    let mut rows = Vec::new();
+    for s in store.sessions()? {
+        let r = row(store, &s)?;
+        if let Some(text) = filter.text.as_deref().filter(|t| !t.is_empty()) {
+            let v = &r.vendor;
+            if !(contains(&v.vendor_name, text) || contains(&v.agent_name, text) || contains(&r.session_id, text)) {
+                continue;
+            }
+        }
+        if let Some(vendor) = filter.vendor.as_deref().filter(|t| !t.is_empty()) {
+            if !(contains(&r.vendor.vendor_name, vendor) || contains(&r.vendor.fingerprint, vendor)) {
+                continue;
+            }
+        }
+        let keep = match filter.state {
+            None => true,
+            Some(StateFilter::Disputed) => r.verification == Verification::Disputed,
+            Some(StateFilter::Pending) => r.pending > 0,
+            Some(StateFilter::Open) => r.status == "open",
+            Some(StateFilter::Closed) => r.status == "closed",
+            Some(StateFilter::Accepted) => r.status == "accepted",
+        };
+        if !keep {
+            continue;
+        }
+        if min.is_some() || max.is_some() {
+            let Some(total) = r.last_total.as_deref().and_then(|t| t.parse::<Decimal>().ok()) else {
+                continue;
+            };
+            if min.is_some_and(|m| total < m) || max.is_some_and(|m| total > m) {
+                continue;
+            }
+        }
+        rows.push(r);
+    }
+    Ok(rows)
+}
+
+fn session_record(store: &Store, host_id: &str, session_id: &str) -> Result<SessionRecord, EngineError> {
+    store.session(host_id, session_id)?.ok_or_else(|| EngineError::NotFound {
+        what: "session",
+        id: session_id.to_owned(),
+    })
+}
+
+/// One session in full.
+pub(crate) fn session_detail(store: &Store, host_id: &str, session_id: &str) -> Result<SessionDetail, EngineError> {
+    let s = session_record(store, host_id, session_id)?;
+    let mut timeline = Vec::new();
+    let mut series = Series::default();
+    for stored in store.events(host_id, session_id)? {
+        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else {
+            continue;
+        };
+        if event.kind.is_offer() {
+            if let Some(offer) = proto::read_offer(&event.payload) {
+                let side = match event.actor {
+                    anp::Actor::VendorAgent => &mut series.vendor_agent,
+                    anp::Actor::Buyer => &mut series.buyer,
+                };
+                side.push(SeriesPoint {
+                    round: side.len() as u32 + 1,
+                    seq: event.seq,
+                    total: offer.total.to_string(),
+                });
+            }
+        }
+        timeline.push(TimelineEvent {
+            seq: event.seq,
+            actor: stored.actor.clone(),
+            kind: stored.kind.clone(),
+            at: event.at.clone(),
+            summary: proto::summarize(&stored.kind, &event.payload),
+            payload: event.payload,
+            signer: event.signer,
+            signature: stored.signature_state.clone(),
+        });
+    }
+    let decisions = store
+        .decisions(host_id, session_id)?
+        .into_iter()
+        .map(|d| DecisionRow {
+            decision_id: d.decision_id,
+            action: d.action,
+            in_response_to: d.in_response_to,
+            outcome: d.outcome,
+            at: d.at,
+        })
+        .collect();
+    Ok(SessionDetail {
+        row: row(store, &s)?,
+        timeline,
+        series,
+        decisions,
+        verification: verification_view(&s),
+    })
+}
+
+/// The verifiable document of the stored copy plus every decision exactly as
+/// it was sent.
+fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
+    let events: Vec<Event> = store
+        .events(&s.host_id, &s.session_id)?
+        .iter()
+        .filter_map(|e| serde_json::from_str(&e.body).ok())
+        .collect();
+    let host = store.host(&s.host_id)?;
+    let opened_at = events.first().map(|e| e.at.clone()).unwrap_or_default();
+    let doc = LogDocument {
+        protocol: anp::PROTOCOL.to_owned(),
+        session: SessionInfo {
+            id: s.session_id.clone(),
+            sandbox: s.sandbox,
+            status: s.status.clone(),
+            opened_at,
+            closed_at: None,
+            event_count: events.len() as u64,
+            chain_head: s.pin_hash.clone(),
+        },
+        chain: ChainClaim {
+            verified: s.verification != Verification::Disputed,
+            head: s.pin_hash.clone(),
+        },
+        keys: anp::event::LogKeys {
+            note: Some("buyer: the platform key pinned by this console at enrollment".to_owned()),
+            vendor_agent: None,
+            buyer: host.as_ref().map(|h| anp::event::PublishedKey {
+                public_key: h.platform_key.clone(),
+                fingerprint: h.platform_fingerprint.clone(),
+            }),
+        },
+        events,
+    };
+    let decisions: Vec<Value> = store
+        .decisions(&s.host_id, &s.session_id)?
+        .into_iter()
+        .map(|d| {
+            json!({
+                "decision_id": d.decision_id,
+                "action": d.action,
+                "in_response_to": d.in_response_to,
+                "outcome": d.outcome,
+                "at": d.at,
+                "request_body": d.body,
+                "signed_headers": d.headers.and_then(|h| serde_json::from_str::<Value>(&h).ok()),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "log": doc,
+        "approver": host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id})),
+        "decisions": decisions,
+        "verification": verification_view(s),
+    }))
+}
+
+fn csv_field(text: &str) -> String {
+    // Quote everything; neutralize spreadsheet formulas in counterparty text.
+    let text = if text.starts_with(['=', '+', '-', '@']) && text.parse::<Decimal>().is_err() {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {
+    let mut out = String::from("seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n");
+    for stored in store.events(&s.host_id, &s.session_id)? {
+        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else { continue };
+        if !event.kind.is_offer() {
+            continue;
+        }
+        let Some(offer) = proto::read_offer(&event.payload) else { continue };
+        let fields = [
+            event.seq.to_string(),
+            event.at.clone(),
+            stored.actor.clone(),
+            stored.kind.clone(),
+            event.event_hash.clone(),
+            offer.offer.currency.clone(),
+            offer.offer.term_months.to_string(),
+            offer.offer.expires_at.clone(),
+            offer.total.to_string(),
+            offer.offer.line_items.len().to_string(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Writes an export file and says where.
+pub(crate) fn export(
+    store: &Store,
+    dir: &Path,
+    host_id: &str,
+    session_id: &str,
+    format: ExportFormat,
+) -> Result<ExportResult, EngineError> {
+    let s = session_record(store, host_id, session_id)?;
+    let (text, ext) = match format {
+        ExportFormat::Json => (
+            serde_json::to_string_pretty(&export_json(store, &s)?).map_err(|e| EngineError::Protocol(e.to_string()))?,
+            "json",
+        ),
+        ExportFormat::Csv => (export_csv(store, &s)?, "csv"),
+    };
+    std::fs::create_dir_all(dir)?;
+    // The session id is a host-chosen string: keep only safe characters.
+    let safe: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(64)
+        .collect();
+    let path = dir.join(format!("session-{safe}.{ext}"));
+    std::fs::write(&path, text.as_bytes())?;
+    Ok(ExportResult {
+        path: path.display().to_string(),
+        bytes: text.len() as u64,
+    })
+}

@@ -1,0 +1,253 @@
+//! The inbox: each pending decision beside the offer it answers, with the
+//! diff, exact totals, the vendor, both envelopes, the session's verification
+//! state and the approvals already given. Built from the store only, so it
+//! works offline and costs no request.
+
+use anp::api::PendingDecision;
+use anp::Event;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::error::EngineError;
+use crate::protocol::anp as proto;
+use crate::store::{PendingRecord, SessionRecord, Store, StoredEvent};
+use crate::views::*;
+
+/// An offer event (or a draft) and what it answers.
+pub(crate) struct Located {
+    pub offer_value: Value,
+    pub offer: proto::ReadOffer,
+    pub seq: u64,
+    pub actor: String,
+    pub previous: Option<(u64, String, Value, proto::ReadOffer)>,
+}
+
+fn parse_event(e: &StoredEvent) -> Option<Event> {
+    serde_json::from_str(&e.body).ok()
+}
+
+/// The offer it answers: the latest earlier offer of the other side, or else
+/// the same side's previous offer.
+fn previous_offer(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(u64, String, Value, proto::ReadOffer)> {
+    let earlier = || {
+        events
+            .iter()
+            .rev()
+            .filter(move |e| e.seq < seq && (e.kind == "offer" || e.kind == "counter_offer"))
+    };
+    let pick = earlier()
+        .find(|e| e.actor != actor)
+        .or_else(|| earlier().find(|e| e.actor == actor))?;
+    let event = parse_event(pick)?;
+    let read = proto::read_offer(&event.payload)?;
+    Some((pick.seq, pick.actor.clone(), event.payload, read))
+}
+
+pub(crate) fn locate(events: &[StoredEvent], pending: &PendingDecision) -> Option<Located> {
+    let (value, seq, actor) = match &pending.draft {
+        Some(draft) => (draft.clone(), pending.seq, pending.actor.as_str().to_owned()),
+        None => {
+            let stored = events.iter().find(|e| e.event_hash == pending.event_hash)?;
+            let event = parse_event(stored)?;
+            (event.payload, stored.seq, stored.actor.clone())
+        }
+    };
+    let offer = proto::read_offer(&value)?;
+    let previous = previous_offer(events, seq, &actor);
+    Some(Located {
+        offer_value: value,
+        offer,
+        seq,
+        actor,
+        previous,
+    })
+}
+
+/// The total and currency of a pending offer, for notifications.
+pub(crate) fn pending_offer_total(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    pending: &PendingDecision,
+) -> Option<(String, String)> {
+    let events = store.events(host_id, session_id).ok()?;
+    let located = locate(&events, pending)?;
+    Some((located.offer.total.to_string(), located.offer.offer.currency.clone()))
+}
+
+fn item(
+    store: &Store,
+    record: &PendingRecord,
+    pending: &PendingDecision,
+    session: &SessionRecord,
+    located: &Located,
+) -> Result<InboxItem, EngineError> {
+    let previous_total = located.previous.as_ref().map(|p| p.3.total);
+    Ok(InboxItem {
+        host_id: record.host_id.clone(),
+        session_id: record.session_id.clone(),
+        seq: located.seq,
+        event_hash: pending.event_hash.clone(),
+        kind: pending.kind.as_str().to_owned(),
+        actor: located.actor.clone(),
+        is_draft: pending.draft.is_some(),
+        vendor: session.vendor.clone(),
+        currency: located.offer.offer.currency.clone(),
+        total: located.offer.total.to_string(),
+        previous_total: previous_total.map(|t| t.to_string()),
+        change: previous_total.map(|old| proto::total_change(old, located.offer.total)),
+        expires_at: pending.expires_at.clone(),
+        verification: session.verification,
+        approvals_given: pending.approvals.len() as u32,
+        approvals_required: pending.approvals_required,
+        unread: !store.is_seen(&record.host_id, &record.session_id, &pending.event_hash)?,
+        held_reason: pending.held_reason.clone(),
+    })
+}
+
+/// Every pending decision whose offer this console has verified, soonest
+/// expiry first.
+pub(crate) fn inbox(store: &Store) -> Result<Vec<InboxItem>, EngineError> {
+    let mut items = Vec::new();
+    for record in store.pending()? {
+        let Ok(pending) = serde_json::from_str::<PendingDecision>(&record.body) else {
+            continue;
+        };
+        let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+            continue;
+        };
+        let events = store.events(&record.host_id, &record.session_id)?;
+        let Some(located) = locate(&events, &pending) else {
+            continue;
+        };
+        items.push(item(store, &record, &pending, &session, &located)?);
+    }
+    items.sort_by(|a, b| expiry_key(&a.expires_at).cmp(&expiry_key(&b.expires_at)));
+    Ok(items)
+}
+
+fn expiry_key(text: &str) -> (i128, String) {
+    let at = anp::api::parse_timestamp(text).map(|t| t.unix_timestamp_nanos()).unwrap_or(i128::MAX);
+    (at, text.to_owned())
+}
+
+/// True when `expires_at` has passed (an unreadable time counts as expired).
+pub(crate) fn is_expired(expires_at: &str) -> bool {
+    anp::api::parse_timestamp(expires_at).map_or(true, |t| t <= OffsetDateTime::now_utc())
+}
+
+pub(crate) fn verification_view(session: &SessionRecord) -> VerificationView {
+    VerificationView {
+        state: session.verification,
+        detail: session.dispute_detail.clone(),
+        failing_seq: session.failing_seq,
+        checks: session.failing_checks.clone(),
+    }
+}
+
+/// The pending record of one offer, with its session.
+pub(crate) fn find_pending(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+) -> Result<Option<(PendingRecord, PendingDecision, SessionRecord)>, EngineError> {
+    let record = store
+        .pending()?
+        .into_iter()
+        .find(|p| p.host_id == host_id && p.session_id == session_id && p.event_hash == event_hash);
+    let Some(record) = record else { return Ok(None) };
+    let pending: PendingDecision = serde_json::from_str(&record.body)
+        .map_err(|e| EngineError::Protocol(format!("stored pending decision: {e}")))?;
+    let session = store.session(host_id, session_id)?.ok_or_else(|| EngineError::NotFound {
+        what: "session",
+        id: session_id.to_owned(),
+    })?;
+    Ok(Some((record, pending, session)))
+}
+
+/// One pending offer in full.
+pub(crate) fn offer_view(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+) -> Result<OfferView, EngineError> {
+    let not_found = || EngineError::NotFound {
+        what: "pending offer",
+        id: event_hash.to_owned(),
+    };
+    let (record, pending, session) = find_pending(store, host_id, session_id, event_hash)?.ok_or_else(not_found)?;
+    let events = store.events(host_id, session_id)?;
+    let located = locate(&events, &pending).ok_or_else(not_found)?;
+    let item = item(store, &record, &pending, &session, &located)?;
+    let envelope = |kind: &str| -> Value {
+        events
+            .iter()
+            .find(|e| e.kind == kind)
+            .and_then(parse_event)
+            .map(|e| match kind {
+                "session_open" => e.payload.get("envelope").cloned().unwrap_or(Value::Null),
+                _ => e.payload,
+            })
+            .unwrap_or(Value::Null)
+    };
+    let diff = located
+        .previous
+        .as_ref()
+        .and_then(|p| proto::diff_json(&p.3.offer, &located.offer.offer));
+    Ok(OfferView {
+        expired: is_expired(&item.expires_at),
+        item,
+        offer: located.offer_value.clone(),
+        previous: located.previous.as_ref().map(|p| p.2.clone()),
+        previous_ref: located.previous.as_ref().map(|p| PreviousRef {
+            seq: p.0,
+            actor: p.1.clone(),
+        }),
+        diff,
+        vendor_envelope: envelope("session_open"),
+        buyer_envelope: envelope("envelope"),
+        verification: verification_view(&session),
+        approvals: pending
+            .approvals
+            .iter()
+            .map(|a| ApprovalGiven {
+                approved_by: a.approved_by.clone(),
+                at: a.at.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// Checks an edited counter-offer and diffs it against the offer it answers.
+pub(crate) fn validate_counter(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+    offer: &Value,
+) -> Result<CounterCheck, EngineError> {
+    let answered = store
+        .events(host_id, session_id)?
+        .into_iter()
+        .find(|e| e.event_hash == event_hash)
+        .and_then(|e| parse_event(&e))
+        .and_then(|e| proto::read_offer(&e.payload))
+        .ok_or_else(|| EngineError::NotFound {
+            what: "offer",
+            id: event_hash.to_owned(),
+        })?;
+    Ok(match proto::validate_offer(offer) {
+        Ok(parsed) => CounterCheck {
+            ok: true,
+            errors: Vec::new(),
+            diff: proto::diff_json(&answered.offer, &parsed),
+        },
+        Err(errors) => CounterCheck {
+            ok: false,
+            errors,
+            diff: None,
+        },
+    })
+}

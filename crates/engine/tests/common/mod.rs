@@ -1,0 +1,104 @@
+//! A real `anp-host` on loopback, real vendor agents over HTTP, and engines
+//! in their own temporary data directories.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anp::api::Target;
+use anp::EventKind;
+use anp_client::AgentClient;
+use countersign_engine::{ApproverProfile, Engine, EngineConfig, SandboxMode};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use time::OffsetDateTime;
+
+pub struct World {
+    pub dir: TempDir,
+    pub db: PathBuf,
+    pub host: Option<anp_host::RunningHost>,
+    pub url: String,
+    pub org: String,
+}
+
+impl World {
+    pub async fn start() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("host.sqlite3");
+        let host = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
+        let org = host.create_org("Fabrikam Industries").unwrap().org_handle;
+        let running = host.spawn("127.0.0.1:0").await.unwrap();
+        let url = running.base_url();
+        World {
+            dir,
+            db,
+            host: Some(running),
+            url,
+            org,
+        }
+    }
+
+    pub fn host(&self) -> &anp_host::Host {
+        &self.host.as_ref().unwrap().host
+    }
+
+    pub fn code(&self, email: &str) -> String {
+        self.host().enroll_code(&self.org, "Test Approver", email).unwrap().code
+    }
+
+    /// An engine enrolled as `email`, sandbox off, in its own data dir.
+    pub async fn engine(&self, email: &str) -> (TempDir, Engine) {
+        let data = tempfile::tempdir().unwrap();
+        let mut config = EngineConfig::new(data.path().to_owned());
+        config.sandbox = SandboxMode::Off;
+        config.poll_interval = Duration::from_secs(3600);
+        config.approver = ApproverProfile {
+            name: "Test Approver".into(),
+            email: email.into(),
+        };
+        let engine = Engine::open(config).unwrap();
+        engine.connect_host(&self.url, &self.code(email)).await.unwrap();
+        (data, engine)
+    }
+
+    /// A verified vendor agent with an open session to the org.
+    pub async fn vendor(&self, name: &str) -> (AgentClient, String) {
+        let key = anp::keys::generate_signing_key();
+        let reg = AgentClient::register(&self.url, &key, &format!("{name} Agent"), name, "sales@vendor.example")
+            .await
+            .unwrap();
+        self.host().verify_agent(&reg.agent_id).unwrap();
+        let agent = AgentClient::new(&self.url, key, &reg.agent_id).unwrap();
+        let envelope = anp_client::default_envelope(name, &format!("{name} Agent"), "sales@vendor.example");
+        let opened = agent
+            .open_session(Target::Org { org_handle: self.org.clone() }, envelope)
+            .await
+            .unwrap();
+        (agent, opened.session_id)
+    }
+}
+
+pub fn offer(unit_price: u64, expires_in: Duration) -> Value {
+    json!({
+        "currency": "USD",
+        "term_months": 36,
+        "expires_at": anp::api::format_timestamp(OffsetDateTime::now_utc() + expires_in),
+        "line_items": [{
+            "sku": "CRM-ENT",
+            "description": "CRM Enterprise seats",
+            "quantity": 500,
+            "unit": "seat/year",
+            "unit_price": unit_price,
+            "currency": "USD"
+        }],
+        "conditions": ["Net 60 payment"],
+        "notes": "Includes premier support."
+    })
+}
+
+pub const DAY: Duration = Duration::from_secs(24 * 3600);
+
+pub async fn submit(agent: &AgentClient, session: &str, kind: EventKind, payload: Value) -> anp::LogDocument {
+    agent.submit(session, kind, payload).await.unwrap()
+}
