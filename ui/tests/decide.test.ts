@@ -55,6 +55,20 @@ describe("approve", () => {
     expect(byId(result.container, "reload-error").textContent).toContain("That offer is no longer pending.");
   });
 
+  it("says when the host will still wait for another approver", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({
+      item: fx.inboxItem({ approvals_required: 3, approvals_given: 1 }),
+      approvals: [{ approved_by: "bo@buyer.example", at: "2026-11-29T11:50:00Z" }],
+    }));
+    const { container, user } = await renderOffer(backend);
+    expect(byId(container, "offer-approvals").textContent).toBe("1 of 3 approvals");
+    expect(byId(container, "offer-view").textContent).toContain("bo@buyer.example at 2026-11-29 11:50");
+    await user.click(byId(container, "approve-button"));
+    expect(byId(container, "approvals-needed").textContent)
+      .toContain("This needs 3 approvals; 1 given. After yours the host still waits for another approver.");
+  });
+
   it("can be cancelled at the confirming step", async () => {
     const { container, backend, user } = await renderOffer();
     await user.click(byId(container, "approve-button"));
