@@ -4,14 +4,17 @@
 //! after a pinned prefix (independent of the prefix), and canonicalizing,
 //! hashing and diffing 200-line-item offers.
 //!
-//! Run: `cargo bench -p anp --bench verify`.
+//! Run: `cargo bench -p anp --bench verify` (about two minutes on an idle
+//! 2-core machine; figures go to crates/anp/BENCHMARKS.md).
 
 use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use anp::canonical::canonical_hash;
+use anp::diff::diff_offers;
 use anp::keys::{self, SigningKey};
+use anp::payload::Offer;
 use anp::{
     signed, verify_log, verify_log_from_pin, Actor, ChainHead, Event, EventDraft, EventKind,
     KeyRing,
@@ -46,6 +49,27 @@ fn offer(items: usize, round: usize) -> Value {
         "conditions": ["Net 60 payment", "Price hold through the term"],
         "notes": format!("Round {round}: includes premier support and onboarding.")
     })
+}
+
+/// The 200-line offer a counter-offer would answer it with: one line added at
+/// the top, one removed, every tenth repriced, two swapped, a condition changed.
+fn shifted_offer(items: usize) -> Value {
+    let mut value = offer(items, 1);
+    let lines = value["line_items"].as_array_mut().expect("line items");
+    lines.pop();
+    for (i, line) in lines.iter_mut().enumerate() {
+        if i % 10 == 0 {
+            line["unit_price"] = json!(999.25 + i as f64);
+        }
+    }
+    lines.swap(3, 150);
+    lines.insert(
+        0,
+        json!({"sku": "NEW-TOP", "description": "Analytics add-on", "quantity": 50,
+               "unit": "seat/year", "unit_price": 120, "currency": "USD"}),
+    );
+    value["conditions"] = json!(["Net 30 payment", "Price hold through the term"]);
+    value
 }
 
 /// A message of a few hundred characters.
@@ -212,6 +236,15 @@ fn main() {
         black_box(canonical_hash(black_box(&offer_a)));
     });
 
+    let offer_b = shifted_offer(200);
+    let (old_offer, new_offer) = (
+        Offer::parse(&offer_a).expect("the 200-line offer is valid"),
+        Offer::parse(&offer_b).expect("the shifted offer is valid"),
+    );
+    let diff_200 = measure(&mut c, "diff_offers (two 200-line-item offers)", || {
+        black_box(diff_offers(black_box(&old_offer), black_box(&new_offer)));
+    });
+
     c.final_summary();
 
     let per_event = nanos(whole_log) / BIG as f64;
@@ -238,5 +271,9 @@ fn main() {
     println!(
         "canonicalize+hash 200-item offer:{:>10.1} us",
         nanos(hash_offer) / 1e3
+    );
+    println!(
+        "diff two 200-item offers:        {:>10.1} us",
+        nanos(diff_200) / 1e3
     );
 }

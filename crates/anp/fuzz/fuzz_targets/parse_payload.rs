@@ -1,6 +1,7 @@
 //! Fuzz target: strict payload parsing (kind byte + JSON bytes).
 #![no_main]
 
+#[allow(dead_code)]
 mod entry {
     include!("../entry.rs");
 }

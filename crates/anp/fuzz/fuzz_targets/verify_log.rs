@@ -1,6 +1,7 @@
 //! Fuzz target: log document parsing and whole and pinned verification.
 #![no_main]
 
+#[allow(dead_code)]
 mod entry {
     include!("../entry.rs");
 }
