@@ -60,7 +60,7 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
 /// How a scripted vendor behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Temper {
-    /// Concedes after a decline, accepts a counter at or above its floor.
+    /// Makes a lower offer after a decline, accepts a counter at or above its floor.
     Reactive,
     /// Makes one offer that expires in minutes.
     Hurried,
@@ -266,8 +266,9 @@ async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result
                     .await
                     .map_err(sandbox_error)?;
             } else {
+                // A decline leaves no standing offer: the answer is a new offer.
                 agent
-                    .submit(session_id, EventKind::CounterOffer, offer(script, next))
+                    .submit(session_id, EventKind::Offer, offer(script, next))
                     .await
                     .map_err(sandbox_error)?;
             }
