@@ -10,17 +10,16 @@ use anp::api::{
 };
 use anp::canonical::canonical_hash;
 use anp::keys::{self, SigningKey};
+use anp::payload::{parse_payload, Envelope};
 use anp::{signed, ChainHead, EventKind, LogDocument};
 use serde_json::{json, Value};
+use time::OffsetDateTime;
 use tokio::sync::OnceCell;
 
 use crate::error::ClientError;
 use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
 use crate::trust::{rewritten, verify_against_pin, TrustedKeys};
 use crate::{approver, Result};
-
-/// SPEC §5: the longest `message.body`, in characters.
-const MAX_MESSAGE_BODY_CHARS: usize = 20_000;
 
 /// A registered vendor agent talking to one host. Cheap to share behind an
 /// `Arc`; every method takes `&self`.
@@ -129,6 +128,7 @@ impl AgentClient {
         target: Target,
         envelope: Value,
     ) -> Result<OpenSessionResponse> {
+        check_envelope(&envelope)?;
         let body = to_body(&OpenSessionRequest { target, envelope })?;
         let path = format!("{}/sessions", api::AGENT_API_BASE);
         let response: OpenSessionResponse = self
@@ -333,86 +333,45 @@ pub fn default_envelope(vendor_name: &str, agent_name: &str, human_contact: &str
     })
 }
 
-/// SPEC §8: a vendor agent validates what it sends. Checks the shape rules
-/// that need no schema engine; the host re-validates everything.
+/// SPEC §8: a vendor agent validates what it sends, with the protocol
+/// crate's strict parser; and it sends no offer that has already expired.
 pub(crate) fn check_payload(kind: EventKind, payload: &Value) -> Result<()> {
-    let invalid = |detail: String| ClientError::InvalidPayload {
+    if kind == EventKind::SessionOpen {
+        return Err(ClientError::InvalidPayload {
+            kind: kind.to_string(),
+            detail: "session_open is assembled by the host when a session opens".to_owned(),
+            violations: Vec::new(),
+        });
+    }
+    let parsed = parse_payload(kind, payload).map_err(|e| ClientError::InvalidPayload {
         kind: kind.to_string(),
-        detail,
-    };
-    let object = payload
-        .as_object()
-        .ok_or_else(|| invalid("the payload must be a JSON object".to_owned()))?;
-    match kind {
-        EventKind::SessionOpen => Err(invalid(
-            "session_open is assembled by the host when a session opens".to_owned(),
-        )),
-        EventKind::Offer | EventKind::CounterOffer => check_offer(object).map_err(invalid),
-        EventKind::Message => {
-            let body = object
-                .get("body")
-                .and_then(Value::as_str)
-                .ok_or_else(|| invalid("a message needs a string \"body\"".to_owned()))?;
-            if body.chars().count() > MAX_MESSAGE_BODY_CHARS {
-                return Err(invalid(format!(
-                    "body is {} characters, more than {MAX_MESSAGE_BODY_CHARS}",
-                    body.chars().count()
-                )));
-            }
-            only_keys(object, &["subject", "body"]).map_err(invalid)
+        detail: e.to_string(),
+        violations: e.violations,
+    })?;
+    if let Some(expires) = parsed.as_offer().and_then(|o| o.expires_at_utc()) {
+        if expires <= OffsetDateTime::now_utc() {
+            return Err(ClientError::InvalidPayload {
+                kind: kind.to_string(),
+                detail: format!(
+                    "expires_at {} has already passed",
+                    api::format_timestamp(expires)
+                ),
+                violations: Vec::new(),
+            });
         }
-        EventKind::Decline | EventKind::SessionClose => {
-            only_keys(object, &["reason"]).map_err(invalid)?;
-            match object.get("reason") {
-                None | Some(Value::String(_)) => Ok(()),
-                Some(_) => Err(invalid("\"reason\" must be a string".to_owned())),
-            }
-        }
-        EventKind::Envelope | EventKind::Accept => Ok(()),
     }
+    Ok(())
 }
 
-/// The offer rules of SPEC §5.2 that a sender can get wrong most easily.
-/// Interim: replaced by `anp::payload` once the strict types land.
-fn check_offer(object: &serde_json::Map<String, Value>) -> Result<(), String> {
-    for required in ["currency", "term_months", "expires_at", "line_items"] {
-        if !object.contains_key(required) {
-            return Err(format!("an offer needs {required:?}"));
-        }
-    }
-    let items = object
-        .get("line_items")
-        .and_then(Value::as_array)
-        .ok_or("\"line_items\" must be an array")?;
-    if items.is_empty() || items.len() > 200 {
-        return Err(format!(
-            "an offer needs 1 to 200 line items, not {}",
-            items.len()
-        ));
-    }
-    let expires_at = object
-        .get("expires_at")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if api::parse_timestamp(expires_at).is_none() {
-        return Err(format!(
-            "\"expires_at\" {expires_at:?} is not an ISO 8601 time"
-        ));
-    }
-    match object.get("term_months").and_then(Value::as_u64) {
-        Some(1..=120) => Ok(()),
-        _ => Err("\"term_months\" must be an integer from 1 to 120".to_owned()),
-    }
-}
-
-fn only_keys(object: &serde_json::Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
-    match object.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(unknown) => Err(format!(
-            "unknown member {unknown:?} (allowed: {})",
-            allowed.join(", ")
-        )),
-        None => Ok(()),
-    }
+/// Checks a vendor envelope before a session is opened with it.
+fn check_envelope(envelope: &Value) -> Result<()> {
+    Envelope::parse(envelope)
+        .map(|_| ())
+        .map_err(|e| ClientError::InvalidPayload {
+            kind: "envelope".to_owned(),
+            detail: e.to_string(),
+            violations: e.violations,
+        })
 }
 
 pub(crate) fn to_body<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {

@@ -7,8 +7,8 @@ use anp::api::{
     self, DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
     Summary, WellKnown,
 };
+use anp::approval::sign_approval;
 use anp::keys::{self, SigningKey};
-use anp::payload::Approval;
 use anp::{signed, LogDocument};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -17,9 +17,6 @@ use crate::agent::to_body;
 use crate::error::ClientError;
 use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
 use crate::Result;
-
-/// RFC-002: the only approval method of the draft.
-const APPROVAL_METHOD: &str = "human";
 
 /// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
 pub async fn well_known(base_url: &str) -> Result<WellKnown> {
@@ -167,22 +164,31 @@ impl ApproverClient {
     /// RFC-002 approval signed now by this approver's key as `approved_by`.
     pub fn approve_request(&self, in_response_to: &str, approved_by: &str) -> DecisionRequest {
         let at = api::format_timestamp(OffsetDateTime::now_utc());
-        let signature = keys::sign_b64(
-            &self.identity.key,
-            signed::approval_string(in_response_to, approved_by, &at).as_bytes(),
-        );
         DecisionRequest {
             decision_id: new_decision_id(),
             action: DecisionAction::Approve,
             in_response_to: in_response_to.to_owned(),
             reason: None,
             offer: None,
-            approval: Some(Approval {
-                approved_by: approved_by.to_owned(),
-                at,
-                method: APPROVAL_METHOD.to_owned(),
-                signature,
-            }),
+            approval: Some(sign_approval(
+                &self.identity.key,
+                in_response_to,
+                approved_by,
+                &at,
+            )),
+        }
+    }
+
+    /// Sends a buyer-agent draft (`draft:<uuid>`) as it stands: an approve
+    /// with no attestation, since nothing is accepted.
+    pub fn send_draft_request(draft_ref: &str) -> DecisionRequest {
+        DecisionRequest {
+            decision_id: new_decision_id(),
+            action: DecisionAction::Approve,
+            in_response_to: draft_ref.to_owned(),
+            reason: None,
+            offer: None,
+            approval: None,
         }
     }
 

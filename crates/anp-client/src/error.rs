@@ -43,8 +43,10 @@ pub enum ClientError {
     InvalidPayload {
         /// The event kind.
         kind: String,
-        /// What is wrong with it.
+        /// Every rule it breaks, in one sentence.
         detail: String,
+        /// The broken rules with their paths (empty for rules outside the schema).
+        violations: Vec<anp::payload::Violation>,
     },
     /// An argument given to the client is malformed (a base URL, a session id);
     /// nothing was sent.

@@ -1,0 +1,258 @@
+//! Test helpers: a real anp-host on 127.0.0.1:0, and a real HTTP proxy in
+//! front of it that can misbehave on purpose (rewrite logs, fail, hang), so
+//! the client is tested against a live peer, never a mock of itself.
+#![allow(dead_code)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anp_client::AgentClient;
+use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::IntoResponse;
+use serde_json::{json, Value};
+
+pub struct TestHost {
+    pub running: RunningHost,
+    _dir: tempfile::TempDir,
+}
+
+pub async fn start_host() -> TestHost {
+    let dir = tempfile::tempdir().unwrap();
+    let roomy = Limit {
+        max: 1_000_000,
+        window: Duration::from_secs(60),
+    };
+    let config = HostConfig {
+        limits: Limits {
+            per_ip: roomy,
+            per_agent: roomy,
+            per_session: roomy,
+            registration: roomy,
+            ..Limits::default()
+        },
+        ..HostConfig::default()
+    };
+    let host = Host::open(&dir.path().join("host.db"), config).unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    TestHost { running, _dir: dir }
+}
+
+impl TestHost {
+    pub fn url(&self) -> String {
+        self.running.base_url()
+    }
+    pub fn host(&self) -> &Host {
+        &self.running.host
+    }
+}
+
+/// Registers a fresh key at `base_url`; returns the key and the agent id.
+pub async fn register(base_url: &str) -> (anp::keys::SigningKey, String) {
+    let key = anp::keys::generate_signing_key();
+    let reg = AgentClient::register(
+        base_url,
+        &key,
+        "Contoso Seller",
+        "Contoso",
+        "sales@contoso.example",
+    )
+    .await
+    .unwrap();
+    (key, reg.agent_id)
+}
+
+/// Registers a fresh key at `register_at`; returns a client for it talking
+/// to `client_url` (the host itself, or a proxy in front of it).
+pub async fn new_agent(register_at: &str, client_url: &str) -> AgentClient {
+    let (key, agent_id) = register(register_at).await;
+    AgentClient::new(client_url, key, &agent_id).unwrap()
+}
+
+/// A valid offer expiring in a day.
+pub fn offer(unit_price: u32, quantity: u32) -> Value {
+    let expires = time::OffsetDateTime::now_utc() + time::Duration::days(1);
+    json!({
+        "currency": "USD",
+        "term_months": 36,
+        "expires_at": anp::api::format_timestamp(expires),
+        "line_items": [{
+            "sku": "CRM-ENT",
+            "description": "CRM Enterprise seats",
+            "quantity": quantity,
+            "unit": "seat/year",
+            "unit_price": unit_price,
+            "currency": "USD"
+        }],
+        "conditions": ["Net 60 payment"]
+    })
+}
+
+/// What the proxy does to the next answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Forward faithfully.
+    Pass,
+    /// Change the payload of the last event of any log, keeping its hashes.
+    TamperLastPayload,
+    /// Change event 2's `at` and re-chain every later hash consistently: a
+    /// history rewrite that verifies on its own but not against a pin.
+    RewriteHistory,
+    /// Answer the next N GETs with a 503 in the ANP error shape.
+    FailGets(u32),
+    /// Answer every request with 503.
+    AlwaysFail,
+    /// Never answer.
+    Hang,
+}
+
+#[derive(Clone)]
+pub struct Proxy {
+    upstream: String,
+    http: reqwest::Client,
+    mode: Arc<Mutex<Mode>>,
+    pub seen: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+impl Proxy {
+    /// Starts a proxy to `upstream` on 127.0.0.1:0; returns it and its URL.
+    pub async fn start(upstream: &str) -> (Proxy, String) {
+        let proxy = Proxy {
+            upstream: upstream.to_owned(),
+            http: reqwest::Client::new(),
+            mode: Arc::new(Mutex::new(Mode::Pass)),
+            seen: Arc::new(Mutex::new(Vec::new())),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = proxy.clone();
+        let app = axum::Router::new().fallback(move |method, uri, headers, body| {
+            let state = state.clone();
+            async move { state.forward(method, uri, headers, body).await }
+        });
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (proxy, format!("http://{addr}"))
+    }
+
+    pub fn set(&self, mode: Mode) {
+        *self.mode.lock().unwrap() = mode;
+    }
+
+    async fn forward(
+        &self,
+        method: Method,
+        uri: Uri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> axum::response::Response {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((method.to_string(), uri.to_string()));
+        let mode = {
+            let mut guard = self.mode.lock().unwrap();
+            let mode = *guard;
+            if let Mode::FailGets(n) = mode {
+                if method == Method::GET {
+                    *guard = if n <= 1 {
+                        Mode::Pass
+                    } else {
+                        Mode::FailGets(n - 1)
+                    };
+                }
+            }
+            mode
+        };
+        let unavailable = || {
+            let body = anp::api::ErrorBody::new("internal", "The host is restarting; try again.");
+            (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response()
+        };
+        match mode {
+            Mode::Hang => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                return unavailable();
+            }
+            Mode::AlwaysFail => return unavailable(),
+            Mode::FailGets(_) if method == Method::GET => return unavailable(),
+            _ => {}
+        }
+        let url = format!(
+            "{}{}",
+            self.upstream,
+            uri.path_and_query().map_or("", |p| p.as_str())
+        );
+        let mut request = self.http.request(method, url).body(body.to_vec());
+        for (name, value) in &headers {
+            if name.as_str().starts_with("x-anp-") || name == "content-type" {
+                request = request.header(name, value);
+            }
+        }
+        let answer = request.send().await.unwrap();
+        let status = answer.status();
+        let bytes = answer.bytes().await.unwrap();
+        let mut out = bytes.to_vec();
+        if status.is_success() {
+            if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
+                if tamper(&mut value, mode) {
+                    out = serde_json::to_vec(&value).unwrap();
+                }
+            }
+        }
+        (
+            StatusCode::from_u16(status.as_u16()).unwrap(),
+            [("content-type", "application/json")],
+            out,
+        )
+            .into_response()
+    }
+}
+
+/// Applies `mode` to the log inside an answer; true when something changed.
+fn tamper(answer: &mut Value, mode: Mode) -> bool {
+    let doc = if answer.get("events").is_some() {
+        answer
+    } else if let Some(log) = answer.get_mut("log") {
+        log
+    } else {
+        return false;
+    };
+    let session_id = doc["session"]["id"].as_str().unwrap_or_default().to_owned();
+    let Some(events) = doc["events"].as_array_mut() else {
+        return false;
+    };
+    match mode {
+        Mode::TamperLastPayload => match events.last_mut() {
+            Some(last) => {
+                last["payload"]["tampered"] = json!(true);
+                true
+            }
+            None => false,
+        },
+        Mode::RewriteHistory => {
+            if events.len() < 3 || events[0]["seq"] != json!(1) {
+                return false;
+            }
+            events[1]["at"] = json!("2020-01-01T00:00:00.000Z");
+            let mut prev = events[0]["event_hash"].as_str().unwrap().to_owned();
+            for event in events.iter_mut().skip(1) {
+                event["prev_hash"] = json!(prev);
+                let hash = anp::signed::event_hash(
+                    &session_id,
+                    event["seq"].as_u64().unwrap(),
+                    event["actor"].as_str().unwrap(),
+                    event["kind"].as_str().unwrap(),
+                    event["payload_hash"].as_str().unwrap(),
+                    &prev,
+                    event["at"].as_str().unwrap(),
+                );
+                event["event_hash"] = json!(hash);
+                prev = hash;
+            }
+            doc["session"]["chain_head"] = json!(prev);
+            doc["chain"]["head"] = json!(prev);
+            true
+        }
+        _ => false,
+    }
+}
