@@ -17,7 +17,10 @@ use countersign_engine::{ApproverProfile, Engine, EngineConfig, SandboxMode};
 use serde_json::json;
 
 fn env(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// User + system CPU seconds of this process, from /proc (Linux only).
@@ -57,7 +60,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let events = env("EVENTS", 50).max(3);
     let pending = env("PENDING", 100).min(sessions);
     let dir = tempfile::tempdir()?;
-    let host = anp_host::Host::open(&dir.path().join("host.sqlite3"), anp_host::HostConfig::default())?;
+    let host = anp_host::Host::open(
+        &dir.path().join("host.sqlite3"),
+        anp_host::HostConfig::default(),
+    )?;
     let org = host.create_org("Bench Buyer")?.org_handle;
     let code = host.enroll_code(&org, "Bench", "bench@buyer.example")?.code;
     let running = host.clone().spawn("127.0.0.1:0").await?;
@@ -65,7 +71,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Seed: one vendor, N sessions, messages up to EVENTS events, offers in PENDING.
     let key = anp::keys::generate_signing_key();
-    let reg = AgentClient::register(&url, &key, "Bench Agent", "Bench Vendor", "v@bench.example").await?;
+    let reg =
+        AgentClient::register(&url, &key, "Bench Agent", "Bench Vendor", "v@bench.example").await?;
     host.verify_agent(&reg.agent_id)?;
     let agent = Arc::new(AgentClient::new(&url, key, &reg.agent_id)?);
     let seeded = Instant::now();
@@ -78,17 +85,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         handles.push(tokio::spawn(async move {
             let mut mine = Vec::new();
             for i in (w..sessions).step_by(workers) {
-                let env = anp_client::default_envelope("Bench Vendor", "Bench Agent", "v@bench.example");
-                let opened = agent.open_session(Target::Org { org_handle: org.clone() }, env).await.expect("open");
+                let env =
+                    anp_client::default_envelope("Bench Vendor", "Bench Agent", "v@bench.example");
+                let opened = agent
+                    .open_session(
+                        Target::Org {
+                            org_handle: org.clone(),
+                        },
+                        env,
+                    )
+                    .await
+                    .expect("open");
                 let extra = if i < pending { events - 3 } else { events - 2 };
                 for m in 0..extra {
                     agent
-                        .submit(&opened.session_id, EventKind::Message, json!({ "body": format!("message {m}") }))
+                        .submit(
+                            &opened.session_id,
+                            EventKind::Message,
+                            json!({ "body": format!("message {m}") }),
+                        )
                         .await
                         .expect("message");
                 }
                 if i < pending {
-                    agent.submit(&opened.session_id, EventKind::Offer, offer(1000 + i as u64)).await.expect("offer");
+                    agent
+                        .submit(&opened.session_id, EventKind::Offer, offer(1000 + i as u64))
+                        .await
+                        .expect("offer");
                 }
                 mine.push(opened.session_id);
             }
@@ -98,13 +121,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for h in handles {
         ids.extend(h.await?);
     }
-    println!("seeded {sessions} sessions x {events} events ({pending} pending) in {:.1}s", seeded.elapsed().as_secs_f64());
+    println!(
+        "seeded {sessions} sessions x {events} events ({pending} pending) in {:.1}s",
+        seeded.elapsed().as_secs_f64()
+    );
 
     let data = tempfile::tempdir()?;
     let mut config = EngineConfig::new(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     config.poll_interval = Duration::from_secs(3600);
-    config.approver = ApproverProfile { name: "Bench".into(), email: "bench@buyer.example".into() };
+    config.approver = ApproverProfile {
+        name: "Bench".into(),
+        email: "bench@buyer.example".into(),
+    };
     let rss_before = rss_mb();
     let engine = Engine::open(config)?;
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
@@ -128,7 +157,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (cpu_seconds() - cpu0) * 1e3
     );
 
-    agent.submit(&ids[ids.len() / 2], EventKind::Message, json!({ "body": "one more" })).await?;
+    agent
+        .submit(
+            &ids[ids.len() / 2],
+            EventKind::Message,
+            json!({ "body": "one more" }),
+        )
+        .await?;
     let before = engine.poll_stats();
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
     engine.refresh().await?;

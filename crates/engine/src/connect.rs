@@ -12,7 +12,8 @@ use crate::store::HostRecord;
 
 fn normalize_url(url: &str) -> Result<String, EngineError> {
     let url = url.trim().trim_end_matches('/');
-    let ok = (url.starts_with("http://") || url.starts_with("https://")) && url.len() > "https://".len();
+    let ok =
+        (url.starts_with("http://") || url.starts_with("https://")) && url.len() > "https://".len();
     if !ok || url.chars().any(char::is_whitespace) {
         return Err(EngineError::InvalidInput(format!(
             "{url:?} is not a host address; use one like https://anp.example.com."
@@ -23,7 +24,9 @@ fn normalize_url(url: &str) -> Result<String, EngineError> {
 
 fn client_error(url: &str, e: anp_client::ClientError) -> EngineError {
     match e {
-        anp_client::ClientError::Http { code, message, .. } => EngineError::HostRefused { code, message },
+        anp_client::ClientError::Http { code, message, .. } => {
+            EngineError::HostRefused { code, message }
+        }
         anp_client::ClientError::Transport { detail, .. } => EngineError::Unreachable {
             url: url.to_owned(),
             detail,
@@ -42,25 +45,35 @@ pub(crate) fn approver_keys(doc: &WellKnown) -> Vec<DiscoveredKey> {
 }
 
 /// Enrolls and stores the host; `sandbox` marks the embedded one.
-pub(crate) async fn connect(engine: &Engine, url: &str, code: &str, sandbox: bool) -> Result<HostRecord, EngineError> {
+pub(crate) async fn connect(
+    engine: &Engine,
+    url: &str,
+    code: &str,
+    sandbox: bool,
+) -> Result<HostRecord, EngineError> {
     let url = normalize_url(url)?;
     let code = code.trim();
     if code.is_empty() || code.len() > 200 {
-        return Err(EngineError::InvalidInput("The enrollment code is empty or too long; paste the code the host's admin gave you.".into()));
+        return Err(EngineError::InvalidInput(
+            "The enrollment code is empty or too long; paste the code the host's admin gave you."
+                .into(),
+        ));
     }
     if engine.store()?.host_by_url(&url)?.is_some() {
         return Err(EngineError::AlreadyConnected(url));
     }
-    let discovery = anp_client::well_known(&url).await.map_err(|e| client_error(&url, e))?;
-    let profile = &engine.inner.config.approver;
-    let enrolled = ApproverClient::enroll(&url, code, &profile.name, &profile.email, &engine.inner.key)
+    let discovery = anp_client::well_known(&url)
         .await
         .map_err(|e| client_error(&url, e))?;
+    let profile = &engine.inner.config.approver;
+    let enrolled =
+        ApproverClient::enroll(&url, code, &profile.name, &profile.email, &engine.inner.key)
+            .await
+            .map_err(|e| client_error(&url, e))?;
     // Pin the platform key only when discovery and enrollment agree on it.
-    let published = discovery
-        .platform_keys
-        .iter()
-        .any(|k| k.public_key == enrolled.platform_key && k.fingerprint == enrolled.platform_fingerprint);
+    let published = discovery.platform_keys.iter().any(|k| {
+        k.public_key == enrolled.platform_key && k.fingerprint == enrolled.platform_fingerprint
+    });
     let computed = anp::keys::parse_public_key(&enrolled.platform_key)
         .map(|k| anp::keys::fingerprint(&k))
         .map_err(|e| EngineError::Protocol(format!("platform key: {e}")))?;
@@ -69,11 +82,7 @@ pub(crate) async fn connect(engine: &Engine, url: &str, code: &str, sandbox: boo
             "the platform key in the enrollment answer is not the one the host publishes in /.well-known/anp.json".into(),
         ));
     }
-    let label = url
-        .split("://")
-        .nth(1)
-        .unwrap_or(&url)
-        .to_owned();
+    let label = url.split("://").nth(1).unwrap_or(&url).to_owned();
     let record = HostRecord {
         host_id: uuid::Uuid::new_v4().to_string(),
         protocol: ANP_0_1.to_owned(),
@@ -84,12 +93,17 @@ pub(crate) async fn connect(engine: &Engine, url: &str, code: &str, sandbox: boo
         approver_email: profile.email.clone(),
         platform_key: enrolled.platform_key,
         platform_fingerprint: enrolled.platform_fingerprint,
-        approver_keys: serde_json::to_string(&approver_keys(&discovery)).unwrap_or_else(|_| "[]".into()),
+        approver_keys: serde_json::to_string(&approver_keys(&discovery))
+            .unwrap_or_else(|_| "[]".into()),
         reachable: true,
         last_error: None,
         last_poll_at: None,
     };
     engine.store()?.insert_host(&record, &now_text())?;
-    engine.emit(crate::views::ChangeScope::Hosts, Some(&record.host_id), None);
+    engine.emit(
+        crate::views::ChangeScope::Hosts,
+        Some(&record.host_id),
+        None,
+    );
     Ok(record)
 }

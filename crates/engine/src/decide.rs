@@ -29,18 +29,27 @@ fn result_of(record: &DecisionRecord) -> DecisionResult {
     }
 }
 
-pub(crate) async fn decide(engine: &Engine, request: DecideRequest) -> Result<DecisionResult, DecideError> {
+pub(crate) async fn decide(
+    engine: &Engine,
+    request: DecideRequest,
+) -> Result<DecisionResult, DecideError> {
     let _one_at_a_time = engine.inner.decide_lock.lock().await;
     let action = action_name(request.action);
     let (host, record) = {
         let store = engine.store()?;
-        let host = store.host(&request.host_id)?.ok_or_else(|| EngineError::NotFound {
-            what: "host",
-            id: request.host_id.clone(),
-        })?;
+        let host = store
+            .host(&request.host_id)?
+            .ok_or_else(|| EngineError::NotFound {
+                what: "host",
+                id: request.host_id.clone(),
+            })?;
         // A decision already made on this offer, with this action, is reused.
         let existing = store
-            .live_decision(&request.host_id, &request.session_id, &request.in_response_to)?
+            .live_decision(
+                &request.host_id,
+                &request.session_id,
+                &request.in_response_to,
+            )?
             .filter(|d| d.action == action);
         if let Some(done) = existing.as_ref().filter(|d| d.outcome != "pending") {
             return Ok(result_of(done));
@@ -70,8 +79,13 @@ pub(crate) async fn decide(engine: &Engine, request: DecideRequest) -> Result<De
     };
     let body: DecisionRequest = serde_json::from_str(&record.body)
         .map_err(|e| EngineError::Protocol(format!("stored decision: {e}")))?;
-    let expires_at = inbox::find_pending(&*engine.store()?, &request.host_id, &request.session_id, &request.in_response_to)?
-        .map(|(_, p, _)| p.expires_at);
+    let expires_at = inbox::find_pending(
+        &*engine.store()?,
+        &request.host_id,
+        &request.session_id,
+        &request.in_response_to,
+    )?
+    .map(|(_, p, _)| p.expires_at);
     let client = engine.decide_client(&host)?;
     let sent = client.decide(&request.session_id, &body).await;
     let outcome = match sent {
@@ -79,18 +93,29 @@ pub(crate) async fn decide(engine: &Engine, request: DecideRequest) -> Result<De
         Err(e) => Err(map_refusal(e, &host.url, expires_at)),
     };
     match outcome {
-        Ok(DecisionResponse { decision_id, outcome, detail, .. }) => {
+        Ok(DecisionResponse {
+            decision_id,
+            outcome,
+            detail,
+            ..
+        }) => {
             let outcome = serde_json::to_value(outcome)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_else(|| "appended".to_owned());
-            engine.store()?.update_decision(&decision_id, None, &outcome, &detail)?;
+            engine
+                .store()?
+                .update_decision(&decision_id, None, &outcome, &detail)?;
             let result = DecisionResult {
                 decision_id,
                 outcome,
                 detail,
             };
-            engine.emit(ChangeScope::Inbox, Some(&request.host_id), Some(&request.session_id));
+            engine.emit(
+                ChangeScope::Inbox,
+                Some(&request.host_id),
+                Some(&request.session_id),
+            );
             // Bring the inbox and the log up to date now, not at the next tick.
             let _ = engine.refresh().await;
             Ok(result)
@@ -100,9 +125,12 @@ pub(crate) async fn decide(engine: &Engine, request: DecideRequest) -> Result<De
             Err(DecideError::Unreachable(detail))
         }
         Err(refusal) => {
-            engine
-                .store()?
-                .update_decision(&record.decision_id, None, "refused", &refusal.to_string())?;
+            engine.store()?.update_decision(
+                &record.decision_id,
+                None,
+                "refused",
+                &refusal.to_string(),
+            )?;
             Err(refusal)
         }
     }
@@ -115,8 +143,13 @@ fn new_decision(
     approver_email: &str,
     request: &DecideRequest,
 ) -> Result<DecisionRequest, DecideError> {
-    let (_, pending, session) = inbox::find_pending(store, &request.host_id, &request.session_id, &request.in_response_to)?
-        .ok_or(DecideError::NotPending)?;
+    let (_, pending, session) = inbox::find_pending(
+        store,
+        &request.host_id,
+        &request.session_id,
+        &request.in_response_to,
+    )?
+    .ok_or(DecideError::NotPending)?;
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
@@ -140,7 +173,12 @@ fn new_decision(
                     expires_at: pending.expires_at.clone(),
                 });
             }
-            let approval = anp::approval::sign_approval(&engine.inner.key, &request.in_response_to, approver_email, &now_text());
+            let approval = anp::approval::sign_approval(
+                &engine.inner.key,
+                &request.in_response_to,
+                approver_email,
+                &now_text(),
+            );
             Ok(DecisionRequest {
                 approval: Some(approval),
                 ..base
@@ -158,13 +196,17 @@ fn new_decision(
             })
         }
         DecideAction::Counter => {
-            let offer = request.offer.clone().ok_or_else(|| DecideError::InvalidCounter {
-                errors: vec![crate::views::FieldError {
-                    path: "offer".to_owned(),
-                    message: "a counter needs the offer to send".to_owned(),
-                }],
-            })?;
-            proto::validate_offer(&offer).map_err(|errors| DecideError::InvalidCounter { errors })?;
+            let offer = request
+                .offer
+                .clone()
+                .ok_or_else(|| DecideError::InvalidCounter {
+                    errors: vec![crate::views::FieldError {
+                        path: "offer".to_owned(),
+                        message: "a counter needs the offer to send".to_owned(),
+                    }],
+                })?;
+            proto::validate_offer(&offer)
+                .map_err(|errors| DecideError::InvalidCounter { errors })?;
             Ok(DecisionRequest {
                 action: DecisionAction::Counter,
                 offer: Some(offer),
@@ -189,7 +231,9 @@ fn map_refusal(error: ClientError, url: &str, expires_at: Option<String>) -> Dec
             codes::INVALID_REQUEST if message.contains("screen") => DecideError::Screening(message),
             _ => DecideError::Refused { code, message },
         },
-        ClientError::Transport { detail, .. } => DecideError::Unreachable(format!("{url}: {detail}")),
+        ClientError::Transport { detail, .. } => {
+            DecideError::Unreachable(format!("{url}: {detail}"))
+        }
         other => DecideError::Refused {
             code: "client".to_owned(),
             message: other.to_string(),

@@ -242,7 +242,11 @@ impl Engine {
 
     /// Counters of the poller: requests sent, bytes received, cycles.
     pub fn poll_stats(&self) -> crate::poller::PollStats {
-        self.inner.stats.lock().map(|s| s.clone()).unwrap_or_default()
+        self.inner
+            .stats
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default()
     }
 
     // ---- internals shared by the modules ----
@@ -288,7 +292,10 @@ impl Engine {
     }
 
     /// A client for polling this host (no retries; the poller backs off).
-    pub(crate) fn poll_client(&self, host: &HostRecord) -> Result<Arc<ApproverClient>, EngineError> {
+    pub(crate) fn poll_client(
+        &self,
+        host: &HostRecord,
+    ) -> Result<Arc<ApproverClient>, EngineError> {
         let mut clients = self.inner.clients.lock().map_err(|_| poisoned())?;
         if let Some(c) = clients.get(&host.host_id) {
             if c.base_url().trim_end_matches('/') == host.url.trim_end_matches('/') {
@@ -300,8 +307,13 @@ impl Engine {
             timeout: std::time::Duration::from_secs(15),
             ..ClientConfig::default()
         };
-        let client = ApproverClient::with_config(&host.url, self.inner.key.clone(), &host.approver_id, config)
-            .map_err(|e| EngineError::InvalidInput(e.to_string()))?;
+        let client = ApproverClient::with_config(
+            &host.url,
+            self.inner.key.clone(),
+            &host.approver_id,
+            config,
+        )
+        .map_err(|e| EngineError::InvalidInput(e.to_string()))?;
         let client = Arc::new(client);
         clients.insert(host.host_id.clone(), client.clone());
         Ok(client)

@@ -107,7 +107,9 @@ pub enum DecideError {
     #[error("A newer offer replaced this one; decide on the latest offer instead.")]
     NotStanding,
     /// The session log failed verification: nothing is signed on it.
-    #[error("This session's log failed verification; decisions on it are refused until it is resolved.")]
+    #[error(
+        "This session's log failed verification; decisions on it are refused until it is resolved."
+    )]
     Disputed,
     /// The host's screening blocked outbound content.
     #[error("The host's confidentiality screening blocked this: {0}")]

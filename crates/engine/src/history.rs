@@ -39,10 +39,11 @@ fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
 fn parse_amount(text: &Option<String>, name: &str) -> Result<Option<Decimal>, EngineError> {
     match text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         None => Ok(None),
-        Some(t) => t
-            .parse::<Decimal>()
-            .map(Some)
-            .map_err(|_| EngineError::InvalidInput(format!("{name} must be a decimal amount like 1200.50, not {t:?}."))),
+        Some(t) => t.parse::<Decimal>().map(Some).map_err(|_| {
+            EngineError::InvalidInput(format!(
+                "{name} must be a decimal amount like 1200.50, not {t:?}."
+            ))
+        }),
     }
 }
 
@@ -51,7 +52,10 @@ fn contains(hay: &str, needle: &str) -> bool {
 }
 
 /// The history list, filtered.
-pub(crate) fn sessions(store: &Store, filter: &HistoryFilter) -> Result<Vec<SessionRow>, EngineError> {
+pub(crate) fn sessions(
+    store: &Store,
+    filter: &HistoryFilter,
+) -> Result<Vec<SessionRow>, EngineError> {
     let min = parse_amount(&filter.min_total, "min_total")?;
     let max = parse_amount(&filter.max_total, "max_total")?;
     let mut rows = Vec::new();
@@ -59,12 +63,16 @@ pub(crate) fn sessions(store: &Store, filter: &HistoryFilter) -> Result<Vec<Sess
         let r = row(store, &s)?;
         if let Some(text) = filter.text.as_deref().filter(|t| !t.is_empty()) {
             let v = &r.vendor;
-            if !(contains(&v.vendor_name, text) || contains(&v.agent_name, text) || contains(&r.session_id, text)) {
+            if !(contains(&v.vendor_name, text)
+                || contains(&v.agent_name, text)
+                || contains(&r.session_id, text))
+            {
                 continue;
             }
         }
         if let Some(vendor) = filter.vendor.as_deref().filter(|t| !t.is_empty()) {
-            if !(contains(&r.vendor.vendor_name, vendor) || contains(&r.vendor.fingerprint, vendor)) {
+            if !(contains(&r.vendor.vendor_name, vendor) || contains(&r.vendor.fingerprint, vendor))
+            {
                 continue;
             }
         }
@@ -80,7 +88,11 @@ pub(crate) fn sessions(store: &Store, filter: &HistoryFilter) -> Result<Vec<Sess
             continue;
         }
         if min.is_some() || max.is_some() {
-            let Some(total) = r.last_total.as_deref().and_then(|t| t.parse::<Decimal>().ok()) else {
+            let Some(total) = r
+                .last_total
+                .as_deref()
+                .and_then(|t| t.parse::<Decimal>().ok())
+            else {
                 continue;
             };
             if min.is_some_and(|m| total < m) || max.is_some_and(|m| total > m) {
@@ -92,15 +104,25 @@ pub(crate) fn sessions(store: &Store, filter: &HistoryFilter) -> Result<Vec<Sess
     Ok(rows)
 }
 
-fn session_record(store: &Store, host_id: &str, session_id: &str) -> Result<SessionRecord, EngineError> {
-    store.session(host_id, session_id)?.ok_or_else(|| EngineError::NotFound {
-        what: "session",
-        id: session_id.to_owned(),
-    })
+fn session_record(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+) -> Result<SessionRecord, EngineError> {
+    store
+        .session(host_id, session_id)?
+        .ok_or_else(|| EngineError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })
 }
 
 /// One session in full.
-pub(crate) fn session_detail(store: &Store, host_id: &str, session_id: &str) -> Result<SessionDetail, EngineError> {
+pub(crate) fn session_detail(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+) -> Result<SessionDetail, EngineError> {
     let s = session_record(store, host_id, session_id)?;
     let mut timeline = Vec::new();
     let mut series = Series::default();
@@ -221,13 +243,19 @@ fn csv_field(text: &str) -> String {
 }
 
 fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {
-    let mut out = String::from("seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n");
+    let mut out = String::from(
+        "seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n",
+    );
     for stored in store.events(&s.host_id, &s.session_id)? {
-        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else { continue };
+        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else {
+            continue;
+        };
         if !event.kind.is_offer() {
             continue;
         }
-        let Some(offer) = proto::read_offer(&event.payload) else { continue };
+        let Some(offer) = proto::read_offer(&event.payload) else {
+            continue;
+        };
         let fields = [
             event.seq.to_string(),
             event.at.clone(),
@@ -258,7 +286,8 @@ pub(crate) fn export(
     let s = session_record(store, host_id, session_id)?;
     let (text, ext) = match format {
         ExportFormat::Json => (
-            serde_json::to_string_pretty(&export_json(store, &s)?).map_err(|e| EngineError::Protocol(e.to_string()))?,
+            serde_json::to_string_pretty(&export_json(store, &s)?)
+                .map_err(|e| EngineError::Protocol(e.to_string()))?,
             "json",
         ),
         ExportFormat::Csv => (export_csv(store, &s)?, "csv"),

@@ -28,7 +28,11 @@ fn parse_event(e: &StoredEvent) -> Option<Event> {
 
 /// The offer it answers: the latest earlier offer of the other side, or else
 /// the same side's previous offer.
-fn previous_offer(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(u64, String, Value, proto::ReadOffer)> {
+fn previous_offer(
+    events: &[StoredEvent],
+    seq: u64,
+    actor: &str,
+) -> Option<(u64, String, Value, proto::ReadOffer)> {
     let earlier = || {
         events
             .iter()
@@ -45,7 +49,11 @@ fn previous_offer(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(u64,
 
 pub(crate) fn locate(events: &[StoredEvent], pending: &PendingDecision) -> Option<Located> {
     let (value, seq, actor) = match &pending.draft {
-        Some(draft) => (draft.clone(), pending.seq, pending.actor.as_str().to_owned()),
+        Some(draft) => (
+            draft.clone(),
+            pending.seq,
+            pending.actor.as_str().to_owned(),
+        ),
         None => {
             let stored = events.iter().find(|e| e.event_hash == pending.event_hash)?;
             let event = parse_event(stored)?;
@@ -72,7 +80,10 @@ pub(crate) fn pending_offer_total(
 ) -> Option<(String, String)> {
     let events = store.events(host_id, session_id).ok()?;
     let located = locate(&events, pending)?;
-    Some((located.offer.total.to_string(), located.offer.offer.currency.clone()))
+    Some((
+        located.offer.total.to_string(),
+        located.offer.offer.currency.clone(),
+    ))
 }
 
 fn item(
@@ -122,18 +133,20 @@ pub(crate) fn inbox(store: &Store) -> Result<Vec<InboxItem>, EngineError> {
         };
         items.push(item(store, &record, &pending, &session, &located)?);
     }
-    items.sort_by(|a, b| expiry_key(&a.expires_at).cmp(&expiry_key(&b.expires_at)));
+    items.sort_by_key(|item| expiry_key(&item.expires_at));
     Ok(items)
 }
 
 fn expiry_key(text: &str) -> (i128, String) {
-    let at = anp::api::parse_timestamp(text).map(|t| t.unix_timestamp_nanos()).unwrap_or(i128::MAX);
+    let at = anp::api::parse_timestamp(text)
+        .map(|t| t.unix_timestamp_nanos())
+        .unwrap_or(i128::MAX);
     (at, text.to_owned())
 }
 
 /// True when `expires_at` has passed (an unreadable time counts as expired).
 pub(crate) fn is_expired(expires_at: &str) -> bool {
-    anp::api::parse_timestamp(expires_at).map_or(true, |t| t <= OffsetDateTime::now_utc())
+    anp::api::parse_timestamp(expires_at).is_none_or(|t| t <= OffsetDateTime::now_utc())
 }
 
 pub(crate) fn verification_view(session: &SessionRecord) -> VerificationView {
@@ -156,13 +169,17 @@ pub(crate) fn find_pending(
         .pending()?
         .into_iter()
         .find(|p| p.host_id == host_id && p.session_id == session_id && p.event_hash == event_hash);
-    let Some(record) = record else { return Ok(None) };
+    let Some(record) = record else {
+        return Ok(None);
+    };
     let pending: PendingDecision = serde_json::from_str(&record.body)
         .map_err(|e| EngineError::Protocol(format!("stored pending decision: {e}")))?;
-    let session = store.session(host_id, session_id)?.ok_or_else(|| EngineError::NotFound {
-        what: "session",
-        id: session_id.to_owned(),
-    })?;
+    let session = store
+        .session(host_id, session_id)?
+        .ok_or_else(|| EngineError::NotFound {
+            what: "session",
+            id: session_id.to_owned(),
+        })?;
     Ok(Some((record, pending, session)))
 }
 
@@ -177,7 +194,8 @@ pub(crate) fn offer_view(
         what: "pending offer",
         id: event_hash.to_owned(),
     };
-    let (record, pending, session) = find_pending(store, host_id, session_id, event_hash)?.ok_or_else(not_found)?;
+    let (record, pending, session) =
+        find_pending(store, host_id, session_id, event_hash)?.ok_or_else(not_found)?;
     let events = store.events(host_id, session_id)?;
     let located = locate(&events, &pending).ok_or_else(not_found)?;
     let item = item(store, &record, &pending, &session, &located)?;

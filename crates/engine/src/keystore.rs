@@ -46,7 +46,10 @@ fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
 #[cfg(not(unix))]
 fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
     // On Windows the per-user app data directory is already owner-only.
-    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     Ok(())

@@ -43,7 +43,10 @@ pub(crate) async fn run(engine: Engine) {
     let mut failures: HashMap<String, (u32, Instant)> = HashMap::new();
     let mut cycle: u64 = 0;
     loop {
-        let hosts = engine.store().and_then(|s| Ok(s.hosts()?)).unwrap_or_default();
+        let hosts = engine
+            .store()
+            .and_then(|s| Ok(s.hosts()?))
+            .unwrap_or_default();
         for host in hosts {
             if let Some((_, until)) = failures.get(&host.host_id) {
                 if Instant::now() < *until {
@@ -62,7 +65,9 @@ pub(crate) async fn run(engine: Engine) {
                     }
                 }
                 Err(_) => {
-                    let entry = failures.entry(host.host_id.clone()).or_insert((0, Instant::now()));
+                    let entry = failures
+                        .entry(host.host_id.clone())
+                        .or_insert((0, Instant::now()));
                     entry.0 = entry.0.saturating_add(1);
                     entry.1 = Instant::now() + backoff(engine.inner.config.poll_interval, entry.0);
                 }
@@ -76,12 +81,17 @@ pub(crate) async fn run(engine: Engine) {
 /// Exponential backoff from the poll interval, capped, with ±50 % jitter so
 /// many consoles do not hammer a recovering host in step.
 fn backoff(interval: Duration, failures: u32) -> Duration {
-    let base = interval.saturating_mul(1u32 << failures.min(6)).min(MAX_BACKOFF);
+    let base = interval
+        .saturating_mul(1u32 << failures.min(6))
+        .min(MAX_BACKOFF);
     base.mul_f64(rand::thread_rng().gen_range(0.5..1.5))
 }
 
 async fn audit_next(engine: &Engine, host: &HostRecord, turn: u64) {
-    let sessions = match engine.store().and_then(|s| Ok(s.sessions_of(&host.host_id)?)) {
+    let sessions = match engine
+        .store()
+        .and_then(|s| Ok(s.sessions_of(&host.host_id)?))
+    {
         Ok(s) if !s.is_empty() => s,
         _ => return,
     };
@@ -100,7 +110,9 @@ pub(crate) async fn poll_all(engine: &Engine) -> Result<(), EngineError> {
 }
 
 fn count(engine: &Engine, requests: u64, value: &impl Serialize) {
-    let bytes = serde_json::to_vec(value).map(|v| v.len() as u64).unwrap_or(0);
+    let bytes = serde_json::to_vec(value)
+        .map(|v| v.len() as u64)
+        .unwrap_or(0);
     if let Ok(mut s) = engine.inner.stats.lock() {
         s.requests += requests;
         s.bytes += bytes;
@@ -114,7 +126,9 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         Ok(s) => s,
         Err(e) => {
             let message = e.to_string();
-            engine.store()?.set_host_poll(&host.host_id, false, Some(&message), None)?;
+            engine
+                .store()?
+                .set_host_poll(&host.host_id, false, Some(&message), None)?;
             if host.reachable || host.last_error.as_deref() != Some(message.as_str()) {
                 engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
             }
@@ -137,7 +151,11 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
                 let mut r = record.clone();
                 r.status = session.status.clone();
                 engine.store()?.upsert_session(&r)?;
-                engine.emit(ChangeScope::Sessions, Some(&host.host_id), Some(&session.id));
+                engine.emit(
+                    ChangeScope::Sessions,
+                    Some(&host.host_id),
+                    Some(&session.id),
+                );
             }
             continue;
         }
@@ -154,7 +172,15 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             fetch_new(engine, &client, host, &mut approver_keys, record, session).await
         } else {
             // Shorter, or same length with another head: history changed.
-            audit_record(engine, &client, host, &mut approver_keys, record, Some(session)).await
+            audit_record(
+                engine,
+                &client,
+                host,
+                &mut approver_keys,
+                record,
+                Some(session),
+            )
+            .await
         };
         if let Err(e) = result {
             tracing::warn!("session {}: {e}", session.id);
@@ -163,7 +189,9 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
 
     update_pending(engine, host, &summary)?;
     let was_down = !host.reachable;
-    engine.store()?.set_host_poll(&host.host_id, true, None, Some(&now_text()))?;
+    engine
+        .store()?
+        .set_host_poll(&host.host_id, true, None, Some(&now_text()))?;
     if was_down {
         engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
     }
@@ -225,7 +253,10 @@ async fn refresh_approver_keys(
             .filter(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.is_some())
             .collect();
         if let Ok(store) = engine.store() {
-            let _ = store.set_approver_keys(&host.host_id, &serde_json::to_string(&approvers).unwrap_or_default());
+            let _ = store.set_approver_keys(
+                &host.host_id,
+                &serde_json::to_string(&approvers).unwrap_or_default(),
+            );
         }
         *keys = approvers;
     }
@@ -254,7 +285,11 @@ async fn fetch_new(
         event_hash: record.pin_hash.clone(),
     };
     let checked = proto::check_extension(&session.id, &pin, &doc.events, &ring, approver_keys);
-    if checked.dispute.as_ref().is_some_and(|d| d.checks == ["pin"]) {
+    if checked
+        .dispute
+        .as_ref()
+        .is_some_and(|d| d.checks == ["pin"])
+    {
         // The new events do not link to the pin: find the exact seq.
         return audit_record(engine, client, host, approver_keys, record, Some(session)).await;
     }
@@ -262,24 +297,31 @@ async fn fetch_new(
 }
 
 /// Re-fetches a whole log and compares it with the stored copy.
-pub(crate) async fn audit(engine: &Engine, host_id: &str, session_id: &str) -> Result<(), EngineError> {
+pub(crate) async fn audit(
+    engine: &Engine,
+    host_id: &str,
+    session_id: &str,
+) -> Result<(), EngineError> {
     let (host, record) = {
         let store = engine.store()?;
         let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
             what: "host",
             id: host_id.to_owned(),
         })?;
-        let record = store.session(host_id, session_id)?.ok_or_else(|| EngineError::NotFound {
-            what: "session",
-            id: session_id.to_owned(),
-        })?;
+        let record = store
+            .session(host_id, session_id)?
+            .ok_or_else(|| EngineError::NotFound {
+                what: "session",
+                id: session_id.to_owned(),
+            })?;
         (host, record)
     };
     if record.verification == Verification::Disputed {
         return Ok(());
     }
     let client = engine.poll_client(&host)?;
-    let mut keys: Vec<DiscoveredKey> = serde_json::from_str(&host.approver_keys).unwrap_or_default();
+    let mut keys: Vec<DiscoveredKey> =
+        serde_json::from_str(&host.approver_keys).unwrap_or_default();
     audit_record(engine, &client, &host, &mut keys, record, None).await
 }
 
@@ -291,13 +333,14 @@ async fn audit_record(
     record: SessionRecord,
     session: Option<&SessionSummary>,
 ) -> Result<(), EngineError> {
-    let doc: LogDocument = client
-        .log(&record.session_id, None)
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
+    let doc: LogDocument =
+        client
+            .log(&record.session_id, None)
+            .await
+            .map_err(|e| EngineError::Unreachable {
+                url: host.url.clone(),
+                detail: e.to_string(),
+            })?;
     count(engine, 1, &doc);
     refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
     let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
@@ -306,7 +349,14 @@ async fn audit_record(
         seq: record.pin_seq,
         event_hash: record.pin_hash.clone(),
     };
-    let checked = proto::check_whole(&record.session_id, &pin, &doc.events, &stored_copy, &ring, approver_keys);
+    let checked = proto::check_whole(
+        &record.session_id,
+        &pin,
+        &doc.events,
+        &stored_copy,
+        &ring,
+        approver_keys,
+    );
     apply(engine, host, record, session, checked)
 }
 
@@ -372,15 +422,26 @@ fn apply(
     if let Ok(mut s) = engine.inner.stats.lock() {
         s.events_stored += n;
     }
-    engine.emit(ChangeScope::Sessions, Some(&host.host_id), Some(&record.session_id));
+    engine.emit(
+        ChangeScope::Sessions,
+        Some(&host.host_id),
+        Some(&record.session_id),
+    );
     if let Some(notice) = dispute_notice {
-        let first = engine
-            .store()?
-            .claim_notification(&host.host_id, &record.session_id, "disputed", &now_text())?;
+        let first = engine.store()?.claim_notification(
+            &host.host_id,
+            &record.session_id,
+            "disputed",
+            &now_text(),
+        )?;
         if first {
             engine.notifier().disputed(&notice);
         }
-        engine.emit(ChangeScope::Inbox, Some(&host.host_id), Some(&record.session_id));
+        engine.emit(
+            ChangeScope::Inbox,
+            Some(&host.host_id),
+            Some(&record.session_id),
+        );
     }
     Ok(())
 }
@@ -397,7 +458,11 @@ fn latest_offer_total(events: &[StoredEvent]) -> Option<(String, String)> {
 }
 
 /// Replaces the host's pending set; notifies each new one exactly once.
-fn update_pending(engine: &Engine, host: &HostRecord, summary: &Summary) -> Result<(), EngineError> {
+fn update_pending(
+    engine: &Engine,
+    host: &HostRecord,
+    summary: &Summary,
+) -> Result<(), EngineError> {
     let mut records = Vec::new();
     let mut items: Vec<(&SessionSummary, &PendingDecision)> = Vec::new();
     for session in &summary.sessions {
@@ -412,18 +477,25 @@ fn update_pending(engine: &Engine, host: &HostRecord, summary: &Summary) -> Resu
             items.push((session, p));
         }
     }
-    let before: HashSet<(String, String)> = engine.store()?.pending_keys(&host.host_id)?.into_iter().collect();
+    let before: HashSet<(String, String)> = engine
+        .store()?
+        .pending_keys(&host.host_id)?
+        .into_iter()
+        .collect();
     let after: HashSet<(String, String)> = records
         .iter()
         .map(|r| (r.session_id.clone(), r.event_hash.clone()))
         .collect();
-    let changed = before != after
-        || {
-            // approvals or held state may change without the set changing
-            let stored = engine.store()?.pending()?;
-            let stored: HashSet<String> = stored.into_iter().filter(|p| p.host_id == host.host_id).map(|p| p.body).collect();
-            records.iter().any(|r| !stored.contains(&r.body))
-        };
+    let changed = before != after || {
+        // approvals or held state may change without the set changing
+        let stored = engine.store()?.pending()?;
+        let stored: HashSet<String> = stored
+            .into_iter()
+            .filter(|p| p.host_id == host.host_id)
+            .map(|p| p.body)
+            .collect();
+        records.iter().any(|r| !stored.contains(&r.body))
+    };
     if !changed {
         return Ok(());
     }
@@ -444,14 +516,18 @@ fn notify_pending(
     session: &SessionSummary,
     p: &PendingDecision,
 ) -> Result<(), EngineError> {
-    let first = engine
-        .store()?
-        .claim_notification(&host.host_id, &session.id, &p.event_hash, &now_text())?;
+    let first = engine.store()?.claim_notification(
+        &host.host_id,
+        &session.id,
+        &p.event_hash,
+        &now_text(),
+    )?;
     if !first {
         return Ok(());
     }
-    let (total, currency) = crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
-        .unwrap_or_else(|| ("?".to_owned(), String::new()));
+    let (total, currency) =
+        crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
+            .unwrap_or_else(|| ("?".to_owned(), String::new()));
     let vendor_name = session.vendor.vendor_name.clone();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),

@@ -26,13 +26,19 @@ fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
 pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
     let dir = engine.inner.config.data_dir.join("sandbox");
     std::fs::create_dir_all(&dir)?;
-    let host = anp_host::Host::open(&dir.join("host.sqlite3"), anp_host::HostConfig::default()).map_err(sandbox_error)?;
+    let host = anp_host::Host::open(&dir.join("host.sqlite3"), anp_host::HostConfig::default())
+        .map_err(sandbox_error)?;
     // One local approver decides everything in the sandbox.
     let mut policy = anp_host::Policy::sandbox();
     policy.approval.approvers_required = 1;
     let policy_json = serde_json::to_string(&policy).map_err(sandbox_error)?;
-    host.load_policy(anp_host::SANDBOX_HANDLE, &policy_json).map_err(sandbox_error)?;
-    let running = host.clone().spawn("127.0.0.1:0").await.map_err(sandbox_error)?;
+    host.load_policy(anp_host::SANDBOX_HANDLE, &policy_json)
+        .map_err(sandbox_error)?;
+    let running = host
+        .clone()
+        .spawn("127.0.0.1:0")
+        .await
+        .map_err(sandbox_error)?;
     let url = running.base_url();
     let existing = engine.store()?.hosts()?.into_iter().find(|h| h.sandbox);
     match existing {
@@ -174,7 +180,15 @@ async fn run_demo(url: &str, dir: &Path) -> Result<(), EngineError> {
     let mut agents = Vec::new();
     for (index, script) in SCRIPTS.iter().enumerate() {
         let key = load_key(&dir.join(format!("vendor-{index}.key.json")))?;
-        let contact = format!("sales@{}.example", script.vendor.split(' ').next().unwrap_or("vendor").to_lowercase());
+        let contact = format!(
+            "sales@{}.example",
+            script
+                .vendor
+                .split(' ')
+                .next()
+                .unwrap_or("vendor")
+                .to_lowercase()
+        );
         let registered = AgentClient::register(url, &key, script.agent, script.vendor, &contact)
             .await
             .map_err(sandbox_error)?;
@@ -186,7 +200,11 @@ async fn run_demo(url: &str, dir: &Path) -> Result<(), EngineError> {
                 .await
                 .map_err(sandbox_error)?;
             client
-                .submit(&opened.session_id, EventKind::Offer, offer(script, script.unit_price))
+                .submit(
+                    &opened.session_id,
+                    EventKind::Offer,
+                    offer(script, script.unit_price),
+                )
                 .await
                 .map_err(sandbox_error)?;
             if script.temper == Temper::Reviser {
@@ -197,7 +215,10 @@ async fn run_demo(url: &str, dir: &Path) -> Result<(), EngineError> {
                     .map_err(sandbox_error)?;
             }
             state.sessions.push((index, opened.session_id));
-            let _ = std::fs::write(&state_path, serde_json::to_string(&state).unwrap_or_default());
+            let _ = std::fs::write(
+                &state_path,
+                serde_json::to_string(&state).unwrap_or_default(),
+            );
         }
         agents.push(client);
     }
@@ -218,7 +239,9 @@ async fn run_demo(url: &str, dir: &Path) -> Result<(), EngineError> {
 
 fn unit_price_of(payload: &Value) -> Option<u64> {
     let price = payload.pointer("/line_items/0/unit_price")?;
-    price.as_u64().or_else(|| price.as_f64().map(|p| p.round() as u64))
+    price
+        .as_u64()
+        .or_else(|| price.as_f64().map(|p| p.round() as u64))
 }
 
 /// Answers the buyer's latest move, if it is the buyer's turn that just ended.
@@ -227,7 +250,9 @@ async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result
     if doc.session.status != "open" {
         return Ok(());
     }
-    let Some(last) = doc.events.last() else { return Ok(()) };
+    let Some(last) = doc.events.last() else {
+        return Ok(());
+    };
     if last.actor != anp::Actor::Buyer {
         return Ok(());
     }
@@ -236,33 +261,54 @@ async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result
         .iter()
         .filter(|e| e.actor == anp::Actor::VendorAgent && e.kind.is_offer())
         .collect();
-    let our_last = our_offers.last().and_then(|e| unit_price_of(&e.payload)).unwrap_or(script.unit_price);
+    let our_last = our_offers
+        .last()
+        .and_then(|e| unit_price_of(&e.payload))
+        .unwrap_or(script.unit_price);
     match last.kind {
         EventKind::CounterOffer => {
             let theirs = unit_price_of(&last.payload).unwrap_or(0);
             if theirs >= script.floor {
                 agent
-                    .submit(session_id, EventKind::Accept, json!({ "in_response_to": last.event_hash }))
+                    .submit(
+                        session_id,
+                        EventKind::Accept,
+                        json!({ "in_response_to": last.event_hash }),
+                    )
                     .await
                     .map_err(sandbox_error)?;
             } else if our_offers.len() >= 4 || our_last <= script.floor {
                 agent
-                    .submit(session_id, EventKind::SessionClose, json!({ "reason": "We cannot go lower than our last offer." }))
+                    .submit(
+                        session_id,
+                        EventKind::SessionClose,
+                        json!({ "reason": "We cannot go lower than our last offer." }),
+                    )
                     .await
                     .map_err(sandbox_error)?;
             } else {
                 let meet = (our_last + theirs.max(script.floor)) / 2;
                 agent
-                    .submit(session_id, EventKind::CounterOffer, offer(script, meet.max(script.floor)))
+                    .submit(
+                        session_id,
+                        EventKind::CounterOffer,
+                        offer(script, meet.max(script.floor)),
+                    )
                     .await
                     .map_err(sandbox_error)?;
             }
         }
         EventKind::Decline => {
-            let next = our_last.saturating_sub((our_last - script.floor.min(our_last)) / 2 + 1).max(script.floor);
+            let next = our_last
+                .saturating_sub((our_last - script.floor.min(our_last)) / 2 + 1)
+                .max(script.floor);
             if next >= our_last || our_offers.len() >= 4 {
                 agent
-                    .submit(session_id, EventKind::SessionClose, json!({ "reason": "That was our best offer." }))
+                    .submit(
+                        session_id,
+                        EventKind::SessionClose,
+                        json!({ "reason": "That was our best offer." }),
+                    )
                     .await
                     .map_err(sandbox_error)?;
             } else {
@@ -275,7 +321,11 @@ async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result
         }
         EventKind::Accept => {
             agent
-                .submit(session_id, EventKind::Message, json!({ "body": "Thank you, we will send the paperwork." }))
+                .submit(
+                    session_id,
+                    EventKind::Message,
+                    json!({ "body": "Thank you, we will send the paperwork." }),
+                )
                 .await
                 .map_err(sandbox_error)?;
         }

@@ -18,7 +18,10 @@ async fn enroll_pins_the_platform_key_and_lists_the_host() {
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let hosts = engine.hosts().await.unwrap();
     assert_eq!(hosts.len(), 1);
-    assert_eq!(hosts[0].platform_fingerprint, world.host().platform_fingerprint());
+    assert_eq!(
+        hosts[0].platform_fingerprint,
+        world.host().platform_fingerprint()
+    );
     assert_eq!(hosts[0].approver_email, "ada@fabrikam.example");
     assert!(hosts[0].reachable);
     // A used code does not work twice.
@@ -26,7 +29,10 @@ async fn enroll_pins_the_platform_key_and_lists_the_host() {
     let mut config = EngineConfig::new(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     let other = Engine::open(config).unwrap();
-    let err = other.connect_host(&world.url, "not-a-code").await.unwrap_err();
+    let err = other
+        .connect_host(&world.url, "not-a-code")
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "host_refused", "{err}");
     assert!(other.hosts().await.unwrap().is_empty());
 }
@@ -41,7 +47,10 @@ async fn a_vendor_offer_and_its_revision_appear_in_the_inbox_with_the_diff() {
     engine.refresh().await.unwrap();
 
     let inbox = engine.inbox().await.unwrap();
-    let item = inbox.iter().find(|i| i.session_id == session).expect("pending offer in the inbox");
+    let item = inbox
+        .iter()
+        .find(|i| i.session_id == session)
+        .expect("pending offer in the inbox");
     assert_eq!(item.total, "550000");
     assert_eq!(item.previous_total.as_deref(), Some("570000"));
     let change = item.change.as_ref().unwrap();
@@ -51,17 +60,28 @@ async fn a_vendor_offer_and_its_revision_appear_in_the_inbox_with_the_diff() {
     assert_eq!(item.verification, Verification::Verified);
     assert!(item.unread);
 
-    let view = engine.offer_view(&item.host_id, &session, &item.event_hash).await.unwrap();
+    let view = engine
+        .offer_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
     let diff = view.diff.expect("a diff against the previous offer");
     assert_eq!(diff["total"]["absolute"], "-20000");
     assert_eq!(diff["line_items"][0]["status"], "changed");
     assert_eq!(view.vendor_envelope["party"], "Northwind");
-    assert_eq!(view.buyer_envelope["offer_authority"], "bind_with_human_approval");
+    assert_eq!(
+        view.buyer_envelope["offer_authority"],
+        "bind_with_human_approval"
+    );
     assert!(!view.expired);
 
-    engine.mark_seen(&item.host_id, &session, &item.event_hash).await.unwrap();
+    engine
+        .mark_seen(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
     let inbox = engine.inbox().await.unwrap();
-    assert!(inbox.iter().all(|i| i.event_hash != item.event_hash || !i.unread));
+    assert!(inbox
+        .iter()
+        .all(|i| i.event_hash != item.event_hash || !i.unread));
 }
 
 fn approver_key(doc: &WellKnown, email: &str) -> DiscoveredKey {
@@ -95,19 +115,32 @@ async fn approve_appends_an_accept_whose_approval_signature_verifies() {
 
     // What the host's log carries, read by the vendor.
     let log = agent.log(&session, None).await.unwrap();
-    let accept = log.events.iter().find(|e| e.kind == EventKind::Accept).expect("an accept event");
+    let accept = log
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Accept)
+        .expect("an accept event");
     let payload = AcceptPayload::parse(&accept.payload).unwrap();
     assert_eq!(payload.in_response_to, item.event_hash);
     let approval = payload.approval.expect("an RFC-002 approval");
     assert_eq!(approval.approved_by, "ada@fabrikam.example");
-    let published = approver_key(&anp_client::well_known(&world.url).await.unwrap(), "ada@fabrikam.example");
+    let published = approver_key(
+        &anp_client::well_known(&world.url).await.unwrap(),
+        "ada@fabrikam.example",
+    );
     assert_eq!(published.public_key, engine.approver_public_key());
     let key = anp::keys::parse_public_key(&published.public_key).unwrap();
     anp::approval::verify_approval(&approval, &item.event_hash, &key).unwrap();
 
     // The console verified and stored it too, and the offer left the inbox.
-    let detail = engine.session_detail(&item.host_id, &session).await.unwrap();
-    assert!(detail.timeline.iter().any(|e| e.kind == "accept" && e.signature == "verified"));
+    let detail = engine
+        .session_detail(&item.host_id, &session)
+        .await
+        .unwrap();
+    assert!(detail
+        .timeline
+        .iter()
+        .any(|e| e.kind == "accept" && e.signature == "verified"));
     assert_eq!(detail.verification.state, Verification::Verified);
     assert_eq!(detail.row.status, "accepted");
     assert!(engine.inbox().await.unwrap().is_empty());
@@ -133,14 +166,27 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
     };
     let err = engine.decide(request.clone()).await.unwrap_err();
     assert_eq!(err.code(), "reason_required");
-    assert!(agent.log(&session, None).await.unwrap().events.iter().all(|e| e.kind != EventKind::Decline));
+    assert!(agent
+        .log(&session, None)
+        .await
+        .unwrap()
+        .events
+        .iter()
+        .all(|e| e.kind != EventKind::Decline));
 
     request.reason = Some("Above our benchmark for 500 seats.".into());
     let result = engine.decide(request).await.unwrap();
     assert_eq!(result.outcome, "appended");
     let log = agent.log(&session, None).await.unwrap();
-    let decline = log.events.iter().find(|e| e.kind == EventKind::Decline).unwrap();
-    assert_eq!(decline.payload["reason"], "Above our benchmark for 500 seats.");
+    let decline = log
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Decline)
+        .unwrap();
+    assert_eq!(
+        decline.payload["reason"],
+        "Above our benchmark for 500 seats."
+    );
 }
 
 #[tokio::test]
@@ -159,7 +205,14 @@ async fn counter_is_validated_then_sent_as_the_buyer_offer() {
         .await
         .unwrap();
     assert!(!check.ok);
-    assert!(check.errors.iter().any(|e| e.path == "line_items[0].quantity"), "{:?}", check.errors);
+    assert!(
+        check
+            .errors
+            .iter()
+            .any(|e| e.path == "line_items[0].quantity"),
+        "{:?}",
+        check.errors
+    );
     let err = engine
         .decide(DecideRequest {
             host_id: item.host_id.clone(),
@@ -218,14 +271,26 @@ async fn a_retry_reuses_the_decision_and_changes_nothing() {
         offer: None,
     };
     // A double click: both at once.
-    let (a, b) = tokio::join!(engine.decide(request.clone()), engine.decide(request.clone()));
+    let (a, b) = tokio::join!(
+        engine.decide(request.clone()),
+        engine.decide(request.clone())
+    );
     let (a, b) = (a.unwrap(), b.unwrap());
     assert_eq!(a.decision_id, b.decision_id);
     let again = engine.decide(request).await.unwrap();
     assert_eq!(again.decision_id, a.decision_id);
     let log = agent.log(&session, None).await.unwrap();
-    assert_eq!(log.events.iter().filter(|e| e.kind == EventKind::Decline).count(), 1);
-    let detail = engine.session_detail(&item.host_id, &session).await.unwrap();
+    assert_eq!(
+        log.events
+            .iter()
+            .filter(|e| e.kind == EventKind::Decline)
+            .count(),
+        1
+    );
+    let detail = engine
+        .session_detail(&item.host_id, &session)
+        .await
+        .unwrap();
     assert_eq!(detail.decisions.len(), 1);
 }
 
@@ -234,7 +299,13 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let (agent, session) = world.vendor("Northwind").await;
-    submit(&agent, &session, EventKind::Offer, offer(1140, Duration::from_secs(3))).await;
+    submit(
+        &agent,
+        &session,
+        EventKind::Offer,
+        offer(1140, Duration::from_secs(3)),
+    )
+    .await;
     engine.refresh().await.unwrap();
     let item = engine.inbox().await.unwrap().remove(0);
     tokio::time::sleep(Duration::from_millis(3500)).await;
@@ -264,7 +335,10 @@ async fn two_approvers_are_needed_above_the_threshold() {
         "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
         "secret_values": []
     });
-    world.host().load_policy(&world.org, &policy.to_string()).unwrap();
+    world
+        .host()
+        .load_policy(&world.org, &policy.to_string())
+        .unwrap();
     let (_a, first) = world.engine("ada@fabrikam.example").await;
     let (_b, second) = world.engine("grace@fabrikam.example").await;
     let (agent, session) = world.vendor("Northwind").await;
@@ -283,23 +357,47 @@ async fn two_approvers_are_needed_above_the_threshold() {
     };
     let one = first.decide(request(item.host_id.clone())).await.unwrap();
     assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
-    assert!(agent.log(&session, None).await.unwrap().events.iter().all(|e| e.kind != EventKind::Accept));
+    assert!(agent
+        .log(&session, None)
+        .await
+        .unwrap()
+        .events
+        .iter()
+        .all(|e| e.kind != EventKind::Accept));
 
     second.refresh().await.unwrap();
     let seen_by_second = second.inbox().await.unwrap().remove(0);
     assert_eq!(seen_by_second.approvals_given, 1);
-    let two = second.decide(request(seen_by_second.host_id.clone())).await.unwrap();
+    let two = second
+        .decide(request(seen_by_second.host_id.clone()))
+        .await
+        .unwrap();
     assert_eq!(two.outcome, "appended", "{}", two.detail);
     let log = agent.log(&session, None).await.unwrap();
-    let accept = log.events.iter().find(|e| e.kind == EventKind::Accept).unwrap();
+    let accept = log
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Accept)
+        .unwrap();
     let payload = AcceptPayload::parse(&accept.payload).unwrap();
-    let by: Vec<String> = payload.all_approvals().map(|a| a.approved_by.clone()).collect();
+    let by: Vec<String> = payload
+        .all_approvals()
+        .map(|a| a.approved_by.clone())
+        .collect();
     assert_eq!(by.len(), 2);
-    assert!(by.contains(&"ada@fabrikam.example".to_owned()) && by.contains(&"grace@fabrikam.example".to_owned()));
+    assert!(
+        by.contains(&"ada@fabrikam.example".to_owned())
+            && by.contains(&"grace@fabrikam.example".to_owned())
+    );
     // Both consoles verify both approval signatures against published keys.
     first.refresh().await.unwrap();
     let detail = first.session_detail(&item.host_id, &session).await.unwrap();
-    assert_eq!(detail.verification.state, Verification::Verified, "{:?}", detail.verification);
+    assert_eq!(
+        detail.verification.state,
+        Verification::Verified,
+        "{:?}",
+        detail.verification
+    );
 }
 
 #[tokio::test]
@@ -358,7 +456,13 @@ async fn a_rewritten_old_event_marks_the_session_disputed_at_its_seq() {
     engine.set_notifier(recorder.clone());
     let (agent, session) = world.vendor("Northwind").await;
     submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
-    submit(&agent, &session, EventKind::Message, json!({"body": "Happy to talk."})).await;
+    submit(
+        &agent,
+        &session,
+        EventKind::Message,
+        json!({"body": "Happy to talk."}),
+    )
+    .await;
     engine.refresh().await.unwrap();
     let host_id = engine.hosts().await.unwrap()[0].host_id.clone();
     assert_eq!(recorder.pending.lock().unwrap().len(), 1);
@@ -366,20 +470,34 @@ async fn a_rewritten_old_event_marks_the_session_disputed_at_its_seq() {
     // The host's operator edits event 3 (the offer) in the database.
     let conn = rusqlite::Connection::open(&world.db).unwrap();
     let body: String = conn
-        .query_row("SELECT body FROM events WHERE session_id = ?1 AND seq = 3", [&session], |r| r.get(0))
+        .query_row(
+            "SELECT body FROM events WHERE session_id = ?1 AND seq = 3",
+            [&session],
+            |r| r.get(0),
+        )
         .unwrap();
     let forged = body.replace("\"unit_price\":1140", "\"unit_price\":1400");
     assert_ne!(forged, body);
-    conn.execute("UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = 3", rusqlite::params![forged, session])
-        .unwrap();
+    conn.execute(
+        "UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = 3",
+        rusqlite::params![forged, session],
+    )
+    .unwrap();
 
     let view = engine.audit_session(&host_id, &session).await.unwrap();
     assert_eq!(view.state, Verification::Disputed);
     assert_eq!(view.failing_seq, Some(3));
-    assert!(view.checks.contains(&"payload_hash".to_owned()), "{:?}", view.checks);
+    assert!(
+        view.checks.contains(&"payload_hash".to_owned()),
+        "{:?}",
+        view.checks
+    );
     // The stored copy is kept as verified.
     let detail = engine.session_detail(&host_id, &session).await.unwrap();
-    assert_eq!(detail.timeline[2].payload["line_items"][0]["unit_price"], 1140);
+    assert_eq!(
+        detail.timeline[2].payload["line_items"][0]["unit_price"],
+        1140
+    );
     assert_eq!(detail.row.verification, Verification::Disputed);
     // Raised once, and decisions on it are refused.
     engine.audit_session(&host_id, &session).await.unwrap();
@@ -420,11 +538,17 @@ async fn hostile_counterparty_text_survives_byte_for_byte() {
     engine.refresh().await.unwrap();
     let item = engine.inbox().await.unwrap().remove(0);
     assert_eq!(item.vendor.vendor_name, "<b>Evil</b> & Co \u{202e}");
-    let view = engine.offer_view(&item.host_id, &session, &item.event_hash).await.unwrap();
+    let view = engine
+        .offer_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
     assert_eq!(view.offer, payload);
     assert_eq!(view.offer["notes"].as_str().unwrap(), hostile_notes);
     // JSON export carries the exact bytes; CSV neutralizes formulas.
-    let exported = engine.export_session(&item.host_id, &session, ExportFormat::Json).await.unwrap();
+    let exported = engine
+        .export_session(&item.host_id, &session, ExportFormat::Json)
+        .await
+        .unwrap();
     let text = std::fs::read_to_string(&exported.path).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = doc["log"]["events"].as_array().unwrap();
@@ -433,7 +557,10 @@ async fn hostile_counterparty_text_survives_byte_for_byte() {
     // The exported log verifies on its own with the pinned platform key.
     let log: anp::LogDocument = serde_json::from_value(doc["log"].clone()).unwrap();
     assert_eq!(log.events.len(), 3);
-    let csv = engine.export_session(&item.host_id, &session, ExportFormat::Csv).await.unwrap();
+    let csv = engine
+        .export_session(&item.host_id, &session, ExportFormat::Csv)
+        .await
+        .unwrap();
     let csv_text = std::fs::read_to_string(&csv.path).unwrap();
     assert!(csv_text.contains("\"570000\""), "{csv_text}");
 }
@@ -450,23 +577,38 @@ async fn history_filters_by_vendor_state_and_amount() {
     let all = engine.sessions(HistoryFilter::default()).await.unwrap();
     assert_eq!(all.len(), 2);
     let by_vendor = engine
-        .sessions(HistoryFilter { vendor: Some("litware".into()), ..Default::default() })
+        .sessions(HistoryFilter {
+            vendor: Some("litware".into()),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(by_vendor.len(), 1);
     assert_eq!(by_vendor[0].last_total.as_deref(), Some("20000"));
     let big = engine
-        .sessions(HistoryFilter { min_total: Some("100000".into()), ..Default::default() })
+        .sessions(HistoryFilter {
+            min_total: Some("100000".into()),
+            ..Default::default()
+        })
         .await
         .unwrap();
-    assert_eq!(big.iter().map(|r| r.session_id.clone()).collect::<Vec<_>>(), vec![sa.clone()]);
+    assert_eq!(
+        big.iter().map(|r| r.session_id.clone()).collect::<Vec<_>>(),
+        vec![sa.clone()]
+    );
     let pending = engine
-        .sessions(HistoryFilter { state: Some(StateFilter::Pending), ..Default::default() })
+        .sessions(HistoryFilter {
+            state: Some(StateFilter::Pending),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(pending.len(), 2);
     let err = engine
-        .sessions(HistoryFilter { max_total: Some("lots".into()), ..Default::default() })
+        .sessions(HistoryFilter {
+            max_total: Some("lots".into()),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(err.code(), "invalid_input");
@@ -487,12 +629,19 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     let mut inbox = Vec::new();
     for _ in 0..100 {
         inbox = engine.inbox().await.unwrap();
-        if inbox.iter().map(|i| &i.vendor.vendor_name).collect::<std::collections::HashSet<_>>().len() >= 4 {
+        if inbox
+            .iter()
+            .map(|i| &i.vendor.vendor_name)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            >= 4
+        {
             break;
         }
         let _ = tokio::time::timeout(Duration::from_millis(500), changes.recv()).await;
     }
-    let vendors: std::collections::HashSet<_> = inbox.iter().map(|i| i.vendor.vendor_name.clone()).collect();
+    let vendors: std::collections::HashSet<_> =
+        inbox.iter().map(|i| i.vendor.vendor_name.clone()).collect();
     assert!(vendors.len() >= 4, "sandbox inbox: {inbox:?}");
     let state = engine.app_state().await.unwrap();
     assert!(state.sandbox);
@@ -516,23 +665,21 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     let mut answered = None;
     for _ in 0..60 {
         engine.refresh().await.unwrap();
-        answered = engine
-            .inbox()
-            .await
-            .unwrap()
-            .into_iter()
-            .find(|i| {
-                i.session_id == northwind.session_id
-                    && i.actor == "vendor_agent"
-                    && i.event_hash != northwind.event_hash
-            });
+        answered = engine.inbox().await.unwrap().into_iter().find(|i| {
+            i.session_id == northwind.session_id
+                && i.actor == "vendor_agent"
+                && i.event_hash != northwind.event_hash
+        });
         if answered.is_some() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     if answered.is_none() {
-        let detail = engine.session_detail(&northwind.host_id, &northwind.session_id).await.unwrap();
+        let detail = engine
+            .session_detail(&northwind.host_id, &northwind.session_id)
+            .await
+            .unwrap();
         for e in &detail.timeline {
             eprintln!("{} {} {} {}", e.seq, e.actor, e.kind, e.summary);
         }
@@ -540,7 +687,10 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     }
     let answered = answered.expect("the demo vendor countered");
     assert_eq!(answered.kind, "offer");
-    assert_eq!(answered.previous_total.as_deref(), Some(northwind.total.as_str()));
+    assert_eq!(
+        answered.previous_total.as_deref(),
+        Some(northwind.total.as_str())
+    );
     let new: rust_decimal::Decimal = answered.total.parse().unwrap();
     let old: rust_decimal::Decimal = northwind.total.parse().unwrap();
     assert!(new < old, "{new} < {old}");

@@ -16,11 +16,7 @@ use crate::views::{Change, FieldError};
 /// The keys a session's events may be signed with: the platform key pinned at
 /// enrollment (never the log's own claim) and the vendor's key, accepted from
 /// the log only when its fingerprint is the one the summary vouches for.
-pub(crate) fn key_ring(
-    platform_key: &str,
-    doc: &LogDocument,
-    vendor_fingerprint: &str,
-) -> KeyRing {
+pub(crate) fn key_ring(platform_key: &str, doc: &LogDocument, vendor_fingerprint: &str) -> KeyRing {
     let mut ring = KeyRing::new();
     let _ = ring.add_b64(platform_key);
     if let Some(vendor) = &doc.keys.vendor_agent {
@@ -60,7 +56,11 @@ fn dispute_from_report(report: &VerifyReport) -> Option<Dispute> {
     if let Some(failure) = report.failing.first() {
         return Some(Dispute {
             seq: failure.seq,
-            checks: failure.checks.iter().map(|c| c.as_str().to_owned()).collect(),
+            checks: failure
+                .checks
+                .iter()
+                .map(|c| c.as_str().to_owned())
+                .collect(),
             detail: format!("event {}: {}", failure.seq, failure.details.join("; ")),
         });
     }
@@ -68,7 +68,10 @@ fn dispute_from_report(report: &VerifyReport) -> Option<Dispute> {
         return Some(Dispute {
             seq: rewrite.pinned.seq,
             checks: vec!["pin".to_owned()],
-            detail: format!("the log no longer extends the pinned head: {}", rewrite.detail),
+            detail: format!(
+                "the log no longer extends the pinned head: {}",
+                rewrite.detail
+            ),
         });
     }
     Some(Dispute {
@@ -114,9 +117,7 @@ fn check_approvals(events: &[Event], approver_keys: &[DiscoveredKey]) -> Option<
                 .iter()
                 .filter(|k| k.approved_by.as_deref() == Some(approval.approved_by.as_str()))
                 .filter_map(|k| anp::keys::parse_public_key(&k.public_key).ok())
-                .find(|k| {
-                    anp::approval::verify_approval(approval, &in_response_to, k).is_ok()
-                });
+                .find(|k| anp::approval::verify_approval(approval, &in_response_to, k).is_ok());
             if key.is_none() {
                 return Some(Dispute {
                     seq: event.seq,
@@ -178,7 +179,7 @@ pub(crate) fn check_whole(
                     ),
                 },
             };
-            if dispute.as_ref().map_or(true, |d| candidate.seq < d.seq) {
+            if dispute.as_ref().is_none_or(|d| candidate.seq < d.seq) {
                 dispute = Some(candidate);
             }
             break;
@@ -192,7 +193,12 @@ pub(crate) fn check_whole(
     finish(report, &new, dispute, pin)
 }
 
-fn finish(report: VerifyReport, events: &[Event], dispute: Option<Dispute>, pin: &ChainHead) -> Checked {
+fn finish(
+    report: VerifyReport,
+    events: &[Event],
+    dispute: Option<Dispute>,
+    pin: &ChainHead,
+) -> Checked {
     if dispute.is_some() {
         return Checked {
             events: Vec::new(),
@@ -262,7 +268,11 @@ pub(crate) fn summarize(kind: &str, payload: &Value) -> String {
         "offer" | "counter_offer" => match read_offer(payload) {
             Some(o) => format!(
                 "{}: {} {}, {} months",
-                if kind == "offer" { "Offer" } else { "Counter-offer" },
+                if kind == "offer" {
+                    "Offer"
+                } else {
+                    "Counter-offer"
+                },
                 o.total,
                 o.offer.currency,
                 o.offer.term_months

@@ -282,7 +282,9 @@ impl Store {
 
     /// Every host, oldest first.
     pub fn hosts(&self) -> rusqlite::Result<Vec<HostRecord>> {
-        let mut st = self.conn.prepare("SELECT * FROM hosts ORDER BY created_at, host_id")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT * FROM hosts ORDER BY created_at, host_id")?;
         let rows = st.query_map([], host_from_row)?;
         rows.collect()
     }
@@ -290,7 +292,11 @@ impl Store {
     /// One host.
     pub fn host(&self, host_id: &str) -> rusqlite::Result<Option<HostRecord>> {
         self.conn
-            .query_row("SELECT * FROM hosts WHERE host_id = ?1", [host_id], host_from_row)
+            .query_row(
+                "SELECT * FROM hosts WHERE host_id = ?1",
+                [host_id],
+                host_from_row,
+            )
             .optional()
     }
 
@@ -319,8 +325,10 @@ impl Store {
 
     /// Updates the host's URL (the sandbox binds a new port each start).
     pub fn set_host_url(&self, host_id: &str, url: &str) -> rusqlite::Result<()> {
-        self.conn
-            .execute("UPDATE hosts SET url = ?2 WHERE host_id = ?1", params![host_id, url])?;
+        self.conn.execute(
+            "UPDATE hosts SET url = ?2 WHERE host_id = ?1",
+            params![host_id, url],
+        )?;
         Ok(())
     }
 
@@ -336,7 +344,11 @@ impl Store {
     // ---- sessions ----
 
     /// One session.
-    pub fn session(&self, host_id: &str, session_id: &str) -> rusqlite::Result<Option<SessionRecord>> {
+    pub fn session(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Option<SessionRecord>> {
         self.conn
             .query_row(
                 "SELECT * FROM sessions WHERE host_id = ?1 AND session_id = ?2",
@@ -357,7 +369,9 @@ impl Store {
 
     /// Every session of one host.
     pub fn sessions_of(&self, host_id: &str) -> rusqlite::Result<Vec<SessionRecord>> {
-        let mut st = self.conn.prepare("SELECT * FROM sessions WHERE host_id = ?1")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT * FROM sessions WHERE host_id = ?1")?;
         let rows = st.query_map([host_id], session_from_row)?;
         rows.collect()
     }
@@ -444,7 +458,11 @@ impl Store {
     // ---- pending ----
 
     /// Replaces a host's pending set with the latest summary's.
-    pub fn replace_pending(&self, host_id: &str, pending: &[PendingRecord]) -> rusqlite::Result<()> {
+    pub fn replace_pending(
+        &self,
+        host_id: &str,
+        pending: &[PendingRecord],
+    ) -> rusqlite::Result<()> {
         self.conn
             .execute("DELETE FROM pending WHERE host_id = ?1", [host_id])?;
         let mut st = self.conn.prepare_cached(
@@ -452,7 +470,13 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         for p in pending {
-            st.execute(params![p.host_id, p.session_id, p.event_hash, p.body, p.expires_at])?;
+            st.execute(params![
+                p.host_id,
+                p.session_id,
+                p.event_hash,
+                p.body,
+                p.expires_at
+            ])?;
         }
         Ok(())
     }
@@ -486,7 +510,12 @@ impl Store {
     // ---- seen and notified ----
 
     /// Marks an offer opened.
-    pub fn mark_seen(&self, host_id: &str, session_id: &str, event_hash: &str) -> rusqlite::Result<()> {
+    pub fn mark_seen(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> rusqlite::Result<()> {
         self.conn.execute(
             "INSERT OR IGNORE INTO seen (host_id, session_id, event_hash) VALUES (?1, ?2, ?3)",
             [host_id, session_id, event_hash],
@@ -495,7 +524,12 @@ impl Store {
     }
 
     /// True when the offer was opened.
-    pub fn is_seen(&self, host_id: &str, session_id: &str, event_hash: &str) -> rusqlite::Result<bool> {
+    pub fn is_seen(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> rusqlite::Result<bool> {
         self.conn
             .query_row(
                 "SELECT 1 FROM seen WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3",
@@ -570,7 +604,11 @@ impl Store {
     }
 
     /// A session's decisions, oldest first.
-    pub fn decisions(&self, host_id: &str, session_id: &str) -> rusqlite::Result<Vec<DecisionRecord>> {
+    pub fn decisions(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Vec<DecisionRecord>> {
         let mut st = self.conn.prepare(
             "SELECT * FROM decisions WHERE host_id = ?1 AND session_id = ?2 ORDER BY at, decision_id",
         )?;

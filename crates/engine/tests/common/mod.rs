@@ -44,7 +44,10 @@ impl World {
     }
 
     pub fn code(&self, email: &str) -> String {
-        self.host().enroll_code(&self.org, "Test Approver", email).unwrap().code
+        self.host()
+            .enroll_code(&self.org, "Test Approver", email)
+            .unwrap()
+            .code
     }
 
     /// An engine enrolled as `email`, sandbox off, in its own data dir.
@@ -58,21 +61,36 @@ impl World {
             email: email.into(),
         };
         let engine = Engine::open(config).unwrap();
-        engine.connect_host(&self.url, &self.code(email)).await.unwrap();
+        engine
+            .connect_host(&self.url, &self.code(email))
+            .await
+            .unwrap();
         (data, engine)
     }
 
     /// A verified vendor agent with an open session to the org.
     pub async fn vendor(&self, name: &str) -> (AgentClient, String) {
         let key = anp::keys::generate_signing_key();
-        let reg = AgentClient::register(&self.url, &key, &format!("{name} Agent"), name, "sales@vendor.example")
-            .await
-            .unwrap();
+        let reg = AgentClient::register(
+            &self.url,
+            &key,
+            &format!("{name} Agent"),
+            name,
+            "sales@vendor.example",
+        )
+        .await
+        .unwrap();
         self.host().verify_agent(&reg.agent_id).unwrap();
         let agent = AgentClient::new(&self.url, key, &reg.agent_id).unwrap();
-        let envelope = anp_client::default_envelope(name, &format!("{name} Agent"), "sales@vendor.example");
+        let envelope =
+            anp_client::default_envelope(name, &format!("{name} Agent"), "sales@vendor.example");
         let opened = agent
-            .open_session(Target::Org { org_handle: self.org.clone() }, envelope)
+            .open_session(
+                Target::Org {
+                    org_handle: self.org.clone(),
+                },
+                envelope,
+            )
             .await
             .unwrap();
         (agent, opened.session_id)
@@ -99,6 +117,11 @@ pub fn offer(unit_price: u64, expires_in: Duration) -> Value {
 
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
 
-pub async fn submit(agent: &AgentClient, session: &str, kind: EventKind, payload: Value) -> anp::LogDocument {
+pub async fn submit(
+    agent: &AgentClient,
+    session: &str,
+    kind: EventKind,
+    payload: Value,
+) -> anp::LogDocument {
     agent.submit(session, kind, payload).await.unwrap()
 }
