@@ -696,3 +696,108 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     assert!(new < old, "{new} < {old}");
     engine.shutdown().await;
 }
+
+#[tokio::test]
+async fn notifications_fire_once_across_restarts_and_changes_are_streamed() {
+    let world = World::start().await;
+    let (data, engine) = world.engine("ada@fabrikam.example").await;
+    let recorder = Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    let mut changes = engine.subscribe();
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    engine.refresh().await.unwrap();
+    {
+        let pending = recorder.pending.lock().unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(pending[0].vendor_name, "Northwind");
+        assert_eq!(pending[0].total, "570000");
+        assert_eq!(pending[0].session_id, session);
+    }
+    let mut scopes = Vec::new();
+    while let Ok(event) = changes.try_recv() {
+        scopes.push((event.what, event.session_id));
+    }
+    assert!(scopes.contains(&(ChangeScope::Inbox, None)), "{scopes:?}");
+    assert!(
+        scopes.contains(&(ChangeScope::Sessions, Some(session.clone()))),
+        "{scopes:?}"
+    );
+
+    let public_key = engine.approver_public_key();
+    drop(engine);
+    let mut config = EngineConfig::new(data.path().to_owned());
+    config.sandbox = SandboxMode::Off;
+    let reopened = Engine::open(config).unwrap();
+    assert_eq!(
+        reopened.approver_public_key(),
+        public_key,
+        "the key is kept"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.path().join("approver-key.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let again = Arc::new(Recorder::default());
+    reopened.set_notifier(again.clone());
+    submit(
+        &agent,
+        &session,
+        EventKind::Message,
+        json!({"body": "Any news?"}),
+    )
+    .await;
+    reopened.refresh().await.unwrap();
+    assert!(again.pending.lock().unwrap().is_empty());
+    assert_eq!(reopened.inbox().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_decision_sent_to_a_stopped_host_is_kept_and_resent_with_the_same_id() {
+    let mut world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+    let request = DecideRequest {
+        host_id: item.host_id.clone(),
+        session_id: session.clone(),
+        in_response_to: item.event_hash.clone(),
+        action: DecideAction::Approve,
+        reason: None,
+        offer: None,
+    };
+    let addr = world.host.as_ref().unwrap().addr;
+    let stopped = world.host.take().unwrap();
+    let host = stopped.host.clone();
+    stopped.shutdown().await;
+    let err = engine.decide(request.clone()).await.unwrap_err();
+    assert_eq!(err.code(), "unreachable", "{err}");
+    let kept = engine
+        .session_detail(&item.host_id, &session)
+        .await
+        .unwrap()
+        .decisions;
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].outcome, "pending");
+
+    world.host = Some(host.spawn(&addr.to_string()).await.unwrap());
+    let done = engine.decide(request).await.unwrap();
+    assert_eq!(done.decision_id, kept[0].decision_id);
+    assert_eq!(done.outcome, "appended");
+    let log = agent.log(&session, None).await.unwrap();
+    assert_eq!(
+        log.events
+            .iter()
+            .filter(|e| e.kind == EventKind::Accept)
+            .count(),
+        1
+    );
+}
