@@ -163,10 +163,8 @@ pub async fn purge_nonces_forever(host: Host) {
     loop {
         tick.tick().await;
         let h = host.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            let now = h.clock().now();
-            h.with_conn(|c| purge_nonces(c, now))
-        })
-        .await;
+        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || h.purge_expired_nonces()).await {
+            tracing::warn!(error = %e, "purging expired nonces failed");
+        }
     }
 }

@@ -180,6 +180,14 @@ impl Host {
         self.admin(admin::list_agents)
     }
 
+    /// Forgets nonces whose timestamps have left the 300-second window (the
+    /// server does this every minute); returns how many were removed. A
+    /// purged nonce cannot be replayed: its timestamp is outside the window.
+    pub fn purge_expired_nonces(&self) -> Result<usize, HostError> {
+        let now = self.clock().now();
+        self.admin(|c| Ok(auth::purge_nonces(c, now)?))
+    }
+
     /// Serves HTTP on `listener` until the future is dropped or fails.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
         self.serve_until(listener, std::future::pending()).await

@@ -3,8 +3,8 @@
 mod common;
 
 use anp::api;
-use anp::LogDocument;
 use anp::KeyRing;
+use anp::LogDocument;
 use common::*;
 use serde_json::{json, Value};
 

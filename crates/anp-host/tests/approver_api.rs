@@ -5,8 +5,8 @@
 mod common;
 
 use anp::api;
-use anp::LogDocument;
 use anp::KeyRing;
+use anp::LogDocument;
 use common::*;
 use serde_json::{json, Value};
 
@@ -446,5 +446,117 @@ async fn a_vendor_may_accept_the_buyers_counter_offer() {
         .await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["session"]["status"], "accepted");
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn each_decision_is_kept_exactly_as_received() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = uuid::Uuid::new_v4().to_string();
+    let body = serde_json::to_vec(&json!({ "decision_id": id, "action": "decline", "in_response_to": hash, "reason": "Over budget." })).unwrap();
+    let path = format!("/api/console/v1/sessions/{session}/decisions");
+    let h = api::sign_request(
+        &ada.key,
+        &ada.id,
+        "POST",
+        &path,
+        &body,
+        &t.now(),
+        "decision-nonce",
+    );
+    let headers: Vec<(&str, String)> = h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let (s, _) = t.raw("POST", &path, &headers, body.clone()).await;
+    assert_eq!(s, 200);
+
+    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
+    let (stored, stored_headers): (Vec<u8>, String) = conn
+        .query_row(
+            "SELECT body, signed_headers FROM decisions WHERE decision_id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(stored, body, "body bytes as sent");
+    let kept: api::SignedHeaders = serde_json::from_str(&stored_headers).unwrap();
+    assert_eq!(kept, h);
+    // anyone with the approver's key can recheck the request signature
+    let when = api::parse_timestamp(&kept.timestamp).unwrap();
+    api::check_signed_request(
+        &kept,
+        &ada.key.verifying_key(),
+        "POST",
+        &path,
+        &stored,
+        when,
+    )
+    .unwrap();
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_draft_that_would_reveal_the_walk_away_price_is_held_with_its_reason() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    t.host().verify_agent(&vendor.id).unwrap();
+    let org = t.host().create_org("Tailspin").unwrap().org_handle;
+    // target == walk-away: the only price the agent can draft is the secret one
+    let policy = r#"{ "max_rounds": 2, "concession_per_round": "0.5",
+        "skus": { "CRM-ENT": { "target_unit_price": "1100", "walk_away_unit_price": "1100" } },
+        "approval": { "above_total": "1000000", "approvers_required": 2 },
+        "may_discuss": ["pricing"], "will_not_disclose": ["walk-away thresholds"] }"#;
+    t.host().load_policy(&org, policy).unwrap();
+    let ada = t.enroll(&org, "Ada", "ada@tailspin.example").await;
+    let (s, b) = t
+        .signed(
+            &vendor,
+            "POST",
+            "/api/agent/v1/sessions",
+            &json!({ "target": { "org_handle": org }, "envelope": vendor_envelope() }),
+        )
+        .await;
+    assert_eq!(s, 201);
+    let opened: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(opened["buyer_envelope"]["party"], "Tailspin");
+    let session = opened["session_id"].as_str().unwrap().to_owned();
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    let draft = pending.iter().find(|p| p["seq"] == 0).unwrap();
+    assert_eq!(draft["draft"]["line_items"][0]["unit_price"], 1100);
+    assert!(
+        draft["held_reason"]
+            .as_str()
+            .unwrap()
+            .contains("walk-away price for CRM-ENT"),
+        "{draft}"
+    );
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": draft["event_hash"] })).await;
+    assert_eq!(s, 200);
+    assert_eq!(r["outcome"], "held");
+    assert_eq!(
+        r["log"]["events"].as_array().unwrap().len(),
+        3,
+        "nothing sent"
+    );
+    // discarding the draft leaves the vendor's offer pending
+    let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "decline", "in_response_to": draft["event_hash"] })).await;
+    assert!(r["detail"].as_str().unwrap().contains("discarded"), "{r}");
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["seq"], 3);
     t.running.shutdown().await;
 }

@@ -6,8 +6,8 @@ mod common;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use anp::LogDocument;
 use anp::KeyRing;
+use anp::LogDocument;
 use common::*;
 use serde_json::{json, Value};
 
@@ -112,6 +112,19 @@ async fn kill_9_loses_no_acknowledged_event() {
         }
     }
     assert_eq!(acked, 25);
+    // one request whose nonce was used before the crash
+    let status_path = format!("/api/agent/v1/sessions/{session}");
+    let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+    let used = anp::api::sign_request(
+        &vendor.key,
+        &vendor.id,
+        "GET",
+        &status_path,
+        b"",
+        &ts,
+        "used-before-crash",
+    );
+    assert_eq!(t.send_with(&used, "GET", &status_path).await, 200);
     server.child.kill().unwrap(); // SIGKILL
     server.child.wait().unwrap();
 
@@ -122,6 +135,11 @@ async fn kill_9_loses_no_acknowledged_event() {
     };
     let doc = t.log(&vendor, &session).await;
     assert_eq!(doc.events.len(), 2 + 25);
+    assert_eq!(
+        t.send_with(&used, "GET", &status_path).await,
+        401,
+        "nonces survive the restart"
+    );
     for i in 0..25 {
         assert!(doc
             .events
@@ -198,6 +216,17 @@ impl RemoteHost {
         }
         let resp = req.send().await.unwrap();
         (resp.status().as_u16(), resp.bytes().await.unwrap().to_vec())
+    }
+
+    async fn send_with(&self, h: &anp::api::SignedHeaders, method: &str, path: &str) -> u16 {
+        let mut req = self.http.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("{}{path}", self.base),
+        );
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        req.send().await.unwrap().status().as_u16()
     }
 
     async fn register(&self) -> Party {

@@ -416,3 +416,71 @@ async fn event_rules_closed_sessions_standing_offers_signatures_and_expiry() {
     assert!(st.session.closed_at.is_some());
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn nonces_are_purged_after_the_window_and_old_requests_stay_refused() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let path = format!("/api/agent/v1/sessions/{session}");
+    let h = signed_headers(&vendor, "GET", &path, b"", &t.now(), "n-purge");
+    assert_eq!(t.raw("GET", &path, &h, vec![]).await.0, 200);
+    assert_eq!(
+        t.host().purge_expired_nonces().unwrap(),
+        0,
+        "nonces inside the window are kept"
+    );
+    t.host()
+        .clock()
+        .advance(std::time::Duration::from_secs(601));
+    assert_eq!(
+        t.host().purge_expired_nonces().unwrap(),
+        2,
+        "the open and the status nonces"
+    );
+    let (s, _) = t.raw("GET", &path, &h, vec![]).await;
+    assert_eq!(s, 401, "a purged nonce's request is outside the window");
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn invalid_payloads_name_the_violating_path_and_store_nothing() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let mut bad = offer(1200, FAR_FUTURE);
+    bad["line_items"][0]["unit_price"] = json!(-5);
+    bad["surprise"] = json!(true);
+    let (s, doc) = t.submit(&vendor, &session, "offer", bad).await;
+    assert_eq!(s, 400, "{doc}");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.contains("line_items[0].unit_price"), "{message}");
+    assert!(message.contains("surprise"), "{message}");
+    let mut envelope = vendor_envelope();
+    envelope["agent"]["declared_ai"] = json!(false);
+    let (s, b) = t
+        .signed(
+            &vendor,
+            "POST",
+            "/api/agent/v1/sessions",
+            &json!({ "target": { "sandbox": true }, "envelope": envelope }),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert!(
+        String::from_utf8_lossy(&b).contains("agent.declared_ai"),
+        "{}",
+        String::from_utf8_lossy(&b)
+    );
+    let (_, body) = t
+        .signed(
+            &vendor,
+            "GET",
+            &format!("/api/agent/v1/sessions/{session}"),
+            &Value::Null,
+        )
+        .await;
+    let st: api::SessionStatus = serde_json::from_slice(&body).unwrap();
+    assert_eq!(st.session.event_count, 2);
+    t.running.shutdown().await;
+}

@@ -15,35 +15,79 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     let base = t.running.base_url();
 
     let vendor_key = anp::keys::generate_signing_key();
-    let reg = AgentClient::register(&base, &vendor_key, "Contoso Seller Agent", "Contoso", "sales@contoso.example").await.unwrap();
+    let reg = AgentClient::register(
+        &base,
+        &vendor_key,
+        "Contoso Seller Agent",
+        "Contoso",
+        "sales@contoso.example",
+    )
+    .await
+    .unwrap();
     let vendor = AgentClient::new(&base, vendor_key, &reg.agent_id).unwrap();
     let envelope = vendor_envelope();
-    let opened = vendor.open_session(Target::Sandbox { sandbox: true }, envelope).await.unwrap();
+    let opened = vendor
+        .open_session(Target::Sandbox { sandbox: true }, envelope)
+        .await
+        .unwrap();
     let session = opened.session_id.clone();
-    let doc = vendor.submit(&session, EventKind::Offer, offer(1200, FAR_FUTURE)).await.unwrap();
+    let doc = vendor
+        .submit(&session, EventKind::Offer, offer(1200, FAR_FUTURE))
+        .await
+        .unwrap();
     let offer_hash = doc.events.last().unwrap().event_hash.clone();
 
     let mut approvers = Vec::new();
-    for (name, email) in [("Ada", "ada@fabrikam.example"), ("Bob", "bob@fabrikam.example")] {
-        let code = t.host().enroll_code(anp_host::SANDBOX_HANDLE, name, email).unwrap().code;
+    for (name, email) in [
+        ("Ada", "ada@fabrikam.example"),
+        ("Bob", "bob@fabrikam.example"),
+    ] {
+        let code = t
+            .host()
+            .enroll_code(anp_host::SANDBOX_HANDLE, name, email)
+            .unwrap()
+            .code;
         let key = anp::keys::generate_signing_key();
-        let enrolled = ApproverClient::enroll(&base, &code, name, email, &key).await.unwrap();
-        assert_eq!(enrolled.platform_fingerprint, t.host().platform_fingerprint());
-        approvers.push((ApproverClient::new(&base, key, &enrolled.approver_id).unwrap(), email));
+        let enrolled = ApproverClient::enroll(&base, &code, name, email, &key)
+            .await
+            .unwrap();
+        assert_eq!(
+            enrolled.platform_fingerprint,
+            t.host().platform_fingerprint()
+        );
+        approvers.push((
+            ApproverClient::new(&base, key, &enrolled.approver_id).unwrap(),
+            email,
+        ));
     }
 
     let summary = approvers[0].0.summary().await.unwrap();
     let s = summary.sessions.iter().find(|s| s.id == session).unwrap();
     assert_eq!(s.event_count, 3);
-    let inbound = s.pending.iter().find(|p| p.event_hash == offer_hash).unwrap();
+    let inbound = s
+        .pending
+        .iter()
+        .find(|p| p.event_hash == offer_hash)
+        .unwrap();
     assert_eq!(inbound.approvals_required, 2);
 
     let (ada, ada_email) = &approvers[0];
-    let first = ada.decide(&session, &ada.approve_request(&offer_hash, ada_email)).await.unwrap();
+    let first = ada
+        .decide(&session, &ada.approve_request(&offer_hash, ada_email))
+        .await
+        .unwrap();
     assert_eq!(first.outcome, DecisionOutcome::AwaitingApprovals);
     let (bob, bob_email) = &approvers[1];
-    let second = bob.decide(&session, &bob.approve_request(&offer_hash, bob_email)).await.unwrap();
-    assert_eq!(second.outcome, DecisionOutcome::Appended, "{}", second.detail);
+    let second = bob
+        .decide(&session, &bob.approve_request(&offer_hash, bob_email))
+        .await
+        .unwrap();
+    assert_eq!(
+        second.outcome,
+        DecisionOutcome::Appended,
+        "{}",
+        second.detail
+    );
 
     // the vendor's client re-verifies the extended chain from its pin
     let log = vendor.log(&session, None).await.unwrap();
@@ -51,13 +95,19 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     let accept = log.events.last().unwrap();
     assert_eq!(accept.kind, EventKind::Accept);
     let payload = anp::payload::parse_payload(EventKind::Accept, &accept.payload).unwrap();
-    let anp::payload::Payload::Accept(accept_payload) = payload else { panic!("not an accept") };
+    let anp::payload::Payload::Accept(accept_payload) = payload else {
+        panic!("not an accept")
+    };
     let wk = approvers[0].0.well_known().await.unwrap();
     let mut all = vec![accept_payload.approval.clone().unwrap()];
     all.extend(accept_payload.approvals.clone().unwrap_or_default());
     assert_eq!(all.len(), 2);
     for approval in &all {
-        let published = wk.platform_keys.iter().find(|k| k.approved_by.as_deref() == Some(approval.approved_by.as_str())).unwrap();
+        let published = wk
+            .platform_keys
+            .iter()
+            .find(|k| k.approved_by.as_deref() == Some(approval.approved_by.as_str()))
+            .unwrap();
         let key = anp::keys::parse_public_key(&published.public_key).unwrap();
         anp::approval::verify_approval(approval, &offer_hash, &key).unwrap();
     }
