@@ -48,6 +48,9 @@ pub(crate) async fn run(engine: Engine) {
             .and_then(|s| Ok(s.hosts()?))
             .unwrap_or_default();
         for host in hosts {
+            if host.sandbox && engine.inner.sandbox.lock().await.is_none() {
+                continue; // the embedded host is not running in this process
+            }
             if let Some((_, until)) = failures.get(&host.host_id) {
                 if Instant::now() < *until {
                     continue;
@@ -103,7 +106,11 @@ async fn audit_next(engine: &Engine, host: &HostRecord, turn: u64) {
 pub(crate) async fn poll_all(engine: &Engine) -> Result<(), EngineError> {
     let hosts = engine.store()?.hosts()?;
     let _guard = engine.inner.poll_lock.lock().await;
+    let sandbox_running = engine.inner.sandbox.lock().await.is_some();
     for host in hosts {
+        if host.sandbox && !sandbox_running {
+            continue; // the embedded host is not running in this process
+        }
         let _ = poll_host(engine, &host).await;
     }
     Ok(())

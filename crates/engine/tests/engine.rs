@@ -801,3 +801,39 @@ async fn a_decision_sent_to_a_stopped_host_is_kept_and_resent_with_the_same_id()
         1
     );
 }
+
+#[tokio::test]
+async fn several_hosts_at_once_each_with_its_own_sessions() {
+    let first = World::start().await;
+    let second = World::start().await;
+    let (_data, engine) = first.engine("ada@fabrikam.example").await;
+    let info = engine
+        .connect_host(&second.url, &second.code("ada@fabrikam.example"))
+        .await
+        .unwrap();
+    assert_eq!(
+        info.platform_fingerprint,
+        second.host().platform_fingerprint()
+    );
+    let err = engine
+        .connect_host(&second.url, &second.code("ada@fabrikam.example"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "already_connected");
+    let (a, sa) = first.vendor("Northwind").await;
+    let (b, sb) = second.vendor("Litware").await;
+    submit(&a, &sa, EventKind::Offer, offer(1140, DAY)).await;
+    submit(&b, &sb, EventKind::Offer, offer(40, 2 * DAY)).await;
+    engine.refresh().await.unwrap();
+    let inbox = engine.inbox().await.unwrap();
+    assert_eq!(inbox.len(), 2);
+    // Sorted by expiry; each on its own host.
+    assert_eq!(inbox[0].session_id, sa);
+    assert_eq!(inbox[1].session_id, sb);
+    assert_ne!(inbox[0].host_id, inbox[1].host_id);
+    assert_eq!(inbox[1].host_id, info.host_id);
+    let state = engine.app_state().await.unwrap();
+    assert_eq!(state.hosts.len(), 2);
+    assert!(!state.sandbox);
+    assert_eq!(state.unread, 2);
+}
