@@ -17,6 +17,9 @@ pub enum KeygenError {
     /// A key file is already there; identities are not replaced by accident.
     #[error("{0}: already exists; pass --force to replace it (the old identity is lost)")]
     Exists(String),
+    /// `--out` names a directory, not a file.
+    #[error("{0}: is a directory; name the key file itself, like {0}/key.json")]
+    IsDirectory(String),
     /// The directory or the file could not be created or written.
     #[error("{path}: cannot write: {source}")]
     Write {
@@ -53,6 +56,9 @@ pub fn default_key_path() -> Result<PathBuf, KeygenError> {
 /// Generates a key and writes it to `out` with mode 0600.
 pub fn keygen(out: &Path, force: bool) -> Result<KeygenOutput, KeygenError> {
     let shown = out.display().to_string();
+    if out.is_dir() {
+        return Err(KeygenError::IsDirectory(shown));
+    }
     if !force && out.exists() {
         return Err(KeygenError::Exists(shown));
     }

@@ -290,6 +290,10 @@ fn keygen_writes_a_private_key_file_and_refuses_to_overwrite() {
         text.contains("fingerprint  ") && text.contains("public key   "),
         "{text}"
     );
+
+    let out = anp_path(&["keygen", "--force", "--out"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
 }
 
 #[test]
