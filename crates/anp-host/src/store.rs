@@ -202,6 +202,39 @@ pub fn append(
     Ok(event)
 }
 
+fn log_keys(
+    conn: &Connection,
+    session: &Session,
+    platform_public: &str,
+    platform_fingerprint: &str,
+) -> Result<LogKeys, ApiError> {
+    let (vendor_key, vendor_fp): (String, String) = conn.query_row(
+        "SELECT public_key, fingerprint FROM agents WHERE id = ?1",
+        [&session.agent_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(LogKeys {
+        note: Some("vendor_agent: the registered agent key; buyer: this host's platform key, also published at /.well-known/anp.json".into()),
+        vendor_agent: Some(PublishedKey {
+            public_key: vendor_key,
+            fingerprint: vendor_fp,
+        }),
+        buyer: Some(PublishedKey {
+            public_key: platform_public.to_owned(),
+            fingerprint: platform_fingerprint.to_owned(),
+        }),
+    })
+}
+
+fn chain_claim(session: &Session) -> ChainClaim {
+    ChainClaim {
+        // Every stored event was sealed by EventDraft at append time, and
+        // every vendor signature checked then.
+        verified: true,
+        head: session.chain_head.clone(),
+    }
+}
+
 /// The verifiable log document (SPEC §6.4), with the events after `after`.
 pub fn log_document(
     conn: &Connection,
@@ -210,34 +243,51 @@ pub fn log_document(
     platform_fingerprint: &str,
     after: u64,
 ) -> Result<LogDocument, ApiError> {
-    let (vendor_key, vendor_fp): (String, String) = conn.query_row(
-        "SELECT public_key, fingerprint FROM agents WHERE id = ?1",
-        [&session.agent_id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let events = load_events(conn, &session.id, after)?;
     Ok(LogDocument {
         protocol: anp::PROTOCOL.to_owned(),
         session: info(session),
-        chain: ChainClaim {
-            // Every stored event was sealed by EventDraft at append time, and
-            // every vendor signature checked then.
-            verified: true,
-            head: session.chain_head.clone(),
-        },
-        keys: LogKeys {
-            note: Some("vendor_agent: the registered agent key; buyer: this host's platform key, also published at /.well-known/anp.json".into()),
-            vendor_agent: Some(PublishedKey {
-                public_key: vendor_key,
-                fingerprint: vendor_fp,
-            }),
-            buyer: Some(PublishedKey {
-                public_key: platform_public.to_owned(),
-                fingerprint: platform_fingerprint.to_owned(),
-            }),
-        },
-        events,
+        chain: chain_claim(session),
+        keys: log_keys(conn, session, platform_public, platform_fingerprint)?,
+        events: load_events(conn, &session.id, after)?,
     })
+}
+
+/// The log document of [`log_document`] as JSON text, built from the stored
+/// event text without parsing it again: the hot path of every append and
+/// poll, whose cost would otherwise grow with the session's length.
+pub fn log_json(
+    conn: &Connection,
+    session: &Session,
+    platform_public: &str,
+    platform_fingerprint: &str,
+    after: u64,
+) -> Result<String, ApiError> {
+    #[derive(serde::Serialize)]
+    struct RawLog<'a> {
+        protocol: &'a str,
+        session: SessionInfo,
+        chain: ChainClaim,
+        keys: LogKeys,
+        events: Vec<Box<serde_json::value::RawValue>>,
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT body FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+    )?;
+    let rows = stmt.query_map(params![session.id, after], |r| r.get::<_, String>(0))?;
+    let mut events = Vec::new();
+    for row in rows {
+        let raw = serde_json::value::RawValue::from_string(row?)
+            .map_err(|e| ApiError::Internal(format!("stored event unreadable: {e}")))?;
+        events.push(raw);
+    }
+    let raw = RawLog {
+        protocol: anp::PROTOCOL,
+        session: info(session),
+        chain: chain_claim(session),
+        keys: log_keys(conn, session, platform_public, platform_fingerprint)?,
+        events,
+    };
+    serde_json::to_string(&raw).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// The `session` block.

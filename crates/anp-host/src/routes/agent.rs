@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::support::{self, after_param, receive};
+use super::support::{self, after_param, json_text, receive};
 use crate::auth::Agent;
 use crate::body::parse_json;
 use crate::error::ApiError;
@@ -106,7 +106,7 @@ pub async fn submit_event(
             host.inner.limiter.check(Scope::Session, &session.id)?;
             let req: SubmitEventRequest = parse_json(&incoming.body, "event")?;
             domain::submit_event(conn, agent, &mut session, &req, now)?;
-            store::log_document(
+            store::log_json(
                 conn,
                 &session,
                 host.platform_public_key(),
@@ -116,7 +116,7 @@ pub async fn submit_event(
         },
     )
     .await?;
-    Ok(Json(doc))
+    Ok(json_text(doc))
 }
 
 /// `GET /sessions/:id`: `event_count` and `chain_head` for cheap polling.
@@ -158,7 +158,7 @@ pub async fn log(
         incoming,
         move |conn, host, agent: &Agent, _, _, _| {
             let session = domain::owned_session(conn, &agent.id, &id)?;
-            store::log_document(
+            store::log_json(
                 conn,
                 &session,
                 host.platform_public_key(),
@@ -168,5 +168,5 @@ pub async fn log(
         },
     )
     .await?;
-    Ok(Json(doc))
+    Ok(json_text(doc))
 }

@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::support::{self, after_param, receive};
+use super::support::{self, after_param, json_text, receive};
 use crate::auth::Approver;
 use crate::body::parse_json;
 use crate::decisions::{self, Received};
@@ -85,7 +85,7 @@ pub async fn log(
         incoming,
         move |conn, host, approver: &Approver, _, _, _| {
             let session = decisions::visible_session(conn, approver, &id)?;
-            store::log_document(
+            store::log_json(
                 conn,
                 &session,
                 host.platform_public_key(),
@@ -95,7 +95,7 @@ pub async fn log(
         },
     )
     .await?;
-    Ok(Json(doc))
+    Ok(json_text(doc))
 }
 
 /// `POST /sessions/:id/decisions`: approve, decline or counter (idempotent).

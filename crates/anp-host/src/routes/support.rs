@@ -179,3 +179,11 @@ pub fn after_param(uri: &Uri) -> Result<u64, ApiError> {
     }
     Ok(after)
 }
+
+/// A JSON body already serialized.
+pub fn json_text(text: String) -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        text,
+    )
+}
