@@ -3,8 +3,8 @@
 //! idempotently: a retry or a double click reuses the stored decision, same
 //! `decision_id`, same bytes.
 
+use crate::send::{send_decision, SendError};
 use anp::api::{DecisionAction, DecisionRequest, DecisionResponse};
-use anp_client::ClientError;
 
 use crate::engine::{now_text, Engine};
 use crate::error::{DecideError, EngineError};
@@ -77,8 +77,6 @@ pub(crate) async fn decide(
         };
         (host, record)
     };
-    let body: DecisionRequest = serde_json::from_str(&record.body)
-        .map_err(|e| EngineError::Protocol(format!("stored decision: {e}")))?;
     let expires_at = inbox::find_pending(
         &*engine.store()?,
         &request.host_id,
@@ -86,12 +84,22 @@ pub(crate) async fn decide(
         &request.in_response_to,
     )?
     .map(|(_, p, _)| p.expires_at);
-    let client = engine.decide_client(&host)?;
-    let sent = client.decide(&request.session_id, &body).await;
-    let outcome = match sent {
-        Ok(response) => Ok(response),
-        Err(e) => Err(map_refusal(e, &host.url, expires_at)),
-    };
+    let decision_id = record.decision_id.clone();
+    let sent = send_decision(
+        &host.url,
+        &engine.inner.key,
+        &host.approver_id,
+        &request.session_id,
+        record.body.as_bytes(),
+        |headers| {
+            let text = serde_json::to_string(headers).unwrap_or_default();
+            if let Ok(store) = engine.store() {
+                let _ = store.set_decision_headers(&decision_id, &text);
+            }
+        },
+    )
+    .await;
+    let outcome = sent.map_err(|e| map_refusal(e, &host.url, expires_at));
     match outcome {
         Ok(DecisionResponse {
             decision_id,
@@ -217,10 +225,10 @@ fn new_decision(
 }
 
 /// The host's refusal, as a typed error a person can read.
-fn map_refusal(error: ClientError, url: &str, expires_at: Option<String>) -> DecideError {
+fn map_refusal(error: SendError, url: &str, expires_at: Option<String>) -> DecideError {
     use anp::api::codes;
     match error {
-        ClientError::Http { code, message, .. } => match code.as_str() {
+        SendError::Refused { code, message } => match code.as_str() {
             codes::OFFER_EXPIRED => DecideError::Expired {
                 expires_at: expires_at.unwrap_or(message),
             },
@@ -231,12 +239,10 @@ fn map_refusal(error: ClientError, url: &str, expires_at: Option<String>) -> Dec
             codes::INVALID_REQUEST if message.contains("screen") => DecideError::Screening(message),
             _ => DecideError::Refused { code, message },
         },
-        ClientError::Transport { detail, .. } => {
-            DecideError::Unreachable(format!("{url}: {detail}"))
-        }
-        other => DecideError::Refused {
-            code: "client".to_owned(),
-            message: other.to_string(),
+        SendError::Unreachable(detail) => DecideError::Unreachable(format!("{url}: {detail}")),
+        SendError::Garbled(detail) => DecideError::Refused {
+            code: "protocol".to_owned(),
+            message: detail,
         },
     }
 }

@@ -318,12 +318,6 @@ impl Engine {
         clients.insert(host.host_id.clone(), client.clone());
         Ok(client)
     }
-
-    /// A client for decisions (bounded retries: the request is idempotent).
-    pub(crate) fn decide_client(&self, host: &HostRecord) -> Result<ApproverClient, EngineError> {
-        ApproverClient::new(&host.url, self.inner.key.clone(), &host.approver_id)
-            .map_err(|e| EngineError::InvalidInput(e.to_string()))
-    }
 }
 
 pub(crate) fn host_info(h: &HostRecord) -> HostInfo {

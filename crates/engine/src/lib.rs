@@ -20,6 +20,7 @@ mod notify;
 pub mod poller;
 mod protocol;
 mod sandbox;
+mod send;
 pub mod store;
 pub mod views;
 

@@ -187,6 +187,29 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
         decline.payload["reason"],
         "Above our benchmark for 500 seats."
     );
+
+    // The console kept the exact signed request: anyone with the approver's
+    // public key can recheck the decline.
+    let exported = engine
+        .export_session(&item.host_id, &session, ExportFormat::Json)
+        .await
+        .unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&exported.path).unwrap()).unwrap();
+    let decision = &doc["decisions"][0];
+    assert_eq!(decision["action"], "decline");
+    let body = decision["request_body"].as_str().unwrap();
+    let headers: anp::api::SignedHeaders =
+        serde_json::from_value(decision["signed_headers"].clone()).unwrap();
+    let key = anp::keys::parse_public_key(&engine.approver_public_key()).unwrap();
+    let path = format!("/api/console/v1/sessions/{session}/decisions");
+    let now = time::OffsetDateTime::now_utc();
+    anp::api::check_signed_request(&headers, &key, "POST", &path, body.as_bytes(), now).unwrap();
+    let forged = body.replace("Above our benchmark", "Below our benchmark");
+    assert!(
+        anp::api::check_signed_request(&headers, &key, "POST", &path, forged.as_bytes(), now)
+            .is_err()
+    );
 }
 
 #[tokio::test]

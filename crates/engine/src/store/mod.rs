@@ -586,6 +586,15 @@ impl Store {
         Ok(())
     }
 
+    /// Records the signed headers of an attempt, before it is sent.
+    pub fn set_decision_headers(&self, decision_id: &str, headers: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE decisions SET headers = ?2 WHERE decision_id = ?1",
+            params![decision_id, headers],
+        )?;
+        Ok(())
+    }
+
     /// The live (not refused) decision on an offer, if one was made.
     pub fn live_decision(
         &self,
