@@ -74,3 +74,36 @@ fn check_owner_only(path: &Path) -> Result<(), EngineError> {
 fn check_owner_only(_path: &Path) -> Result<(), EngineError> {
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_created_once_owner_only_and_reloaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = load_or_create(dir.path()).unwrap();
+        let again = load_or_create(dir.path()).unwrap();
+        assert_eq!(first.to_bytes(), again.to_bytes());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_others_can_read_is_refused_with_the_fix() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        load_or_create(dir.path()).unwrap();
+        let path = dir.path().join(KEY_FILE);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        let err = load_or_create(dir.path()).unwrap_err();
+        assert_eq!(err.code(), "key_file");
+        assert!(err.to_string().contains("chmod 600"), "{err}");
+    }
+
+    #[test]
+    fn a_damaged_key_file_is_an_error_not_a_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        write_owner_only(&dir.path().join(KEY_FILE), b"{not json").unwrap();
+        assert_eq!(load_or_create(dir.path()).unwrap_err().code(), "key_file");
+    }
+}

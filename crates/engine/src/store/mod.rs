@@ -625,3 +625,33 @@ impl Store {
         rows.collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_run_once_and_a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("console.sqlite3");
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        store
+            .conn
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(store);
+        assert!(Store::open(&path).is_err());
+    }
+
+    #[test]
+    fn a_notification_is_claimed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        assert!(store.claim_notification("h", "s", "e", "t").unwrap());
+        assert!(!store.claim_notification("h", "s", "e", "t").unwrap());
+    }
+}
