@@ -90,7 +90,9 @@ fn approvals_given(
     reference: &str,
 ) -> Result<Vec<(String, Approval)>, ApiError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT approver_id, approval FROM approvals WHERE session_id = ?1 AND ref = ?2 ORDER BY recorded_at, rowid",
+        // A revoked approver's approval no longer counts towards the policy.
+        "SELECT p.approver_id, p.approval FROM approvals p JOIN approvers a ON a.id = p.approver_id
+         WHERE p.session_id = ?1 AND p.ref = ?2 AND a.revoked_at IS NULL ORDER BY p.recorded_at, p.rowid",
     )?;
     let rows = stmt.query_map(params![session_id, reference], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))

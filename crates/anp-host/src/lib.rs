@@ -175,6 +175,28 @@ impl Host {
         self.admin(|c| admin::revoke_agent(c, agent_id))
     }
 
+    /// Every org, the sandbox first.
+    pub fn list_orgs(&self) -> Result<Vec<OrgInfo>, HostError> {
+        self.admin(admin::list_orgs)
+    }
+
+    /// Disables an org: sessions to it are refused from now on.
+    pub fn disable_org(&self, org_handle: &str) -> Result<(), HostError> {
+        self.admin(|c| admin::disable_org(c, org_handle))
+    }
+
+    /// Every enrolled approver.
+    pub fn list_approvers(&self) -> Result<Vec<ApproverInfo>, HostError> {
+        self.admin(admin::list_approvers)
+    }
+
+    /// Revokes an approver: refused from now on, key closed in discovery,
+    /// its pending approvals no longer count.
+    pub fn revoke_approver(&self, approver_id: &str) -> Result<(), HostError> {
+        let now = self.clock().now();
+        self.admin(|c| admin::revoke_approver(c, approver_id, now))
+    }
+
     /// Every registered agent.
     pub fn list_agents(&self) -> Result<Vec<AgentInfo>, HostError> {
         self.admin(admin::list_agents)

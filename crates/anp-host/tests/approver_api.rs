@@ -560,3 +560,53 @@ async fn a_draft_that_would_reveal_the_walk_away_price_is_held_with_its_reason()
     assert_eq!(pending[0]["seq"], 3);
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_revoked_approvers_approval_stops_counting() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let bob = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Bob", "bob@fabrikam.example")
+        .await;
+    let cy = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Cy", "cy@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&bob).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &t.now()) })).await;
+    assert_eq!(r["outcome"], "awaiting_approvals");
+    t.host().revoke_approver(&ada.id).unwrap();
+    let (_, r) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": bob.approval(&hash, &t.now()) })).await;
+    assert_eq!(
+        r["outcome"], "awaiting_approvals",
+        "Ada's approval no longer counts: {r}"
+    );
+    let (_, r) = t.decide(&cy, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": cy.approval(&hash, &t.now()) })).await;
+    assert_eq!(r["outcome"], "appended", "{r}");
+    let accept = r["log"]["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        accept["payload"]["approval"]["approved_by"],
+        "bob@fabrikam.example"
+    );
+    assert_eq!(
+        accept["payload"]["approvals"][0]["approved_by"],
+        "cy@fabrikam.example"
+    );
+    t.running.shutdown().await;
+}

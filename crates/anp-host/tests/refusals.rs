@@ -484,3 +484,21 @@ async fn invalid_payloads_name_the_violating_path_and_store_nothing() {
     assert_eq!(st.session.event_count, 2);
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_huge_after_is_a_clear_400_not_a_crash() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (s, b) = t
+        .signed(
+            &vendor,
+            "GET",
+            &format!("/api/agent/v1/sessions/{session}/log?after=18446744073709551615"),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(s, 400, "{}", String::from_utf8_lossy(&b));
+    assert!(String::from_utf8_lossy(&b).contains("after must be"));
+    t.running.shutdown().await;
+}

@@ -170,11 +170,15 @@ pub fn after_param(uri: &Uri) -> Result<u64, ApiError> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         if name == "after" {
-            after = value.parse::<u64>().map_err(|_| {
-                ApiError::Invalid(format!(
-                    "after must be a non-negative integer seq, got {value:?}."
-                ))
-            })?;
+            after = value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| i64::try_from(*n).is_ok())
+                .ok_or_else(|| {
+                    ApiError::Invalid(format!(
+                        "after must be a non-negative integer seq, got {value:?}."
+                    ))
+                })?;
         }
     }
     Ok(after)
