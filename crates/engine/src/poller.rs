@@ -146,6 +146,18 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         }
     };
     count(engine, 1, &summary);
+    if summary.protocol != anp::PROTOCOL {
+        let message = format!(
+            "the host's summary speaks {:?}, not {}",
+            summary.protocol,
+            anp::PROTOCOL
+        );
+        engine
+            .store()?
+            .set_host_poll(&host.host_id, false, Some(&message), None)?;
+        engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+        return Err(EngineError::Protocol(message));
+    }
     let mut approver_keys: Vec<DiscoveredKey> =
         serde_json::from_str(&host.approver_keys).unwrap_or_default();
 
@@ -285,6 +297,7 @@ async fn fetch_new(
             detail: e.to_string(),
         })?;
     count(engine, 1, &doc);
+    check_document(&doc, &record.session_id)?;
     refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
     let ring = proto::key_ring(&host.platform_key, &doc, &record.vendor.fingerprint);
     let pin = ChainHead {
@@ -301,6 +314,25 @@ async fn fetch_new(
         return audit_record(engine, client, host, approver_keys, record, Some(session)).await;
     }
     apply(engine, host, record, Some(session), checked)
+}
+
+/// Refuses a log document of another protocol or another session before
+/// anything in it is looked at.
+fn check_document(doc: &LogDocument, session_id: &str) -> Result<(), EngineError> {
+    if !doc.is_anp_0_1() {
+        return Err(EngineError::Protocol(format!(
+            "the log of session {session_id} speaks {:?}, not {}",
+            doc.protocol,
+            anp::PROTOCOL
+        )));
+    }
+    if doc.session.id != session_id {
+        return Err(EngineError::Protocol(format!(
+            "asked for the log of session {session_id}, got session {:?}",
+            doc.session.id
+        )));
+    }
+    Ok(())
 }
 
 /// Re-fetches a whole log and compares it with the stored copy.
@@ -349,6 +381,7 @@ async fn audit_record(
                 detail: e.to_string(),
             })?;
     count(engine, 1, &doc);
+    check_document(&doc, &record.session_id)?;
     refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
     let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
     let ring = proto::key_ring(&host.platform_key, &doc, &record.vendor.fingerprint);
