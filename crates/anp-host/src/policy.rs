@@ -115,6 +115,11 @@ impl Policy {
                 ));
             }
         }
+        if let Err(e) =
+            anp::payload::parse_payload(anp::EventKind::Envelope, &self.envelope("Buyer"))
+        {
+            return rule(format!("the buyer envelope it declares is invalid: {e}"));
+        }
         for (i, s) in self.secret_values.iter().enumerate() {
             if s.value.trim().is_empty() {
                 return rule(format!("secret_values[{i}].value must not be empty"));
@@ -195,5 +200,22 @@ impl Policy {
             obj.insert("human_contact".into(), contact.clone().into());
         }
         env
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_policy_loads_and_a_bad_envelope_is_refused() {
+        let example = include_str!("../examples/policy.json");
+        let policy = Policy::from_json(example).unwrap();
+        assert_eq!(policy.approval.approvers_required, 2);
+        let mut long = policy.clone();
+        long.may_discuss = vec!["x".repeat(121)];
+        let err = long.check().unwrap_err().to_string();
+        assert!(err.contains("may_discuss[0]"), "{err}");
+        assert!(Policy::from_json(&example.replace("\"max_rounds\"", "\"rounds\"")).is_err());
     }
 }

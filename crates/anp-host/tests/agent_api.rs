@@ -236,3 +236,18 @@ async fn discovery_publishes_platform_and_approver_keys_with_windows() {
     assert_eq!(status, 401, "a revoked approver is refused");
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn unknown_routes_and_methods_answer_in_the_anp_shape() {
+    let t = start(roomy_limits()).await;
+    for (method, path, status) in [
+        ("GET", "/api/agent/v1/nowhere", 404),
+        ("GET", "/api/agent/v1/register", 405),
+    ] {
+        let (s, b) = t.raw(method, path, &[], vec![]).await;
+        assert_eq!(s, status);
+        let e: api::ErrorBody = serde_json::from_slice(&b).unwrap();
+        assert_eq!(e.protocol, "ANP/0.1");
+    }
+    t.running.shutdown().await;
+}

@@ -49,7 +49,17 @@ pub fn router(host: Host) -> Router {
             post(console::decide),
         )
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(host)
+}
+
+/// A known path with the wrong method, in the ANP shape.
+async fn method_not_allowed() -> ApiError {
+    ApiError::refused(
+        405,
+        "method_not_allowed",
+        "This endpoint does not accept that HTTP method.",
+    )
 }
 
 /// Unknown routes answer in the ANP shape too.
