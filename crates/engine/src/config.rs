@@ -9,6 +9,13 @@ use crate::error::EngineError;
 /// several instances never share state.
 pub const DATA_DIR_ENV: &str = "COUNTERSIGN_DATA_DIR";
 
+/// The environment variable naming the approver's display name.
+pub const APPROVER_NAME_ENV: &str = "COUNTERSIGN_APPROVER_NAME";
+
+/// The environment variable naming the approver's email (what a host's admin
+/// issues the enrollment code for, and what approvals carry as `approved_by`).
+pub const APPROVER_EMAIL_ENV: &str = "COUNTERSIGN_APPROVER_EMAIL";
+
 /// Whether to run the embedded sandbox host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SandboxMode {
@@ -65,9 +72,19 @@ impl EngineConfig {
         }
     }
 
-    /// Defaults in the resolved data directory ([`resolve_data_dir`]).
+    /// Defaults in the resolved data directory ([`resolve_data_dir`]), with
+    /// the approver's name and email from `COUNTERSIGN_APPROVER_NAME` and
+    /// `COUNTERSIGN_APPROVER_EMAIL` when set.
     pub fn from_env() -> Result<EngineConfig, EngineError> {
-        Ok(EngineConfig::new(resolve_data_dir()?))
+        let mut config = EngineConfig::new(resolve_data_dir()?);
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(name) = var(APPROVER_NAME_ENV) {
+            config.approver.name = name.trim().to_owned();
+        }
+        if let Some(email) = var(APPROVER_EMAIL_ENV) {
+            config.approver.email = email.trim().to_owned();
+        }
+        Ok(config)
     }
 }
 

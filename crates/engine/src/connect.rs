@@ -5,6 +5,7 @@
 use anp::api::{DiscoveredKey, WellKnown};
 use anp_client::ApproverClient;
 
+use crate::config::ApproverProfile;
 use crate::engine::{now_text, Engine};
 use crate::error::EngineError;
 use crate::protocol::ANP_0_1;
@@ -50,6 +51,7 @@ pub(crate) async fn connect(
     url: &str,
     code: &str,
     sandbox: bool,
+    profile: &ApproverProfile,
 ) -> Result<HostRecord, EngineError> {
     let url = normalize_url(url)?;
     let code = code.trim();
@@ -65,7 +67,6 @@ pub(crate) async fn connect(
     let discovery = anp_client::well_known(&url)
         .await
         .map_err(|e| client_error(&url, e))?;
-    let profile = &engine.inner.config.approver;
     let enrolled =
         ApproverClient::enroll(&url, code, &profile.name, &profile.email, &engine.inner.key)
             .await

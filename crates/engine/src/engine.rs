@@ -11,7 +11,7 @@ use anp_client::{ApproverClient, ClientConfig, RetryPolicy};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::config::{EngineConfig, SandboxMode};
+use crate::config::{ApproverProfile, EngineConfig, SandboxMode};
 use crate::error::{DecideError, EngineError};
 use crate::notify::{Notifier, SilentNotifier};
 use crate::store::{HostRecord, Store};
@@ -199,8 +199,22 @@ impl Engine {
 
     /// Enrolls with a host by URL and one-time code, pins its platform key,
     /// and polls it once.
+    /// Uses the configured [`ApproverProfile`]; the host only accepts the
+    /// email its admin issued the code for (see [`Engine::connect_host_as`]).
     pub async fn connect_host(&self, url: &str, code: &str) -> Result<HostInfo, EngineError> {
-        let record = crate::connect::connect(self, url, code, false).await?;
+        let profile = self.inner.config.approver.clone();
+        self.connect_host_as(url, code, &profile).await
+    }
+
+    /// As [`Engine::connect_host`], enrolling under the given name and email
+    /// (the email the host's admin issued the code for).
+    pub async fn connect_host_as(
+        &self,
+        url: &str,
+        code: &str,
+        profile: &ApproverProfile,
+    ) -> Result<HostInfo, EngineError> {
+        let record = crate::connect::connect(self, url, code, false, profile).await?;
         let _ = self.refresh().await;
         self.host_info(&record.host_id)
     }

@@ -24,7 +24,10 @@ mod send;
 pub mod store;
 pub mod views;
 
-pub use config::{resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, DATA_DIR_ENV};
+pub use config::{
+    resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, APPROVER_EMAIL_ENV,
+    APPROVER_NAME_ENV, DATA_DIR_ENV,
+};
 pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};

@@ -50,7 +50,7 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
             let code = host
                 .enroll_code(anp_host::SANDBOX_HANDLE, &profile.name, &profile.email)
                 .map_err(sandbox_error)?;
-            crate::connect::connect(engine, &url, &code.code, true).await?;
+            crate::connect::connect(engine, &url, &code.code, true, profile).await?;
         }
     }
     *engine.inner.sandbox.lock().await = Some(running);

@@ -830,10 +830,19 @@ async fn several_hosts_at_once_each_with_its_own_sessions() {
     let first = World::start().await;
     let second = World::start().await;
     let (_data, engine) = first.engine("ada@fabrikam.example").await;
+    let grace = ApproverProfile {
+        name: "Grace".into(),
+        email: "grace@contoso.example".into(),
+    };
+    // The code was issued for Grace: enrolling as the configured Ada fails.
+    let code = second.code("grace@contoso.example");
+    let refused = engine.connect_host(&second.url, &code).await.unwrap_err();
+    assert_eq!(refused.code(), "host_refused", "{refused}");
     let info = engine
-        .connect_host(&second.url, &second.code("ada@fabrikam.example"))
+        .connect_host_as(&second.url, &code, &grace)
         .await
         .unwrap();
+    assert_eq!(info.approver_email, "grace@contoso.example");
     assert_eq!(
         info.platform_fingerprint,
         second.host().platform_fingerprint()
