@@ -869,3 +869,45 @@ async fn several_hosts_at_once_each_with_its_own_sessions() {
     assert!(!state.sandbox);
     assert_eq!(state.unread, 2);
 }
+
+#[tokio::test]
+async fn a_host_answering_garbage_is_unreachable_with_the_reason_and_nothing_changes() {
+    let mut world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let host_id = engine.hosts().await.unwrap()[0].host_id.clone();
+    let before = engine.session_detail(&host_id, &session).await.unwrap();
+
+    // Something else now answers on the host's address, with a body that is not ANP.
+    let addr = world.host.as_ref().unwrap().addr;
+    world.host.take().unwrap().shutdown().await;
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let impostor = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let body = "<html>{\"sessions\": \"not a list\"}</html>";
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(answer.as_bytes()).await;
+        }
+    });
+    engine.refresh().await.unwrap();
+    impostor.abort();
+    let info = &engine.hosts().await.unwrap()[0];
+    assert!(!info.reachable);
+    let error = info.last_error.clone().unwrap();
+    assert!(error.contains("could not be read"), "{error}");
+    let after = engine.session_detail(&host_id, &session).await.unwrap();
+    assert_eq!(after.timeline, before.timeline);
+    assert_eq!(after.verification, before.verification);
+    assert_eq!(engine.inbox().await.unwrap().len(), 1);
+}

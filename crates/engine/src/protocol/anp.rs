@@ -100,6 +100,23 @@ fn stored(event: &Event, report: &VerifyReport) -> StoredEvent {
     }
 }
 
+/// True when the key's validity window (RFC-003) covers `at`; an unreadable
+/// time never counts as covered.
+fn valid_at(key: &DiscoveredKey, at: &str) -> bool {
+    let Some(at) = anp::api::parse_timestamp(at) else {
+        return false;
+    };
+    let from = anp::api::parse_timestamp(&key.valid_from);
+    let to = key.valid_to.as_deref().map(anp::api::parse_timestamp);
+    let after_start = from.is_some_and(|from| from <= at);
+    let before_end = match to {
+        None => true,
+        Some(Some(to)) => at < to,
+        Some(None) => false,
+    };
+    after_start && before_end
+}
+
 /// Checks approval attestations inside `accept` events against the approver
 /// keys the host publishes (RFC-002/003).
 fn check_approvals(events: &[Event], approver_keys: &[DiscoveredKey]) -> Option<Dispute> {
@@ -116,6 +133,7 @@ fn check_approvals(events: &[Event], approver_keys: &[DiscoveredKey]) -> Option<
             let key = approver_keys
                 .iter()
                 .filter(|k| k.approved_by.as_deref() == Some(approval.approved_by.as_str()))
+                .filter(|k| valid_at(k, &approval.at))
                 .filter_map(|k| anp::keys::parse_public_key(&k.public_key).ok())
                 .find(|k| anp::approval::verify_approval(approval, &in_response_to, k).is_ok());
             if key.is_none() {
