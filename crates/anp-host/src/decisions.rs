@@ -521,6 +521,7 @@ fn verify_approval(
     approver: &Approver,
     reference: &str,
     approval: &Approval,
+    now: OffsetDateTime,
 ) -> Result<(), ApiError> {
     if approval.approved_by != approver.email {
         return Err(ApiError::Invalid(format!(
@@ -528,9 +529,14 @@ fn verify_approval(
             approver.email
         )));
     }
-    if anp::api::parse_timestamp(&approval.at).is_none() {
+    let Some(at) = anp::api::parse_timestamp(&approval.at) else {
         return Err(ApiError::Invalid(
             "approval.at must be an ISO 8601 time.".into(),
+        ));
+    };
+    if at > now + time::Duration::seconds(anp::api::TIMESTAMP_WINDOW_SECS) {
+        return Err(ApiError::Invalid(
+            "approval.at is in the future; sign the approval at the time of the decision.".into(),
         ));
     }
     let key = keys::parse_public_key(&approver.public_key)
@@ -560,7 +566,7 @@ fn approve(
         .as_ref()
         .ok_or_else(|| ApiError::Invalid("approve needs an approval signed by your key.".into()))?;
     domain::require_future_expiry(&pending.payload, now, "offer")?;
-    verify_approval(approver, &pending.reference, approval)?;
+    verify_approval(approver, &pending.reference, approval, now)?;
     let mut given = approvals_given(conn, &session.id, &pending.reference)?;
     if given
         .iter()

@@ -129,7 +129,7 @@ async fn a_full_negotiation_ends_in_a_two_approver_accept() {
     assert_eq!(s, 400);
     // a bad signature is refused
     let mut bad = bob.approval(&hash, &at);
-    bad["at"] = json!("2030-01-01T00:00:00Z");
+    bad["at"] = json!("2020-01-01T00:00:00Z");
     let (s, r) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": bad })).await;
     assert_eq!(
         (s, r["error"]["code"].as_str()),
@@ -607,6 +607,40 @@ async fn a_revoked_approvers_approval_stops_counting() {
     assert_eq!(
         accept["payload"]["approvals"][0]["approved_by"],
         "cy@fabrikam.example"
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_approval_dated_in_the_future_is_refused() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)
+        .into_iter()
+        .find(|p| p["seq"] == 3)
+        .unwrap()["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let later = api::format_timestamp(t.host().clock().now() + time::Duration::hours(1));
+    let (s, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &later) })).await;
+    assert_eq!(s, 400);
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("future"),
+        "{r}"
+    );
+    let pending = pending_of(&t.summary(&ada).await, &session);
+    assert!(
+        pending
+            .iter()
+            .all(|p| p["approvals"].as_array().unwrap().is_empty()),
+        "nothing recorded"
     );
     t.running.shutdown().await;
 }

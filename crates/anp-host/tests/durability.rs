@@ -290,3 +290,19 @@ impl RemoteHost {
         serde_json::from_slice(&b).unwrap()
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    let first = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
+    let key_file = anp_host::platform_key::default_path(&db);
+    let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let fingerprint = first.platform_fingerprint().to_owned();
+    drop(first);
+    let again = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
+    assert_eq!(again.platform_fingerprint(), fingerprint);
+}
