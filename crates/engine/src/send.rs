@@ -102,7 +102,8 @@ pub(crate) async fn send_decision(
             Err(e) => last = e.to_string(),
         }
         let backoff = Duration::from_millis(200 * (1 << attempt));
-        tokio::time::sleep(backoff.mul_f64(rand::thread_rng().gen_range(0.5..1.0))).await;
+        let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.5..1.0));
+        tokio::time::sleep(jittered).await;
     }
     Err(SendError::Unreachable(last))
 }

@@ -911,3 +911,29 @@ async fn a_host_answering_garbage_is_unreachable_with_the_reason_and_nothing_cha
     assert_eq!(after.verification, before.verification);
     assert_eq!(engine.inbox().await.unwrap().len(), 1);
 }
+
+/// The shell keeps the engine in Tauri state and awaits its methods on a
+/// multi-threaded runtime: every future must be `Send` (checked at compile time).
+#[allow(dead_code)]
+fn every_engine_future_is_send(engine: Engine, request: DecideRequest) {
+    fn send<T: Send + 'static>(_: T) {}
+    fn shared<T: Send + Sync + Clone>(_: &T) {}
+    shared(&engine);
+    send(async move {
+        let _ = engine.start().await;
+        let _ = engine.app_state().await;
+        let _ = engine.inbox().await;
+        let _ = engine.offer_view("h", "s", "e").await;
+        let _ = engine.decide(request).await;
+        let _ = engine.validate_counter("h", "s", "e", json!({})).await;
+        let _ = engine.sessions(HistoryFilter::default()).await;
+        let _ = engine.session_detail("h", "s").await;
+        let _ = engine.export_session("h", "s", ExportFormat::Csv).await;
+        let _ = engine.connect_host("u", "c").await;
+        let _ = engine.hosts().await;
+        let _ = engine.refresh().await;
+        let _ = engine.audit_session("h", "s").await;
+        let _ = engine.mark_seen("h", "s", "e").await;
+        engine.shutdown().await;
+    });
+}
