@@ -75,77 +75,107 @@ fn refuse(reason: impl std::fmt::Display) -> ApiError {
     ApiError::Unauthorized
 }
 
-fn check(
-    conn: &Connection,
+/// Checks header shape, the time window and the signature against the
+/// principal's key. Pure CPU, so it runs outside the database lock.
+pub fn verify_request(
     req: &Signed<'_>,
     public_key: &str,
     now: OffsetDateTime,
 ) -> Result<(), ApiError> {
     let key = keys::parse_public_key(public_key).map_err(refuse)?;
     api::check_signed_request(req.headers, &key, req.method, req.path, req.body, now)
-        .map_err(refuse)?;
-    // Single use: the nonce is remembered until its timestamp leaves the window.
-    let expires = api::parse_timestamp(&req.headers.timestamp)
+        .map_err(refuse)
+}
+
+/// Single use: the nonce is remembered until its timestamp leaves the window.
+fn consume_nonce(conn: &Connection, headers: &SignedHeaders) -> Result<(), ApiError> {
+    let expires = api::parse_timestamp(&headers.timestamp)
         .map(|t| t.unix_timestamp() + TIMESTAMP_WINDOW_SECS)
         .ok_or_else(|| refuse("timestamp"))?;
-    let inserted = conn.execute(
-        "INSERT OR IGNORE INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)",
-        params![req.headers.agent, req.headers.nonce, expires],
-    )?;
+    let inserted = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![headers.agent, headers.nonce, expires])?;
     if inserted == 0 {
         return Err(refuse("nonce reused"));
     }
     Ok(())
 }
 
-/// Authenticates a vendor agent; revoked and unknown agents are refused.
-pub fn agent(conn: &Connection, req: &Signed<'_>, now: OffsetDateTime) -> Result<Agent, ApiError> {
+/// The key of a non-revoked agent, to verify a request with before the
+/// transaction.
+pub fn agent_key(conn: &Connection, agent_id: &str) -> Result<Option<String>, ApiError> {
+    Ok(conn
+        .prepare_cached("SELECT public_key FROM agents WHERE id = ?1 AND status != 'revoked'")?
+        .query_row([agent_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Completes a vendor agent's authentication inside the transaction: the
+/// agent still exists with the verified key, is not revoked, and the nonce
+/// is fresh.
+pub fn agent(
+    conn: &Connection,
+    headers: &SignedHeaders,
+    verified_key: &str,
+) -> Result<Agent, ApiError> {
     let found = conn
-        .query_row(
+        .prepare_cached(
             "SELECT public_key, fingerprint, agent_name, status FROM agents WHERE id = ?1",
-            [&req.headers.agent],
-            |r| {
-                Ok(Agent {
-                    id: req.headers.agent.clone(),
-                    public_key: r.get(0)?,
-                    fingerprint: r.get(1)?,
-                    name: r.get(2)?,
-                    status: parse_status(&r.get::<_, String>(3)?),
-                })
-            },
-        )
+        )?
+        .query_row([&headers.agent], |r| {
+            Ok(Agent {
+                id: headers.agent.clone(),
+                public_key: r.get(0)?,
+                fingerprint: r.get(1)?,
+                name: r.get(2)?,
+                status: parse_status(&r.get::<_, String>(3)?),
+            })
+        })
         .optional()?
         .ok_or_else(|| refuse("unknown agent"))?;
-    if found.status == AgentStatus::Revoked {
+    if found.status == AgentStatus::Revoked || found.public_key != verified_key {
         return Err(refuse("revoked agent"));
     }
-    check(conn, req, &found.public_key, now)?;
+    consume_nonce(conn, headers)?;
     Ok(found)
 }
 
-/// Authenticates an approver; revoked and unknown approvers are refused.
+const APPROVER_QUERY: &str = "SELECT a.org_handle, a.email, a.public_key FROM approvers a JOIN orgs o ON o.handle = a.org_handle
+     WHERE a.id = ?1 AND a.revoked_at IS NULL AND o.disabled = 0";
+
+/// The key of an active approver, to verify a request with before the
+/// transaction.
+pub fn approver_key(conn: &Connection, approver_id: &str) -> Result<Option<String>, ApiError> {
+    Ok(conn
+        .prepare_cached(APPROVER_QUERY)?
+        .query_row([approver_id], |r| r.get(2))
+        .optional()?)
+}
+
+/// Completes an approver's authentication inside the transaction.
 pub fn approver(
     conn: &Connection,
-    req: &Signed<'_>,
-    now: OffsetDateTime,
+    headers: &SignedHeaders,
+    verified_key: &str,
 ) -> Result<Approver, ApiError> {
     let found = conn
-        .query_row(
-            "SELECT a.org_handle, a.email, a.public_key FROM approvers a JOIN orgs o ON o.handle = a.org_handle
-             WHERE a.id = ?1 AND a.revoked_at IS NULL AND o.disabled = 0",
-            [&req.headers.agent],
-            |r| {
-                Ok(Approver {
-                    id: req.headers.agent.clone(),
-                    org_handle: r.get(0)?,
-                    email: r.get(1)?,
-                    public_key: r.get(2)?,
-                })
-            },
-        )
+        .prepare_cached(APPROVER_QUERY)?
+        .query_row([&headers.agent], |r| {
+            Ok(Approver {
+                id: headers.agent.clone(),
+                org_handle: r.get(0)?,
+                email: r.get(1)?,
+                public_key: r.get(2)?,
+            })
+        })
         .optional()?
         .ok_or_else(|| refuse("unknown or revoked approver"))?;
-    check(conn, req, &found.public_key, now)?;
+    if found.public_key != verified_key {
+        return Err(refuse("approver key changed"));
+    }
+    consume_nonce(conn, headers)?;
     Ok(found)
 }
 

@@ -74,23 +74,28 @@ pub async fn in_tx<T: Send + 'static>(
 
 /// The principal of a signed request.
 pub trait Principal: Sized {
-    /// Authenticates (and consumes the nonce).
+    /// The key to verify its requests with (`None`: unknown or revoked).
+    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError>;
+    /// Completes authentication in the transaction (and consumes the nonce).
     fn authenticate(
         conn: &Connection,
-        req: &Signed<'_>,
-        now: OffsetDateTime,
+        headers: &SignedHeaders,
+        verified_key: &str,
     ) -> Result<Self, ApiError>;
     /// Its id, for the per-agent limit.
     fn id(&self) -> &str;
 }
 
 impl Principal for auth::Agent {
+    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError> {
+        auth::agent_key(conn, id)
+    }
     fn authenticate(
         conn: &Connection,
-        req: &Signed<'_>,
-        now: OffsetDateTime,
+        headers: &SignedHeaders,
+        verified_key: &str,
     ) -> Result<Self, ApiError> {
-        auth::agent(conn, req, now)
+        auth::agent(conn, headers, verified_key)
     }
     fn id(&self) -> &str {
         &self.id
@@ -98,22 +103,27 @@ impl Principal for auth::Agent {
 }
 
 impl Principal for auth::Approver {
+    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError> {
+        auth::approver_key(conn, id)
+    }
     fn authenticate(
         conn: &Connection,
-        req: &Signed<'_>,
-        now: OffsetDateTime,
+        headers: &SignedHeaders,
+        verified_key: &str,
     ) -> Result<Self, ApiError> {
-        auth::approver(conn, req, now)
+        auth::approver(conn, headers, verified_key)
     }
     fn id(&self) -> &str {
         &self.id
     }
 }
 
-/// Authenticates a signed request and runs `f` for its principal, all in
-/// one transaction. The nonce is consumed even when `f` refuses (so a
-/// refused request can never be replayed into success later); nothing else
-/// `f` did survives its error.
+/// Authenticates a signed request and runs `f` for its principal. The
+/// signature is checked outside the database lock (it is pure CPU); the
+/// principal's status and the nonce are then rechecked and consumed in the
+/// same transaction as `f`. The nonce is consumed even when `f` refuses (so
+/// a refused request can never be replayed into success later); nothing
+/// else `f` did survives its error.
 pub async fn signed<P: Principal + Send + 'static, T: Send + 'static>(
     host: &Host,
     incoming: Incoming,
@@ -131,16 +141,20 @@ pub async fn signed<P: Principal + Send + 'static, T: Send + 'static>(
     let host2 = host.clone();
     tokio::task::spawn_blocking(move || {
         let now = host2.clock().now();
+        let headers = auth::signed_headers(&incoming.headers);
+        let request = Signed {
+            method: incoming.method.as_str(),
+            path: incoming.uri.path(),
+            body: &incoming.body,
+            headers: &headers,
+        };
+        let key = host2
+            .with_conn(|conn| P::key(conn, &headers.agent))??
+            .ok_or(ApiError::Unauthorized)?;
+        auth::verify_request(&request, &key, now)?;
         host2.with_conn(|conn| {
             let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let headers = auth::signed_headers(&incoming.headers);
-            let request = Signed {
-                method: incoming.method.as_str(),
-                path: incoming.uri.path(),
-                body: &incoming.body,
-                headers: &headers,
-            };
-            let principal = P::authenticate(&tx, &request, now)?;
+            let principal = P::authenticate(&tx, &headers, &key)?;
             let limited = host2.inner.limiter.check(Scope::Agent, principal.id());
             let result = match limited {
                 Err(e) => Err(e),
