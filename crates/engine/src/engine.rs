@@ -77,8 +77,11 @@ impl Engine {
 
     /// Starts the sandbox when the config asks for it (by default: when no
     /// real host is connected), then the poller. Call once, inside a tokio
-    /// runtime.
+    /// runtime; a second call does nothing.
     pub async fn start(&self) -> Result<(), EngineError> {
+        if !self.tasks().is_empty() {
+            return Ok(()); // already started: one poller per engine
+        }
         let has_real_host = self.store()?.hosts()?.iter().any(|h| !h.sandbox);
         let want_sandbox = match self.inner.config.sandbox {
             SandboxMode::Off => false,
