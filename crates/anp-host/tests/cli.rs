@@ -103,3 +103,34 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--db is required");
 }
+
+#[path = "common/mod.rs"]
+mod common;
+
+#[tokio::test]
+async fn admin_commands_work_on_the_database_of_a_running_server() {
+    let t = common::start(common::roomy_limits()).await;
+    let db = t.host().db_path().to_owned();
+    let vendor = t.register("Contoso").await;
+    let org = json_of(&run(
+        &db,
+        &["org", "create", "--name", "Tailspin", "--json"],
+    ))["org_handle"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let agents = json_of(&run(&db, &["agent", "list", "--json"]));
+    assert_eq!(agents["agents"][0]["agent_id"], vendor.id.as_str());
+    assert_eq!(agents["agents"][0]["status"], "sandbox");
+    json_of(&run(&db, &["agent", "verify", &vendor.id, "--json"]));
+    let body = serde_json::json!({ "target": { "org_handle": org }, "envelope": common::vendor_envelope() });
+    let (s, b) = t
+        .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
+        .await;
+    assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+    json_of(&run(&db, &["agent", "revoke", &vendor.id, "--json"]));
+    let (s, _) = t
+        .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
+        .await;
+    assert_eq!(s, 401, "revoked by the CLI while serving");
+}
