@@ -1,0 +1,258 @@
+//! `anp-loadgen`: N concurrent vendor agents, each registering, opening a
+//! sandbox session and submitting signed events against one host with durable
+//! storage; then, in the same run, bare SQLite inserts with the host's
+//! durability settings, and the ratio between the two. Loopback only,
+//! bounded in count and in time.
+
+mod bare_sqlite;
+mod load;
+mod stats;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Serialize;
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "anp-loadgen",
+    version,
+    about = "Signed ANP appends per second against one host, beside bare SQLite inserts"
+)]
+struct Args {
+    /// Concurrent vendor agents.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    agents: u32,
+    /// Signed events each agent submits.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    events: u32,
+    /// Events per session before an agent opens a fresh one (the host answers
+    /// every append with the whole log, so long sessions cost more per append).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    per_session: u32,
+    /// A running host on loopback (`http://127.0.0.1:PORT`); default: spawn one
+    /// in-process on a temporary database. Its rate limits apply.
+    #[arg(long, value_name = "URL")]
+    host: Option<String>,
+    /// `synchronous` of the in-process host and of the bare SQLite baseline.
+    #[arg(long, value_enum, default_value_t = Sync::Normal)]
+    sync: Sync,
+    /// Rows for the bare SQLite baseline.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    sqlite_rows: u32,
+    /// Longest time the append phase may run; it stops there and reports.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    max_seconds: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// SQLite durability, as the host's `--sync` flag names it.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    /// `synchronous=NORMAL`: survives a process crash (the host's default).
+    Normal,
+    /// `synchronous=FULL`: fsync per commit, survives power loss.
+    Full,
+}
+
+impl Sync {
+    fn durability(self) -> anp_host::Durability {
+        match self {
+            Sync::Normal => anp_host::Durability::Normal,
+            Sync::Full => anp_host::Durability::Full,
+        }
+    }
+}
+
+/// The figures of one run.
+#[derive(Serialize, Debug)]
+struct Report {
+    host: String,
+    in_process_host: bool,
+    synchronous: &'static str,
+    agents: u32,
+    appends: usize,
+    errors: usize,
+    first_error: Option<String>,
+    seconds: f64,
+    appends_per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    sqlite_inserts: usize,
+    sqlite_seconds: f64,
+    sqlite_inserts_per_second: f64,
+    ratio: f64,
+    target_met: bool,
+}
+
+/// The target of issue 3 on a 2-core machine.
+const TARGET_APPENDS_PER_SECOND: f64 = 1000.0;
+/// p99 latency must stay under this, in milliseconds.
+const TARGET_P99_MS: f64 = 50.0;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("anp-loadgen: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(&args)) {
+        Ok(report) => {
+            if args.json {
+                println!("{}", serde_json::to_string(&report).unwrap_or_default());
+            } else {
+                print_text(&report);
+            }
+            ExitCode::from(if report.errors == 0 { 0 } else { 1 })
+        }
+        Err(e) => {
+            eprintln!("anp-loadgen: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Why a run could not be made.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    /// `--host` is not a loopback http URL.
+    #[error("--host {0:?} must be an http:// URL on loopback (127.0.0.1, ::1 or localhost); this tool never loads another machine")]
+    NotLoopback(String),
+    /// The temporary directory or host could not be set up.
+    #[error("setting up: {0}")]
+    Setup(String),
+    /// Every agent failed before the append phase.
+    #[error("no agent could start: {0}")]
+    NoAgent(String),
+}
+
+impl RunError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            RunError::NotLoopback(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+async fn run(args: &Args) -> Result<Report, RunError> {
+    let dir =
+        tempfile::tempdir().map_err(|e| RunError::Setup(format!("temporary directory: {e}")))?;
+    let (base_url, running) = match &args.host {
+        Some(url) => (check_loopback(url)?, None),
+        None => {
+            let running = load::spawn_host(&dir.path().join("host.db"), args.sync.durability())
+                .await
+                .map_err(|e| RunError::Setup(e.to_string()))?;
+            (running.base_url(), Some(running))
+        }
+    };
+    let plan = load::Plan {
+        base_url: base_url.clone(),
+        agents: args.agents,
+        events: args.events,
+        per_session: args.per_session,
+        budget: Duration::from_secs(args.max_seconds),
+    };
+    let outcome = load::run(&plan).await;
+    if let Some(running) = running {
+        running.shutdown().await;
+    }
+    let outcome = outcome.map_err(RunError::NoAgent)?;
+
+    let synchronous = args.sync.durability().pragma();
+    let (rows, sqlite_elapsed) = bare_sqlite::insert_rows(
+        &dir.path().join("bare.db"),
+        synchronous,
+        args.sqlite_rows as usize,
+        Duration::from_secs(args.max_seconds),
+    )
+    .map_err(|e| RunError::Setup(format!("bare SQLite baseline: {e}")))?;
+
+    let mut latencies = outcome.latencies;
+    latencies.sort();
+    let appends_per_second = stats::rate(latencies.len(), outcome.elapsed);
+    let sqlite_rate = stats::rate(rows, sqlite_elapsed);
+    let p99 = stats::percentile(&latencies, 99.0);
+    Ok(Report {
+        host: base_url,
+        in_process_host: args.host.is_none(),
+        synchronous,
+        agents: args.agents,
+        appends: latencies.len(),
+        errors: outcome.errors,
+        first_error: outcome.first_error,
+        seconds: outcome.elapsed.as_secs_f64(),
+        appends_per_second,
+        p50_ms: stats::ms(stats::percentile(&latencies, 50.0)),
+        p99_ms: stats::ms(p99),
+        max_ms: stats::ms(latencies.last().copied().unwrap_or_default()),
+        sqlite_inserts: rows,
+        sqlite_seconds: sqlite_elapsed.as_secs_f64(),
+        sqlite_inserts_per_second: sqlite_rate,
+        ratio: if sqlite_rate > 0.0 {
+            appends_per_second / sqlite_rate
+        } else {
+            0.0
+        },
+        target_met: appends_per_second >= TARGET_APPENDS_PER_SECOND
+            && stats::ms(p99) < TARGET_P99_MS
+            && outcome.errors == 0,
+    })
+}
+
+fn check_loopback(url: &str) -> Result<String, RunError> {
+    let parsed = reqwest::Url::parse(url).map_err(|_| RunError::NotLoopback(url.to_owned()))?;
+    let host = parsed.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if parsed.scheme() == "http" && loopback {
+        Ok(url.trim_end_matches('/').to_owned())
+    } else {
+        Err(RunError::NotLoopback(url.to_owned()))
+    }
+}
+
+fn print_text(r: &Report) {
+    println!(
+        "host: {} ({}, synchronous={})",
+        r.host,
+        if r.in_process_host {
+            "in-process, temporary database"
+        } else {
+            "external"
+        },
+        r.synchronous
+    );
+    println!(
+        "signed appends: {} by {} agents in {:.2} s = {:.0} appends/s; latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        r.appends, r.agents, r.seconds, r.appends_per_second, r.p50_ms, r.p99_ms, r.max_ms
+    );
+    match &r.first_error {
+        Some(e) => println!("errors: {} (first: {e})", r.errors),
+        None => println!("errors: 0"),
+    }
+    println!(
+        "bare SQLite inserts (WAL, synchronous={}, one IMMEDIATE transaction each): {} in {:.2} s = {:.0} inserts/s",
+        r.synchronous, r.sqlite_inserts, r.sqlite_seconds, r.sqlite_inserts_per_second
+    );
+    println!("ratio signed appends / bare inserts: {:.3}", r.ratio);
+    println!(
+        "target (>= {TARGET_APPENDS_PER_SECOND:.0} appends/s, p99 < {TARGET_P99_MS:.0} ms, no errors): {}",
+        if r.target_met { "met" } else { "missed" }
+    );
+}

@@ -1,0 +1,41 @@
+//! Latency percentiles and rates, computed exactly from every sample.
+
+use std::time::Duration;
+
+/// Nearest-rank percentile (`p` in 0..=100) of sorted samples.
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Events per second over `elapsed`.
+pub fn rate(count: usize, elapsed: Duration) -> f64 {
+    if elapsed.is_zero() {
+        0.0
+    } else {
+        count as f64 / elapsed.as_secs_f64()
+    }
+}
+
+/// Milliseconds with two decimals, for printing.
+pub fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 100_000.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let samples: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&samples, 50.0), Duration::from_millis(50));
+        assert_eq!(percentile(&samples, 99.0), Duration::from_millis(99));
+        assert_eq!(percentile(&samples, 100.0), Duration::from_millis(100));
+        assert_eq!(percentile(&[], 50.0), Duration::ZERO);
+        assert_eq!(rate(500, Duration::from_millis(250)), 2000.0);
+    }
+}
