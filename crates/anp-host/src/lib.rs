@@ -86,6 +86,24 @@ impl Host {
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('platform_key_since', ?1)",
             [db::now_text(now)],
         )?;
+        // Every buyer event in this database is signed by one key: a
+        // different key file would silently orphan them, so refuse it.
+        let fingerprint = keys::fingerprint(&vk);
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('platform_fingerprint', ?1)",
+            [&fingerprint],
+        )?;
+        let recorded: String = conn.query_row(
+            "SELECT value FROM meta WHERE key = 'platform_fingerprint'",
+            [],
+            |r| r.get(0),
+        )?;
+        if recorded != fingerprint {
+            return Err(HostError::Key(format!(
+                "{} holds key {fingerprint}, but this database's events are signed by {recorded}; restore the original key file",
+                key_path.display()
+            )));
+        }
         let limiter = ratelimit::RateLimiter::new(config.limits.clone());
         Ok(Host {
             inner: Arc::new(Inner {

@@ -306,3 +306,18 @@ fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
     let again = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
     assert_eq!(again.platform_fingerprint(), fingerprint);
 }
+
+#[test]
+fn a_different_platform_key_for_an_existing_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    drop(anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap());
+    std::fs::remove_file(anp_host::platform_key::default_path(&db)).unwrap();
+    let err = anp_host::Host::open(&db, anp_host::HostConfig::default())
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("restore the original key file"),
+        "{err}"
+    );
+}
