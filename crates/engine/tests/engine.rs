@@ -326,12 +326,16 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
         &agent,
         &session,
         EventKind::Offer,
-        offer(1140, Duration::from_secs(3)),
+        offer(1140, Duration::from_secs(5)),
     )
     .await;
     engine.refresh().await.unwrap();
     let item = engine.inbox().await.unwrap().remove(0);
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    // Wait until just past the offer's own expiry.
+    let expires = anp::api::parse_timestamp(&item.expires_at).unwrap();
+    let left = expires - time::OffsetDateTime::now_utc();
+    let wait = Duration::try_from(left).unwrap_or_default() + Duration::from_millis(300);
+    tokio::time::sleep(wait).await;
     let err = engine
         .decide(DecideRequest {
             host_id: item.host_id.clone(),
