@@ -941,3 +941,40 @@ fn every_engine_future_is_send(engine: Engine, request: DecideRequest) {
         engine.shutdown().await;
     });
 }
+
+#[tokio::test]
+async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
+    let data = tempfile::tempdir().unwrap();
+    let open = || {
+        let mut config = EngineConfig::new(data.path().to_owned());
+        config.poll_interval = Duration::from_millis(300);
+        Engine::open(config).unwrap()
+    };
+    let engine = open();
+    engine.start().await.unwrap();
+    let mut first = Vec::new();
+    for _ in 0..100 {
+        engine.refresh().await.unwrap();
+        first = engine.sessions(HistoryFilter::default()).await.unwrap();
+        if first.len() >= 4 && engine.inbox().await.unwrap().len() >= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(first.len(), 4, "{first:?}");
+    engine.shutdown().await;
+    drop(engine);
+
+    let engine = open();
+    engine.start().await.unwrap();
+    engine.refresh().await.unwrap();
+    let hosts = engine.hosts().await.unwrap();
+    assert_eq!(hosts.len(), 1, "one sandbox host, re-bound to its new port");
+    assert!(hosts[0].reachable, "{:?}", hosts[0].last_error);
+    let again = engine.sessions(HistoryFilter::default()).await.unwrap();
+    assert_eq!(again.len(), 4, "the demo does not open its sessions twice");
+    assert!(again
+        .iter()
+        .all(|r| r.verification == Verification::Verified));
+    engine.shutdown().await;
+}
