@@ -1,0 +1,227 @@
+//! `anp vendor ...` driven as a real binary against a real anp-host on
+//! loopback, with its state in a temporary ANP_HOME.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use serde_json::Value;
+
+struct Fixture {
+    running: RunningHost,
+    home: tempfile::TempDir,
+    _db: tempfile::TempDir,
+}
+
+async fn fixture() -> Fixture {
+    let db = tempfile::tempdir().unwrap();
+    let roomy = Limit::per_minute(1_000_000);
+    let config = HostConfig {
+        limits: Limits {
+            per_ip: roomy,
+            per_agent: roomy,
+            per_session: roomy,
+            registration: roomy,
+            ..Limits::default()
+        },
+        ..HostConfig::default()
+    };
+    let host = Host::open(&db.path().join("host.db"), config).unwrap();
+    Fixture {
+        running: host.spawn("127.0.0.1:0").await.unwrap(),
+        home: tempfile::tempdir().unwrap(),
+        _db: db,
+    }
+}
+
+async fn anp(home: &Path, args: &[&str]) -> Output {
+    let home = home.to_owned();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_anp"))
+            .env("ANP_HOME", &home)
+            .args(&args)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn offer_file(dir: &Path, unit_price: u32) -> String {
+    let expires = time::OffsetDateTime::now_utc() + time::Duration::days(2);
+    let offer = serde_json::json!({
+        "currency": "USD", "term_months": 24,
+        "expires_at": anp::api::format_timestamp(expires),
+        "line_items": [{"sku": "CRM-ENT", "description": "CRM seats", "quantity": 100,
+                        "unit": "seat/year", "unit_price": unit_price, "currency": "USD"}]
+    });
+    let path = dir.join(format!("offer-{unit_price}.json"));
+    std::fs::write(&path, offer.to_string()).unwrap();
+    path.display().to_string()
+}
+
+async fn registered(f: &Fixture) {
+    let url = f.running.base_url();
+    let out = anp(
+        f.home.path(),
+        &[
+            "vendor",
+            "register",
+            "--host",
+            &url,
+            "--agent-name",
+            "Contoso Seller",
+            "--vendor-name",
+            "Contoso",
+            "--email",
+            "sales@contoso.example",
+            "--json",
+        ],
+    )
+    .await;
+    let reg = json_of(&out);
+    assert_eq!(reg["status"], "sandbox");
+    assert_eq!(reg["key_created"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn register_open_offer_message_close_with_a_verified_chain() {
+    let f = fixture().await;
+    registered(&f).await;
+    let home = f.home.path();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.join("key.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("agent.json")).unwrap()).unwrap();
+    assert_eq!(saved["host"], f.running.base_url());
+
+    let opened = json_of(&anp(home, &["vendor", "open", "--sandbox", "--json"]).await);
+    let sid = opened["session_id"].as_str().unwrap().to_owned();
+    assert_eq!(opened["head"]["seq"], 2);
+    assert_eq!(opened["buyer_envelope"]["party"], "Fabrikam Industries");
+
+    let file = offer_file(home, 1400);
+    let sent = json_of(&anp(home, &["vendor", "offer", &sid, &file, "--json"]).await);
+    assert_eq!(sent["verified"], true);
+    assert_eq!(sent["head"]["seq"], 3);
+    assert_eq!(sent["events"][0]["kind"], "offer");
+
+    // Text output says it verified, and shows counterparty text safely.
+    let out = anp(
+        home,
+        &[
+            "vendor",
+            "message",
+            &sid,
+            "--body",
+            "Hello\u{1b}[31m there",
+            "--subject",
+            "hi",
+        ],
+    )
+    .await;
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("chain verified through event 4"), "{text}");
+    assert!(
+        text.contains("\\u{1b}[31m"),
+        "escape sequences are shown, not played: {text}"
+    );
+
+    let log = json_of(&anp(home, &["vendor", "log", &sid, "--json"]).await);
+    assert_eq!(log["events"].as_array().unwrap().len(), 4);
+
+    let closed = json_of(
+        &anp(
+            home,
+            &["vendor", "close", &sid, "--reason", "done", "--json"],
+        )
+        .await,
+    );
+    assert_eq!(closed["status"], "closed");
+
+    // After close the host refuses; exit 1 with its words.
+    let out = anp(home, &["vendor", "message", &sid, "--body", "late"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("session_closed"));
+
+    // watch on an ended session prints nothing new and ends.
+    let watched = anp(
+        home,
+        &[
+            "vendor",
+            "watch",
+            &sid,
+            "--interval",
+            "1",
+            "--max-polls",
+            "3",
+        ],
+    )
+    .await;
+    assert!(watched.status.success());
+    assert!(String::from_utf8_lossy(&watched.stdout).contains("is closed"));
+    f.running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_exits_2_and_a_broken_pin_exits_1() {
+    let f = fixture().await;
+    let home = f.home.path();
+
+    // Nothing registered yet.
+    let out = anp(home, &["vendor", "open", "--sandbox"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `anp vendor register"));
+
+    registered(&f).await;
+    let opened = json_of(&anp(home, &["vendor", "open", "--sandbox", "--json"]).await);
+    let sid = opened["session_id"].as_str().unwrap().to_owned();
+
+    // An invalid offer is refused before sending, naming the rule.
+    let bad = home.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"currency":"USD","term_months":0,"expires_at":"2999-01-01T00:00:00Z","line_items":[]}"#,
+    )
+    .unwrap();
+    let out = anp(home, &["vendor", "offer", &sid, bad.to_str().unwrap()]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("term_months"), "{err}");
+    let out = anp(home, &["vendor", "offer", &sid, "/nonexistent/offer.json"]).await;
+    assert_eq!(out.status.code(), Some(2));
+
+    // A pin the host's log does not extend: chain broken, exit 1.
+    let pins_path = home.join("pins.json");
+    let mut pins: Value =
+        serde_json::from_str(&std::fs::read_to_string(&pins_path).unwrap()).unwrap();
+    pins[&sid]["event_hash"] = Value::String("ab".repeat(32));
+    std::fs::write(&pins_path, pins.to_string()).unwrap();
+    let out = anp(home, &["vendor", "log", &sid]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not verify"));
+    f.running.shutdown().await;
+}
