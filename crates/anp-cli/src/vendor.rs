@@ -319,7 +319,8 @@ fn load_key(path: &Path) -> Result<anp::keys::SigningKey> {
 
 fn write_state(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| usage(e.to_string()))?;
-    let tmp = path.with_extension("json.tmp");
+    // A private temporary name per process: two commands may save at once.
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, path))
         .map_err(|e| usage(format!("{}: cannot write: {e}", path.display())))

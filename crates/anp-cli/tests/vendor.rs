@@ -225,3 +225,80 @@ async fn bad_input_exits_2_and_a_broken_pin_exits_1() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not verify"));
     f.running.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_prints_new_events_verified_until_the_session_ends() {
+    let f = fixture().await;
+    registered(&f).await;
+    let home = f.home.path().to_owned();
+    let opened = json_of(&anp(&home, &["vendor", "open", "--sandbox", "--json"]).await);
+    let sid = opened["session_id"].as_str().unwrap().to_owned();
+
+    // The watcher has its own copy of the state, pinned at event 2, so it
+    // prints everything after that whenever it starts polling.
+    let watch_home = tempfile::tempdir().unwrap();
+    for file in ["key.json", "agent.json", "pins.json"] {
+        std::fs::copy(home.join(file), watch_home.path().join(file)).unwrap();
+    }
+    let watcher = {
+        let (home, sid) = (watch_home.path().to_owned(), sid.clone());
+        tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_anp"))
+                .env("ANP_HOME", &home)
+                .args([
+                    "vendor",
+                    "watch",
+                    &sid,
+                    "--interval",
+                    "1",
+                    "--max-polls",
+                    "60",
+                    "--json",
+                ])
+                .output()
+                .unwrap()
+        })
+    };
+    json_of(
+        &anp(
+            &home,
+            &[
+                "vendor",
+                "message",
+                &sid,
+                "--body",
+                "are you there?",
+                "--json",
+            ],
+        )
+        .await,
+    );
+    json_of(&anp(&home, &["vendor", "close", &sid, "--json"]).await);
+
+    let out = watcher.await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["event"]["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["message", "session_close"]);
+    assert!(lines
+        .iter()
+        .filter(|l| l.get("event").is_some())
+        .all(|l| l["verified"] == true));
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["status"].as_str(), last["ended"].as_bool()),
+        (Some("closed"), Some(true))
+    );
+    f.running.shutdown().await;
+}
