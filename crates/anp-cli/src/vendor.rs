@@ -139,6 +139,13 @@ struct Registration {
     host: String,
     agent_id: String,
     fingerprint: String,
+    /// Names used for the default envelope of `open`.
+    #[serde(default)]
+    agent_name: String,
+    #[serde(default)]
+    vendor_name: String,
+    #[serde(default)]
+    contact_email: String,
 }
 
 /// Why a command failed, and which exit code that means.
@@ -290,6 +297,14 @@ fn reason_payload(reason: Option<String>) -> Value {
     }
 }
 
+fn non_empty<'a>(text: &'a str, fallback: &'a str) -> &'a str {
+    if text.trim().is_empty() {
+        fallback
+    } else {
+        text
+    }
+}
+
 fn read_json_file(path: &Path, what: &'static str) -> Result<Value> {
     input::read_json(path, what).map_err(|e| usage(e.to_string()))
 }
@@ -338,6 +353,10 @@ fn load_pins(key: &Path) -> Result<BTreeMap<String, ChainHead>> {
 
 /// The client for the saved registration, with every saved pin restored.
 fn client(place: &Place) -> Result<(AgentClient, PathBuf)> {
+    client_and_registration(place).map(|(client, key_file, _)| (client, key_file))
+}
+
+fn client_and_registration(place: &Place) -> Result<(AgentClient, PathBuf, Registration)> {
     let key_file = key_path(place)?;
     let key = load_key(&key_file)?;
     let reg_path = beside(&key_file, "agent.json");
@@ -361,7 +380,7 @@ fn client(place: &Place) -> Result<(AgentClient, PathBuf)> {
     for (session, head) in load_pins(&key_file)? {
         client.set_pin(&session, head);
     }
-    Ok((client, key_file))
+    Ok((client, key_file, reg))
 }
 
 fn save_pin(client: &AgentClient, key_file: &Path, session: &str) -> Result<()> {
@@ -398,6 +417,9 @@ async fn register(
         host: host.trim_end_matches('/').to_owned(),
         agent_id: answer.agent_id.clone(),
         fingerprint: answer.fingerprint.clone(),
+        agent_name: agent_name.to_owned(),
+        vendor_name: vendor_name.to_owned(),
+        contact_email: email.to_owned(),
     };
     write_state(&beside(&key_file, "agent.json"), &registration)?;
     let status = serde_json::to_value(answer.status).unwrap_or(Value::Null);
@@ -430,10 +452,14 @@ async fn open(
     envelope: Option<PathBuf>,
     json: bool,
 ) -> Result<String> {
-    let (client, key_file) = client(place)?;
+    let (client, key_file, reg) = client_and_registration(place)?;
     let envelope = match envelope {
         Some(path) => read_json_file(&path, "a mandate envelope")?,
-        None => default_envelope("Vendor", "Vendor Agent", "sales@vendor.example"),
+        None => default_envelope(
+            non_empty(&reg.vendor_name, "Vendor"),
+            non_empty(&reg.agent_name, "Vendor Agent"),
+            non_empty(&reg.contact_email, "sales@vendor.example"),
+        ),
     };
     let target = match (sandbox, org) {
         (_, Some(org_handle)) => Target::Org { org_handle },

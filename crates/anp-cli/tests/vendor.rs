@@ -117,6 +117,11 @@ async fn register_open_offer_message_close_with_a_verified_chain() {
     let sid = opened["session_id"].as_str().unwrap().to_owned();
     assert_eq!(opened["head"]["seq"], 2);
     assert_eq!(opened["buyer_envelope"]["party"], "Fabrikam Industries");
+    // The default envelope speaks for the registered vendor.
+    assert_eq!(
+        opened["events"][0]["payload"]["envelope"]["party"],
+        "Contoso"
+    );
 
     let file = offer_file(home, 1400);
     let sent = json_of(&anp(home, &["vendor", "offer", &sid, &file, "--json"]).await);
