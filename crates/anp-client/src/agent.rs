@@ -13,8 +13,9 @@ use anp::keys::{self, SigningKey};
 use anp::payload::{parse_payload, Envelope};
 use anp::{signed, ChainHead, EventKind, LogDocument};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use time::OffsetDateTime;
-use tokio::sync::OnceCell;
+use tokio::sync::RwLock;
 
 use crate::error::ClientError;
 use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
@@ -26,7 +27,7 @@ use crate::{approver, Result};
 pub struct AgentClient {
     http: Http,
     identity: Identity,
-    trusted: OnceCell<TrustedKeys>,
+    trusted: RwLock<Option<Arc<TrustedKeys>>>,
     pins: Mutex<HashMap<String, ChainHead>>,
 }
 
@@ -78,7 +79,7 @@ impl AgentClient {
                 id: agent_id.to_owned(),
                 key,
             },
-            trusted: OnceCell::new(),
+            trusted: RwLock::new(None),
             pins: Mutex::new(HashMap::new()),
         })
     }
@@ -110,15 +111,23 @@ impl AgentClient {
     }
 
     /// The keys this client verifies with: the host's published platform keys
-    /// (fetched once from `/.well-known/anp.json`) and its own.
-    pub async fn trusted_keys(&self) -> Result<&TrustedKeys> {
-        self.trusted
-            .get_or_try_init(|| async {
-                let doc: WellKnown = approver::fetch_well_known(&self.http).await?;
-                Ok(TrustedKeys::from_well_known(&doc)?
-                    .with_own_key(&self.identity.key.verifying_key()))
-            })
-            .await
+    /// (fetched from `/.well-known/anp.json` on first use) and its own.
+    pub async fn trusted_keys(&self) -> Result<Arc<TrustedKeys>> {
+        if let Some(trusted) = self.trusted.read().await.as_ref() {
+            return Ok(trusted.clone());
+        }
+        self.refresh_trusted_keys().await
+    }
+
+    /// Fetches the discovery document again (an approver enrolled after our
+    /// copy was taken has a key we have not seen).
+    async fn refresh_trusted_keys(&self) -> Result<Arc<TrustedKeys>> {
+        let doc: WellKnown = approver::fetch_well_known(&self.http).await?;
+        let trusted = Arc::new(
+            TrustedKeys::from_well_known(&doc)?.with_own_key(&self.identity.key.verifying_key()),
+        );
+        *self.trusted.write().await = Some(trusted.clone());
+        Ok(trusted)
     }
 
     /// Opens a session (SPEC §6.2) and pins its first two events after
@@ -263,7 +272,7 @@ impl AgentClient {
     /// the pin and returns the document to use (which may be a refetch when
     /// the host answered with a tail that skips events after the pin).
     async fn verify_and_pin(&self, session_id: &str, doc: &LogDocument) -> Result<LogDocument> {
-        let trusted = self.trusted_keys().await?;
+        let mut trusted = self.trusted_keys().await?;
         let pin = self.pin(session_id).unwrap_or_else(ChainHead::genesis);
         let skips_events = doc.events.first().is_some_and(|e| e.seq > pin.seq + 1);
         let doc = if skips_events {
@@ -287,6 +296,21 @@ impl AgentClient {
         let report = verify_against_pin(session_id, &pin, &doc.events, trusted.ring());
         if !report.ok {
             return Err(ClientError::ChainBroken(Box::new(report)));
+        }
+        let new_events: Vec<anp::Event> = doc
+            .events
+            .iter()
+            .filter(|e| e.seq > pin.seq)
+            .cloned()
+            .collect();
+        trusted.check_key_windows(&new_events)?;
+        if !trusted.check_approvals(&new_events)? {
+            trusted = self.refresh_trusted_keys().await?;
+            if !trusted.check_approvals(&new_events)? {
+                return Err(ClientError::UntrustedKey(
+                    "a buyer accept carries an approval by someone the host publishes no approval key for".to_owned(),
+                ));
+            }
         }
         if report.head.seq == doc.session.event_count
             && report.head.event_hash != doc.session.chain_head
