@@ -7,7 +7,7 @@ use std::time::Duration;
 use anp::api::Target;
 use anp::EventKind;
 use anp_client::{default_envelope, AgentClient, ClientConfig, ClientError, RetryPolicy};
-use common::{register, start_host, Mode, Proxy};
+use common::{register, start_host, start_host_with_agent_limit, Mode, Proxy};
 use serde_json::json;
 
 fn quick_retries() -> ClientConfig {
@@ -109,5 +109,57 @@ async fn a_silent_host_times_out_and_a_closed_port_is_a_transport_error() {
         err.to_string().contains("could not reach the host"),
         "{err}"
     );
+    host.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_then_reported_in_the_hosts_words() {
+    let host = start_host_with_agent_limit(3).await;
+    let (key, agent_id) = register(&host.url()).await;
+    let vendor = AgentClient::with_config(&host.url(), key, &agent_id, quick_retries()).unwrap();
+    let sid = vendor
+        .open_session(
+            Target::Sandbox { sandbox: true },
+            default_envelope("Contoso", "Contoso Seller", "sales@contoso.example"),
+        )
+        .await
+        .unwrap()
+        .session_id;
+    vendor.status(&sid).await.unwrap();
+    vendor.status(&sid).await.unwrap();
+    let err = vendor.status(&sid).await.unwrap_err();
+    assert_eq!(
+        (err.status(), err.code()),
+        (Some(429), Some("rate_limited")),
+        "{err}"
+    );
+    host.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_answer_larger_than_the_cap_is_refused_unread() {
+    let host = start_host().await;
+    let (key, agent_id) = register(&host.url()).await;
+    let small = ClientConfig {
+        max_response_bytes: 1024,
+        ..ClientConfig::default()
+    };
+    let opener = AgentClient::new(&host.url(), key.clone(), &agent_id).unwrap();
+    let sid = opener
+        .open_session(
+            Target::Sandbox { sandbox: true },
+            default_envelope("Contoso", "Contoso Seller", "sales@contoso.example"),
+        )
+        .await
+        .unwrap()
+        .session_id;
+    let vendor = AgentClient::with_config(&host.url(), key, &agent_id, small).unwrap();
+    let err = vendor.log(&sid, None).await.unwrap_err();
+    match &err {
+        ClientError::Decode { detail, .. } => {
+            assert!(detail.contains("larger than 1024 bytes"), "{detail}")
+        }
+        other => panic!("expected Decode, got {other}"),
+    }
     host.running.shutdown().await;
 }

@@ -19,6 +19,11 @@ pub struct TestHost {
 }
 
 pub async fn start_host() -> TestHost {
+    start_host_with_agent_limit(1_000_000).await
+}
+
+/// A host allowing each agent `per_agent` signed requests per hour.
+pub async fn start_host_with_agent_limit(per_agent: u32) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
     let roomy = Limit {
         max: 1_000_000,
@@ -27,7 +32,10 @@ pub async fn start_host() -> TestHost {
     let config = HostConfig {
         limits: Limits {
             per_ip: roomy,
-            per_agent: roomy,
+            per_agent: Limit {
+                max: per_agent,
+                window: Duration::from_secs(3600),
+            },
             per_session: roomy,
             registration: roomy,
             ..Limits::default()
