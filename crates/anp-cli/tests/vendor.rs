@@ -307,3 +307,128 @@ async fn watch_prints_new_events_verified_until_the_session_ends() {
     );
     f.running.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer() {
+    let f = fixture().await;
+    registered(&f).await;
+    let home = f.home.path();
+    let org = f
+        .running
+        .host
+        .create_org("Tailspin Toys")
+        .unwrap()
+        .org_handle;
+
+    // Unverified agents cannot reach a live org: refused, exit 1.
+    let out = anp(home, &["vendor", "open", "--org", &org]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not_verified"));
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("agent.json")).unwrap()).unwrap();
+    f.running
+        .host
+        .verify_agent(saved["agent_id"].as_str().unwrap())
+        .unwrap();
+    let opened = json_of(&anp(home, &["vendor", "open", "--org", &org, "--json"]).await);
+    assert_eq!(opened["buyer_envelope"]["party"], "Tailspin Toys");
+
+    // In the sandbox, a person sends the buyer agent's counter; the vendor
+    // counters back, and declines the buyer's next one.
+    let opened = json_of(&anp(home, &["vendor", "open", "--sandbox", "--json"]).await);
+    let sid = opened["session_id"].as_str().unwrap().to_owned();
+    json_of(
+        &anp(
+            home,
+            &["vendor", "offer", &sid, &offer_file(home, 1400), "--json"],
+        )
+        .await,
+    );
+    let url = f.running.base_url();
+    let code = f
+        .running
+        .host
+        .enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled =
+        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
+            .await
+            .unwrap();
+    let ada = anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap();
+    let draft = pending_draft(&ada, &sid).await;
+    ada.decide(
+        &sid,
+        &anp_client::ApproverClient::send_draft_request(&draft),
+    )
+    .await
+    .unwrap();
+
+    let countered = json_of(
+        &anp(
+            home,
+            &["vendor", "counter", &sid, &offer_file(home, 1300), "--json"],
+        )
+        .await,
+    );
+    let kinds: Vec<&str> = countered["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["counter_offer", "counter_offer"],
+        "the buyer's, then ours"
+    );
+    assert_eq!(countered["events"][0]["actor"], "buyer");
+
+    let draft = pending_draft(&ada, &sid).await;
+    ada.decide(
+        &sid,
+        &anp_client::ApproverClient::send_draft_request(&draft),
+    )
+    .await
+    .unwrap();
+    let declined = json_of(
+        &anp(
+            home,
+            &[
+                "vendor",
+                "decline",
+                &sid,
+                "--reason",
+                "below our floor",
+                "--json",
+            ],
+        )
+        .await,
+    );
+    let last = declined["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["kind"].as_str(), last["payload"]["reason"].as_str()),
+        (Some("decline"), Some("below our floor"))
+    );
+    assert_eq!(declined["verified"], true);
+    f.running.shutdown().await;
+}
+
+/// The buyer agent's draft waiting in the approver's summary for `sid`.
+async fn pending_draft(ada: &anp_client::ApproverClient, sid: &str) -> String {
+    let summary = ada.summary().await.unwrap();
+    let session = summary.sessions.iter().find(|s| s.id == sid).unwrap();
+    session
+        .pending
+        .iter()
+        .find(|p| p.event_hash.starts_with("draft:"))
+        .expect("the buyer agent drafted a counter-offer")
+        .event_hash
+        .clone()
+}
