@@ -25,7 +25,7 @@ pub async fn well_known(base_url: &str) -> Result<WellKnown> {
 
 /// Fetches and sanity-checks `/.well-known/anp.json` (unsigned, retried).
 pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
-    let origin = Http::new(&http.origin(), ClientConfig::default())?;
+    let origin = http.at_origin()?;
     let doc: WellKnown = origin
         .call(
             Request::get(api::WELL_KNOWN_PATH.to_owned()),

@@ -156,6 +156,12 @@ impl Http {
             .unwrap_or_else(|_| self.base.clone())
     }
 
+    /// The same client settings aimed at the base URL's origin, where the
+    /// discovery document lives.
+    pub fn at_origin(&self) -> Result<Http> {
+        Http::new(&self.origin(), self.config.clone())
+    }
+
     /// Sends a request and decodes a 2xx JSON answer into `T`.
     pub async fn call<T: DeserializeOwned>(
         &self,
