@@ -113,7 +113,11 @@ pub async fn export_session(
 
 /// `connect_host`: enrolls with a real host by URL and one-time code.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn connect_host(slot: State<'_, EngineSlot>, url: String, code: String) -> Reply<HostInfo> {
+pub async fn connect_host(
+    slot: State<'_, EngineSlot>,
+    url: String,
+    code: String,
+) -> Reply<HostInfo> {
     Ok(slot.get()?.connect_host(&url, &code).await?)
 }
 

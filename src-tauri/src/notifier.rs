@@ -1,6 +1,13 @@
 //! Desktop notifications through notify-rust: one per new pending decision and
 //! one per disputed session. Clicking a pending one opens that offer. The
 //! engine decides when to notify; this module only decides how.
+//!
+//! One worker thread shows them at most once a second; a burst (a host with
+//! hundreds of new offers) becomes one summary instead of hundreds of
+//! notifications and D-Bus connections.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
 
 use countersign_engine::OfferRef;
 use tauri::{AppHandle, Emitter, Runtime};
@@ -8,50 +15,109 @@ use tauri::{AppHandle, Emitter, Runtime};
 /// The event a notification click sends to the UI (see the console contract).
 pub const OPEN_OFFER_EVENT: &str = "engine://open-offer";
 
-/// Sends desktop notifications on behalf of the engine.
-pub struct DesktopNotifier<R: Runtime> {
-    app: AppHandle<R>,
+/// The least time between two notifications.
+const SPACING: Duration = Duration::from_secs(1);
+
+/// One notification to show.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// Plain-text title.
+    pub title: String,
+    /// Plain-text body (escaped here when the server reads markup).
+    pub body: String,
+    /// What a click opens, when it opens an offer.
+    pub open: Option<OfferRef>,
 }
 
-impl<R: Runtime> DesktopNotifier<R> {
-    /// A notifier that opens offers in `app`'s main window when clicked.
-    pub fn new(app: AppHandle<R>) -> Self {
-        DesktopNotifier { app }
+/// Sends desktop notifications on behalf of the engine.
+pub struct DesktopNotifier {
+    queue: Sender<Note>,
+}
+
+impl DesktopNotifier {
+    /// Starts the worker; clicks focus `app`'s main window and open offers.
+    pub fn new<R: Runtime>(app: AppHandle<R>) -> Self {
+        let (queue, notes) = mpsc::channel();
+        let started = std::thread::Builder::new()
+            .name("notifications".to_owned())
+            .spawn(move || worker(app, notes));
+        if let Err(error) = started {
+            tracing::warn!("no notifications: {error}");
+        }
+        DesktopNotifier { queue }
     }
 
-    /// Shows a notification; a click on it emits `open` (when given) and
-    /// focuses the window. Never blocks the caller: the wait for a click runs
-    /// on its own thread, and a desktop without a notification service only
-    /// costs a log line.
-    pub fn show(&self, title: &str, body: &str, open: Option<OfferRef>) {
-        let app = self.app.clone();
-        let title = title.to_owned();
-        let body = body.to_owned();
-        let spawned = std::thread::Builder::new()
-            .name("notification".to_owned())
-            .spawn(move || deliver(app, &title, &body, open));
-        if let Err(error) = spawned {
-            tracing::warn!("notification thread: {error}");
+    /// Queues a notification; never blocks the engine.
+    pub fn show(&self, note: Note) {
+        if self.queue.send(note).is_err() {
+            tracing::debug!("notification dropped: the worker has stopped");
         }
     }
 }
 
-fn deliver<R: Runtime>(app: AppHandle<R>, title: &str, body: &str, open: Option<OfferRef>) {
+fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>) {
+    while let Ok(first) = notes.recv() {
+        let mut batch = vec![first];
+        batch.extend(notes.try_iter());
+        let note = if batch.len() == 1 {
+            batch.remove(0)
+        } else {
+            summary(&batch)
+        };
+        deliver(&app, note);
+        std::thread::sleep(SPACING);
+    }
+}
+
+/// One notification standing for several.
+fn summary(batch: &[Note]) -> Note {
+    let offers = batch.iter().filter(|n| n.open.is_some()).count();
+    let disputes = batch.len() - offers;
+    let mut parts = Vec::new();
+    match offers {
+        0 => {}
+        1 => parts.push("1 new offer waits for your decision".to_owned()),
+        n => parts.push(format!("{n} new offers wait for your decision")),
+    }
+    match disputes {
+        0 => {}
+        1 => parts.push("1 session is disputed".to_owned()),
+        n => parts.push(format!("{n} sessions are disputed")),
+    }
+    Note {
+        title: "Countersign".to_owned(),
+        body: format!("{}.", parts.join("; ")),
+        open: None,
+    }
+}
+
+fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
     let mut notification = notify_rust::Notification::new();
     notification
         .appname("Countersign")
-        .summary(title)
-        .body(&plain_body(body))
+        .summary(&note.title)
+        .body(&plain_body(&note.body))
         .action("default", "Open");
-    #[cfg(all(unix, not(target_os = "macos")))]
-    notification.hint(notify_rust::Hint::Category("im.received".to_owned()));
     match notification.show() {
         #[cfg(all(unix, not(target_os = "macos")))]
-        Ok(handle) => handle.wait_for_action(|action| {
-            if action == "default" {
-                clicked(&app, open.as_ref());
+        Ok(handle) => {
+            // Waiting for the click blocks until the notification closes (the
+            // server's timeout): on its own thread, never the worker's.
+            let app = app.clone();
+            let open = note.open;
+            let waiting = std::thread::Builder::new()
+                .name("notification-click".to_owned())
+                .spawn(move || {
+                    handle.wait_for_action(|action| {
+                        if action == "default" {
+                            clicked(&app, open.as_ref());
+                        }
+                    })
+                });
+            if let Err(error) = waiting {
+                tracing::warn!("notification clicks: {error}");
             }
-        }),
+        }
         #[cfg(not(all(unix, not(target_os = "macos"))))]
         Ok(_) => {}
         Err(error) => tracing::warn!("notification not shown: {error}"),
@@ -105,13 +171,40 @@ pub fn escape_markup(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::escape_markup;
+    use super::{escape_markup, summary, Note};
+    use countersign_engine::OfferRef;
 
     #[test]
     fn markup_in_counterparty_text_is_escaped() {
         assert_eq!(
             escape_markup("<a href=\"x\">Acme & Co</a>"),
             "&lt;a href=\"x\"&gt;Acme &amp; Co&lt;/a&gt;"
+        );
+    }
+
+    fn note(open: bool) -> Note {
+        Note {
+            title: "t".into(),
+            body: "b".into(),
+            open: open.then(|| OfferRef {
+                host_id: "h".into(),
+                session_id: "s".into(),
+                event_hash: "e".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_burst_becomes_one_summary_that_counts_both_kinds() {
+        let batch = [note(true), note(true), note(true), note(false)];
+        let one = summary(&batch);
+        assert_eq!(
+            one.body,
+            "3 new offers wait for your decision; 1 session is disputed."
+        );
+        assert!(
+            one.open.is_none(),
+            "a summary opens the window, not one offer"
         );
     }
 }

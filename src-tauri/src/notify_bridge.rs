@@ -1,27 +1,31 @@
 //! The engine's [`Notifier`] seam, implemented with desktop notifications.
 
 use countersign_engine::{DisputeNotice, Notifier, OfferRef, PendingNotice};
-use tauri::Runtime;
 
-use crate::notifier::DesktopNotifier;
+use crate::notifier::{DesktopNotifier, Note};
 
-impl<R: Runtime> Notifier for DesktopNotifier<R> {
+impl Notifier for DesktopNotifier {
     fn pending(&self, notice: &PendingNotice) {
-        let open = OfferRef {
-            host_id: notice.host_id.clone(),
-            session_id: notice.session_id.clone(),
-            event_hash: notice.event_hash.clone(),
-        };
-        self.show(&notice.title, &notice.body, Some(open));
+        self.show(Note {
+            title: notice.title.clone(),
+            body: notice.body.clone(),
+            open: Some(OfferRef {
+                host_id: notice.host_id.clone(),
+                session_id: notice.session_id.clone(),
+                event_hash: notice.event_hash.clone(),
+            }),
+        });
     }
 
     fn disputed(&self, notice: &DisputeNotice) {
-        let title = format!("Session {} is disputed", short(&notice.session_id));
-        let body = format!(
-            "The host's log no longer matches what this console verified (event {}: {}). {}",
-            notice.seq, notice.check, notice.detail
-        );
-        self.show(&title, &body, None);
+        self.show(Note {
+            title: format!("Session {} is disputed", short(&notice.session_id)),
+            body: format!(
+                "The host's log no longer matches what this console verified (event {}, {}). {}",
+                notice.seq, notice.check, notice.detail
+            ),
+            open: None,
+        });
     }
 }
 

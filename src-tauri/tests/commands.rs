@@ -7,21 +7,34 @@ use serde_json::{json, Value};
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow};
+use tauri::{App, Manager, WebviewWindow};
 
-fn app(dir: &std::path::Path) -> (App<tauri::test::MockRuntime>, WebviewWindow<tauri::test::MockRuntime>) {
+fn app(
+    dir: &std::path::Path,
+) -> (
+    App<tauri::test::MockRuntime>,
+    WebviewWindow<tauri::test::MockRuntime>,
+) {
     let mut config = EngineConfig::new(dir.to_path_buf());
     config.sandbox = SandboxMode::Off;
     let app = countersign_app::configure(mock_builder(), Ok(config))
         .build(tauri::generate_context!())
         .unwrap();
-    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
+    // tauri.conf.json declares the main window, so building the app made it.
+    let webview = match app.get_webview_window("main") {
+        Some(webview) => webview,
+        None => tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .unwrap(),
+    };
     (app, webview)
 }
 
-fn invoke(webview: &WebviewWindow<tauri::test::MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+fn invoke(
+    webview: &WebviewWindow<tauri::test::MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),
@@ -87,7 +100,12 @@ fn camel_case_arguments_are_refused() {
 fn a_command_the_shell_does_not_have_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, webview) = app(dir.path());
-    assert!(invoke(&webview, "plugin:fs|read_file", json!({"path": "/etc/passwd"})).is_err());
+    assert!(invoke(
+        &webview,
+        "plugin:fs|read_file",
+        json!({"path": "/etc/passwd"})
+    )
+    .is_err());
     assert!(invoke(&webview, "plugin:shell|execute", json!({"program": "sh"})).is_err());
     assert!(invoke(&webview, "delete_everything", json!({})).is_err());
 }

@@ -49,13 +49,27 @@ impl App {
         let binary = app_binary()?;
         let port = free_port()?;
         let native_port = free_port()?;
+        let log_path = artifacts_dir().join(format!("app-{port}.log"));
+        let log = std::fs::File::create(&log_path).map_err(|source| E2eError::Io {
+            what: format!("creating {}", log_path.display()),
+            source,
+        })?;
+        let log_err = log.try_clone().map_err(|source| E2eError::Io {
+            what: "sharing the app log".into(),
+            source,
+        })?;
         let mut command = Command::new(tauri_driver()?);
         command
-            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
             .env("COUNTERSIGN_DATA_DIR", data_dir)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stdout(log)
+            .stderr(log_err);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -95,20 +109,21 @@ impl App {
     }
 
     /// Polls `check` until it returns `Some`, failing after [`PATIENCE`].
-    pub async fn wait_for<T, F, Fut>(&self, what: &str, check: F) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<Option<T>>>,
-    {
+    pub async fn wait_for<T>(
+        &self,
+        what: &str,
+        check: impl AsyncFnMut() -> Result<Option<T>>,
+    ) -> Result<T> {
         self.wait_within(what, PATIENCE, check).await
     }
 
     /// Polls `check` until it returns `Some`, failing after `patience`.
-    pub async fn wait_within<T, F, Fut>(&self, what: &str, patience: Duration, mut check: F) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<Option<T>>>,
-    {
+    pub async fn wait_within<T>(
+        &self,
+        what: &str,
+        patience: Duration,
+        mut check: impl AsyncFnMut() -> Result<Option<T>>,
+    ) -> Result<T> {
         let deadline = Instant::now() + patience;
         let mut last_error = None;
         loop {
@@ -118,7 +133,9 @@ impl App {
                 Err(error) => last_error = Some(error.to_string()),
             }
             if Instant::now() > deadline {
-                let because = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+                let because = last_error
+                    .map(|e| format!(" (last error: {e})"))
+                    .unwrap_or_default();
                 return Err(E2eError::Timeout(format!("{what}{because}")));
             }
             tokio::time::sleep(Duration::from_millis(150)).await;
@@ -127,7 +144,7 @@ impl App {
 
     /// The first element with `data-testid="id"`, once it is displayed.
     pub async fn testid(&self, id: &str) -> Result<WebElement> {
-        self.wait_for(&format!("[data-testid={id}] to be displayed"), || async {
+        self.wait_for(&format!("[data-testid={id}] to be displayed"), async || {
             for element in self.driver.find_all(By::Testid(id)).await? {
                 if element.is_displayed().await? {
                     return Ok(Some(element));
@@ -145,7 +162,7 @@ impl App {
 
     /// Waits until the page's visible text contains `text`.
     pub async fn wait_text(&self, text: &str) -> Result<()> {
-        self.wait_for(&format!("the text {text:?} to appear"), || async {
+        self.wait_for(&format!("the text {text:?} to appear"), async || {
             let body = self.driver.find(By::Tag("body")).await?.text().await?;
             Ok(body.contains(text).then_some(()))
         })
@@ -285,10 +302,15 @@ fn free_port() -> Result<u16> {
 async fn wait_for_port(port: u16) -> Result<()> {
     let deadline = Instant::now() + PATIENCE;
     while Instant::now() < deadline {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Err(E2eError::Timeout(format!("tauri-driver to listen on port {port}")))
+    Err(E2eError::Timeout(format!(
+        "tauri-driver to listen on port {port}"
+    )))
 }

@@ -24,10 +24,15 @@ impl Vendor {
     /// admin verifies it, which is all the sandbox needs).
     pub async fn register(base_url: &str, vendor_name: &str, agent_name: &str) -> Result<Vendor> {
         let key = keys::generate_signing_key();
-        let registered =
-            AgentClient::register(base_url, &key, agent_name, vendor_name, "sales@vendor.example")
-                .await
-                .map_err(client_error("registering a vendor agent"))?;
+        let registered = AgentClient::register(
+            base_url,
+            &key,
+            agent_name,
+            vendor_name,
+            "sales@vendor.example",
+        )
+        .await
+        .map_err(client_error("registering a vendor agent"))?;
         let client = AgentClient::new(base_url, key.clone(), &registered.agent_id)
             .map_err(client_error("building the vendor client"))?;
         Ok(Vendor { client, key })
@@ -133,11 +138,17 @@ pub struct VerifiedAccept {
 /// Finds the `accept` of `offer_hash` in `log`, checks the whole chain with
 /// the keys the log names, and checks the approval's signature with the
 /// approval key the host's discovery document lists for `approved_by`.
-pub fn verify_accept(log: &LogDocument, discovery: &WellKnown, offer_hash: &str) -> Result<VerifiedAccept> {
+pub fn verify_accept(
+    log: &LogDocument,
+    discovery: &WellKnown,
+    offer_hash: &str,
+) -> Result<VerifiedAccept> {
     let report = anp::chain::verify_document(log)
         .map_err(|e| E2eError::Unexpected(format!("the log's keys are unusable: {e}")))?;
     if !report.ok {
-        return Err(E2eError::Unexpected(format!("the host's log does not verify: {report:?}")));
+        return Err(E2eError::Unexpected(format!(
+            "the host's log does not verify: {report:?}"
+        )));
     }
     let accept = log
         .events
@@ -153,18 +164,27 @@ pub fn verify_accept(log: &LogDocument, discovery: &WellKnown, offer_hash: &str)
     };
     let (approved_by, at, signature) = (field("approved_by")?, field("at")?, field("signature")?);
     if approval["method"] != json!("human") {
-        return Err(E2eError::Unexpected(format!("approval.method is not human: {approval}")));
+        return Err(E2eError::Unexpected(format!(
+            "approval.method is not human: {approval}"
+        )));
     }
     let key = discovery
         .platform_keys
         .iter()
-        .find(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.as_deref() == Some(&approved_by))
-        .ok_or_else(|| E2eError::Unexpected(format!("the host lists no approval key for {approved_by}")))?;
+        .find(|k| {
+            k.roles.iter().any(|r| r == "approval")
+                && k.approved_by.as_deref() == Some(&approved_by)
+        })
+        .ok_or_else(|| {
+            E2eError::Unexpected(format!("the host lists no approval key for {approved_by}"))
+        })?;
     let key = keys::parse_public_key(&key.public_key)
         .map_err(|e| E2eError::Unexpected(format!("approval key: {e}")))?;
     let message = anp::signed::approval_string(offer_hash, &approved_by, &at);
     if !keys::verify_b64(&key, message.as_bytes(), &signature) {
-        return Err(E2eError::Unexpected("the approval signature does not verify".into()));
+        return Err(E2eError::Unexpected(
+            "the approval signature does not verify".into(),
+        ));
     }
     Ok(VerifiedAccept {
         approved_by,

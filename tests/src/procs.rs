@@ -32,7 +32,11 @@ pub fn tree(root: u32) -> Vec<u32> {
     let mut index = 0;
     while index < found.len() {
         let parent = found[index];
-        found.extend(all.iter().filter(|(_, ppid)| *ppid == parent).map(|(pid, _)| *pid));
+        found.extend(
+            all.iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
         index += 1;
     }
     found

@@ -108,11 +108,15 @@ pub fn find_host_db(data_dir: &Path) -> Option<std::path::PathBuf> {
 }
 
 fn is_host_db(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     if name.ends_with("-wal") || name.ends_with("-shm") || name.ends_with("-journal") {
         return false;
     }
-    let Ok(conn) = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) else {
+    let Ok(conn) = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+    else {
         return false;
     };
     conn.query_row(

@@ -22,7 +22,7 @@ impl Scenario {
         let app = App::launch().await?;
         app.testid("sandbox-banner").await?;
         let host_url = app
-            .wait_for("the sandbox host to be connected", || async {
+            .wait_for("the sandbox host to be connected", async || {
                 let hosts = app.invoke("hosts", json!({})).await?;
                 Ok(hosts
                     .as_array()
@@ -54,23 +54,32 @@ impl Scenario {
     async fn inbox_row(&self) -> Result<WebElement> {
         self.app.click("nav-inbox").await?;
         self.app
-            .wait_for(&format!("an inbox row from {}", self.vendor_name), || async {
-                for row in self.app.all("inbox-row").await? {
-                    let vendor = row.find(By::Testid("inbox-vendor")).await?.text().await?;
-                    if vendor == self.vendor_name {
-                        return Ok(Some(row));
+            .wait_for(
+                &format!("an inbox row from {}", self.vendor_name),
+                async || {
+                    for row in self.app.all("inbox-row").await? {
+                        let vendor = row.find(By::Testid("inbox-vendor")).await?.text().await?;
+                        if vendor == self.vendor_name {
+                            return Ok(Some(row));
+                        }
                     }
-                }
-                let _ = self.app.driver.find(By::Testid("refresh-button")).await?.click().await;
-                Ok(None)
-            })
+                    let _ = self
+                        .app
+                        .driver
+                        .find(By::Testid("refresh-button"))
+                        .await?
+                        .click()
+                        .await;
+                    Ok(None)
+                },
+            )
             .await
     }
 
     /// The outcome line once it says something.
     async fn outcome(&self) -> Result<String> {
         self.app
-            .wait_for("the decision's outcome", || async {
+            .wait_for("the decision's outcome", async || {
                 let text = self.app.testid("outcome").await?.text().await?;
                 Ok((!text.trim().is_empty()).then_some(text))
             })
@@ -78,9 +87,13 @@ impl Scenario {
     }
 
     /// Polls the vendor's view of the log until an event of `kind` appears.
-    async fn wait_for_event(&self, session_id: &str, kind: &str) -> Result<(anp::LogDocument, anp::Event)> {
+    async fn wait_for_event(
+        &self,
+        session_id: &str,
+        kind: &str,
+    ) -> Result<(anp::LogDocument, anp::Event)> {
         self.app
-            .wait_for(&format!("a {kind} event on the host"), || async {
+            .wait_for(&format!("a {kind} event on the host"), async || {
                 let log = self.vendor.log(session_id).await?;
                 let found = log.events.iter().find(|e| e.kind.as_str() == kind).cloned();
                 Ok(found.map(|event| (log, event)))
@@ -101,15 +114,18 @@ fn last_hash(log: &anp::LogDocument) -> Result<String> {
 async fn sandbox_inbox_appears_with_unread_count_in_the_title() -> Result<()> {
     let app = App::launch().await?;
     let banner = app.testid("sandbox-banner").await?.text().await?;
-    assert!(banner.to_lowercase().contains("sandbox"), "banner: {banner}");
-    app.wait_for("the sandbox's first offers", || async {
+    assert!(
+        banner.to_lowercase().contains("sandbox"),
+        "banner: {banner}"
+    );
+    app.wait_for("the sandbox's first offers", async || {
         Ok((!app.all("inbox-row").await?.is_empty()).then_some(()))
     })
     .await?;
     let unread = app.all("unread-marker").await?.len();
     assert!(unread > 0, "a fresh console has unread offers");
     let title = app
-        .wait_for("the title to carry the unread count", || async {
+        .wait_for("the title to carry the unread count", async || {
             let title = app.driver.title().await?;
             Ok(title.starts_with(&format!("({unread}) ")).then_some(title))
         })
@@ -125,26 +141,42 @@ async fn an_offer_opens_with_its_diff_and_approval_lands_signed_on_the_host() ->
     let s = Scenario::start("Approve").await?;
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
-        .offer(&session, outsider::offer(3, 1200, "First proposal.", &["Net 30"]))
+        .offer(
+            &session,
+            outsider::offer(3, 1200, "First proposal.", &["Net 30"]),
+        )
         .await?;
-    let mut revised = outsider::offer(3, 1100, "Revised: 100 off each seat.", &["Net 30", "Price hold"]);
+    let mut revised = outsider::offer(
+        3,
+        1100,
+        "Revised: 100 off each seat.",
+        &["Net 30", "Price hold"],
+    );
     revised["line_items"][1]["unit_price"] = json!(950);
     let log = s.vendor.offer(&session, revised).await?;
     let offer_hash = last_hash(&log)?;
 
     s.open_offer().await?;
     let diff = s.app.testid("offer-diff").await?;
-    let changed = diff.find_all(By::Css("[data-testid=diff-row][data-status=changed]")).await?;
+    let changed = diff
+        .find_all(By::Css("[data-testid=diff-row][data-status=changed]"))
+        .await?;
     assert_eq!(changed.len(), 3, "every line's price changed");
     let text = diff.text().await?;
-    assert!(text.contains("Price hold"), "the added condition shows: {text}");
+    assert!(
+        text.contains("Price hold"),
+        "the added condition shows: {text}"
+    );
     s.app.screenshot("offer").await?;
 
     s.app.click("approve-button").await?;
     s.app.testid("approve-summary").await?;
     s.app.click("approve-confirm").await?;
     let outcome = s.outcome().await?;
-    assert!(outcome.to_lowercase().contains("appended") || outcome.to_lowercase().contains("accept"), "{outcome}");
+    assert!(
+        outcome.to_lowercase().contains("appended") || outcome.to_lowercase().contains("accept"),
+        "{outcome}"
+    );
 
     let (log, _) = s.wait_for_event(&session, "accept").await?;
     let discovery = outsider::well_known(&s.host_url).await?;
@@ -159,12 +191,19 @@ async fn a_decline_carries_the_typed_reason_to_the_vendor() -> Result<()> {
     let s = Scenario::start("Decline").await?;
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
-        .offer(&session, outsider::offer(2, 5000, "Take it or leave it.", &[]))
+        .offer(
+            &session,
+            outsider::offer(2, 5000, "Take it or leave it.", &[]),
+        )
         .await?;
     s.open_offer().await?;
     s.app.click("decline-button").await?;
     let reason = "Over budget for this term; please revisit the seat price.";
-    s.app.testid("decline-reason").await?.send_keys(reason).await?;
+    s.app
+        .testid("decline-reason")
+        .await?
+        .send_keys(reason)
+        .await?;
     s.app.click("decline-submit").await?;
     s.outcome().await?;
     let (_, decline) = s.wait_for_event(&session, "decline").await?;
@@ -189,19 +228,28 @@ async fn a_counter_offer_is_validated_previewed_and_sent() -> Result<()> {
     price.send_keys("875").await?;
     s.app.click("counter-validate").await?;
     let preview = s.app.testid("counter-preview").await?.text().await?;
-    assert!(preview.contains("875"), "the preview shows the edited price: {preview}");
+    assert!(
+        preview.contains("875"),
+        "the preview shows the edited price: {preview}"
+    );
     s.app.click("counter-submit").await?;
     s.outcome().await?;
     let (_, counter) = s.wait_for_event(&session, "counter_offer").await?;
-    assert_eq!(counter.payload["line_items"][0]["unit_price"].as_f64(), Some(875.0), "{}", counter.payload);
+    assert_eq!(
+        counter.payload["line_items"][0]["unit_price"].as_f64(),
+        Some(875.0),
+        "{}",
+        counter.payload
+    );
     s.app.quit().await
 }
 
 #[tokio::test]
 #[ignore = "end-to-end: run through tests/e2e.sh"]
 async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
-    let log_path = paths::notify_log()
-        .ok_or_else(|| E2eError::Missing("COUNTERSIGN_E2E_NOTIFY_LOG is not set: run tests/e2e.sh".into()))?;
+    let log_path = paths::notify_log().ok_or_else(|| {
+        E2eError::Missing("COUNTERSIGN_E2E_NOTIFY_LOG is not set: run tests/e2e.sh".into())
+    })?;
     let s = Scenario::start("Notify").await?;
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
@@ -210,16 +258,54 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     s.inbox_row().await?;
     let seen = s
         .app
-        .wait_for("a Notify call naming the vendor on the session bus", || async {
-            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            Ok(log
-                .lines()
-                .any(|line| line.contains("string \"") && line.contains(&s.vendor_name))
-                .then_some(log))
-        })
+        .wait_for(
+            "a Notify call naming the vendor on the session bus",
+            async || {
+                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                Ok(log
+                    .lines()
+                    .any(|line| line.contains("string \"") && line.contains(&s.vendor_name))
+                    .then_some(log))
+            },
+        )
         .await?;
     assert!(seen.contains("member=Notify"), "dbus-monitor saw the call");
+
+    // Clicking it (dunst's default action) brings up that very offer.
+    s.app.click("nav-history").await?;
+    s.app.testid("history").await?;
+    s.app
+        .wait_for(
+            "a notification click to open the vendor's offer",
+            async || {
+                let displayed = dunstctl(&["count", "displayed"])?;
+                let displayed: usize = displayed.trim().parse().unwrap_or(0);
+                for position in 0..displayed {
+                    dunstctl(&["action", &position.to_string()])?;
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    if let Ok(vendor) = s.app.driver.find(By::Testid("offer-vendor")).await {
+                        if vendor.text().await? == s.vendor_name {
+                            return Ok(Some(()));
+                        }
+                    }
+                }
+                Ok(None)
+            },
+        )
+        .await?;
     s.app.quit().await
+}
+
+/// Asks the test's dunst (on this D-Bus session) to do something.
+fn dunstctl(args: &[&str]) -> Result<String> {
+    let output = std::process::Command::new("dunstctl")
+        .args(args)
+        .output()
+        .map_err(|source| E2eError::Io {
+            what: "running dunstctl".into(),
+            source,
+        })?;
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// Counterparty text that would run or render if treated as HTML.
@@ -240,7 +326,12 @@ async fn hostile_counterparty_text_shows_literally_and_runs_nothing() -> Result<
     s.vendor.offer(&session, offer).await?;
 
     s.open_offer().await?;
-    for literal in [SCRIPT_NOTE, IMG_CONDITION, SVG_SKU, "<a href=\"https://example.com\">click</a>"] {
+    for literal in [
+        SCRIPT_NOTE,
+        IMG_CONDITION,
+        SVG_SKU,
+        "<a href=\"https://example.com\">click</a>",
+    ] {
         s.app.wait_text(literal).await?;
     }
     s.app.screenshot("hostile-offer").await?;
@@ -280,14 +371,17 @@ async fn assert_nothing_ran(app: &App) -> Result<()> {
 async fn open_history_row(s: &Scenario) -> Result<()> {
     let row = s
         .app
-        .wait_for(&format!("a history row for {}", s.vendor_name), || async {
-            for row in s.app.all("history-row").await? {
-                if row.text().await?.contains(&s.vendor_name) {
-                    return Ok(Some(row));
+        .wait_for(
+            &format!("a history row for {}", s.vendor_name),
+            async || {
+                for row in s.app.all("history-row").await? {
+                    if row.text().await?.contains(&s.vendor_name) {
+                        return Ok(Some(row));
+                    }
                 }
-            }
-            Ok(None)
-        })
+                Ok(None)
+            },
+        )
         .await?;
     row.click().await?;
     s.app.testid("session-view").await?;
@@ -326,7 +420,12 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     let offer_seq = log.events.last().map(|e| e.seq).unwrap_or(0);
     // The console verifies and pins the honest log first.
     s.open_offer().await?;
-    let state = s.app.testid("verification-state").await?.attr("data-state").await?;
+    let state = s
+        .app
+        .testid("verification-state")
+        .await?
+        .attr("data-state")
+        .await?;
     assert_eq!(state.as_deref(), Some("verified"));
 
     // Then the host operator rewrites history: a cheaper price, validly signed.
@@ -336,13 +435,21 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     countersign_e2e::rewrite::rewrite_event(&host_db, &session, offer_seq, forged, &s.vendor.key)?;
     // An outsider's full verification of the forged log passes: only a pin can tell.
     let forged_log = s.vendor.log(&session).await?;
-    assert!(anp::chain::verify_document(&forged_log).map(|r| r.ok).unwrap_or(false));
+    assert!(anp::chain::verify_document(&forged_log)
+        .map(|r| r.ok)
+        .unwrap_or(false));
 
     s.app.click("nav-history").await?;
     let row = s
         .app
-        .wait_for("the session to show as disputed in history", || async {
-            let _ = s.app.driver.find(By::Testid("refresh-button")).await?.click().await;
+        .wait_for("the session to show as disputed in history", async || {
+            let _ = s
+                .app
+                .driver
+                .find(By::Testid("refresh-button"))
+                .await?
+                .click()
+                .await;
             for row in s.app.all("history-row").await? {
                 if !row.text().await?.contains(&s.vendor_name) {
                     continue;

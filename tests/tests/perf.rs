@@ -22,7 +22,7 @@ async fn print_performance_figures() -> Result<()> {
     let requested = Instant::now();
     let app = App::launch().await?;
     let interactive = app
-        .wait_for("the inbox to be rendered and loaded", || async {
+        .wait_for("the inbox to be rendered and loaded", async || {
             let ready: bool = app
                 .script(
                     "const inbox = document.querySelector('[data-testid=inbox]');\
@@ -68,11 +68,15 @@ async fn print_performance_figures() -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     let polled = Instant::now();
-    app.wait_within("the console to hold every session", Duration::from_secs(900), || async {
-        let sessions = app.invoke("sessions", json!({"filter": {}})).await?;
-        let count = sessions.as_array().map(Vec::len).unwrap_or(0);
-        Ok((count >= SESSIONS).then_some(()))
-    })
+    app.wait_within(
+        "the console to hold every session",
+        Duration::from_secs(900),
+        async || {
+            let sessions = app.invoke("sessions", json!({"filter": {}})).await?;
+            let count = sessions.as_array().map(Vec::len).unwrap_or(0);
+            Ok((count >= SESSIONS).then_some(()))
+        },
+    )
     .await?;
     println!(
         "console verified and stored them {:.1} s after the last was created",
@@ -102,15 +106,21 @@ async fn print_performance_figures() -> Result<()> {
     // 3. Open an offer of 200 line items (answering another of 200: full diff).
     let big = Vendor::register(&host_url, "Perf Big Vendor", "Perf Agent").await?;
     let session = big.open_sandbox_session("Perf Big Vendor").await?;
-    big.offer(&session, outsider::offer(200, 1000, "Two hundred lines.", &[]))
-        .await?;
-    big.offer(&session, outsider::offer(200, 990, "Two hundred lines, revised.", &[]))
-        .await?;
+    big.offer(
+        &session,
+        outsider::offer(200, 1000, "Two hundred lines.", &[]),
+    )
+    .await?;
+    big.offer(
+        &session,
+        outsider::offer(200, 990, "Two hundred lines, revised.", &[]),
+    )
+    .await?;
     let mut times = Vec::new();
     for _ in 0..OPEN_REPEATS {
         app.click("nav-inbox").await?;
         let ms = app
-            .wait_for("the 200-line offer to open", || async {
+            .wait_for("the 200-line offer to open", async || {
                 let answer = app
                     .driver
                     .execute_async(
@@ -146,7 +156,7 @@ async fn print_performance_figures() -> Result<()> {
 }
 
 async fn sandbox_url(app: &App) -> Result<String> {
-    app.wait_for("the sandbox host", || async {
+    app.wait_for("the sandbox host", async || {
         let hosts = app.invoke("hosts", json!({})).await?;
         Ok(hosts
             .as_array()
