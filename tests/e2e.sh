@@ -7,12 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
+# Which packages cargo builds and tests: the whole workspace by default, so
+# nothing recompiles after `.ci/test`'s `cargo test --workspace`. While
+# iterating on the shell alone, "-p countersign -p countersign-e2e" is faster.
+read -r -a selection <<<"${COUNTERSIGN_E2E_CARGO_ARGS:---workspace}"
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 if [ -z "${COUNTERSIGN_E2E_IN_SESSION:-}" ]; then
   # Build first, outside the bus session, with exactly the feature resolution
   # of `cargo test --workspace` (nothing recompiles after .ci/test built it).
-  cargo test --workspace --no-run
+  cargo test "${selection[@]}" --no-run
   exec env COUNTERSIGN_E2E_IN_SESSION=1 dbus-run-session -- bash "$0" "$@"
 fi
 
@@ -52,4 +56,4 @@ pids+=("$!")
 export COUNTERSIGN_E2E_ARTIFACTS="$artifacts"
 export COUNTERSIGN_E2E_NOTIFY_LOG="$notify_log"
 # COUNTERSIGN_E2E_TARGET=perf runs tests/tests/perf.rs instead (tests/perf.sh).
-cargo test --workspace --test "${COUNTERSIGN_E2E_TARGET:-e2e}" -- --ignored --test-threads=1 "$@"
+cargo test "${selection[@]}" --test "${COUNTERSIGN_E2E_TARGET:-e2e}" -- --ignored --test-threads=1 "$@"
