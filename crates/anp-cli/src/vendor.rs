@@ -639,15 +639,25 @@ fn summarize(e: &Event) -> String {
             Some(subject) => format!("[{subject}] {}", text("body")),
             None => text("body"),
         },
-        EventKind::Offer | EventKind::CounterOffer => format!(
-            "{} line item(s), {} {} total, {} months, expires {}",
-            p["line_items"].as_array().map_or(0, Vec::len),
-            p.get("total_annual")
-                .map_or("computed".to_owned(), Value::to_string),
-            text("currency"),
-            p["term_months"],
-            text("expires_at")
-        ),
+        EventKind::Offer | EventKind::CounterOffer => match anp::payload::Offer::parse(p) {
+            Ok(offer) => {
+                let total = anp::money::offer_total(&offer);
+                format!(
+                    "{} line item(s), total {} {}{}, {} months, expires {}",
+                    offer.line_items.len(),
+                    total.amount,
+                    offer.currency,
+                    if total.mismatch {
+                        format!(" (line items add up to {})", total.computed)
+                    } else {
+                        String::new()
+                    },
+                    offer.term_months,
+                    offer.expires_at
+                )
+            }
+            Err(e) => format!("an offer that does not parse: {e}"),
+        },
         EventKind::Decline | EventKind::SessionClose => text("reason"),
         EventKind::Accept => format!("accepts {}", text("in_response_to")),
         EventKind::SessionOpen | EventKind::Envelope => String::new(),
