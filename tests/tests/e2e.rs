@@ -218,7 +218,7 @@ async fn a_counter_offer_is_validated_previewed_and_sent() -> Result<()> {
     s.app.click("counter-button").await?;
     s.app.testid("counter-editor").await?;
     let price = s.app.testid("counter-line-unit_price").await?;
-    price.clear().await?;
+    price.send_keys(Key::Control + "a").await?;
     price.send_keys("875").await?;
     s.app.click("counter-validate").await?;
     let preview = s.app.testid("counter-preview").await?.text().await?;
