@@ -55,17 +55,28 @@ impl DesktopNotifier {
     }
 }
 
+/// The most notifications shown one by one from a single burst; a larger
+/// burst becomes one summary.
+const MOST_SHOWN_SEPARATELY: usize = 3;
+
 fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>) {
     while let Ok(first) = notes.recv() {
         let mut batch = vec![first];
         batch.extend(notes.try_iter());
-        let note = if batch.len() == 1 {
-            batch.remove(0)
-        } else {
-            summary(&batch)
-        };
-        deliver(&app, note);
+        for note in coalesce(batch) {
+            deliver(&app, note);
+        }
         std::thread::sleep(SPACING);
+    }
+}
+
+/// A small burst is shown note by note (each opens its own offer); a large
+/// one becomes a single summary.
+fn coalesce(batch: Vec<Note>) -> Vec<Note> {
+    if batch.len() <= MOST_SHOWN_SEPARATELY {
+        batch
+    } else {
+        vec![summary(&batch)]
     }
 }
 
@@ -171,7 +182,7 @@ pub fn escape_markup(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_markup, summary, Note};
+    use super::{coalesce, escape_markup, summary, Note};
     use countersign_engine::OfferRef;
 
     #[test]
@@ -192,6 +203,14 @@ mod tests {
                 event_hash: "e".into(),
             }),
         }
+    }
+
+    #[test]
+    fn a_small_burst_is_shown_note_by_note() {
+        let shown = coalesce(vec![note(true), note(false)]);
+        assert_eq!(shown.len(), 2);
+        assert!(shown[0].open.is_some(), "each offer keeps its own click");
+        assert_eq!(coalesce(vec![note(true); 4]).len(), 1);
     }
 
     #[test]

@@ -221,7 +221,19 @@ async fn a_counter_offer_is_validated_previewed_and_sent() -> Result<()> {
     price.send_keys(Key::Control + "a").await?;
     price.send_keys("875").await?;
     s.app.click("counter-validate").await?;
-    let preview = s.app.testid("counter-preview").await?.text().await?;
+    let preview = match s.app.testid("counter-preview").await {
+        Ok(preview) => preview.text().await?,
+        Err(e) => {
+            // Say what the person sees instead of the preview.
+            let _ = s.app.screenshot("counter-failed").await;
+            let seen = s
+                .app
+                .script("return document.body.innerText;", vec![])
+                .await
+                .unwrap_or_default();
+            panic!("no counter preview ({e}); the screen reads: {seen}");
+        }
+    };
     assert!(
         preview.contains("875"),
         "the preview shows the edited price: {preview}"
@@ -244,7 +256,20 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     let log_path = paths::notify_log().ok_or_else(|| {
         E2eError::Missing("COUNTERSIGN_E2E_NOTIFY_LOG is not set: run tests/e2e.sh".into())
     })?;
+    let before = std::fs::read_to_string(&log_path).unwrap_or_default().len();
     let s = Scenario::start("Notify").await?;
+    // Let the sandbox's opening burst (its demo vendors' first offers) be
+    // announced first: the app folds a burst of more than three into one
+    // summary, and this test wants the vendor's own notification.
+    s.app
+        .wait_for("the sandbox's opening offers announced", async || {
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let since = log.get(before..).unwrap_or_default();
+            let settled = since.contains("new offers wait for your decision")
+                || since.matches("member=Notify").count() >= 5;
+            Ok(settled.then_some(()))
+        })
+        .await?;
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
         .offer(&session, outsider::offer(1, 700, "", &[]))
