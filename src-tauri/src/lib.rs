@@ -27,7 +27,19 @@ pub fn configure<R: Runtime>(
     builder: Builder<R>,
     config: Result<EngineConfig, EngineError>,
 ) -> Builder<R> {
+    // The engine opens (synchronously) before the app is built, so its state
+    // is managed before any command can run; it starts in `setup`.
+    let opened = config.and_then(Engine::open);
+    let engine = opened.as_ref().ok().cloned();
+    let slot = match opened {
+        Ok(engine) => EngineSlot::ready(engine),
+        Err(error) => {
+            tracing::error!("the engine could not open: {error}");
+            EngineSlot::failed(CommandError::from(error))
+        }
+    };
     builder
+        .manage(slot)
         .invoke_handler(tauri::generate_handler![
             commands::app_state,
             commands::inbox,
@@ -43,27 +55,20 @@ pub fn configure<R: Runtime>(
             commands::mark_seen,
         ])
         .setup(move |app| {
-            setup(app, config);
+            setup(app, engine);
             Ok(())
         })
 }
 
-fn setup<R: Runtime>(app: &mut App<R>, config: Result<EngineConfig, EngineError>) {
+fn setup<R: Runtime>(app: &mut App<R>, engine: Option<Engine>) {
     let handle = app.handle().clone();
     if let Some(tray) = tray::Tray::create(&handle) {
         app.manage(tray);
     }
-    let opened = config.and_then(Engine::open);
-    let engine = match opened {
-        Ok(engine) => engine,
-        Err(error) => {
-            tracing::error!("the engine could not open: {error}");
-            app.manage(EngineSlot::failed(CommandError::from(error)));
-            return;
-        }
+    let Some(engine) = engine else {
+        return;
     };
     engine.set_notifier(Arc::new(notifier::DesktopNotifier::new(handle.clone())));
-    app.manage(EngineSlot::ready(engine.clone()));
     tauri::async_runtime::spawn(events::forward(handle.clone(), engine.clone()));
     tauri::async_runtime::spawn(async move {
         if let Err(error) = engine.start().await {
