@@ -3,8 +3,9 @@
 //! logic lives here; a failure rejects with the engine's `CommandError`.
 
 use countersign_engine::{
-    AppState, CommandError, CounterCheck, DecideRequest, DecisionResult, Engine, ExportFormat,
-    ExportResult, HistoryFilter, HostInfo, InboxItem, OfferView, SessionDetail, SessionRow,
+    AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult, Engine,
+    ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxItem, OfferView, SessionDetail,
+    SessionRow,
 };
 use serde_json::Value;
 use tauri::State;
@@ -111,14 +112,23 @@ pub async fn export_session(
         .await?)
 }
 
-/// `connect_host`: enrolls with a real host by URL and one-time code.
+/// `connect_host`: enrolls with a real host by URL and one-time code, as
+/// the name and email the person typed (the configured ones when absent).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn connect_host(
     slot: State<'_, EngineSlot>,
     url: String,
     code: String,
+    name: Option<String>,
+    email: Option<String>,
 ) -> Reply<HostInfo> {
-    Ok(slot.get()?.connect_host(&url, &code).await?)
+    let engine = slot.get()?;
+    let configured = engine.approver_profile();
+    let profile = ApproverProfile {
+        name: name.unwrap_or(configured.name),
+        email: email.unwrap_or(configured.email),
+    };
+    Ok(engine.connect_host_as(&url, &code, &profile).await?)
 }
 
 /// `hosts`: every connected host.

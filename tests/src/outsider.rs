@@ -17,6 +17,8 @@ pub struct Vendor {
     pub client: AgentClient,
     /// Its key, so a test can also play a host that rewrites history.
     pub key: keys::SigningKey,
+    /// The id the host assigned (what its admin verifies).
+    pub agent_id: String,
 }
 
 impl Vendor {
@@ -35,11 +37,28 @@ impl Vendor {
         .map_err(client_error("registering a vendor agent"))?;
         let client = AgentClient::new(base_url, key.clone(), &registered.agent_id)
             .map_err(client_error("building the vendor client"))?;
-        Ok(Vendor { client, key })
+        Ok(Vendor {
+            client,
+            key,
+            agent_id: registered.agent_id,
+        })
     }
 
     /// Opens a session with the host's sandbox buyer; returns its id.
     pub async fn open_sandbox_session(&self, vendor_name: &str) -> Result<String> {
+        self.open_session(Target::Sandbox { sandbox: true }, vendor_name)
+            .await
+    }
+
+    /// Opens a session with a buyer organization by its handle.
+    pub async fn open_org_session(&self, org_handle: &str, vendor_name: &str) -> Result<String> {
+        let target = Target::Org {
+            org_handle: org_handle.to_owned(),
+        };
+        self.open_session(target, vendor_name).await
+    }
+
+    async fn open_session(&self, target: Target, vendor_name: &str) -> Result<String> {
         let envelope = anp_client::default_envelope(
             vendor_name,
             "E2E Negotiation Agent",
@@ -47,9 +66,9 @@ impl Vendor {
         );
         let opened = self
             .client
-            .open_session(Target::Sandbox { sandbox: true }, envelope)
+            .open_session(target, envelope)
             .await
-            .map_err(client_error("opening a sandbox session"))?;
+            .map_err(client_error("opening a session"))?;
         Ok(opened.session_id)
     }
 

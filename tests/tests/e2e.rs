@@ -500,3 +500,96 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     s.app.screenshot("session-disputed").await?;
     s.app.quit().await
 }
+
+/// Replaces an input's text the way a person would: select all, type.
+async fn retype(app: &App, id: &str, text: &str) -> Result<()> {
+    let input = app.testid(id).await?;
+    input.send_keys(Key::Control + "a").await?;
+    input.send_keys(text).await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end-to-end: run through tests/e2e.sh"]
+async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offers() -> Result<()> {
+    // A real buyer host of the test's own, on loopback, with one org whose
+    // admin issued an enrollment code for Grace.
+    let host_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
+        what: "creating the host's directory".into(),
+        source,
+    })?;
+    let unexpected = |what: &'static str| {
+        move |e: anp_host::HostError| E2eError::Unexpected(format!("{what}: {e}"))
+    };
+    let host = anp_host::Host::open(&host_dir.path().join("host.sqlite3"), Default::default())
+        .map_err(unexpected("opening the host"))?;
+    let org = host
+        .create_org("Contoso Procurement")
+        .map_err(unexpected("creating an org"))?
+        .org_handle;
+    let code = host
+        .enroll_code(&org, "Grace Hopper", "grace@contoso.example")
+        .map_err(unexpected("issuing a code"))?
+        .code;
+    let running = host
+        .spawn("127.0.0.1:0")
+        .await
+        .map_err(unexpected("starting the host"))?;
+    let url = running.base_url();
+
+    let app = App::launch().await?;
+    app.click("connect-toggle").await?;
+    retype(&app, "connect-url", &url).await?;
+    retype(&app, "connect-code", &code).await?;
+    retype(&app, "connect-name", "Grace Hopper").await?;
+    retype(&app, "connect-email", "grace@contoso.example").await?;
+    app.click("connect-submit").await?;
+    let notice = app.testid("connected-notice").await?.text().await?;
+    assert!(
+        notice.contains("as grace@contoso.example"),
+        "the app names who it enrolled as: {notice}"
+    );
+    assert!(
+        app.all("sandbox-banner").await?.is_empty(),
+        "no sandbox banner once a real host is connected"
+    );
+
+    // A verified vendor on that host makes an offer; it reaches the inbox.
+    let vendor = Vendor::register(&url, "Real Host Vendor", "Real Host Agent").await?;
+    running
+        .host
+        .verify_agent(&vendor.agent_id)
+        .map_err(unexpected("verifying the vendor"))?;
+    let session = vendor.open_org_session(&org, "Real Host Vendor").await?;
+    vendor
+        .offer(&session, outsider::offer(3, 700, "From a real host.", &[]))
+        .await?;
+    app.click("nav-inbox").await?;
+    app.wait_for("the real host's offer in the inbox", async || {
+        for row in app.all("inbox-row").await? {
+            if row.find(By::Testid("inbox-vendor")).await?.text().await? == "Real Host Vendor" {
+                return Ok(Some(()));
+            }
+        }
+        let _ = app
+            .driver
+            .find(By::Testid("refresh-button"))
+            .await?
+            .click()
+            .await;
+        Ok(None)
+    })
+    .await?;
+    let approvers = running
+        .host
+        .list_approvers()
+        .map_err(unexpected("listing approvers"))?;
+    assert!(
+        approvers.iter().any(|a| a.email == "grace@contoso.example"),
+        "the host enrolled Grace"
+    );
+    app.screenshot("connected-host").await?;
+    let result = app.quit().await;
+    running.shutdown().await;
+    result
+}

@@ -4,7 +4,7 @@
  * of any real part.
  */
 import type {
-  AppState, Backend, ChangedEvent, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
+  AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
   InboxItem, Offer, OfferRef, OfferView, SessionDetail, SessionRow,
 } from "../src/lib/backend";
 import * as fx from "./fixtures";
@@ -31,7 +31,7 @@ export class FakeBackend implements Backend {
   validated: Offer[] = [];
   filters: HistoryFilter[] = [];
   seen: OfferRef[] = [];
-  connects: { url: string; code: string }[] = [];
+  connects: ConnectRequest[] = [];
   exports: string[] = [];
   detailRefs: { host_id: string; session_id: string }[] = [];
   inboxCalls = 0;
@@ -52,7 +52,7 @@ export class FakeBackend implements Backend {
     this.exports.push(format);
     return { path: `/data/countersign/exports/s-contoso.${format}`, bytes: 2048 };
   }
-  connectHost(url: string, code: string) { this.connects.push({ url, code }); return answer(this.connect); }
+  connectHost(request: ConnectRequest) { this.connects.push(request); return answer(this.connect); }
   hosts() { return answer([fx.sandboxHost]); }
   async refresh() {}
   async markSeen(ref: OfferRef) { this.seen.push(ref); }

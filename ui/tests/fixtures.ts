@@ -14,7 +14,8 @@ export const sandboxHost: HostInfo = {
   approver_email: "ana@buyer.example",
 };
 
-export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign" };
+export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
+  approver: { name: "Ana Approver", email: "ana@buyer.example" } };
 
 export const contoso: Vendor = {
   agent_id: "agt_contoso", agent_name: "Contoso Negotiation Agent", vendor_name: "Contoso GmbH",

@@ -29,8 +29,50 @@ describe("sandbox and hosts", () => {
     await user.type(byId(container, "connect-code"), "ENR-1234");
     await user.click(submit);
     await settle();
-    expect(backend.connects).toEqual([{ url: "https://buyer.example", code: "ENR-1234" }]);
+    expect(backend.connects).toEqual([
+      { url: "https://buyer.example", code: "ENR-1234", name: "Ana Approver", email: "ana@buyer.example" },
+    ]);
     expect(byId(container, "connect-success").textContent).toBe("Connected to Buyer Corp as ana@buyer.example.");
+  });
+
+  it("enrolls as the name and email typed, prefilled from the configured approver", async () => {
+    const user = userEvent.setup();
+    const { container, backend } = await renderApp();
+    await user.click(byId(container, "connect-toggle"));
+    const name = byId<HTMLInputElement>(container, "connect-name");
+    const email = byId<HTMLInputElement>(container, "connect-email");
+    expect([name.value, email.value]).toEqual(["Ana Approver", "ana@buyer.example"]);
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "ENR-9");
+    await user.clear(email);
+    const submit = byId<HTMLButtonElement>(container, "connect-submit");
+    expect(submit.disabled).toBe(true);
+    await user.type(email, " grace@contoso.example ");
+    await user.clear(name);
+    await user.type(name, "Grace Hopper");
+    await user.click(submit);
+    await settle();
+    expect(backend.connects).toEqual([
+      { url: "https://buyer.example", code: "ENR-9", name: "Grace Hopper", email: "grace@contoso.example" },
+    ]);
+  });
+
+  it("says it connected even though the sandbox banner, form and all, goes away", async () => {
+    const user = userEvent.setup();
+    const { container, backend } = await renderApp();
+    await user.click(byId(container, "connect-toggle"));
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "ENR-1234");
+    backend.app = { ...fx.appState, sandbox: false };
+    const before = backend.inboxCalls;
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(container.querySelector("[data-testid='sandbox-banner']")).toBeNull();
+    expect(byId(container, "connected-notice").textContent)
+      .toContain("Connected to Buyer Corp as ana@buyer.example. Its pending offers join the inbox.");
+    expect(backend.inboxCalls).toBeGreaterThan(before);
+    await user.click(byId(container, "connected-notice").querySelector("button")!);
+    expect(container.querySelector("[data-testid='connected-notice']")).toBeNull();
   });
 
   it("shows why a connection failed in words", async () => {

@@ -29,6 +29,9 @@ describe("inbox", () => {
     expect(rows[2].querySelector("[data-testid='held-reason']")?.textContent).toBe("held: screening unavailable");
     expect(rows[2].querySelector("[data-testid='verification-badge']")?.textContent).toBe("unproven");
     expect(rows[0].querySelector("[data-testid='draft-marker']")).toBeNull();
+    // A draft has no seq on the log yet; a sent offer does.
+    expect(rows[2].querySelector(".kind")?.textContent).toBe("counter-offer · draft, not sent");
+    expect(rows[0].querySelector(".kind")?.textContent).toMatch(/^(offer|counter-offer) · seq \d+$/);
   });
 
   it("counts down every second and shows expired", async () => {

@@ -5,7 +5,9 @@ import {
 } from "../src/lib/model/counterDraft";
 import { declineReason } from "../src/lib/model/decide";
 import { positionText, statusWords } from "../src/lib/model/diffLabels";
-import { approvalsText, moveSelection, sortByExpiry, unreadCount, windowTitle } from "../src/lib/model/inbox";
+import {
+  answeringText, approvalsText, inboxPosition, moveSelection, offerHeading, sortByExpiry, unreadCount, windowTitle,
+} from "../src/lib/model/inbox";
 import { shortcutFor } from "../src/lib/model/keyboard";
 import {
   buyerEffect, formatMoney, formatPercent, formatSigned, groupThousands, isDecimal, signOf,
@@ -201,5 +203,25 @@ describe("chart geometry", () => {
   it("copes with one point and with none", () => {
     expect(chartGeometry({ vendor_agent: [{ round: 1, seq: 1, total: "100" }], buyer: [] }).vendor[0].y).toBeGreaterThan(0);
     expect(chartGeometry({ vendor_agent: [], buyer: [] }).vendor).toEqual([]);
+  });
+});
+
+describe("where an offer sits in its session", () => {
+  const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false };
+  const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true };
+  it("names a sent offer by seq and a draft as not sent", () => {
+    expect(inboxPosition(sent)).toBe("counter-offer · seq 7");
+    expect(inboxPosition({ ...sent, kind: "offer" })).toBe("offer · seq 7");
+    expect(inboxPosition(draft)).toBe("counter-offer · draft, not sent");
+  });
+  it("says which offer it answers", () => {
+    expect(answeringText(sent, { seq: 5, actor: "buyer" })).toBe("seq 7, answering seq 5 (buyer)");
+    expect(answeringText(draft, { seq: 7, actor: "vendor_agent" })).toBe("not sent yet, answering seq 7 (vendor)");
+    expect(answeringText(sent, null)).toBe("seq 7");
+  });
+  it("heads a draft as the buyer agent's, to the vendor", () => {
+    expect(offerHeading(draft)).toBe("Buyer agent's draft counter-offer to");
+    expect(offerHeading(sent)).toBe("Counter-offer from");
+    expect(offerHeading({ ...sent, kind: "offer" })).toBe("Offer from");
   });
 });

@@ -1,5 +1,6 @@
 //! Where the engine keeps its state and how often it polls.
 
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -31,12 +32,39 @@ pub enum SandboxMode {
 
 /// Who this console approves as: the name and email sent at enrollment,
 /// the email is what signed approvals carry as `approved_by`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApproverProfile {
     /// Display name.
     pub name: String,
     /// Email (`approved_by`).
     pub email: String,
+}
+
+impl ApproverProfile {
+    /// Checks what a person typed before it goes to a host: a name of
+    /// 1–200 characters and one plausible email, both without control
+    /// characters, so a typo is named here rather than refused there.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        use EngineError::InvalidInput;
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > 200 || name.chars().any(char::is_control) {
+            return Err(InvalidInput(
+                "Your name must be 1 to 200 characters, on one line.".into(),
+            ));
+        }
+        let email = self.email.trim();
+        let plausible = email.len() <= 254
+            && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+            && email.split_once('@').is_some_and(|(local, domain)| {
+                !local.is_empty() && !domain.is_empty() && !domain.contains('@')
+            });
+        if !plausible {
+            return Err(InvalidInput(format!(
+                "{email:?} is not an email address; use the one your host's admin issued the enrollment code for."
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Default for ApproverProfile {

@@ -138,12 +138,30 @@ impl Engine {
             unread,
             hosts,
             data_dir: self.inner.config.data_dir.display().to_string(),
+            approver: self.approver_profile(),
         })
     }
 
     /// Pending decisions across hosts, soonest expiry first.
+    /// A sandbox host this process does not run (a real host was connected
+    /// since) keeps its history but leaves the inbox: its demo offers can no
+    /// longer be decided.
     pub async fn inbox(&self) -> Result<Vec<InboxItem>, EngineError> {
-        crate::inbox::inbox(&*self.store()?)
+        let items = crate::inbox::inbox(&*self.store()?)?;
+        if self.inner.sandbox.lock().await.is_some() {
+            return Ok(items);
+        }
+        let idle: std::collections::HashSet<String> = self
+            .store()?
+            .hosts()?
+            .into_iter()
+            .filter(|host| host.sandbox)
+            .map(|host| host.host_id)
+            .collect();
+        Ok(items
+            .into_iter()
+            .filter(|item| !idle.contains(&item.host_id))
+            .collect())
     }
 
     /// One offer with everything needed to decide it.
@@ -217,9 +235,20 @@ impl Engine {
         code: &str,
         profile: &ApproverProfile,
     ) -> Result<HostInfo, EngineError> {
-        let record = crate::connect::connect(self, url, code, false, profile).await?;
+        let profile = ApproverProfile {
+            name: profile.name.trim().to_owned(),
+            email: profile.email.trim().to_owned(),
+        };
+        profile.validate()?;
+        let record = crate::connect::connect(self, url, code, false, &profile).await?;
         let _ = self.refresh().await;
         self.host_info(&record.host_id)
+    }
+
+    /// The configured approver (from the environment or the defaults): what
+    /// a connect form offers before the person types their own.
+    pub fn approver_profile(&self) -> ApproverProfile {
+        self.inner.config.approver.clone()
     }
 
     /// Every connected host.

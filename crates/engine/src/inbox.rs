@@ -49,9 +49,11 @@ fn previous_offer(
 
 pub(crate) fn locate(events: &[StoredEvent], pending: &PendingDecision) -> Option<Located> {
     let (value, seq, actor) = match &pending.draft {
+        // A draft has no seq yet (the host says 0): it would take the next
+        // one, and it answers the latest offer before it.
         Some(draft) => (
             draft.clone(),
-            pending.seq,
+            events.last().map_or(0, |e| e.seq + 1),
             pending.actor.as_str().to_owned(),
         ),
         None => {

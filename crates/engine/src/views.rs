@@ -51,6 +51,9 @@ pub struct AppState {
     pub hosts: Vec<HostInfo>,
     /// Where all state lives (shown so a person can find exports).
     pub data_dir: String,
+    /// The configured name and email, offered as defaults when connecting
+    /// to a host (the host enrolls only the email its code was issued for).
+    pub approver: crate::config::ApproverProfile,
 }
 
 /// A connected buyer host and how the poller last found it.

@@ -842,6 +842,19 @@ async fn several_hosts_at_once_each_with_its_own_sessions() {
     let code = second.code("grace@contoso.example");
     let refused = engine.connect_host(&second.url, &code).await.unwrap_err();
     assert_eq!(refused.code(), "host_refused", "{refused}");
+    // A mistyped email is named before anything reaches the host: the code
+    // stays unused and still enrolls Grace afterwards.
+    let typo = ApproverProfile {
+        name: "Grace".into(),
+        email: "grace at contoso.example".into(),
+    };
+    let err = engine
+        .connect_host_as(&second.url, &code, &typo)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input", "{err}");
+    assert!(err.to_string().contains("is not an email address"), "{err}");
+    assert_eq!(engine.hosts().await.unwrap().len(), 1);
     let info = engine
         .connect_host_as(&second.url, &code, &grace)
         .await
@@ -977,4 +990,88 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
         .iter()
         .all(|r| r.verification == Verification::Verified));
     engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn after_a_real_host_is_connected_the_next_start_leaves_the_sandbox_out() {
+    let data = tempfile::tempdir().unwrap();
+    let open = || {
+        let mut config = EngineConfig::new(data.path().to_owned());
+        config.poll_interval = Duration::from_millis(300);
+        Engine::open(config).unwrap()
+    };
+    let engine = open();
+    engine.start().await.unwrap();
+    for _ in 0..100 {
+        engine.refresh().await.unwrap();
+        if !engine.inbox().await.unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(!engine.inbox().await.unwrap().is_empty(), "demo offers");
+    let world = World::start().await;
+    let ada = ApproverProfile {
+        name: "Ada".into(),
+        email: "ada@fabrikam.example".into(),
+    };
+    let real = engine
+        .connect_host_as(&world.url, &world.code("ada@fabrikam.example"), &ada)
+        .await
+        .unwrap();
+    // In this run the sandbox keeps going; the app is no longer "sandbox only".
+    assert!(!engine.app_state().await.unwrap().sandbox);
+    assert!(!engine.inbox().await.unwrap().is_empty());
+    engine.shutdown().await;
+    drop(engine);
+
+    let engine = open();
+    engine.start().await.unwrap();
+    let (vendor, session) = world.vendor("Litware").await;
+    submit(&vendor, &session, EventKind::Offer, offer(40, DAY)).await;
+    engine.refresh().await.unwrap();
+    let inbox = engine.inbox().await.unwrap();
+    assert_eq!(inbox.len(), 1, "only the real host's offer: {inbox:?}");
+    assert_eq!(inbox[0].host_id, real.host_id);
+    let state = engine.app_state().await.unwrap();
+    assert_eq!(state.unread, 1);
+    // The demo's history stays readable.
+    let sessions = engine.sessions(HistoryFilter::default()).await.unwrap();
+    assert!(sessions.len() > 1, "{sessions:?}");
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
+    let world = World::start().await;
+    world
+        .host()
+        .load_policy(
+            &world.org,
+            r#"{"max_rounds": 3, "concession_per_round": "0.25",
+                "skus": {"CRM-ENT": {"target_unit_price": "1000", "walk_away_unit_price": "1150"}}}"#,
+        )
+        .unwrap();
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (vendor, session) = world.vendor("Northwind").await;
+    let log = submit(&vendor, &session, EventKind::Offer, offer(1200, DAY)).await;
+    let offer_seq = log.events.last().unwrap().seq;
+    engine.refresh().await.unwrap();
+    let inbox = engine.inbox().await.unwrap();
+    let draft = inbox
+        .iter()
+        .find(|i| i.is_draft)
+        .unwrap_or_else(|| panic!("a buyer-agent draft: {inbox:?}"));
+    assert_eq!(draft.actor, "buyer");
+    assert_eq!(draft.seq, offer_seq + 1, "the seq it would take if sent");
+    assert_eq!(draft.previous_total.as_deref(), Some("600000"));
+    assert_eq!(draft.total, "500000", "500 seats at the target price");
+    let change = draft.change.as_ref().unwrap();
+    assert_eq!(change.absolute, "-100000");
+    let view = engine
+        .offer_view(&draft.host_id, &draft.session_id, &draft.event_hash)
+        .await
+        .unwrap();
+    let answered = view.previous_ref.as_ref().unwrap();
+    assert_eq!((answered.seq, answered.actor.as_str()), (offer_seq, "vendor_agent"));
 }

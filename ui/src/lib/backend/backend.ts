@@ -1,5 +1,5 @@
 import type {
-  AppState, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
+  AppState, ConnectRequest, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
   ExportResult, HistoryFilter, HostInfo, InboxItem, Offer, OfferRef, OfferView,
   SessionDetail, SessionRef, SessionRow,
 } from "./types";
@@ -21,7 +21,7 @@ export interface Backend {
   sessions(filter: HistoryFilter): Promise<SessionRow[]>;
   sessionDetail(ref: SessionRef): Promise<SessionDetail>;
   exportSession(ref: SessionRef, format: "json" | "csv"): Promise<ExportResult>;
-  connectHost(url: string, code: string): Promise<HostInfo>;
+  connectHost(request: ConnectRequest): Promise<HostInfo>;
   hosts(): Promise<HostInfo[]>;
   refresh(): Promise<void>;
   markSeen(ref: OfferRef): Promise<void>;

@@ -16,6 +16,22 @@ export interface AppState {
   unread: number;
   hosts: HostInfo[];
   data_dir: string;
+  /** The configured approver, offered as defaults by the connect form. */
+  approver: ApproverProfile;
+}
+
+/** Who this console enrolls and approves as; `email` is what approvals carry. */
+export interface ApproverProfile {
+  name: string;
+  email: string;
+}
+
+/** What the connect form sends: the host, its one-time code, and who enrolls. */
+export interface ConnectRequest {
+  url: string;
+  code: string;
+  name: string;
+  email: string;
 }
 
 /** A connected buyer host and how the poller last found it. */

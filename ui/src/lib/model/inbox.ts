@@ -36,3 +36,24 @@ export function moveSelection(index: number, delta: number, length: number): num
   if (length === 0) return -1;
   return Math.min(length - 1, Math.max(0, index + delta));
 }
+
+type Positioned = Pick<InboxItem, "kind" | "seq" | "is_draft">;
+
+/** "counter-offer · seq 7", or "counter-offer · draft, not sent" (a draft has no seq on the log yet). */
+export function inboxPosition(item: Positioned): string {
+  const kind = item.kind === "counter_offer" ? "counter-offer" : "offer";
+  return item.is_draft ? `${kind} · draft, not sent` : `${kind} · seq ${item.seq}`;
+}
+
+/** Where an offer sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */
+export function answeringText(item: Positioned, previous: { seq: number; actor: string } | null): string {
+  const own = item.is_draft ? "not sent yet" : `seq ${item.seq}`;
+  if (!previous) return own;
+  return `${own}, answering seq ${previous.seq} (${previous.actor === "buyer" ? "buyer" : "vendor"})`;
+}
+
+/** The offer view's heading before the vendor's name: a draft is the buyer agent's, addressed to the vendor. */
+export function offerHeading(item: Positioned): string {
+  if (item.is_draft) return "Buyer agent's draft counter-offer to";
+  return item.kind === "counter_offer" ? "Counter-offer from" : "Offer from";
+}
