@@ -1,5 +1,5 @@
 //! Desktop notifications through notify-rust: one per new pending decision and
-//! one per disputed session. Clicking a pending one opens that offer. The
+//! one per disputed session. Clicking one opens that offer or session. The
 //! engine decides when to notify; this module only decides how.
 //!
 //! One worker thread shows them at most once a second; a burst (a host with
@@ -15,6 +15,29 @@ use tauri::{AppHandle, Emitter, Runtime};
 /// The event a notification click sends to the UI (see the console contract).
 pub const OPEN_OFFER_EVENT: &str = "engine://open-offer";
 
+/// The event a click on a dispute notification sends: open that session.
+pub const OPEN_SESSION_EVENT: &str = "engine://open-session";
+
+/// A session, as `engine://open-session` names it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SessionTarget {
+    /// Local host id.
+    pub host_id: String,
+    /// The session on that host.
+    pub session_id: String,
+}
+
+/// What clicking a notification opens (besides raising the window).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opens {
+    /// A pending decision's offer view.
+    Offer(OfferRef),
+    /// A session's timeline (a disputed session).
+    Session(SessionTarget),
+    /// Just the window (a summary of many).
+    Window,
+}
+
 /// The least time between two notifications.
 const SPACING: Duration = Duration::from_secs(1);
 
@@ -25,8 +48,8 @@ pub struct Note {
     pub title: String,
     /// Plain-text body (escaped here when the server reads markup).
     pub body: String,
-    /// What a click opens, when it opens an offer.
-    pub open: Option<OfferRef>,
+    /// What a click opens.
+    pub open: Opens,
 }
 
 /// Sends desktop notifications on behalf of the engine.
@@ -82,8 +105,14 @@ fn coalesce(batch: Vec<Note>) -> Vec<Note> {
 
 /// One notification standing for several.
 fn summary(batch: &[Note]) -> Note {
-    let offers = batch.iter().filter(|n| n.open.is_some()).count();
-    let disputes = batch.len() - offers;
+    let offers = batch
+        .iter()
+        .filter(|n| matches!(n.open, Opens::Offer(_)))
+        .count();
+    let disputes = batch
+        .iter()
+        .filter(|n| matches!(n.open, Opens::Session(_)))
+        .count();
     let mut parts = Vec::new();
     match offers {
         0 => {}
@@ -98,7 +127,7 @@ fn summary(batch: &[Note]) -> Note {
     Note {
         title: "Countersign".to_owned(),
         body: format!("{}.", parts.join("; ")),
-        open: None,
+        open: Opens::Window,
     }
 }
 
@@ -121,7 +150,7 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
                 .spawn(move || {
                     handle.wait_for_action(|action| {
                         if action == "default" {
-                            clicked(&app, open.as_ref());
+                            clicked(&app, &open);
                         }
                     })
                 });
@@ -135,12 +164,15 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
     }
 }
 
-fn clicked<R: Runtime>(app: &AppHandle<R>, open: Option<&OfferRef>) {
+fn clicked<R: Runtime>(app: &AppHandle<R>, open: &Opens) {
     crate::window::focus_main(app);
-    if let Some(open) = open {
-        if let Err(error) = app.emit(OPEN_OFFER_EVENT, open) {
-            tracing::warn!("open-offer event: {error}");
-        }
+    let sent = match open {
+        Opens::Offer(offer) => app.emit(OPEN_OFFER_EVENT, offer),
+        Opens::Session(session) => app.emit(OPEN_SESSION_EVENT, session),
+        Opens::Window => Ok(()),
+    };
+    if let Err(error) = sent {
+        tracing::warn!("notification click event: {error}");
     }
 }
 
@@ -182,7 +214,7 @@ pub fn escape_markup(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{coalesce, escape_markup, summary, Note};
+    use super::{coalesce, escape_markup, summary, Note, Opens, SessionTarget};
     use countersign_engine::OfferRef;
 
     #[test]
@@ -193,15 +225,24 @@ mod tests {
         );
     }
 
-    fn note(open: bool) -> Note {
-        Note {
-            title: "t".into(),
-            body: "b".into(),
-            open: open.then(|| OfferRef {
+    /// An offer's note, or else a dispute's.
+    fn note(offer: bool) -> Note {
+        let open = if offer {
+            Opens::Offer(OfferRef {
                 host_id: "h".into(),
                 session_id: "s".into(),
                 event_hash: "e".into(),
-            }),
+            })
+        } else {
+            Opens::Session(SessionTarget {
+                host_id: "h".into(),
+                session_id: "s".into(),
+            })
+        };
+        Note {
+            title: "t".into(),
+            body: "b".into(),
+            open,
         }
     }
 
@@ -209,7 +250,14 @@ mod tests {
     fn a_small_burst_is_shown_note_by_note() {
         let shown = coalesce(vec![note(true), note(false)]);
         assert_eq!(shown.len(), 2);
-        assert!(shown[0].open.is_some(), "each offer keeps its own click");
+        assert!(
+            matches!(shown[0].open, Opens::Offer(_)),
+            "each offer keeps its own click"
+        );
+        assert!(
+            matches!(shown[1].open, Opens::Session(_)),
+            "a dispute opens its session"
+        );
         assert_eq!(coalesce(vec![note(true); 4]).len(), 1);
     }
 
@@ -221,8 +269,9 @@ mod tests {
             one.body,
             "3 new offers wait for your decision; 1 session is disputed."
         );
-        assert!(
-            one.open.is_none(),
+        assert_eq!(
+            one.open,
+            Opens::Window,
             "a summary opens the window, not one offer"
         );
     }

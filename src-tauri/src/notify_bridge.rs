@@ -2,14 +2,14 @@
 
 use countersign_engine::{DisputeNotice, Notifier, OfferRef, PendingNotice};
 
-use crate::notifier::{DesktopNotifier, Note};
+use crate::notifier::{DesktopNotifier, Note, Opens, SessionTarget};
 
 impl Notifier for DesktopNotifier {
     fn pending(&self, notice: &PendingNotice) {
         self.show(Note {
             title: notice.title.clone(),
             body: notice.body.clone(),
-            open: Some(OfferRef {
+            open: Opens::Offer(OfferRef {
                 host_id: notice.host_id.clone(),
                 session_id: notice.session_id.clone(),
                 event_hash: notice.event_hash.clone(),
@@ -24,7 +24,10 @@ impl Notifier for DesktopNotifier {
                 "The host's log no longer matches what this console verified (event {}, {}). {}",
                 notice.seq, notice.check, notice.detail
             ),
-            open: None,
+            open: Opens::Session(SessionTarget {
+                host_id: notice.host_id.clone(),
+                session_id: notice.session_id.clone(),
+            }),
         });
     }
 }

@@ -469,8 +469,7 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
         .unwrap_or(false));
 
     s.app.click("nav-history").await?;
-    let row = s
-        .app
+    s.app
         .wait_for("the session to show as disputed in history", async || {
             let _ = s
                 .app
@@ -485,14 +484,35 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
                 }
                 let badge = row.find(By::Testid("verification-badge")).await?;
                 if badge.attr("data-state").await?.as_deref() == Some("disputed") {
-                    return Ok(Some(row));
+                    return Ok(Some(()));
                 }
             }
             Ok(None)
         })
         .await?;
     s.app.screenshot("history-disputed").await?;
-    row.click().await?;
+    // The dispute was announced on the desktop; clicking that notification
+    // opens the session's timeline (from wherever the person is).
+    s.app.click("nav-inbox").await?;
+    s.app
+        .wait_for(
+            "a click on the dispute notification to open the session",
+            async || {
+                let displayed = dunstctl(&["count", "displayed"])?;
+                let displayed: usize = displayed.trim().parse().unwrap_or(0);
+                for position in 0..displayed {
+                    dunstctl(&["action", &position.to_string()])?;
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    if let Ok(view) = s.app.driver.find(By::Testid("session-view")).await {
+                        if view.text().await?.contains(&s.vendor_name) {
+                            return Ok(Some(()));
+                        }
+                    }
+                }
+                Ok(None)
+            },
+        )
+        .await?;
     let state = s.app.testid("verification-state").await?;
     assert_eq!(state.attr("data-state").await?.as_deref(), Some("disputed"));
     let words = state.text().await?;

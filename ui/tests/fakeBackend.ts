@@ -5,7 +5,7 @@
  */
 import type {
   AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
-  InboxItem, Offer, OfferRef, OfferView, SessionDetail, SessionRow,
+  InboxItem, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow,
 } from "../src/lib/backend";
 import * as fx from "./fixtures";
 
@@ -37,6 +37,7 @@ export class FakeBackend implements Backend {
   inboxCalls = 0;
   private changed: ((event: ChangedEvent) => void)[] = [];
   private opens: ((ref: OfferRef) => void)[] = [];
+  private sessionOpens: ((ref: SessionRef) => void)[] = [];
 
   appState() { return answer(this.app); }
   inbox() { this.inboxCalls++; return answer(this.items); }
@@ -60,6 +61,10 @@ export class FakeBackend implements Backend {
     this.changed.push(handler);
     return () => { this.changed = this.changed.filter((h) => h !== handler); };
   }
+  async onOpenSession(handler: (ref: SessionRef) => void) {
+    this.sessionOpens.push(handler);
+    return () => { this.sessionOpens = this.sessionOpens.filter((h) => h !== handler); };
+  }
   async onOpenOffer(handler: (ref: OfferRef) => void) {
     this.opens.push(handler);
     return () => { this.opens = this.opens.filter((h) => h !== handler); };
@@ -69,4 +74,5 @@ export class FakeBackend implements Backend {
   emitChanged(event: ChangedEvent) { this.changed.forEach((h) => h(event)); }
   /** Emits `engine://open-offer` as a notification click would. */
   emitOpenOffer(ref: OfferRef) { this.opens.forEach((h) => h(ref)); }
+  emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
 }

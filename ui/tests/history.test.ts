@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import userEvent from "@testing-library/user-event";
 import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
 
 async function openHistory(backend = new FakeBackend()) {
@@ -51,6 +52,28 @@ describe("history", () => {
     backend.rows = [];
     const { container } = await openHistory(backend);
     expect(byId(container, "history-empty").textContent).toBe("No sessions match.");
+  });
+
+  it("renders a thousand sessions a page at a time", async () => {
+    const backend = new FakeBackend();
+    const row = fx.sessionRows()[0];
+    backend.rows = Array.from({ length: 1000 }, (_, i) => ({ ...row, session_id: `s-${i}` }));
+    const { container, user } = await openHistory(backend);
+    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(100);
+    await user.click(byId(container, "history-more"));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(200);
+    expect(byId(container, "history-more").textContent).toBe("Show 100 more (800 not shown)");
+  });
+
+  it("opens a disputed session's timeline when its notification is clicked", async () => {
+    const backend = new FakeBackend();
+    const { container } = await renderApp(backend);
+    expect(container.querySelector("[data-testid='session-view']")).toBeNull();
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await settle();
+    expect(backend.detailRefs).toEqual([{ host_id: "h-sandbox", session_id: "s-contoso" }]);
+    expect(byId(container, "session-view").textContent).toContain("Session with Contoso GmbH");
   });
 
   it("opens a session with its timeline, chart and decisions, and j/k/Enter work on the list", async () => {

@@ -34,6 +34,50 @@ describe("inbox", () => {
     expect(rows[0].querySelector(".kind")?.textContent).toMatch(/^(offer|counter-offer) · seq \d+$/);
   });
 
+  it("renders a long inbox a page at a time, soonest expiries first, and j reaches past the page", async () => {
+    const backend = new FakeBackend();
+    backend.items = Array.from({ length: 250 }, (_, i) => fx.inboxItem({
+      session_id: `s-${i}`, event_hash: `hash-${i}`,
+      expires_at: new Date(fx.NOW + (i + 1) * 60_000).toISOString(),
+    }));
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    const { container } = await renderApp(backend);
+    expect(byId(container, "inbox-count").textContent).toBe("250 pending");
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(100);
+    expect(byId(container, "inbox-more").textContent).toBe("Show 100 more (150 not shown, expiring later)");
+    // Keyboard: j past the last rendered row renders the next one and selects it.
+    for (let i = 0; i < 101; i++) await user.keyboard("j");
+    await settle();
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(101);
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
+    expect(container.querySelectorAll("[data-testid='inbox-row']")[100].getAttribute("data-selected")).toBe("true");
+    await user.click(byId(container, "inbox-more"));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(201);
+    await user.click(byId(container, "inbox-more"));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(250);
+    expect(container.querySelector("[data-testid='inbox-more']")).toBeNull();
+  });
+
+  it("folds a burst of engine events into one more inbox fetch", async () => {
+    const backend = new FakeBackend();
+    const { container } = await renderApp(backend);
+    const releases: (() => void)[] = [];
+    backend.items = () => new Promise((resolve) => releases.push(() => resolve(fx.inboxItems().slice(0, 1))));
+    const before = backend.inboxCalls;
+    for (let i = 0; i < 10; i++) backend.emitChanged({ what: "inbox" });
+    await settle();
+    expect(backend.inboxCalls - before).toBe(1);
+    releases.shift()!();
+    await settle();
+    expect(backend.inboxCalls - before).toBe(2);
+    releases.shift()!();
+    await settle();
+    expect(backend.inboxCalls - before).toBe(2);
+    expect(texts(container, "inbox-vendor")).toHaveLength(1);
+  });
+
   it("counts down every second and shows expired", async () => {
     const { container } = await renderApp();
     expect(texts(container, "countdown")).toEqual(["45s", "2h 05m", "2d 21h"]);

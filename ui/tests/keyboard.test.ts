@@ -74,6 +74,21 @@ describe("keyboard", () => {
     expect(document.activeElement).toBe(row);
   });
 
+  it("keeps Tab inside the help dialog", async () => {
+    const user = userEvent.setup();
+    const { container } = await renderApp();
+    await user.keyboard("?");
+    const help = byId(container.ownerDocument.body, "help-overlay");
+    const close = byId(container.ownerDocument.body, "help-close");
+    await user.tab();
+    expect(document.activeElement).toBe(close);
+    await user.tab();
+    expect(document.activeElement).toBe(close);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(close);
+    expect(help.contains(document.activeElement)).toBe(true);
+  });
+
   it("/ jumps to the history search, where letters are typed, not shortcuts", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderApp();

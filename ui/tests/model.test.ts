@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chartGeometry, polyline } from "../src/lib/model/chart";
 import {
-  draftFromOffer, errorsByPath, normalizePath, offerFromDraft, pathLabel, toWireNumber,
+  draftFromOffer, errorsByPath, expiresIn, normalizePath, offerFromDraft, pathLabel, toWireNumber,
 } from "../src/lib/model/counterDraft";
 import { declineReason } from "../src/lib/model/decide";
 import { positionText, statusWords } from "../src/lib/model/diffLabels";
@@ -136,6 +136,25 @@ describe("counter-offer draft", () => {
     expect("conditions" in offer).toBe(false);
     expect("notes" in offer).toBe(false);
     expect("sku" in offer.line_items[0]).toBe(false);
+  });
+  it("keeps, edits and clears a line's own term; every line carries the offer's currency", () => {
+    const draft = draftFromOffer({
+      ...fx.currentOffer,
+      line_items: [{ ...fx.currentOffer.line_items[0], term_months: 12 }, fx.currentOffer.line_items[1]],
+    });
+    expect(draft.line_items.map((line) => line.term_months)).toEqual(["12", ""]);
+    draft.line_items[1].term_months = "6";
+    draft.currency = "EUR";
+    let offer = offerFromDraft(draft);
+    expect(offer.line_items.map((line) => line.term_months)).toEqual([12, 6]);
+    expect(offer.line_items.map((line) => line.currency)).toEqual(["EUR", "EUR"]);
+    draft.line_items[0].term_months = " ";
+    offer = offerFromDraft(draft);
+    expect("term_months" in offer.line_items[0]).toBe(false);
+  });
+  it("sets an expiry some days ahead, to the second in UTC", () => {
+    expect(expiresIn(7, new Date("2026-11-29T09:30:15.250Z"))).toBe("2026-12-06T09:30:15Z");
+    expect(expiresIn(1, new Date("2026-12-31T23:00:00Z"))).toBe("2027-01-01T23:00:00Z");
   });
   it("sends non-numbers as typed for the engine to refuse", () => {
     const draft = draftFromOffer(fx.currentOffer);

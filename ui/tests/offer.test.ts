@@ -36,6 +36,22 @@ describe("offer view", () => {
     expect(change.classList.contains("better")).toBe(true);
   });
 
+  it("shows a long offer's first lines at once and the rest right after the first frame", async () => {
+    const backend = new FakeBackend();
+    const view = fx.offerView();
+    const line = view.diff!.line_items[2];
+    view.diff!.line_items = Array.from({ length: 200 }, () => structuredClone(line));
+    backend.views.set("hash-contoso-5", view);
+    const { container } = await renderOffer(backend);
+    expect(container.querySelectorAll("[data-testid='diff-row']")).toHaveLength(40);
+    expect(byId(container, "diff-pending").textContent).toBe("Showing 40 of 200 line items…");
+    expect(byId(container, "decide-panel")).toBeTruthy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='diff-row']")).toHaveLength(200);
+    expect(container.querySelector("[data-testid='diff-pending']")).toBeNull();
+  });
+
   it("shows terms, conditions added and removed, and the total change", async () => {
     const { container } = await renderOffer();
     const scalars = [...container.querySelectorAll("[data-testid='diff-scalar']")].map((row) =>

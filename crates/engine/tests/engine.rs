@@ -1073,5 +1073,8 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
         .await
         .unwrap();
     let answered = view.previous_ref.as_ref().unwrap();
-    assert_eq!((answered.seq, answered.actor.as_str()), (offer_seq, "vendor_agent"));
+    assert_eq!(
+        (answered.seq, answered.actor.as_str()),
+        (offer_seq, "vendor_agent")
+    );
 }

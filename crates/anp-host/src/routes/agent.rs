@@ -1,17 +1,14 @@
 //! The four ANP/0.1 endpoints of SPEC §6, plus `?after=SEQ` on the log.
 
-use std::net::SocketAddr;
-
 use anp::api::{
     OpenSessionRequest, OpenSessionResponse, RegisterRequest, SessionStatus, SubmitEventRequest,
 };
-use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::support::{self, after_param, json_text, receive};
+use super::support::{self, after_param, json_text, Incoming, Registration};
 use crate::auth::Agent;
 use crate::body::parse_json;
 use crate::error::ApiError;
@@ -21,22 +18,8 @@ use crate::{domain, store, Host};
 /// `POST /register`: unauthenticated, rate limited per IP.
 pub async fn register(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    Registration(incoming): Registration,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(
-        &host,
-        addr,
-        method,
-        uri,
-        headers,
-        body,
-        Some(Scope::Registration),
-    )
-    .await?;
     let req: RegisterRequest = parse_json(&incoming.body, "register")?;
     let (response, created) =
         support::in_tx(&host, move |conn, _, now| domain::register(conn, &req, now)).await?;
@@ -51,13 +34,8 @@ pub async fn register(
 /// `POST /sessions`: opens a session (signed).
 pub async fn open_session(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
     let response = support::signed(
         &host,
         incoming,
@@ -90,14 +68,9 @@ pub async fn open_session(
 /// `POST /sessions/:id/events`: appends a vendor event (signed).
 pub async fn submit_event(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
     let doc = support::signed(
         &host,
         incoming,
@@ -106,13 +79,7 @@ pub async fn submit_event(
             host.inner.limiter.check(Scope::Session, &session.id)?;
             let req: SubmitEventRequest = parse_json(&incoming.body, "event")?;
             domain::submit_event(conn, agent, &mut session, &req, now)?;
-            store::log_json(
-                conn,
-                &session,
-                host.platform_public_key(),
-                host.platform_fingerprint(),
-                0,
-            )
+            support::log_text(conn, host, &session, 0)
         },
     )
     .await?;
@@ -122,14 +89,9 @@ pub async fn submit_event(
 /// `GET /sessions/:id`: `event_count` and `chain_head` for cheap polling.
 pub async fn status(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
     let status = support::signed(&host, incoming, move |conn, _, agent: &Agent, _, _, _| {
         let session = domain::owned_session(conn, &agent.id, &id)?;
         Ok(SessionStatus {
@@ -144,27 +106,16 @@ pub async fn status(
 /// `GET /sessions/:id/log[?after=SEQ]`: the verifiable log document.
 pub async fn log(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let after = after_param(&uri)?;
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
+    let after = after_param(&incoming.uri)?;
     let doc = support::signed(
         &host,
         incoming,
         move |conn, host, agent: &Agent, _, _, _| {
             let session = domain::owned_session(conn, &agent.id, &id)?;
-            store::log_json(
-                conn,
-                &session,
-                host.platform_public_key(),
-                host.platform_fingerprint(),
-                after,
-            )
+            support::log_text(conn, host, &session, after)
         },
     )
     .await?;

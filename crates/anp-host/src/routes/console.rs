@@ -1,42 +1,24 @@
 //! The approver API v1 (DESIGN "The approver API"): enroll, summary, log,
 //! decisions. Every route but enroll is signed like an ANP request.
 
-use std::net::SocketAddr;
-
 use anp::api::{DecisionResponse, EnrollRequest};
-use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::support::{self, after_param, json_text, receive};
+use super::support::{self, after_param, json_text, Incoming, Registration};
 use crate::auth::Approver;
 use crate::body::parse_json;
 use crate::decisions::{self, Received};
 use crate::error::ApiError;
-use crate::ratelimit::Scope;
 use crate::{store, Host};
 
 /// `POST /enroll`: unsigned, rate limited; a one-time code makes an approver.
 pub async fn enroll(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    Registration(incoming): Registration,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(
-        &host,
-        addr,
-        method,
-        uri,
-        headers,
-        body,
-        Some(Scope::Registration),
-    )
-    .await?;
     let req: EnrollRequest = parse_json(&incoming.body, "enroll")?;
     let response = support::in_tx(&host, move |conn, host, now| {
         decisions::enroll(
@@ -54,13 +36,8 @@ pub async fn enroll(
 /// `GET /summary`: every session's head and pending decisions.
 pub async fn summary(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
     let summary = support::signed(&host, incoming, |conn, _, approver: &Approver, _, _, _| {
         decisions::summary(conn, approver)
     })
@@ -71,27 +48,16 @@ pub async fn summary(
 /// `GET /sessions/:id/log?after=SEQ`.
 pub async fn log(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let after = after_param(&uri)?;
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
+    let after = after_param(&incoming.uri)?;
     let doc = support::signed(
         &host,
         incoming,
         move |conn, host, approver: &Approver, _, _, _| {
             let session = decisions::visible_session(conn, approver, &id)?;
-            store::log_json(
-                conn,
-                &session,
-                host.platform_public_key(),
-                host.platform_fingerprint(),
-                after,
-            )
+            support::log_text(conn, host, &session, after)
         },
     )
     .await?;
@@ -101,14 +67,9 @@ pub async fn log(
 /// `POST /sessions/:id/decisions`: approve, decline or counter (idempotent).
 pub async fn decide(
     State(host): State<Host>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let incoming = receive(&host, addr, method, uri, headers, body, None).await?;
     let response = support::signed(
         &host,
         incoming,

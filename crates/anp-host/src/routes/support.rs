@@ -5,7 +5,8 @@
 use std::net::SocketAddr;
 
 use anp::api::SignedHeaders;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, Request};
 use axum::http::{HeaderMap, Method, Uri};
 use rusqlite::{Connection, TransactionBehavior};
 use time::OffsetDateTime;
@@ -14,9 +15,11 @@ use crate::auth::{self, Signed};
 use crate::body::read_limited;
 use crate::error::ApiError;
 use crate::ratelimit::Scope;
-use crate::Host;
+use crate::{store, Host};
 
-/// A request as received, before authentication.
+/// A request as received, before authentication: the per-IP limit passed
+/// and the body read within the size limit. As an extractor it must come
+/// last in a handler's arguments (it consumes the body).
 pub struct Incoming {
     /// Method.
     pub method: Method,
@@ -28,28 +31,76 @@ pub struct Incoming {
     pub body: Bytes,
 }
 
+/// An [`Incoming`] request to an unauthenticated endpoint that creates
+/// something (registration, enrollment): also limited per IP in its own scope.
+pub struct Registration(pub Incoming);
+
+impl FromRequest<Host> for Incoming {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, host: &Host) -> Result<Self, ApiError> {
+        receive(host, request, None).await
+    }
+}
+
+impl FromRequest<Host> for Registration {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, host: &Host) -> Result<Self, ApiError> {
+        receive(host, request, Some(Scope::Registration))
+            .await
+            .map(Registration)
+    }
+}
+
 /// Applies the per-IP limit (and `extra` scope, if any) and reads the body.
-pub async fn receive(
+async fn receive(
     host: &Host,
-    addr: SocketAddr,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
+    request: Request,
     extra: Option<Scope>,
 ) -> Result<Incoming, ApiError> {
+    let addr = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0)
+        .ok_or_else(|| {
+            ApiError::Internal("the server was started without peer addresses".into())
+        })?;
     let ip = addr.ip().to_string();
     host.inner.limiter.check(Scope::Ip, &ip)?;
     if let Some(scope) = extra {
         host.inner.limiter.check(scope, &ip)?;
     }
-    let body = read_limited(&headers, body, host.inner.config.limits.max_body_bytes).await?;
+    let (parts, body) = request.into_parts();
+    let body = read_limited(
+        &parts.headers,
+        body,
+        host.inner.config.limits.max_body_bytes,
+    )
+    .await?;
     Ok(Incoming {
-        method,
-        uri,
-        headers,
+        method: parts.method,
+        uri: parts.uri,
+        headers: parts.headers,
         body,
     })
+}
+
+/// A session's log document as JSON text, from seq `after` on: what both
+/// the vendor's and the approver's log endpoints answer.
+pub fn log_text(
+    conn: &Connection,
+    host: &Host,
+    session: &store::Session,
+    after: u64,
+) -> Result<String, ApiError> {
+    store::log_json(
+        conn,
+        session,
+        host.platform_public_key(),
+        host.platform_fingerprint(),
+        after,
+    )
 }
 
 /// Runs `f` in one IMMEDIATE transaction on a blocking thread; commits on

@@ -27,6 +27,8 @@ export interface Backend {
   markSeen(ref: OfferRef): Promise<void>;
   onChanged(handler: (event: ChangedEvent) => void): Promise<Unsubscribe>;
   onOpenOffer(handler: (ref: OfferRef) => void): Promise<Unsubscribe>;
+  /** A dispute notification was clicked: show that session's timeline. */
+  onOpenSession(handler: (ref: SessionRef) => void): Promise<Unsubscribe>;
 }
 
 /**

@@ -2,7 +2,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { Backend, Unsubscribe } from "./backend";
 import { toCommandError } from "./backend";
-import type { ChangedEvent, OfferRef } from "./types";
+import type { ChangedEvent, OfferRef, SessionRef } from "./types";
 
 /** Calls one shell command, turning any rejection into a readable CommandError. */
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -38,5 +38,6 @@ export function createTauriBackend(): Backend {
     markSeen: (ref) => call("mark_seen", { ...ref }),
     onChanged: (handler) => subscribe<ChangedEvent>("engine://changed", handler),
     onOpenOffer: (handler) => subscribe<OfferRef>("engine://open-offer", handler),
+    onOpenSession: (handler) => subscribe<SessionRef>("engine://open-session", handler),
   };
 }

@@ -14,8 +14,8 @@ export interface LineDraft {
   quantity: string;
   unit: string;
   unit_price: string;
-  /** Kept from the original line when it had one; not edited here. */
-  term_months?: number;
+  /** The line's own term when it differs from the offer's; "" for none. */
+  term_months: string;
 }
 
 /** The whole editable counter-offer. */
@@ -41,7 +41,7 @@ export function draftFromOffer(offer: Offer): CounterDraft {
       quantity: String(item.quantity),
       unit: item.unit,
       unit_price: String(item.unit_price),
-      ...(item.term_months !== undefined ? { term_months: item.term_months } : {}),
+      term_months: item.term_months !== undefined ? String(item.term_months) : "",
     })),
     total_annual: "",
     conditions: [...(offer.conditions ?? [])],
@@ -81,8 +81,9 @@ export function offerFromDraft(draft: CounterDraft): Offer {
     quantity: toWireNumber(line.quantity),
     unit: line.unit,
     unit_price: toWireNumber(line.unit_price),
+    // One currency per offer (docs/protocol-notes.md): every line carries the offer's.
     currency,
-    ...(line.term_months !== undefined ? { term_months: line.term_months } : {}),
+    ...(line.term_months.trim() ? { term_months: toWireNumber(line.term_months) as number } : {}),
   }));
   const conditions = draft.conditions.map((c) => c.trim()).filter((c) => c.length > 0);
   return {
@@ -98,7 +99,13 @@ export function offerFromDraft(draft: CounterDraft): Offer {
 
 /** A blank line item to fill in. */
 export function blankLine(): LineDraft {
-  return { sku: "", description: "", quantity: "1", unit: "", unit_price: "0" };
+  return { sku: "", description: "", quantity: "1", unit: "", unit_price: "0", term_months: "" };
+}
+
+/** An RFC 3339 expiry `days` from `now`, to the second in UTC ("2026-12-06T09:30:00Z"). */
+export function expiresIn(days: number, now: Date = new Date()): string {
+  const at = new Date(now.getTime() + days * 86_400_000);
+  return at.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
