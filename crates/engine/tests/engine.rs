@@ -1048,8 +1048,7 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
         .host()
         .load_policy(
             &world.org,
-            r#"{"max_rounds": 3, "concession_per_round": "0.25",
-                "skus": {"CRM-ENT": {"target_unit_price": "1000", "walk_away_unit_price": "1150"}}}"#,
+            include_str!("../../anp-host/examples/policy.json"),
         )
         .unwrap();
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
