@@ -201,14 +201,29 @@ impl App {
         }
     }
 
-    /// Saves a screenshot of the window as `artifacts/<name>.png`.
+    /// Saves what the display shows as `artifacts/<name>.png`, taken from
+    /// the X server (imagemagick's `import`), not through WebDriver: it is
+    /// what a person would see, and WebKit's own snapshot hangs on some pages
+    /// with the non-GPU renderer the app uses.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
         let path = artifacts_dir().join(format!("{name}.png"));
-        let png = self.driver.screenshot_as_png().await?;
-        std::fs::write(&path, png).map_err(|source| E2eError::Io {
-            what: format!("writing {}", path.display()),
-            source,
-        })?;
+        // Let the last change be painted first.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let output = tokio::process::Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .output()
+            .await
+            .map_err(|source| E2eError::Io {
+                what: "running imagemagick's import for a screenshot".into(),
+                source,
+            })?;
+        if !output.status.success() {
+            return Err(E2eError::Unexpected(format!(
+                "import could not take a screenshot: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )));
+        }
         Ok(path)
     }
 
