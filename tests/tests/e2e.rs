@@ -52,28 +52,7 @@ impl Scenario {
 
     /// This vendor's row in the inbox, once the console has polled it.
     async fn inbox_row(&self) -> Result<WebElement> {
-        self.app.click("nav-inbox").await?;
-        self.app
-            .wait_for(
-                &format!("an inbox row from {}", self.vendor_name),
-                async || {
-                    for row in self.app.all("inbox-row").await? {
-                        let vendor = row.find(By::Testid("inbox-vendor")).await?.text().await?;
-                        if vendor == self.vendor_name {
-                            return Ok(Some(row));
-                        }
-                    }
-                    let _ = self
-                        .app
-                        .driver
-                        .find(By::Testid("refresh-button"))
-                        .await?
-                        .click()
-                        .await;
-                    Ok(None)
-                },
-            )
-            .await
+        inbox_row_of(&self.app, &self.vendor_name).await
     }
 
     /// The outcome line once it says something.
@@ -100,6 +79,27 @@ impl Scenario {
             })
             .await
     }
+}
+
+/// The inbox row of `vendor_name`, once the console has polled it (pressing
+/// "Check now" while waiting).
+async fn inbox_row_of(app: &App, vendor_name: &str) -> Result<WebElement> {
+    app.click("nav-inbox").await?;
+    app.wait_for(&format!("an inbox row from {vendor_name}"), async || {
+        for row in app.all("inbox-row").await? {
+            if row.find(By::Testid("inbox-vendor")).await?.text().await? == vendor_name {
+                return Ok(Some(row));
+            }
+        }
+        let _ = app
+            .driver
+            .find(By::Testid("refresh-button"))
+            .await?
+            .click()
+            .await;
+        Ok(None)
+    })
+    .await
 }
 
 fn last_hash(log: &anp::LogDocument) -> Result<String> {
@@ -293,26 +293,39 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     // Clicking it (dunst's default action) brings up that very offer.
     s.app.click("nav-history").await?;
     s.app.testid("history").await?;
-    s.app
-        .wait_for(
-            "a notification click to open the vendor's offer",
-            async || {
-                let displayed = dunstctl(&["count", "displayed"])?;
-                let displayed: usize = displayed.trim().parse().unwrap_or(0);
-                for position in 0..displayed {
-                    dunstctl(&["action", &position.to_string()])?;
-                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-                    if let Ok(vendor) = s.app.driver.find(By::Testid("offer-vendor")).await {
-                        if vendor.text().await? == s.vendor_name {
-                            return Ok(Some(()));
-                        }
-                    }
-                }
-                Ok(None)
-            },
-        )
-        .await?;
+    click_notifications_until(&s.app, "the vendor's offer", async || {
+        Ok(match s.app.driver.find(By::Testid("offer-vendor")).await {
+            Ok(vendor) => vendor.text().await? == s.vendor_name,
+            Err(_) => false,
+        })
+    })
+    .await?;
     s.app.quit().await
+}
+
+/// Clicks each notification on screen in turn (dunst's default action)
+/// until `opened` sees the app showing `what`.
+async fn click_notifications_until(
+    app: &App,
+    what: &str,
+    mut opened: impl AsyncFnMut() -> Result<bool>,
+) -> Result<()> {
+    app.wait_for(
+        &format!("a notification click to open {what}"),
+        async || {
+            let displayed = dunstctl(&["count", "displayed"])?;
+            let displayed: usize = displayed.trim().parse().unwrap_or(0);
+            for position in 0..displayed {
+                dunstctl(&["action", &position.to_string()])?;
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                if opened().await? {
+                    return Ok(Some(()));
+                }
+            }
+            Ok(None)
+        },
+    )
+    .await
 }
 
 /// Asks the test's dunst (on this D-Bus session) to do something.
@@ -494,25 +507,13 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     // The dispute was announced on the desktop; clicking that notification
     // opens the session's timeline (from wherever the person is).
     s.app.click("nav-inbox").await?;
-    s.app
-        .wait_for(
-            "a click on the dispute notification to open the session",
-            async || {
-                let displayed = dunstctl(&["count", "displayed"])?;
-                let displayed: usize = displayed.trim().parse().unwrap_or(0);
-                for position in 0..displayed {
-                    dunstctl(&["action", &position.to_string()])?;
-                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-                    if let Ok(view) = s.app.driver.find(By::Testid("session-view")).await {
-                        if view.text().await?.contains(&s.vendor_name) {
-                            return Ok(Some(()));
-                        }
-                    }
-                }
-                Ok(None)
-            },
-        )
-        .await?;
+    click_notifications_until(&s.app, "the disputed session", async || {
+        Ok(match s.app.driver.find(By::Testid("session-view")).await {
+            Ok(view) => view.text().await?.contains(&s.vendor_name),
+            Err(_) => false,
+        })
+    })
+    .await?;
     let state = s.app.testid("verification-state").await?;
     assert_eq!(state.attr("data-state").await?.as_deref(), Some("disputed"));
     let words = state.text().await?;
@@ -584,22 +585,7 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
     vendor
         .offer(&session, outsider::offer(3, 700, "From a real host.", &[]))
         .await?;
-    app.click("nav-inbox").await?;
-    app.wait_for("the real host's offer in the inbox", async || {
-        for row in app.all("inbox-row").await? {
-            if row.find(By::Testid("inbox-vendor")).await?.text().await? == "Real Host Vendor" {
-                return Ok(Some(()));
-            }
-        }
-        let _ = app
-            .driver
-            .find(By::Testid("refresh-button"))
-            .await?
-            .click()
-            .await;
-        Ok(None)
-    })
-    .await?;
+    inbox_row_of(&app, "Real Host Vendor").await?;
     let approvers = running
         .host
         .list_approvers()

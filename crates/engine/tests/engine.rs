@@ -955,14 +955,17 @@ fn every_engine_future_is_send(engine: Engine, request: DecideRequest) {
     });
 }
 
+/// An engine on `dir` with the default (auto) sandbox, polling quickly.
+fn sandbox_engine(dir: &std::path::Path) -> Engine {
+    let mut config = EngineConfig::new(dir.to_owned());
+    config.poll_interval = Duration::from_millis(300);
+    Engine::open(config).unwrap()
+}
+
 #[tokio::test]
 async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
     let data = tempfile::tempdir().unwrap();
-    let open = || {
-        let mut config = EngineConfig::new(data.path().to_owned());
-        config.poll_interval = Duration::from_millis(300);
-        Engine::open(config).unwrap()
-    };
+    let open = || sandbox_engine(data.path());
     let engine = open();
     engine.start().await.unwrap();
     let mut first = Vec::new();
@@ -995,11 +998,7 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
 #[tokio::test]
 async fn after_a_real_host_is_connected_the_next_start_leaves_the_sandbox_out() {
     let data = tempfile::tempdir().unwrap();
-    let open = || {
-        let mut config = EngineConfig::new(data.path().to_owned());
-        config.poll_interval = Duration::from_millis(300);
-        Engine::open(config).unwrap()
-    };
+    let open = || sandbox_engine(data.path());
     let engine = open();
     engine.start().await.unwrap();
     for _ in 0..100 {
