@@ -93,40 +93,27 @@ fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>) {
     }
 }
 
-/// A small burst is shown note by note (each opens its own offer); a large
-/// one becomes a single summary.
+/// A small burst of offers is shown note by note (each opens its own
+/// offer); a large one becomes a single summary. A dispute is never folded
+/// into a summary: each is shown on its own and opens its session.
 fn coalesce(batch: Vec<Note>) -> Vec<Note> {
-    if batch.len() <= MOST_SHOWN_SEPARATELY {
-        batch
+    let (disputes, offers): (Vec<Note>, Vec<Note>) = batch
+        .into_iter()
+        .partition(|note| matches!(note.open, Opens::Session(_)));
+    let mut shown = disputes;
+    if offers.len() <= MOST_SHOWN_SEPARATELY {
+        shown.extend(offers);
     } else {
-        vec![summary(&batch)]
+        shown.push(summary(offers.len()));
     }
+    shown
 }
 
-/// One notification standing for several.
-fn summary(batch: &[Note]) -> Note {
-    let offers = batch
-        .iter()
-        .filter(|n| matches!(n.open, Opens::Offer(_)))
-        .count();
-    let disputes = batch
-        .iter()
-        .filter(|n| matches!(n.open, Opens::Session(_)))
-        .count();
-    let mut parts = Vec::new();
-    match offers {
-        0 => {}
-        1 => parts.push("1 new offer waits for your decision".to_owned()),
-        n => parts.push(format!("{n} new offers wait for your decision")),
-    }
-    match disputes {
-        0 => {}
-        1 => parts.push("1 session is disputed".to_owned()),
-        n => parts.push(format!("{n} sessions are disputed")),
-    }
+/// One notification standing for `offers` new pending decisions.
+fn summary(offers: usize) -> Note {
     Note {
         title: "Countersign".to_owned(),
-        body: format!("{}.", parts.join("; ")),
+        body: format!("{offers} new offers wait for your decision."),
         open: Opens::Window,
     }
 }
@@ -138,6 +125,12 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
         .summary(&note.title)
         .body(&plain_body(&note.body))
         .action("default", "Open");
+    // A rewritten log is no passing news: it stays on screen until the person
+    // acts (critical notifications do not time out).
+    #[cfg(all(unix, not(target_os = "macos")))]
+    if matches!(note.open, Opens::Session(_)) {
+        notification.urgency(notify_rust::Urgency::Critical);
+    }
     match notification.show() {
         #[cfg(all(unix, not(target_os = "macos")))]
         Ok(handle) => {
@@ -214,7 +207,7 @@ pub fn escape_markup(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{coalesce, escape_markup, summary, Note, Opens, SessionTarget};
+    use super::{coalesce, escape_markup, Note, Opens, SessionTarget};
     use countersign_engine::OfferRef;
 
     #[test]
@@ -251,26 +244,24 @@ mod tests {
         let shown = coalesce(vec![note(true), note(false)]);
         assert_eq!(shown.len(), 2);
         assert!(
-            matches!(shown[0].open, Opens::Offer(_)),
+            shown.iter().any(|n| matches!(n.open, Opens::Offer(_))),
             "each offer keeps its own click"
-        );
-        assert!(
-            matches!(shown[1].open, Opens::Session(_)),
-            "a dispute opens its session"
         );
         assert_eq!(coalesce(vec![note(true); 4]).len(), 1);
     }
 
     #[test]
-    fn a_burst_becomes_one_summary_that_counts_both_kinds() {
-        let batch = [note(true), note(true), note(true), note(false)];
-        let one = summary(&batch);
-        assert_eq!(
-            one.body,
-            "3 new offers wait for your decision; 1 session is disputed."
+    fn a_burst_of_offers_becomes_one_summary_but_every_dispute_stays_its_own() {
+        let batch = vec![note(true), note(true), note(true), note(false), note(true)];
+        let shown = coalesce(batch);
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(
+            matches!(shown[0].open, Opens::Session(_)),
+            "the dispute opens its session"
         );
+        assert_eq!(shown[1].body, "4 new offers wait for your decision.");
         assert_eq!(
-            one.open,
+            shown[1].open,
             Opens::Window,
             "a summary opens the window, not one offer"
         );

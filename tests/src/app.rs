@@ -47,6 +47,9 @@ impl App {
         env: &[(&str, &str)],
     ) -> Result<App> {
         let binary = app_binary()?;
+        // Each app starts with no notifications on screen (the test's dunst
+        // keeps them until clicked); without a dunst this does nothing.
+        let _ = Command::new("dunstctl").arg("close-all").output();
         let port = free_port()?;
         let native_port = free_port()?;
         let log_path = artifacts_dir().join(format!("app-{port}.log"));
