@@ -4,8 +4,8 @@
 
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult, Engine,
-    ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxItem, OfferView, SessionDetail,
-    SessionRow,
+    ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, OfferView,
+    SessionDetail, SessionRow,
 };
 use serde_json::Value;
 use tauri::State;
@@ -38,10 +38,11 @@ pub async fn app_state(slot: State<'_, EngineSlot>) -> Reply<AppState> {
     Ok(slot.get()?.app_state().await?)
 }
 
-/// `inbox`: pending decisions, soonest expiry first.
+/// `inbox`: a page of pending decisions, soonest expiry first, and the
+/// counts of all of them (the whole inbox when `query` is absent).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn inbox(slot: State<'_, EngineSlot>) -> Reply<Vec<InboxItem>> {
-    Ok(slot.get()?.inbox().await?)
+pub async fn inbox(slot: State<'_, EngineSlot>, query: Option<InboxQuery>) -> Reply<InboxPage> {
+    Ok(slot.get()?.inbox_page(&query.unwrap_or_default()).await?)
 }
 
 /// `offer_view`: one offer with its diff, mandates and verification.

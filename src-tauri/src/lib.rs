@@ -5,6 +5,7 @@
 
 mod commands;
 mod events;
+mod memory;
 mod notifier;
 mod notify_bridge;
 mod tray;
@@ -103,6 +104,7 @@ fn tune_webkit() {
 
 /// Starts the desktop app and blocks until it quits.
 pub fn run() {
+    memory::limit_malloc_arenas();
     tune_webkit();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,countersign=info"));

@@ -61,7 +61,14 @@ fn app_state_reports_the_data_dir_it_was_given() {
 fn an_empty_console_has_an_empty_inbox_and_history() {
     let dir = tempfile::tempdir().unwrap();
     let (_app, webview) = app(dir.path());
-    assert_eq!(invoke(&webview, "inbox", json!({})).unwrap(), json!([]));
+    assert_eq!(
+        invoke(&webview, "inbox", json!({})).unwrap(),
+        json!({"items": [], "total": 0, "unread": 0})
+    );
+    assert_eq!(
+        invoke(&webview, "inbox", json!({"query": {"limit": 100}})).unwrap(),
+        json!({"items": [], "total": 0, "unread": 0})
+    );
     assert_eq!(invoke(&webview, "hosts", json!({})).unwrap(), json!([]));
     assert_eq!(
         invoke(&webview, "sessions", json!({"filter": {}})).unwrap(),

@@ -19,8 +19,12 @@ async fn print_performance_figures() -> Result<()> {
     println!("binary: {}", binary.display());
 
     // 1. Launch to an interactive inbox.
+    // COUNTERSIGN_PERF_DATA_DIR keeps the data (1,000 sessions) to probe later.
     let requested = Instant::now();
-    let app = App::launch().await?;
+    let app = match std::env::var_os("COUNTERSIGN_PERF_DATA_DIR") {
+        Some(dir) => App::launch_in(std::path::Path::new(&dir), None, &[]).await?,
+        None => App::launch().await?,
+    };
     let interactive = app
         .wait_for("the inbox to be rendered and loaded", async || {
             let ready: bool = app
@@ -104,7 +108,7 @@ async fn print_performance_figures() -> Result<()> {
     let big_item = app
         .wait_for("the 200-line offer in the inbox", async || {
             let inbox = app.invoke("inbox", json!({})).await?;
-            Ok(inbox.as_array().and_then(|items| {
+            Ok(inbox["items"].as_array().and_then(|items| {
                 items
                     .iter()
                     .find(|i| i["vendor"]["vendor_name"] == json!("Perf Big Vendor"))

@@ -5,8 +5,9 @@
  */
 import type {
   AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
-  InboxItem, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow,
+  InboxItem, InboxPage, InboxQuery, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow,
 } from "../src/lib/backend";
+import { itemKey, sortByExpiry } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
 
 type Answer<T> = T | Error | (() => T | Promise<T>);
@@ -35,12 +36,21 @@ export class FakeBackend implements Backend {
   exports: string[] = [];
   detailRefs: { host_id: string; session_id: string }[] = [];
   inboxCalls = 0;
+  inboxQueries: InboxQuery[] = [];
   private changed: ((event: ChangedEvent) => void)[] = [];
   private opens: ((ref: OfferRef) => void)[] = [];
   private sessionOpens: ((ref: SessionRef) => void)[] = [];
 
   appState() { return answer(this.app); }
-  inbox() { this.inboxCalls++; return answer(this.items); }
+  /** Pages `items` as the engine does: soonest expiry first, the first `limit`, extended through `through`. */
+  async inbox(query: InboxQuery = {}): Promise<InboxPage> {
+    this.inboxCalls++;
+    this.inboxQueries.push(structuredClone(query));
+    const all = sortByExpiry(await answer(this.items));
+    const through = query.through ? all.findIndex((item) => itemKey(item) === itemKey(query.through!)) : -1;
+    const count = Math.max(query.limit ?? all.length, through + 1);
+    return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length };
+  }
   offerView(ref: OfferRef) {
     const view = this.views.get(ref.event_hash);
     return view ? answer(view) : Promise.reject({ code: "not_found", message: "That offer is no longer pending." });

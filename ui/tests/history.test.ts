@@ -59,11 +59,11 @@ describe("history", () => {
     const row = fx.sessionRows()[0];
     backend.rows = Array.from({ length: 1000 }, (_, i) => ({ ...row, session_id: `s-${i}` }));
     const { container, user } = await openHistory(backend);
-    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(100);
+    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(50);
     await user.click(byId(container, "history-more"));
     await settle();
-    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(200);
-    expect(byId(container, "history-more").textContent).toBe("Show 100 more (800 not shown)");
+    expect(container.querySelectorAll("[data-testid='history-row']")).toHaveLength(100);
+    expect(byId(container, "history-more").textContent).toBe("Show 50 more (900 not shown)");
   });
 
   it("opens a disputed session's timeline when its notification is clicked", async () => {

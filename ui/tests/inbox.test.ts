@@ -34,30 +34,55 @@ describe("inbox", () => {
     expect(rows[0].querySelector(".kind")?.textContent).toMatch(/^(offer|counter-offer) · seq \d+$/);
   });
 
-  it("renders a long inbox a page at a time, soonest expiries first, and j reaches past the page", async () => {
+  it("asks the engine for a page of rows at a time, soonest expiries first, and j reaches past the page", async () => {
     const backend = new FakeBackend();
-    backend.items = Array.from({ length: 250 }, (_, i) => fx.inboxItem({
+    backend.items = Array.from({ length: 120 }, (_, i) => fx.inboxItem({
       session_id: `s-${i}`, event_hash: `hash-${i}`,
       expires_at: new Date(fx.NOW + (i + 1) * 60_000).toISOString(),
     }));
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
     const { container } = await renderApp(backend);
-    expect(byId(container, "inbox-count").textContent).toBe("250 pending");
-    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(100);
-    expect(byId(container, "inbox-more").textContent).toBe("Show 100 more (150 not shown, expiring later)");
-    // Keyboard: j past the last rendered row renders the next one and selects it.
-    for (let i = 0; i < 101; i++) await user.keyboard("j");
+    // The webview holds the rows on screen, not the whole inbox.
+    expect(backend.inboxQueries.at(-1)).toEqual({ limit: 50 });
+    expect(byId(container, "inbox-count").textContent).toBe("120 pending");
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(50);
+    expect(byId(container, "inbox-more").textContent).toBe("Show 50 more (70 not shown, expiring later)");
+    // Keyboard: j past the last row fetches the next page and selects its first row.
+    for (let i = 0; i < 51; i++) await user.keyboard("j");
     await settle();
-    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(101);
-    expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
-    expect(container.querySelectorAll("[data-testid='inbox-row']")[100].getAttribute("data-selected")).toBe("true");
+    expect(backend.inboxQueries.at(-1)).toEqual({ limit: 100 });
+    const rows = container.querySelectorAll("[data-testid='inbox-row']");
+    expect(rows).toHaveLength(100);
+    expect(rows[50].getAttribute("data-selected")).toBe("true");
+    expect(document.activeElement).toBe(rows[50]);
     await user.click(byId(container, "inbox-more"));
     await settle();
-    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(201);
-    await user.click(byId(container, "inbox-more"));
-    await settle();
-    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(250);
+    expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(120);
     expect(container.querySelector("[data-testid='inbox-more']")).toBeNull();
+  });
+
+  it("keeps an offer opened from a notification in the rows, however far down it expires", async () => {
+    const backend = new FakeBackend();
+    backend.items = Array.from({ length: 150 }, (_, i) => fx.inboxItem({
+      session_id: `s-${i}`, event_hash: `hash-${i}`,
+      expires_at: new Date(fx.NOW + (i + 1) * 60_000).toISOString(),
+    }));
+    const { container } = await renderApp(backend);
+    const far = { host_id: "h-sandbox", session_id: "s-140", event_hash: "hash-140" };
+    backend.emitOpenOffer(far);
+    await settle();
+    expect(backend.inboxQueries.at(-1)).toEqual({ limit: 50, through: far });
+    await userEvent.setup({ advanceTimers: vi.advanceTimersByTime }).keyboard("{Escape}");
+    await settle();
+    let rows = container.querySelectorAll("[data-testid='inbox-row']");
+    expect(rows).toHaveLength(141);
+    expect(rows[140].getAttribute("data-selected")).toBe("true");
+    expect(document.activeElement).toBe(rows[140]);
+    // Later fetches keep it.
+    backend.emitChanged({ what: "inbox" });
+    await settle();
+    rows = container.querySelectorAll("[data-testid='inbox-row']");
+    expect(rows).toHaveLength(141);
   });
 
   it("folds a burst of engine events into one more inbox fetch", async () => {

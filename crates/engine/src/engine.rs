@@ -132,7 +132,13 @@ impl Engine {
     /// The first screen: hosts, unread count, sandbox flag, data dir.
     pub async fn app_state(&self) -> Result<AppState, EngineError> {
         let hosts = self.hosts().await?;
-        let unread = self.inbox().await?.iter().filter(|i| i.unread).count() as u32;
+        let unread = self
+            .inbox_page(&InboxQuery {
+                limit: Some(0),
+                through: None,
+            })
+            .await?
+            .unread;
         Ok(AppState {
             sandbox: !hosts.is_empty() && hosts.iter().all(|h| h.sandbox),
             unread,
@@ -142,26 +148,29 @@ impl Engine {
         })
     }
 
-    /// Pending decisions across hosts, soonest expiry first.
+    /// Every pending decision across hosts, soonest expiry first.
+    pub async fn inbox(&self) -> Result<Vec<InboxItem>, EngineError> {
+        Ok(self.inbox_page(&InboxQuery::default()).await?.items)
+    }
+
+    /// The inbox as a person sees it: a page of rows, soonest expiry first,
+    /// and the counts of all of it.
     /// A sandbox host this process does not run (a real host was connected
     /// since) keeps its history but leaves the inbox: its demo offers can no
     /// longer be decided.
-    pub async fn inbox(&self) -> Result<Vec<InboxItem>, EngineError> {
-        let items = crate::inbox::inbox(&*self.store()?)?;
-        if self.inner.sandbox.lock().await.is_some() {
-            return Ok(items);
-        }
-        let idle: std::collections::HashSet<String> = self
-            .store()?
-            .hosts()?
-            .into_iter()
-            .filter(|host| host.sandbox)
-            .map(|host| host.host_id)
-            .collect();
-        Ok(items
-            .into_iter()
-            .filter(|item| !idle.contains(&item.host_id))
-            .collect())
+    pub async fn inbox_page(&self, query: &InboxQuery) -> Result<InboxPage, EngineError> {
+        let left_out: std::collections::HashSet<String> =
+            if self.inner.sandbox.lock().await.is_some() {
+                Default::default()
+            } else {
+                self.store()?
+                    .hosts()?
+                    .into_iter()
+                    .filter(|host| host.sandbox)
+                    .map(|host| host.host_id)
+                    .collect()
+            };
+        crate::inbox::inbox_page(&*self.store()?, query, &left_out)
     }
 
     /// One offer with everything needed to decide it.

@@ -3,6 +3,8 @@
 //! state and the approvals already given. Built from the store only, so it
 //! works offline and costs no request.
 
+use std::collections::HashSet;
+
 use anp::api::PendingDecision;
 use anp::Event;
 use serde_json::Value;
@@ -10,7 +12,7 @@ use time::OffsetDateTime;
 
 use crate::error::EngineError;
 use crate::protocol::anp as proto;
-use crate::store::{PendingRecord, SessionRecord, Store, StoredEvent};
+use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store, StoredEvent};
 use crate::views::*;
 
 /// An offer event (or a draft) and what it answers.
@@ -89,14 +91,14 @@ pub(crate) fn pending_offer_total(
 }
 
 fn item(
-    store: &Store,
     record: &PendingRecord,
     pending: &PendingDecision,
     session: &SessionRecord,
     located: &Located,
-) -> Result<InboxItem, EngineError> {
+    unread: bool,
+) -> InboxItem {
     let previous_total = located.previous.as_ref().map(|p| p.3.total);
-    Ok(InboxItem {
+    InboxItem {
         host_id: record.host_id.clone(),
         session_id: record.session_id.clone(),
         seq: located.seq,
@@ -113,30 +115,79 @@ fn item(
         verification: session.verification,
         approvals_given: pending.approvals.len() as u32,
         approvals_required: pending.approvals_required,
-        unread: !store.is_seen(&record.host_id, &record.session_id, &pending.event_hash)?,
+        unread,
         held_reason: pending.held_reason.clone(),
-    })
+    }
 }
 
-/// Every pending decision whose offer this console has verified, soonest
-/// expiry first.
-pub(crate) fn inbox(store: &Store) -> Result<Vec<InboxItem>, EngineError> {
-    let mut items = Vec::new();
-    for record in store.pending()? {
-        let Ok(pending) = serde_json::from_str::<PendingDecision>(&record.body) else {
-            continue;
-        };
-        let Some(session) = store.session(&record.host_id, &record.session_id)? else {
-            continue;
-        };
-        let events = store.events(&record.host_id, &record.session_id)?;
-        let Some(located) = locate(&events, &pending) else {
-            continue;
-        };
-        items.push(item(store, &record, &pending, &session, &located)?);
+/// A pending decision the inbox can list: its offer is stored (or it is a
+/// draft, which carries its offer) and its session is known.
+struct Listed {
+    overview: PendingOverview,
+    pending: PendingDecision,
+}
+
+/// The pending decisions of every host but `left_out`, soonest expiry first,
+/// read without touching a single event.
+fn listed(store: &Store, left_out: &HashSet<String>) -> Result<Vec<Listed>, EngineError> {
+    let mut listed: Vec<Listed> = store
+        .pending_overview()?
+        .into_iter()
+        .filter(|o| o.session_known && !left_out.contains(&o.record.host_id))
+        .filter_map(|overview| {
+            let pending = serde_json::from_str::<PendingDecision>(&overview.record.body).ok()?;
+            (pending.draft.is_some() || overview.offer_stored)
+                .then_some(Listed { overview, pending })
+        })
+        .collect();
+    listed.sort_by_cached_key(|l| expiry_key(&l.pending.expires_at));
+    Ok(listed)
+}
+
+/// The inbox as `query` asks for it: full rows for the page, counts for all.
+/// Only the page's offers are read and diffed, so a thousand pending
+/// decisions cost a page of work, not a thousand. A pending offer whose
+/// stored event cannot be read as an offer is left out of the page and of
+/// the counts; one further down is counted (it is checked when it is shown).
+pub(crate) fn inbox_page(
+    store: &Store,
+    query: &InboxQuery,
+    left_out: &HashSet<String>,
+) -> Result<InboxPage, EngineError> {
+    let listed = listed(store, left_out)?;
+    let limit = query.limit.map_or(usize::MAX, |l| l as usize);
+    let through = query.through.as_ref().and_then(|target| {
+        listed.iter().position(|l| {
+            let r = &l.overview.record;
+            r.host_id == target.host_id
+                && r.session_id == target.session_id
+                && r.event_hash == target.event_hash
+        })
+    });
+    let mut page = InboxPage {
+        items: Vec::new(),
+        total: 0,
+        unread: 0,
+    };
+    for (index, l) in listed.iter().enumerate() {
+        let unread = !l.overview.seen;
+        let wanted = page.items.len() < limit || through.is_some_and(|t| index <= t);
+        if wanted {
+            let record = &l.overview.record;
+            let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+                continue;
+            };
+            let events = store.events(&record.host_id, &record.session_id)?;
+            let Some(located) = locate(&events, &l.pending) else {
+                continue;
+            };
+            page.items
+                .push(item(record, &l.pending, &session, &located, unread));
+        }
+        page.total += 1;
+        page.unread += u32::from(unread);
     }
-    items.sort_by_key(|item| expiry_key(&item.expires_at));
-    Ok(items)
+    Ok(page)
 }
 
 fn expiry_key(text: &str) -> (i128, String) {
@@ -200,7 +251,8 @@ pub(crate) fn offer_view(
         find_pending(store, host_id, session_id, event_hash)?.ok_or_else(not_found)?;
     let events = store.events(host_id, session_id)?;
     let located = locate(&events, &pending).ok_or_else(not_found)?;
-    let item = item(store, &record, &pending, &session, &located)?;
+    let unread = !store.is_seen(host_id, session_id, event_hash)?;
+    let item = item(&record, &pending, &session, &located, unread);
     let envelope = |kind: &str| -> Value {
         events
             .iter()

@@ -135,6 +135,31 @@ pub struct InboxItem {
     pub held_reason: Option<String>,
 }
 
+/// Which part of the inbox to build. The UI shows a page at a time, so the
+/// engine builds (and the webview holds) only the rows a person can see, not
+/// every pending decision on every host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxQuery {
+    /// The first `limit` pending decisions, soonest expiry first (all when absent).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Extends the page down to this offer when it lies further, so a
+    /// selection made elsewhere (a notification) stays in the list.
+    #[serde(default)]
+    pub through: Option<OfferRef>,
+}
+
+/// The first rows of the inbox and the counts of all of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InboxPage {
+    /// The rows asked for, soonest expiry first.
+    pub items: Vec<InboxItem>,
+    /// Pending decisions in the whole inbox.
+    pub total: u32,
+    /// Of those, the ones the person has not opened yet.
+    pub unread: u32,
+}
+
 /// A change between two totals.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {

@@ -1076,3 +1076,58 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
         (offer_seq, "vendor_agent")
     );
 }
+
+#[tokio::test]
+async fn the_inbox_comes_a_page_at_a_time_with_counts_of_all_of_it() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    // Five vendors, submitted out of expiry order.
+    for (name, days) in [("Lit", 4), ("Ada", 2), ("Cob", 5), ("Bel", 1), ("Dex", 3)] {
+        let (vendor, session) = world.vendor(name).await;
+        submit(&vendor, &session, EventKind::Offer, offer(100, DAY * days)).await;
+    }
+    engine.refresh().await.unwrap();
+    let all = engine.inbox().await.unwrap();
+    let names: Vec<&str> = all.iter().map(|i| i.vendor.vendor_name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Bel", "Ada", "Dex", "Lit", "Cob"],
+        "soonest expiry first"
+    );
+
+    let page = |limit: Option<u32>, through: Option<&InboxItem>| InboxQuery {
+        limit,
+        through: through.map(|i| OfferRef {
+            host_id: i.host_id.clone(),
+            session_id: i.session_id.clone(),
+            event_hash: i.event_hash.clone(),
+        }),
+    };
+    let first_two = engine.inbox_page(&page(Some(2), None)).await.unwrap();
+    assert_eq!(
+        first_two.items,
+        all[..2],
+        "the page is the head of the whole inbox"
+    );
+    assert_eq!((first_two.total, first_two.unread), (5, 5));
+
+    // A selection further down (a notification opened it) extends the page.
+    let through = engine
+        .inbox_page(&page(Some(2), Some(&all[3])))
+        .await
+        .unwrap();
+    assert_eq!(through.items, all[..4]);
+
+    // Seen offers leave the unread count, shown or not.
+    for seen in [&all[0], &all[4]] {
+        engine
+            .mark_seen(&seen.host_id, &seen.session_id, &seen.event_hash)
+            .await
+            .unwrap();
+    }
+    let counts = engine.inbox_page(&page(Some(0), None)).await.unwrap();
+    assert!(counts.items.is_empty());
+    assert_eq!((counts.total, counts.unread), (5, 3));
+    assert_eq!(engine.app_state().await.unwrap().unread, 3);
+    engine.shutdown().await;
+}

@@ -119,6 +119,19 @@ pub struct PendingRecord {
     pub expires_at: String,
 }
 
+/// A pending record and what the inbox needs to place and count it.
+#[derive(Debug, Clone)]
+pub struct PendingOverview {
+    /// The record.
+    pub record: PendingRecord,
+    /// The person opened it.
+    pub seen: bool,
+    /// The offer event it names is stored (a draft names none).
+    pub offer_stored: bool,
+    /// Its session is stored.
+    pub session_known: bool,
+}
+
 /// A decision, with the exact request sent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecisionRecord {
@@ -493,6 +506,37 @@ impl Store {
                 event_hash: r.get("event_hash")?,
                 body: r.get("body")?,
                 expires_at: r.get("expires_at")?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Every pending record with what the inbox needs to place and count it
+    /// without reading any event: whether it was seen, whether the offer it
+    /// names is stored, and whether its session is known.
+    pub fn pending_overview(&self) -> rusqlite::Result<Vec<PendingOverview>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT p.host_id, p.session_id, p.event_hash, p.body, p.expires_at,
+               EXISTS (SELECT 1 FROM seen s WHERE s.host_id = p.host_id
+                 AND s.session_id = p.session_id AND s.event_hash = p.event_hash),
+               EXISTS (SELECT 1 FROM events e WHERE e.host_id = p.host_id
+                 AND e.session_id = p.session_id AND e.event_hash = p.event_hash),
+               EXISTS (SELECT 1 FROM sessions x WHERE x.host_id = p.host_id
+                 AND x.session_id = p.session_id)
+             FROM pending p ORDER BY p.expires_at, p.session_id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(PendingOverview {
+                record: PendingRecord {
+                    host_id: r.get(0)?,
+                    session_id: r.get(1)?,
+                    event_hash: r.get(2)?,
+                    body: r.get(3)?,
+                    expires_at: r.get(4)?,
+                },
+                seen: r.get(5)?,
+                offer_stored: r.get(6)?,
+                session_known: r.get(7)?,
             })
         })?;
         rows.collect()

@@ -1,6 +1,6 @@
 import type {
   AppState, ConnectRequest, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
-  ExportResult, HistoryFilter, HostInfo, InboxItem, Offer, OfferRef, OfferView,
+  ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, Offer, OfferRef, OfferView,
   SessionDetail, SessionRef, SessionRow,
 } from "./types";
 
@@ -14,7 +14,8 @@ export type Unsubscribe = () => void;
  */
 export interface Backend {
   appState(): Promise<AppState>;
-  inbox(): Promise<InboxItem[]>;
+  /** A page of pending decisions, soonest expiry first, and the counts of the whole inbox. */
+  inbox(query?: InboxQuery): Promise<InboxPage>;
   offerView(ref: OfferRef): Promise<OfferView>;
   decide(request: DecideRequest): Promise<DecisionResult>;
   validateCounter(ref: OfferRef, offer: Offer): Promise<CounterCheck>;

@@ -25,7 +25,7 @@ async function subscribe<T>(event: string, handler: (payload: T) => void): Promi
 export function createTauriBackend(): Backend {
   return {
     appState: () => call("app_state"),
-    inbox: () => call("inbox"),
+    inbox: (query) => call("inbox", { query: query ?? {} }),
     offerView: (ref) => call("offer_view", { ...ref }),
     decide: (request) => call("decide", { request }),
     validateCounter: (ref, offer) => call("validate_counter", { ...ref, offer }),

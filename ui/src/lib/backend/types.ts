@@ -62,6 +62,19 @@ export interface Change {
   percent: string | null;
 }
 
+/** Which rows of the inbox to fetch: the first `limit` (all when absent), extended down to `through`. */
+export interface InboxQuery {
+  limit?: number;
+  through?: OfferRef;
+}
+
+/** The first rows of the inbox and the counts of all of it. */
+export interface InboxPage {
+  items: InboxItem[];
+  total: number;
+  unread: number;
+}
+
 /** One pending decision, as the inbox lists it. */
 export interface InboxItem {
   host_id: string;

@@ -1,5 +1,5 @@
 /** Inbox ordering, counting and labels. */
-import type { InboxItem } from "../backend";
+import type { InboxItem, InboxPage, OfferRef } from "../backend";
 
 /** Pending decisions soonest-expiring first; ties by vendor, then seq, so the order is stable. */
 export function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
@@ -14,6 +14,18 @@ export function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
 /** How many pending decisions the person has not opened yet. */
 export function unreadCount(items: readonly InboxItem[]): number {
   return items.filter((item) => item.unread).length;
+}
+
+/** The page once `ref` was opened: its row is read and the unread count falls, before the engine says so. */
+export function markOpened(page: InboxPage, ref: OfferRef): InboxPage {
+  const key = itemKey(ref);
+  const opened = page.items.find((item) => item.unread && itemKey(item) === key);
+  if (!opened) return page;
+  return {
+    items: page.items.map((item) => (item === opened ? { ...item, unread: false } : item)),
+    total: page.total,
+    unread: Math.max(0, page.unread - 1),
+  };
 }
 
 /** The window title; the shell mirrors the count in the tray. */
