@@ -7,7 +7,7 @@ import type {
   AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
   InboxItem, InboxPage, InboxQuery, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow,
 } from "../src/lib/backend";
-import { itemKey, sortByExpiry } from "../src/lib/model/inbox";
+import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
 
 type Answer<T> = T | Error | (() => T | Promise<T>);
@@ -86,3 +86,14 @@ export class FakeBackend implements Backend {
   emitOpenOffer(ref: OfferRef) { this.opens.forEach((h) => h(ref)); }
   emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
 }
+
+/** As the engine orders the inbox. */
+function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
+  return [...items].sort((a, b) => {
+    const byTime = Date.parse(a.expires_at) - Date.parse(b.expires_at);
+    if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
+    const byVendor = a.vendor.vendor_name.localeCompare(b.vendor.vendor_name);
+    return byVendor !== 0 ? byVendor : a.seq - b.seq;
+  });
+}
+

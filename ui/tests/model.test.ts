@@ -6,7 +6,7 @@ import {
 import { declineReason } from "../src/lib/model/decide";
 import { positionText, statusWords } from "../src/lib/model/diffLabels";
 import {
-  answeringText, approvalsText, inboxPosition, moveSelection, offerHeading, sortByExpiry, unreadCount, windowTitle,
+  answeringText, approvalsText, inboxPosition, markOpened, moveSelection, offerHeading, windowTitle,
 } from "../src/lib/model/inbox";
 import { shortcutFor } from "../src/lib/model/keyboard";
 import {
@@ -72,12 +72,18 @@ describe("countdown", () => {
 });
 
 describe("inbox model", () => {
-  it("sorts by expiry, soonest first", () => {
-    const sorted = sortByExpiry(fx.inboxItems());
-    expect(sorted.map((i) => i.vendor.vendor_name)).toEqual(["Fabrikam Inc", "Contoso GmbH", "Northwind Traders"]);
+  it("marks an opened row read and lowers the count of the whole inbox", () => {
+    const items = fx.inboxItems();
+    const page = { items, total: 40, unread: 12 };
+    const unreadOne = items.find((i) => i.unread)!;
+    const opened = markOpened(page, unreadOne);
+    expect(opened.unread).toBe(11);
+    expect(opened.total).toBe(40);
+    expect(opened.items.find((i) => i.event_hash === unreadOne.event_hash)?.unread).toBe(false);
+    expect(markOpened(opened, unreadOne)).toBe(opened);
+    expect(markOpened(page, { host_id: "h-x", session_id: "s-x", event_hash: "not-shown" })).toBe(page);
   });
-  it("counts unread and titles the window", () => {
-    expect(unreadCount(fx.inboxItems())).toBe(2);
+  it("titles the window with the unread count", () => {
     expect(windowTitle(3)).toBe("(3) Countersign");
     expect(windowTitle(0)).toBe("Countersign");
   });

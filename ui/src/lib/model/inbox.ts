@@ -1,21 +1,6 @@
 /** Inbox ordering, counting and labels. */
 import type { InboxItem, InboxPage, OfferRef } from "../backend";
 
-/** Pending decisions soonest-expiring first; ties by vendor, then seq, so the order is stable. */
-export function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
-  return [...items].sort((a, b) => {
-    const byTime = Date.parse(a.expires_at) - Date.parse(b.expires_at);
-    if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
-    const byVendor = a.vendor.vendor_name.localeCompare(b.vendor.vendor_name);
-    return byVendor !== 0 ? byVendor : a.seq - b.seq;
-  });
-}
-
-/** How many pending decisions the person has not opened yet. */
-export function unreadCount(items: readonly InboxItem[]): number {
-  return items.filter((item) => item.unread).length;
-}
-
 /** The page once `ref` was opened: its row is read and the unread count falls, before the engine says so. */
 export function markOpened(page: InboxPage, ref: OfferRef): InboxPage {
   const key = itemKey(ref);
