@@ -109,6 +109,23 @@ describe("sandbox and hosts", () => {
     expect(texts(container, "host-state")).toEqual(["reachable"]);
   });
 
+  it("lists a sandbox no longer run as not polled, never as unreachable", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = {
+      ...fx.appState, sandbox: false,
+      hosts: [{ ...fx.sandboxHost, polled: false, reachable: false, last_error: "connection refused" },
+        { ...fx.sandboxHost, host_id: "h-2", label: "Buyer Corp", sandbox: false }],
+    };
+    const { container } = await renderApp(backend);
+    expect(container.querySelector("[data-testid='hosts-unreachable']")).toBeNull();
+    await user.click(byId(container, "nav-hosts"));
+    await settle();
+    expect(texts(container, "host-state")).toEqual(["not polled", "reachable"]);
+    expect(byId(container, "hosts").textContent).toContain("Its sessions stay in History.");
+    expect(container.querySelector("[data-testid='host-error']")).toBeNull();
+  });
+
   it("says when live updates cannot be had, and how to refresh instead", async () => {
     const backend = new FakeBackend();
     backend.onChanged = () => Promise.reject({ code: "forbidden", message: "event.listen not allowed" });

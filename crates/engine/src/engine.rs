@@ -262,7 +262,16 @@ impl Engine {
 
     /// Every connected host.
     pub async fn hosts(&self) -> Result<Vec<HostInfo>, EngineError> {
-        Ok(self.store()?.hosts()?.iter().map(host_info).collect())
+        let sandbox_running = self.inner.sandbox.lock().await.is_some();
+        Ok(self
+            .store()?
+            .hosts()?
+            .iter()
+            .map(|h| HostInfo {
+                polled: !h.sandbox || sandbox_running,
+                ..host_info(h)
+            })
+            .collect())
     }
 
     /// One poll cycle now, across hosts, ignoring backoff. Errors of single
@@ -386,6 +395,7 @@ pub(crate) fn host_info(h: &HostRecord) -> HostInfo {
         last_poll_at: h.last_poll_at.clone(),
         platform_fingerprint: h.platform_fingerprint.clone(),
         approver_email: h.approver_email.clone(),
+        polled: true,
     }
 }
 

@@ -77,6 +77,10 @@ pub struct HostInfo {
     pub platform_fingerprint: String,
     /// The email this console approves as on that host.
     pub approver_email: String,
+    /// False for a sandbox host this process no longer runs (a real host
+    /// was connected since): its history stays readable, nothing is polled,
+    /// and `reachable` is only how it was last found.
+    pub polled: bool,
 }
 
 /// The counterparty, as the host vouches for it.

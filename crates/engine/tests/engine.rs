@@ -1020,6 +1020,7 @@ async fn after_a_real_host_is_connected_the_next_start_leaves_the_sandbox_out() 
         .unwrap();
     // In this run the sandbox keeps going; the app is no longer "sandbox only".
     assert!(!engine.app_state().await.unwrap().sandbox);
+    assert!(engine.hosts().await.unwrap().iter().all(|h| h.polled));
     assert!(!engine.inbox().await.unwrap().is_empty());
     engine.shutdown().await;
     drop(engine);
@@ -1034,6 +1035,13 @@ async fn after_a_real_host_is_connected_the_next_start_leaves_the_sandbox_out() 
     assert_eq!(inbox[0].host_id, real.host_id);
     let state = engine.app_state().await.unwrap();
     assert_eq!(state.unread, 1);
+    // The sandbox host is still listed, as no longer polled.
+    let polled: Vec<(bool, bool)> = state.hosts.iter().map(|h| (h.sandbox, h.polled)).collect();
+    assert_eq!(polled.len(), 2, "{:?}", state.hosts);
+    assert!(
+        polled.contains(&(true, false)) && polled.contains(&(false, true)),
+        "{polled:?}"
+    );
     // The demo's history stays readable.
     let sessions = engine.sessions(HistoryFilter::default()).await.unwrap();
     assert!(sessions.len() > 1, "{sessions:?}");

@@ -45,6 +45,8 @@ export interface HostInfo {
   last_poll_at: string | null;
   platform_fingerprint: string;
   approver_email: string;
+  /** False for a sandbox this run no longer runs: history only, `reachable` is how it was last found. */
+  polled: boolean;
 }
 
 /** The counterparty as the host vouches for it; names are counterparty text. */
