@@ -132,13 +132,11 @@ impl Engine {
     /// The first screen: hosts, unread count, sandbox flag, data dir.
     pub async fn app_state(&self) -> Result<AppState, EngineError> {
         let hosts = self.hosts().await?;
-        let unread = self
-            .inbox_page(&InboxQuery {
-                limit: Some(0),
-                through: None,
-            })
-            .await?
-            .unread;
+        let counts_only = InboxQuery {
+            limit: Some(0),
+            through: None,
+        };
+        let unread = self.inbox_of(&hosts, &counts_only)?.unread;
         Ok(AppState {
             sandbox: !hosts.is_empty() && hosts.iter().all(|h| h.sandbox),
             unread,
@@ -159,17 +157,18 @@ impl Engine {
     /// since) keeps its history but leaves the inbox: its demo offers can no
     /// longer be decided.
     pub async fn inbox_page(&self, query: &InboxQuery) -> Result<InboxPage, EngineError> {
-        let left_out: std::collections::HashSet<String> =
-            if self.inner.sandbox.lock().await.is_some() {
-                Default::default()
-            } else {
-                self.store()?
-                    .hosts()?
-                    .into_iter()
-                    .filter(|host| host.sandbox)
-                    .map(|host| host.host_id)
-                    .collect()
-            };
+        let hosts = self.hosts().await?;
+        self.inbox_of(&hosts, query)
+    }
+
+    /// The inbox of `hosts` (as [`Engine::hosts`] found them): a host that
+    /// is not polled is left out.
+    fn inbox_of(&self, hosts: &[HostInfo], query: &InboxQuery) -> Result<InboxPage, EngineError> {
+        let left_out: std::collections::HashSet<String> = hosts
+            .iter()
+            .filter(|host| !host.polled)
+            .map(|host| host.host_id.clone())
+            .collect();
         crate::inbox::inbox_page(&*self.store()?, query, &left_out)
     }
 
