@@ -1,6 +1,6 @@
 // The two entry points every untrusted byte reaches, shared verbatim by the
 // cargo-fuzz targets (`fuzz_targets/`) and the plain `cargo test` in
-// `crates/anp/tests/no_panic.rs` (both `include!` this file), so the fuzzer
+// `crates/anp/tests/all/no_panic.rs` (both `include!` this file), so the fuzzer
 // and CI exercise exactly the same code.
 
 /// Payload parsing: the first byte picks the event kind, the rest is JSON

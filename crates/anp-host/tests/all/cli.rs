@@ -4,6 +4,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common;
+
 fn run(db: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_anp-host"))
         .arg("--db")
@@ -103,9 +105,6 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--db is required");
 }
-
-#[path = "common/mod.rs"]
-mod common;
 
 #[tokio::test]
 async fn admin_commands_work_on_the_database_of_a_running_server() {

@@ -1,6 +1,6 @@
 //! Retries, timeouts and unreachable hosts, against real sockets.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

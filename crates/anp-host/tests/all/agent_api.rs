@@ -1,6 +1,6 @@
 //! The four ANP endpoints and discovery, against a real host on loopback.
 
-mod common;
+use crate::common;
 
 use anp::api;
 use anp::KeyRing;

@@ -1,7 +1,7 @@
 //! The approver client against a real anp-host on loopback: enrollment,
 //! summary, logs, idempotent decisions and a two-approver accept.
 
-mod common;
+use crate::common;
 
 use anp::api::{DecisionOutcome, Target};
 use anp::payload::AcceptPayload;

@@ -1,7 +1,7 @@
 //! Concurrent appends keep the chain contiguous and valid; a kill -9 of the
 //! real binary loses no acknowledged event; a newer database is refused.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -1,6 +1,6 @@
 //! The vendor agent client against a real anp-host on loopback.
 
-mod common;
+use crate::common;
 
 use anp::api::Target;
 use anp::{Actor, ChainHead, EventKind};

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 mod entry {
-    include!("../fuzz/entry.rs");
+    include!("../../fuzz/entry.rs");
 }
 
 fn shared_anp() -> PathBuf {

@@ -2,7 +2,7 @@
 //! idempotency, screening and expiry, and a full negotiation ending in a
 //! two-approver accept.
 
-mod common;
+use crate::common;
 
 use anp::api;
 use anp::KeyRing;

@@ -1,7 +1,7 @@
 //! Every refusal: the uniform 401 (byte-identical), replay, skew, oversized
 //! bodies, rate limits, revoked and unverified agents, closed sessions.
 
-mod common;
+use crate::common;
 
 use anp::api;
 use common::*;

@@ -2,7 +2,7 @@
 //! verifies the chain after every append and cross-checks the log's buyer
 //! key against discovery: a negotiation from open to a two-approver accept.
 
-mod common;
+use crate::common;
 
 use anp::api::{DecisionOutcome, Target};
 use anp::EventKind;

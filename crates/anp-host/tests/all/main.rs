@@ -1,0 +1,12 @@
+//! All of this crate's integration tests, linked into one test binary: each
+//! file under tests/ used to be its own ~50 MB executable, which cost CI
+//! link time and disk. Each module keeps its own tests and helpers.
+
+mod agent_api;
+mod approver_api;
+mod cli;
+mod common;
+mod durability;
+mod refusals;
+mod throughput;
+mod with_client;
