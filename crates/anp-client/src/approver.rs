@@ -15,8 +15,22 @@ use time::OffsetDateTime;
 
 use crate::agent::to_body;
 use crate::error::ClientError;
-use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
+use crate::http::{path_segment, ClientConfig, Conditional, Http, Idempotent, Identity, Request};
 use crate::Result;
+
+/// What [`ApproverClient::summary_since`] found.
+#[derive(Debug, Clone)]
+pub enum SummaryFetch {
+    /// The host's summary has not changed since the tagged one.
+    Unchanged,
+    /// A new summary, and the tag to send next time (none if the host gives none).
+    Changed {
+        /// The summary.
+        summary: Summary,
+        /// Its `ETag`.
+        etag: Option<String>,
+    },
+}
 
 /// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
 pub async fn well_known(base_url: &str) -> Result<WellKnown> {
@@ -124,6 +138,26 @@ impl ApproverClient {
         self.http
             .call(Request::get(path), Some(&self.identity), Idempotent::Yes)
             .await
+    }
+
+    /// The summary unless it is the one tagged `known` (from an earlier
+    /// [`SummaryFetch::Changed`]): a poller of an unchanged host then reads
+    /// and parses no body. A host that ignores the tag just answers in full.
+    pub async fn summary_since(&self, known: Option<&str>) -> Result<SummaryFetch> {
+        let path = format!("{}/summary", api::CONSOLE_API_BASE);
+        let mut request = Request::get(path);
+        request.if_none_match = known;
+        let answer = self
+            .http
+            .call_conditional(request, Some(&self.identity), Idempotent::Yes)
+            .await?;
+        Ok(match answer {
+            Conditional::Fresh { value, etag } => SummaryFetch::Changed {
+                summary: value,
+                etag,
+            },
+            Conditional::NotModified => SummaryFetch::Unchanged,
+        })
     }
 
     /// The session's log holding the events after `after` (all for `None`),

@@ -169,11 +169,35 @@ impl Http {
         signer: Option<&Identity>,
         idempotent: Idempotent,
     ) -> Result<T> {
+        match self.call_conditional(request, signer, idempotent).await? {
+            Conditional::Fresh { value, .. } => Ok(value),
+            Conditional::NotModified => Err(ClientError::Decode {
+                what: "an unconditional request".to_owned(),
+                detail: "the host answered 304 Not Modified".to_owned(),
+            }),
+        }
+    }
+
+    /// Sends a request (conditional when it carries `if_none_match`) and
+    /// decodes a 2xx JSON answer into `T` with its `ETag`, or reports `304`.
+    pub async fn call_conditional<T: DeserializeOwned>(
+        &self,
+        request: Request<'_>,
+        signer: Option<&Identity>,
+        idempotent: Idempotent,
+    ) -> Result<Conditional<T>> {
         let what = format!("{} {}", request.method, request.path);
-        let bytes = self.send(&request, signer, idempotent).await?;
-        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+        let reply = self.send(&request, signer, idempotent).await?;
+        if reply.not_modified {
+            return Ok(Conditional::NotModified);
+        }
+        let value = serde_json::from_slice(&reply.bytes).map_err(|e| ClientError::Decode {
             what,
             detail: e.to_string(),
+        })?;
+        Ok(Conditional::Fresh {
+            value,
+            etag: reply.etag,
         })
     }
 
@@ -182,7 +206,7 @@ impl Http {
         request: &Request<'_>,
         signer: Option<&Identity>,
         idempotent: Idempotent,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<Reply> {
         let attempts = match idempotent {
             Idempotent::Yes => self.config.retry.max_attempts.max(1),
             Idempotent::No => 1,
@@ -190,7 +214,7 @@ impl Http {
         let mut attempt = 1;
         loop {
             match self.send_once(request, signer).await {
-                Ok(bytes) => return Ok(bytes),
+                Ok(reply) => return Ok(reply),
                 Err(failure) if attempt < attempts && failure.retryable => {
                     tokio::time::sleep(self.config.retry.delay(attempt, failure.retry_after)).await;
                     attempt += 1;
@@ -206,7 +230,7 @@ impl Http {
         &self,
         request: &Request<'_>,
         signer: Option<&Identity>,
-    ) -> std::result::Result<Vec<u8>, Failure> {
+    ) -> std::result::Result<Reply, Failure> {
         let url_text = match &request.query {
             Some((name, value)) => format!("{}{}?{name}={value}", self.base, request.path),
             None => format!("{}{}", self.base, request.path),
@@ -233,6 +257,9 @@ impl Http {
                 builder = builder.header(name, value);
             }
         }
+        if let Some(tag) = request.if_none_match {
+            builder = builder.header(reqwest::header::IF_NONE_MATCH, tag);
+        }
         if request.body.is_some() {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -250,6 +277,18 @@ impl Http {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        let etag = response
+            .headers()
+            .get(reqwest::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if status == StatusCode::NOT_MODIFIED && request.if_none_match.is_some() {
+            return Ok(Reply {
+                not_modified: true,
+                etag,
+                bytes: Vec::new(),
+            });
+        }
         let bytes = read_capped(response, self.config.max_response_bytes)
             .await
             .map_err(|detail| match detail {
@@ -267,7 +306,11 @@ impl Http {
                 }),
             })?;
         if status.is_success() {
-            return Ok(bytes);
+            return Ok(Reply {
+                not_modified: false,
+                etag,
+                bytes,
+            });
         }
         Err(Failure {
             retryable: status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error(),
@@ -286,6 +329,23 @@ pub(crate) struct Request<'a> {
     pub query: Option<(&'a str, String)>,
     /// The exact JSON bytes to send, which are also the bytes signed.
     pub body: Option<&'a [u8]>,
+    /// An entity tag from an earlier answer: the host may answer `304`.
+    pub if_none_match: Option<&'a str>,
+}
+
+/// A conditional answer: a fresh value with its entity tag, or unchanged.
+pub(crate) enum Conditional<T> {
+    /// `2xx`: the decoded answer and the `ETag` it came with, if any.
+    Fresh { value: T, etag: Option<String> },
+    /// `304 Not Modified`: the answer named by `if_none_match` still holds.
+    NotModified,
+}
+
+/// What one successful try read.
+struct Reply {
+    not_modified: bool,
+    etag: Option<String>,
+    bytes: Vec<u8>,
 }
 
 impl<'a> Request<'a> {
@@ -296,6 +356,7 @@ impl<'a> Request<'a> {
             path,
             query: None,
             body: None,
+            if_none_match: None,
         }
     }
 
@@ -306,6 +367,7 @@ impl<'a> Request<'a> {
             path,
             query: None,
             body: Some(body),
+            if_none_match: None,
         }
     }
 }

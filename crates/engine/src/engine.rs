@@ -30,6 +30,9 @@ pub(crate) struct Inner {
     pub(crate) decide_lock: tokio::sync::Mutex<()>,
     /// Clients per host, for polling (no retries: the poller backs off itself).
     pub(crate) clients: Mutex<HashMap<String, Arc<ApproverClient>>>,
+    /// Per host, the `ETag` of the last summary the poller applied in full:
+    /// the next cycle asks for the summary only if it changed.
+    pub(crate) summary_tags: Mutex<HashMap<String, String>>,
     /// Background tasks (poller, sandbox demo) to stop on shutdown.
     pub(crate) tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The embedded sandbox host, when running.
@@ -68,6 +71,7 @@ impl Engine {
                 poll_lock: tokio::sync::Mutex::new(()),
                 decide_lock: tokio::sync::Mutex::new(()),
                 clients: Mutex::new(HashMap::new()),
+                summary_tags: Mutex::new(HashMap::new()),
                 tasks: Mutex::new(Vec::new()),
                 sandbox: tokio::sync::Mutex::new(None),
                 stats: Mutex::new(Default::default()),
@@ -310,6 +314,16 @@ impl Engine {
             .lock()
             .map(|s| s.clone())
             .unwrap_or_default()
+    }
+
+    /// Makes the next cycle ask every host for its whole summary, as a
+    /// console that just started does. For the poll benchmark, which sets
+    /// a full cycle beside a conditional one; the engine never needs it.
+    #[doc(hidden)]
+    pub fn forget_summary_tags(&self) {
+        if let Ok(mut tags) = self.inner.summary_tags.lock() {
+            tags.clear();
+        }
     }
 
     // ---- internals shared by the modules ----

@@ -1,6 +1,8 @@
-//! The poller: one summary request per host per cycle; only sessions whose
-//! head moved are fetched, and only their new events (`log?after=`); each
-//! batch is verified against the pinned head before it is stored. Errors back
+//! The poller: one summary request per host per cycle, conditional on the
+//! last one applied (an unchanged host answers `304` and the cycle reads
+//! nothing); only sessions whose head moved are fetched, and only their new
+//! events (`log?after=`); each batch is verified against the pinned head
+//! before it is stored. Errors back
 //! off per host with jitter and mark the host unreachable without touching
 //! what is stored.
 
@@ -9,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anp::api::{DiscoveredKey, PendingDecision, SessionSummary, Summary};
 use anp::{ChainHead, Event, EventKind, LogDocument};
+use anp_client::SummaryFetch;
 use rand::Rng;
 use serde::Serialize;
 
@@ -29,6 +32,8 @@ pub struct PollStats {
     pub requests: u64,
     /// Bytes of JSON received (as re-serialized; headers not counted).
     pub bytes: u64,
+    /// Summary requests the host answered `304 Not Modified`.
+    pub unchanged: u64,
     /// Events verified and stored.
     pub events_stored: u64,
 }
@@ -129,8 +134,21 @@ fn count(engine: &Engine, requests: u64, value: &impl Serialize) {
 /// Polls one host: the summary, then new events of moved sessions.
 pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
     let client = engine.poll_client(host)?;
-    let summary: Summary = match client.summary().await {
-        Ok(s) => s,
+    let known = summary_tag(engine, &host.host_id);
+    // Until this cycle has applied a summary in full, the next asks afresh.
+    forget_summary_tag(engine, &host.host_id);
+    let (summary, etag) = match client.summary_since(known.as_deref()).await {
+        Ok(SummaryFetch::Changed { summary, etag }) => (summary, etag),
+        Ok(SummaryFetch::Unchanged) => {
+            if let Some(tag) = known {
+                remember_summary_tag(engine, &host.host_id, tag);
+            }
+            if let Ok(mut s) = engine.inner.stats.lock() {
+                s.requests += 1;
+                s.unchanged += 1;
+            }
+            return finish_cycle(engine, host);
+        }
         Err(e) => {
             let message = e.to_string();
             engine
@@ -161,6 +179,7 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
     let mut approver_keys: Vec<DiscoveredKey> =
         serde_json::from_str(&host.approver_keys).unwrap_or_default();
 
+    let mut applied_in_full = true;
     for session in &summary.sessions {
         let stored = engine.store()?.session(&host.host_id, &session.id)?;
         let record = stored.unwrap_or_else(|| new_session(host, session));
@@ -202,11 +221,21 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             .await
         };
         if let Err(e) = result {
+            // Retried next cycle: the summary is asked for in full again.
+            applied_in_full = false;
             tracing::warn!("session {}: {e}", session.id);
         }
     }
 
     update_pending(engine, host, &summary)?;
+    if let (true, Some(tag)) = (applied_in_full, etag) {
+        remember_summary_tag(engine, &host.host_id, tag);
+    }
+    finish_cycle(engine, host)
+}
+
+/// Records a successful cycle: the host is reachable, polled now.
+fn finish_cycle(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
     let was_down = !host.reachable;
     engine
         .store()?
@@ -218,6 +247,23 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         s.cycles += 1;
     }
     Ok(())
+}
+
+fn summary_tag(engine: &Engine, host_id: &str) -> Option<String> {
+    let tags = engine.inner.summary_tags.lock().ok()?;
+    tags.get(host_id).cloned()
+}
+
+fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
+    if let Ok(mut tags) = engine.inner.summary_tags.lock() {
+        tags.insert(host_id.to_owned(), tag);
+    }
+}
+
+fn forget_summary_tag(engine: &Engine, host_id: &str) {
+    if let Ok(mut tags) = engine.inner.summary_tags.lock() {
+        tags.remove(host_id);
+    }
 }
 
 fn vendor_of(session: &SessionSummary) -> Vendor {

@@ -1139,3 +1139,43 @@ async fn the_inbox_comes_a_page_at_a_time_with_counts_of_all_of_it() {
     assert_eq!(engine.app_state().await.unwrap().unread, 3);
     engine.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_unchanged_host_costs_one_bodyless_request_per_cycle() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let before = engine.poll_stats();
+
+    // Nothing moved: the host answers 304 and nothing is read or stored.
+    engine.refresh().await.unwrap();
+    let after = engine.poll_stats();
+    assert_eq!(after.requests - before.requests, 1);
+    assert_eq!(after.unchanged - before.unchanged, 1);
+    assert_eq!(after.bytes, before.bytes, "no summary body was read");
+    assert_eq!(after.events_stored, before.events_stored);
+    assert_eq!(
+        after.cycles - before.cycles,
+        1,
+        "it still counts as a cycle"
+    );
+    let hosts = engine.hosts().await.unwrap();
+    assert!(hosts.iter().all(|h| h.reachable), "{hosts:?}");
+
+    // A revision changes the summary: the next cycle reads it and the event.
+    submit(&agent, &session, EventKind::Offer, offer(1100, DAY)).await;
+    engine.refresh().await.unwrap();
+    let moved = engine.poll_stats();
+    assert_eq!(
+        moved.unchanged, after.unchanged,
+        "the tag no longer matches"
+    );
+    assert!(moved.bytes > after.bytes);
+    assert_eq!(moved.events_stored - after.events_stored, 1);
+    let inbox = engine.inbox().await.unwrap();
+    let item = inbox.iter().find(|i| i.session_id == session).unwrap();
+    assert_eq!(item.total, "550000");
+    assert_eq!(item.previous_total.as_deref(), Some("570000"));
+}

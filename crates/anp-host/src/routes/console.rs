@@ -3,8 +3,9 @@
 
 use anp::api::{DecisionResponse, EnrollRequest};
 use axum::extract::{Path, State};
+use axum::http::header::{ETAG, IF_NONE_MATCH};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::support::{self, after_param, json_text, Incoming, Registration};
@@ -33,16 +34,27 @@ pub async fn enroll(
     Ok((StatusCode::CREATED, Json(response)))
 }
 
-/// `GET /summary`: every session's head and pending decisions.
-pub async fn summary(
-    State(host): State<Host>,
-    incoming: Incoming,
-) -> Result<impl IntoResponse, ApiError> {
+/// `GET /summary`: every session's head and pending decisions. The answer
+/// carries an `ETag`; a request whose `If-None-Match` names it gets `304 Not
+/// Modified` and no body, so a console polling an unchanged host parses
+/// nothing (the request is still signed and spends its nonce).
+pub async fn summary(State(host): State<Host>, incoming: Incoming) -> Result<Response, ApiError> {
+    // An unreadable header matches nothing, so the full answer is sent.
+    let known = incoming
+        .headers
+        .get(IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
     let summary = support::signed(&host, incoming, |conn, _, approver: &Approver, _, _, _| {
         decisions::summary(conn, approver)
     })
     .await?;
-    Ok(Json(summary))
+    let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let tag = decisions::summary_etag(&text);
+    if known.is_some_and(|header| decisions::etag_matches(&header, &tag)) {
+        return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
+    }
+    Ok(([(ETAG, tag)], json_text(text)).into_response())
 }
 
 /// `GET /sessions/:id/log?after=SEQ`.

@@ -644,3 +644,61 @@ async fn an_approval_dated_in_the_future_is_refused() {
     );
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_unchanged_summary_answers_304_and_any_change_a_new_tag() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+
+    let (status, tag, body) = t.summary_if(&ada, None).await;
+    assert_eq!(status, 200);
+    let tag = tag.expect("the summary carries an ETag");
+    assert!(
+        tag.starts_with('"') && tag.ends_with('"'),
+        "a quoted tag: {tag}"
+    );
+    let first: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(first["sessions"][0]["id"], session.as_str());
+
+    // The same summary: 304, no body, the same tag.
+    let (status, again, body) = t.summary_if(&ada, Some(&tag)).await;
+    assert_eq!(status, 304);
+    assert!(body.is_empty(), "a 304 has no body");
+    assert_eq!(again.as_deref(), Some(tag.as_str()));
+    // RFC 9110 forms: a list, a weak tag, `*`.
+    for header in [format!("\"x\", {tag}"), format!("W/{tag}"), "*".to_owned()] {
+        let (status, _, _) = t.summary_if(&ada, Some(&header)).await;
+        assert_eq!(status, 304, "If-None-Match: {header}");
+    }
+    // A tag that is not the current one gets the whole answer.
+    let (status, _, body) = t.summary_if(&ada, Some("\"stale\"")).await;
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), first);
+
+    // An offer moves the head and adds a pending decision: a new tag.
+    let (s, _) = t
+        .submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200);
+    let (status, moved, body) = t.summary_if(&ada, Some(&tag)).await;
+    assert_eq!(status, 200);
+    assert_ne!(moved.as_deref(), Some(tag.as_str()));
+    let now: Value = serde_json::from_slice(&body).unwrap();
+    assert!(!pending_of(&now, &session).is_empty());
+
+    // The condition never skips authentication: unsigned, it is refused.
+    let (status, _) = t
+        .raw(
+            "GET",
+            "/api/console/v1/summary",
+            &[("if-none-match", moved.unwrap())],
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(status, 401);
+    t.running.shutdown().await;
+}

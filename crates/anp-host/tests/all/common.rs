@@ -210,6 +210,39 @@ impl TestHost {
         serde_json::from_slice(&body).unwrap()
     }
 
+    /// A signed `GET /summary` carrying `If-None-Match` when given: status,
+    /// the answer's `ETag` and its body.
+    pub async fn summary_if(
+        &self,
+        approver: &Party,
+        if_none_match: Option<&str>,
+    ) -> (u16, Option<String>, Vec<u8>) {
+        let path = "/api/console/v1/summary";
+        let h = api::sign_request(
+            &approver.key,
+            &approver.id,
+            "GET",
+            path,
+            b"",
+            &self.now(),
+            &uuid::Uuid::new_v4().to_string(),
+        );
+        let mut req = self.http.get(self.url(path));
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        if let Some(tag) = if_none_match {
+            req = req.header("if-none-match", tag);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let etag = resp
+            .headers()
+            .get("etag")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (status, etag, resp.bytes().await.unwrap().to_vec())
+    }
+
     pub async fn decide(&self, approver: &Party, session: &str, body: Value) -> (u16, Value) {
         let (status, bytes) = self
             .signed(
