@@ -2,9 +2,8 @@
 //! last one applied (an unchanged host answers `304` and the cycle reads
 //! nothing); only sessions whose head moved are fetched, and only their new
 //! events (`log?after=`); each batch is verified against the pinned head
-//! before it is stored. Errors back
-//! off per host with jitter and mark the host unreachable without touching
-//! what is stored.
+//! before it is stored. Errors back off per host with jitter and mark the
+//! host unreachable without touching what is stored.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
