@@ -32,8 +32,6 @@ export class FakeBackend implements Backend {
   validated: Offer[] = [];
   filters: HistoryFilter[] = [];
   seen: OfferRef[] = [];
-  /** Every offer view asked for, the rehearsal's included. */
-  viewed: OfferRef[] = [];
   connects: ConnectRequest[] = [];
   exports: string[] = [];
   detailRefs: { host_id: string; session_id: string }[] = [];
@@ -54,7 +52,6 @@ export class FakeBackend implements Backend {
     return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length };
   }
   offerView(ref: OfferRef) {
-    this.viewed.push(ref);
     const view = this.views.get(ref.event_hash);
     return view ? answer(view) : Promise.reject({ code: "not_found", message: "That offer is no longer pending." });
   }

@@ -11,12 +11,9 @@ export async function settle(): Promise<void> {
   }
 }
 
-/**
- * Renders the whole app against a fake backend and waits for its first data.
- * The offer-view rehearsal is off unless asked for: tests count the calls.
- */
-export async function renderApp(backend = new FakeBackend(), rehearseAfterMs: number | null = null) {
-  const result = render(App, { props: { backend, rehearseAfterMs } });
+/** Renders the whole app against a fake backend and waits for its first data. */
+export async function renderApp(backend = new FakeBackend()) {
+  const result = render(App, { props: { backend } });
   await settle();
   return { ...result, backend };
 }
