@@ -277,10 +277,13 @@ impl Http {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        // A tag is echoed back on every later request, so an unreadable or
+        // oversized one (a host's word, not ours) is dropped, never kept.
         let etag = response
             .headers()
             .get(reqwest::header::ETAG)
             .and_then(|v| v.to_str().ok())
+            .filter(|tag| !tag.is_empty() && tag.len() <= MAX_ETAG_BYTES)
             .map(str::to_owned);
         if status == StatusCode::NOT_MODIFIED && request.if_none_match.is_some() {
             return Ok(Reply {
@@ -319,6 +322,9 @@ impl Http {
         })
     }
 }
+
+/// The longest entity tag kept (ours are 34 bytes).
+const MAX_ETAG_BYTES: usize = 256;
 
 /// One request, before signing.
 pub(crate) struct Request<'a> {

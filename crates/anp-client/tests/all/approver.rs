@@ -6,7 +6,7 @@ use crate::common;
 use anp::api::{DecisionOutcome, Target};
 use anp::payload::AcceptPayload;
 use anp::EventKind;
-use anp_client::{default_envelope, well_known, ApproverClient};
+use anp_client::{default_envelope, well_known, ApproverClient, ClientError, SummaryFetch};
 use common::{new_agent, offer, start_host};
 
 async fn enroll(host: &common::TestHost, name: &str, email: &str) -> ApproverClient {
@@ -148,4 +148,104 @@ async fn a_decline_carries_its_reason_and_enrollment_codes_work_once() {
         .unwrap_err();
     assert_eq!(err.code(), Some("bad_enrollment_code"), "{err}");
     host.running.shutdown().await;
+}
+
+/// A stand-in for a host's summary route that answers with `etag` and, when
+/// `honours` is set, `304` to a matching `If-None-Match`; it records every
+/// `If-None-Match` it receives.
+async fn summary_stand_in(
+    etag: String,
+    honours: bool,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<Option<String>>>>,
+) {
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::IntoResponse;
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = received.clone();
+    let app = axum::Router::new().route(
+        "/api/console/v1/summary",
+        axum::routing::get(move |headers: HeaderMap| {
+            let (etag, log) = (etag.clone(), log.clone());
+            async move {
+                let asked = headers
+                    .get("if-none-match")
+                    .map(|v| v.to_str().unwrap().to_owned());
+                log.lock().unwrap().push(asked.clone());
+                if honours && asked.as_deref() == Some(etag.as_str()) {
+                    return (StatusCode::NOT_MODIFIED, [("etag", etag)]).into_response();
+                }
+                let body = r#"{"protocol":"ANP/0.1","sessions":[]}"#;
+                (
+                    [
+                        ("etag", etag),
+                        ("content-type", "application/json".to_owned()),
+                    ],
+                    body,
+                )
+                    .into_response()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, received)
+}
+
+fn stand_in_client(url: &str) -> ApproverClient {
+    ApproverClient::new(url, anp::keys::generate_signing_key(), "appr_test").unwrap()
+}
+
+#[tokio::test]
+async fn a_summary_is_conditional_on_the_tag_the_host_gave() {
+    let (url, received) = summary_stand_in("\"v1\"".to_owned(), true).await;
+    let client = stand_in_client(&url);
+    let SummaryFetch::Changed { summary, etag } = client.summary_since(None).await.unwrap() else {
+        panic!("the first summary is fetched in full");
+    };
+    assert!(summary.sessions.is_empty());
+    assert_eq!(etag.as_deref(), Some("\"v1\""));
+    let again = client.summary_since(etag.as_deref()).await.unwrap();
+    assert!(matches!(again, SummaryFetch::Unchanged), "{again:?}");
+    assert_eq!(*received.lock().unwrap(), [None, Some("\"v1\"".to_owned())]);
+    // The unconditional call never sends a tag, so a 304 cannot reach it.
+    client.summary().await.unwrap();
+    assert_eq!(received.lock().unwrap().last(), Some(&None));
+}
+
+#[tokio::test]
+async fn a_host_that_ignores_the_tag_is_read_in_full_and_a_huge_tag_is_not_kept() {
+    let (url, _) = summary_stand_in("\"v1\"".to_owned(), false).await;
+    let client = stand_in_client(&url);
+    let fetch = client.summary_since(Some("\"v1\"")).await.unwrap();
+    assert!(matches!(fetch, SummaryFetch::Changed { .. }), "{fetch:?}");
+
+    let huge = format!("\"{}\"", "x".repeat(4000));
+    let (url, received) = summary_stand_in(huge, true).await;
+    let client = stand_in_client(&url);
+    let SummaryFetch::Changed { etag, .. } = client.summary_since(None).await.unwrap() else {
+        panic!("fetched in full");
+    };
+    assert_eq!(etag, None, "a 4 KB tag would be echoed on every poll");
+    assert_eq!(received.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_304_to_a_request_without_a_tag_is_an_error_naming_it() {
+    use axum::http::StatusCode;
+    let app = axum::Router::new().route(
+        "/api/console/v1/summary",
+        axum::routing::get(|| async { StatusCode::NOT_MODIFIED }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let error = stand_in_client(&url).summary_since(None).await.unwrap_err();
+    assert!(
+        matches!(&error, ClientError::Http { status: 304, .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("304"), "{error}");
 }
