@@ -188,10 +188,15 @@ async fn summary_stand_in(
             }
         }),
     );
+    (serve(app).await, received)
+}
+
+/// Serves `app` on 127.0.0.1:0; returns its URL.
+async fn serve(app: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, received)
+    url
 }
 
 fn stand_in_client(url: &str) -> ApproverClient {
@@ -239,10 +244,10 @@ async fn a_304_to_a_request_without_a_tag_is_an_error_naming_it() {
         "/api/console/v1/summary",
         axum::routing::get(|| async { StatusCode::NOT_MODIFIED }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    let error = stand_in_client(&url).summary_since(None).await.unwrap_err();
+    let error = stand_in_client(&serve(app).await)
+        .summary_since(None)
+        .await
+        .unwrap_err();
     assert!(
         matches!(&error, ClientError::Http { status: 304, .. }),
         "{error:?}"
