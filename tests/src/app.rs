@@ -85,7 +85,15 @@ impl App {
         let mut app = PartialApp {
             process: Some(driver_process),
         };
-        wait_for_port(port).await?;
+        // tauri-driver answers at once but forwards the session request to
+        // WebKitWebDriver, which it starts beside itself; on a loaded machine
+        // that one can still be starting ("Connection refused" in the log).
+        wait_for_port(port, "tauri-driver").await?;
+        wait_for_port(
+            native_port,
+            "WebKitWebDriver (tauri-driver's native driver)",
+        )
+        .await?;
         let mut caps = Capabilities::new();
         caps.set("browserName", "wry")?;
         caps.set(
@@ -317,7 +325,7 @@ fn free_port() -> Result<u16> {
     Ok(port)
 }
 
-async fn wait_for_port(port: u16) -> Result<()> {
+async fn wait_for_port(port: u16, who: &str) -> Result<()> {
     let deadline = Instant::now() + PATIENCE;
     while Instant::now() < deadline {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -328,7 +336,5 @@ async fn wait_for_port(port: u16) -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Err(E2eError::Timeout(format!(
-        "tauri-driver to listen on port {port}"
-    )))
+    Err(E2eError::Timeout(format!("{who} to listen on port {port}")))
 }
