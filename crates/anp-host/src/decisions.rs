@@ -171,22 +171,6 @@ fn pending_rows(
     Ok(out)
 }
 
-/// The entity tag of a summary answer: a hash of its exact bytes, so any
-/// change a console could see (a head, a status, a pending approval) changes
-/// it, and nothing else does.
-pub fn summary_etag(text: &str) -> String {
-    let hash = sha256_hex(text.as_bytes());
-    format!("\"{}\"", &hash[..32])
-}
-
-/// Whether an `If-None-Match` header names `tag` (RFC 9110 §13.1.2: a list of
-/// tags, weak ones compared weakly, or `*`).
-pub fn etag_matches(header: &str, tag: &str) -> bool {
-    header.split(',').map(str::trim).any(|candidate| {
-        candidate == "*" || candidate.strip_prefix("W/").unwrap_or(candidate) == tag
-    })
-}
-
 /// `GET /summary`: every session of the approver's org with its head and
 /// pending decisions, in one answer.
 pub fn summary(conn: &Connection, approver: &Approver) -> Result<Summary, ApiError> {

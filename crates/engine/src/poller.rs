@@ -133,9 +133,9 @@ fn count(engine: &Engine, requests: u64, value: &impl Serialize) {
 /// Polls one host: the summary, then new events of moved sessions.
 pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
     let client = engine.poll_client(host)?;
-    let known = summary_tag(engine, &host.host_id);
-    // Until this cycle has applied a summary in full, the next asks afresh.
-    forget_summary_tag(engine, &host.host_id);
+    // Taken, not read: until this cycle has applied a summary in full, the
+    // next one asks afresh.
+    let known = take_summary_tag(engine, &host.host_id);
     let (summary, etag) = match client.summary_since(known.as_deref()).await {
         Ok(SummaryFetch::Changed { summary, etag }) => (summary, etag),
         Ok(SummaryFetch::Unchanged) => {
@@ -248,20 +248,13 @@ fn finish_cycle(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn summary_tag(engine: &Engine, host_id: &str) -> Option<String> {
-    let tags = engine.inner.summary_tags.lock().ok()?;
-    tags.get(host_id).cloned()
+fn take_summary_tag(engine: &Engine, host_id: &str) -> Option<String> {
+    engine.inner.summary_tags.lock().ok()?.remove(host_id)
 }
 
 fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
     if let Ok(mut tags) = engine.inner.summary_tags.lock() {
         tags.insert(host_id.to_owned(), tag);
-    }
-}
-
-fn forget_summary_tag(engine: &Engine, host_id: &str) {
-    if let Ok(mut tags) = engine.inner.summary_tags.lock() {
-        tags.remove(host_id);
     }
 }
 

@@ -50,11 +50,27 @@ pub async fn summary(State(host): State<Host>, incoming: Incoming) -> Result<Res
     })
     .await?;
     let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let tag = decisions::summary_etag(&text);
-    if known.is_some_and(|header| decisions::etag_matches(&header, &tag)) {
+    let tag = etag_of(&text);
+    if known.is_some_and(|header| etag_matches(&header, &tag)) {
         return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
     }
     Ok(([(ETAG, tag)], json_text(text)).into_response())
+}
+
+/// The entity tag of an answer: a hash of its exact bytes, so any
+/// change a console could see (a head, a status, a pending approval) changes
+/// it, and nothing else does.
+fn etag_of(text: &str) -> String {
+    let hash = anp::canonical::sha256_hex(text.as_bytes());
+    format!("\"{}\"", &hash[..32])
+}
+
+/// Whether an `If-None-Match` header names `tag` (RFC 9110 §13.1.2: a list of
+/// tags, weak ones compared weakly, or `*`).
+pub fn etag_matches(header: &str, tag: &str) -> bool {
+    header.split(',').map(str::trim).any(|candidate| {
+        candidate == "*" || candidate.strip_prefix("W/").unwrap_or(candidate) == tag
+    })
 }
 
 /// `GET /sessions/:id/log?after=SEQ`.

@@ -154,19 +154,29 @@ impl TestHost {
         } else {
             serde_json::to_vec(body).unwrap()
         };
+        let headers = self.signature_headers(party, method, path, &bytes);
+        self.raw(method, path, &headers, bytes).await
+    }
+
+    /// The four `x-anp-*` headers signing a request by `party`.
+    fn signature_headers(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: &[u8],
+    ) -> Vec<(&'static str, String)> {
         let sig_path = path.split('?').next().unwrap();
         let h = api::sign_request(
             &party.key,
             &party.id,
             method,
             sig_path,
-            &bytes,
+            body,
             &self.now(),
             &uuid::Uuid::new_v4().to_string(),
         );
-        let headers: Vec<(&str, String)> =
-            h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
-        self.raw(method, path, &headers, bytes).await
+        h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect()
     }
 
     pub async fn open_sandbox(&self, vendor: &Party) -> (String, Value) {
@@ -218,17 +228,8 @@ impl TestHost {
         if_none_match: Option<&str>,
     ) -> (u16, Option<String>, Vec<u8>) {
         let path = "/api/console/v1/summary";
-        let h = api::sign_request(
-            &approver.key,
-            &approver.id,
-            "GET",
-            path,
-            b"",
-            &self.now(),
-            &uuid::Uuid::new_v4().to_string(),
-        );
         let mut req = self.http.get(self.url(path));
-        for (k, v) in h.pairs() {
+        for (k, v) in self.signature_headers(approver, "GET", path, b"") {
             req = req.header(k, v);
         }
         if let Some(tag) = if_none_match {
