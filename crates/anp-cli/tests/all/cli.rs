@@ -6,16 +6,13 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn shared_anp() -> PathBuf {
-    // The repository sits beside `shared/`; ANP_SHARED_DIR overrides.
-    if let Ok(dir) = std::env::var("ANP_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/anp")
+fn vendored_anp() -> PathBuf {
+    // The published ANP/0.1 data, vendored unchanged (vendor/anp/PROVENANCE.md).
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vendor/anp")
 }
 
 fn vectors() -> Value {
-    let text = std::fs::read_to_string(shared_anp().join("test-vectors.json")).unwrap();
+    let text = std::fs::read_to_string(vendored_anp().join("test-vectors.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -49,7 +46,7 @@ fn write_temp(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn example_log_verifies_with_exit_0() {
-    let path = shared_anp().join("examples/session-log.example.json");
+    let path = vendored_anp().join("examples/session-log.example.json");
     let out = anp_path(&["verify"], &path);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("verified: 4 events checked"));
@@ -177,7 +174,7 @@ fn unreadable_and_garbage_inputs_exit_2_saying_why() {
 
 #[test]
 fn pin_on_the_log_extends_and_a_wrong_pin_is_a_rewrite() {
-    let path = shared_anp().join("examples/session-log.example.json");
+    let path = vendored_anp().join("examples/session-log.example.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let hash2 = doc["events"][1]["event_hash"].as_str().unwrap();
 

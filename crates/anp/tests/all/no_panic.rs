@@ -13,16 +13,14 @@ mod entry {
     include!("../../fuzz/entry.rs");
 }
 
-fn shared_anp() -> PathBuf {
-    if let Ok(dir) = std::env::var("ANP_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/anp")
+fn vendored_anp() -> PathBuf {
+    // The published ANP/0.1 data, vendored unchanged (vendor/anp/PROVENANCE.md).
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vendor/anp")
 }
 
 /// The seed logs: the example and every chain-verification vector.
 fn seed_logs() -> Vec<Value> {
-    let text = std::fs::read_to_string(shared_anp().join("test-vectors.json")).unwrap();
+    let text = std::fs::read_to_string(vendored_anp().join("test-vectors.json")).unwrap();
     let vectors: Value = serde_json::from_str(&text).unwrap();
     let mut logs: Vec<Value> = vectors["chain_verification"]
         .as_array()
@@ -30,7 +28,7 @@ fn seed_logs() -> Vec<Value> {
         .iter()
         .map(|case| case["log"].clone())
         .collect();
-    let example = shared_anp().join("examples/session-log.example.json");
+    let example = vendored_anp().join("examples/session-log.example.json");
     logs.push(serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap());
     logs
 }

@@ -1,4 +1,4 @@
-//! Drift test: the published JSON Schemas (`../shared/anp/schemas/`) drive
+//! Drift test: the published JSON Schemas (`vendor/anp/schemas/`) drive
 //! this test, not a copy of their rules. Every rule of every schema becomes an
 //! instance that breaks exactly that rule, which the parser must reject with a
 //! violation at the rule's path; and every boundary the rule allows must be
@@ -11,16 +11,13 @@ use anp::payload::{Envelope, Offer, PayloadError};
 use anp::{Actor, EventKind};
 use serde_json::{json, Map, Value};
 
-fn shared_anp() -> PathBuf {
-    // The repository sits beside `shared/`; ANP_SHARED_DIR overrides.
-    if let Ok(dir) = std::env::var("ANP_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/anp")
+fn vendored_anp() -> PathBuf {
+    // The published ANP/0.1 data, vendored unchanged (vendor/anp/PROVENANCE.md).
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vendor/anp")
 }
 
 fn schema(name: &str) -> Value {
-    let path = shared_anp().join("schemas").join(name);
+    let path = vendored_anp().join("schemas").join(name);
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("schema parses")

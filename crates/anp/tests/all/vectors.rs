@@ -1,4 +1,4 @@
-//! The published ANP/0.1 test vectors (`../shared/anp/test-vectors.json`),
+//! The published ANP/0.1 test vectors (`vendor/anp/test-vectors.json`),
 //! every case, against this crate.
 
 use std::path::PathBuf;
@@ -9,16 +9,13 @@ use anp::signed;
 use anp::{verify_document, LogDocument};
 use serde_json::Value;
 
-fn shared_anp() -> PathBuf {
-    // The repository sits beside `shared/`; ANP_SHARED_DIR overrides.
-    if let Ok(dir) = std::env::var("ANP_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/anp")
+fn vendored_anp() -> PathBuf {
+    // The published ANP/0.1 data, vendored unchanged (vendor/anp/PROVENANCE.md).
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vendor/anp")
 }
 
 fn vectors() -> Value {
-    let path = shared_anp().join("test-vectors.json");
+    let path = vendored_anp().join("test-vectors.json");
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("vectors parse")
@@ -132,7 +129,7 @@ fn chain_verification_cases_match_exactly() {
 
 #[test]
 fn published_example_log_verifies() {
-    let path = shared_anp().join("examples/session-log.example.json");
+    let path = vendored_anp().join("examples/session-log.example.json");
     let doc: LogDocument =
         serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("parse");
     let report = verify_document(&doc).expect("keys");
