@@ -1,8 +1,6 @@
 //! Ed25519 identities (SPEC §2): keys, their base64url form and fingerprints,
 //! and a key-file encoding. Pure: callers do the file IO.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 pub use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use ed25519_dalek::{Signer as _, Verifier as _};
 use serde::{Deserialize, Serialize};
@@ -43,13 +41,11 @@ pub fn generate_signing_key() -> SigningKey {
 
 /// Unpadded base64url, the protocol's encoding for keys and signatures.
 pub fn b64url(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
+    jcs::b64url::encode(bytes)
 }
 
 fn decode_b64url(text: &str, what: &'static str) -> Result<Vec<u8>, KeyError> {
-    URL_SAFE_NO_PAD
-        .decode(text.as_bytes())
-        .map_err(|_| KeyError::NotBase64Url { what })
+    jcs::b64url::decode(text).map_err(|_| KeyError::NotBase64Url { what })
 }
 
 /// The wire form of a public key: raw 32 bytes, base64url, unpadded.

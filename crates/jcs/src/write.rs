@@ -1,0 +1,194 @@
+//! The canonical writer.
+
+use serde_json::Value;
+
+use crate::number::{format_number, is_unsafe_integer};
+
+/// Why [`to_string_strict`] refused a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JcsError {
+    /// An integer no IEEE double reader holds exactly (RFC 8785 §3.2.2.3, I-JSON).
+    #[error("{path}: the integer {value} is outside ±(2^53 − 1), which canonical JSON cannot carry exactly")]
+    UnsafeInteger {
+        /// Where, as a JSON pointer (`/line_items/0/quantity`).
+        path: String,
+        /// The integer as written.
+        value: String,
+    },
+}
+
+/// The canonical JSON text of `value` (total: integers beyond 2^53 round as
+/// JavaScript rounds them).
+pub fn to_string(value: &Value) -> String {
+    let mut out = String::with_capacity(128);
+    write_value(&mut out, value);
+    out
+}
+
+/// The canonical JSON bytes of `value`: what every protocol hashes and signs.
+pub fn to_vec(value: &Value) -> Vec<u8> {
+    to_string(value).into_bytes()
+}
+
+/// The canonical JSON text of `value`, refusing integers outside
+/// ±(2^53 − 1) instead of rounding them.
+pub fn to_string_strict(value: &Value) -> Result<String, JcsError> {
+    check_integers(value, &mut String::new())?;
+    Ok(to_string(value))
+}
+
+fn check_integers(value: &Value, path: &mut String) -> Result<(), JcsError> {
+    match value {
+        Value::Number(n) if is_unsafe_integer(n) => Err(JcsError::UnsafeInteger {
+            path: if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path.clone()
+            },
+            value: n.to_string(),
+        }),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                check_integers(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                check_integers(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => out.push_str(&format_number(n)),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            // serde_json's map is ordered by UTF-8 bytes (or insertion order with
+            // `preserve_order`); RFC 8785 orders by UTF-16 code units, which
+            // differs for characters above U+FFFF against U+E000..U+FFFF.
+            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, key);
+                out.push(':');
+                write_value(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_as_javascript_does() {
+        let cases = [
+            (json!(1e21), "1e+21"),
+            (json!(0.1), "0.1"),
+            (json!(-0.0), "0"),
+            (json!(1140), "1140"),
+            (json!(1e-7), "1e-7"),
+            (json!(123456789012345680000.0), "123456789012345680000"),
+            (json!(9007199254740993u64), "9007199254740992"),
+            (json!(1.5), "1.5"),
+            (json!(-2), "-2"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(to_string(&value), expected, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn keys_sort_by_utf16_code_units() {
+        // U+FB01 (one UTF-16 unit 0xFB01) sorts after U+1F600 (surrogates 0xD83D..)
+        // in UTF-16 but before it in UTF-8.
+        let value = json!({"\u{fb01}": 1, "\u{1f600}": 2});
+        assert_eq!(to_string(&value), "{\"😀\":2,\"ﬁ\":1}");
+    }
+
+    #[test]
+    fn control_characters_escape_as_json_stringify() {
+        let value = json!("a\u{1}b\u{7f}\u{2028}");
+        assert_eq!(to_string(&value), "\"a\\u0001b\u{7f}\u{2028}\"");
+    }
+
+    #[test]
+    fn strict_refuses_integers_beyond_two_to_the_53_and_names_the_path() {
+        let ok = json!({"a": [9007199254740991u64, -9007199254740991i64]});
+        assert_eq!(to_string_strict(&ok).unwrap(), to_string(&ok));
+        let bad = json!({"a": [1, {"b/c": 9007199254740992u64}]});
+        let err = to_string_strict(&bad).unwrap_err();
+        assert_eq!(
+            err,
+            JcsError::UnsafeInteger {
+                path: "/a/1/b~1c".to_owned(),
+                value: "9007199254740992".to_owned()
+            }
+        );
+        assert!(to_string_strict(&json!(-9007199254740992i64)).is_err());
+        // A large number written as a float is a double, not an integer.
+        assert!(to_string_strict(&json!(1e300)).is_ok());
+    }
+
+    #[test]
+    fn negative_zero_and_lone_surrogates() {
+        let v: Value = serde_json::from_str("[-0, -0.0]").unwrap();
+        assert_eq!(to_string(&v), "[0,0]");
+        assert!(serde_json::from_str::<Value>("\"\\ud800\"").is_err());
+        let pair: Value = serde_json::from_str("\"\\ud83d\\ude00\"").unwrap();
+        assert_eq!(to_string(&pair), "\"😀\"");
+    }
+}
