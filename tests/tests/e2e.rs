@@ -538,10 +538,11 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
         source,
     })?;
     let unexpected = |what: &'static str| {
-        move |e: anp_host::HostError| E2eError::Unexpected(format!("{what}: {e}"))
+        move |e: countersign_host::HostError| E2eError::Unexpected(format!("{what}: {e}"))
     };
-    let host = anp_host::Host::open(&host_dir.path().join("host.sqlite3"), Default::default())
-        .map_err(unexpected("opening the host"))?;
+    let host =
+        countersign_host::Host::open(&host_dir.path().join("host.sqlite3"), Default::default())
+            .map_err(unexpected("opening the host"))?;
     let org = host
         .create_org("Contoso Procurement")
         .map_err(unexpected("creating an org"))?

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anp::api::Target;
 use anp::EventKind;
 use anp_client::{default_envelope, AgentClient, ClientConfig, RetryPolicy};
-use anp_host::{Durability, Host, HostConfig, Limit, Limits, RunningHost};
+use countersign_host::{Durability, Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::json;
 use tokio::sync::Barrier;
 
@@ -44,7 +44,7 @@ pub struct Outcome {
 pub async fn spawn_host(
     db: &Path,
     durability: Durability,
-) -> Result<RunningHost, anp_host::HostError> {
+) -> Result<RunningHost, countersign_host::HostError> {
     let roomy = Limit {
         max: u32::MAX / 2,
         window: Duration::from_secs(60),

@@ -60,10 +60,10 @@ enum Sync {
 }
 
 impl Sync {
-    fn durability(self) -> anp_host::Durability {
+    fn durability(self) -> countersign_host::Durability {
         match self {
-            Sync::Normal => anp_host::Durability::Normal,
-            Sync::Full => anp_host::Durability::Full,
+            Sync::Normal => countersign_host::Durability::Normal,
+            Sync::Full => countersign_host::Durability::Full,
         }
     }
 }

@@ -61,15 +61,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pending = env("PENDING", 100).min(sessions);
     let dir = tempfile::tempdir()?;
     // The benchmark seeds faster than a real vendor may send: lift the limits.
-    let mut host_config = anp_host::HostConfig::default();
-    let lots = anp_host::Limit {
+    let mut host_config = countersign_host::HostConfig::default();
+    let lots = countersign_host::Limit {
         max: u32::MAX / 2,
         window: Duration::from_secs(60),
     };
     host_config.limits.per_ip = lots;
     host_config.limits.per_agent = lots;
     host_config.limits.per_session = lots;
-    let host = anp_host::Host::open(&dir.path().join("host.sqlite3"), host_config)?;
+    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), host_config)?;
     let org = host.create_org("Bench Buyer")?.org_handle;
     let code = host.enroll_code(&org, "Bench", "bench@buyer.example")?.code;
     let running = host.clone().spawn("127.0.0.1:0").await?;

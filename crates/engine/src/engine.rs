@@ -36,7 +36,7 @@ pub(crate) struct Inner {
     /// Background tasks (poller, sandbox demo) to stop on shutdown.
     pub(crate) tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The embedded sandbox host, when running.
-    pub(crate) sandbox: tokio::sync::Mutex<Option<anp_host::RunningHost>>,
+    pub(crate) sandbox: tokio::sync::Mutex<Option<countersign_host::RunningHost>>,
     /// Counters the benchmark reads.
     pub(crate) stats: Mutex<crate::poller::PollStats>,
 }

@@ -264,7 +264,7 @@ fn vendor_of(session: &SessionSummary) -> Vendor {
         agent_name: session.vendor.agent_name.clone(),
         vendor_name: session.vendor.vendor_name.clone(),
         fingerprint: session.vendor.fingerprint.clone(),
-        status: anp_host::admin::status_text(session.vendor.status).to_owned(),
+        status: countersign_host::admin::status_text(session.vendor.status).to_owned(),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The sandbox: an embedded `anp-host` on loopback with its own database in
+//! The sandbox: an embedded `countersign-host` on loopback with its own database in
 //! the data directory, this console enrolled as its approver, and scripted
 //! demo vendor agents that negotiate with it for real over HTTP. A new user
 //! sees real pending decisions within seconds, and the demo answers their
@@ -26,13 +26,16 @@ fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
 pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
     let dir = engine.inner.config.data_dir.join("sandbox");
     std::fs::create_dir_all(&dir)?;
-    let host = anp_host::Host::open(&dir.join("host.sqlite3"), anp_host::HostConfig::default())
-        .map_err(sandbox_error)?;
+    let host = countersign_host::Host::open(
+        &dir.join("host.sqlite3"),
+        countersign_host::HostConfig::default(),
+    )
+    .map_err(sandbox_error)?;
     // One local approver decides everything in the sandbox.
-    let mut policy = anp_host::Policy::sandbox();
+    let mut policy = countersign_host::Policy::sandbox();
     policy.approval.approvers_required = 1;
     let policy_json = serde_json::to_string(&policy).map_err(sandbox_error)?;
-    host.load_policy(anp_host::SANDBOX_HANDLE, &policy_json)
+    host.load_policy(countersign_host::SANDBOX_HANDLE, &policy_json)
         .map_err(sandbox_error)?;
     let running = host
         .clone()
@@ -48,7 +51,11 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
         None => {
             let profile = &engine.inner.config.approver;
             let code = host
-                .enroll_code(anp_host::SANDBOX_HANDLE, &profile.name, &profile.email)
+                .enroll_code(
+                    countersign_host::SANDBOX_HANDLE,
+                    &profile.name,
+                    &profile.email,
+                )
                 .map_err(sandbox_error)?;
             crate::connect::connect(engine, &url, &code.code, true, profile).await?;
         }

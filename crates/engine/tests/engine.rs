@@ -1,4 +1,4 @@
-//! The console engine against a real `anp-host` on loopback.
+//! The console engine against a real `countersign-host` on loopback.
 
 mod common;
 
@@ -1053,10 +1053,7 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
     let world = World::start().await;
     world
         .host()
-        .load_policy(
-            &world.org,
-            include_str!("../../anp-host/examples/policy.json"),
-        )
+        .load_policy(&world.org, include_str!("../../host/examples/policy.json"))
         .unwrap();
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let (vendor, session) = world.vendor("Northwind").await;

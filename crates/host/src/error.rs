@@ -16,8 +16,8 @@ pub enum HostError {
     /// SQLite failed.
     #[error("database: {0}")]
     Db(#[from] rusqlite::Error),
-    /// The database was written by a newer anp-host.
-    #[error("the database is at schema version {found}, newer than this anp-host understands ({supported}); upgrade anp-host")]
+    /// The database was written by a newer countersign-host.
+    #[error("the database is at schema version {found}, newer than this countersign-host understands ({supported}); upgrade countersign-host")]
     NewerSchema {
         /// Version in the file.
         found: i64,

@@ -1,4 +1,4 @@
-//! `anp-host`: the reference ANP/0.1 buyer host.
+//! `countersign-host`: the reference ANP/0.1 buyer host.
 //!
 //! It serves the four agent endpoints of SPEC §6, discovery (RFC-003) and
 //! the approver API v1, stores everything in one SQLite file, runs each
@@ -8,10 +8,10 @@
 //! Embedding (what the console engine does for its sandbox):
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), anp_host::HostError> {
-//! use anp_host::{Host, HostConfig};
+//! # async fn demo() -> Result<(), countersign_host::HostError> {
+//! use countersign_host::{Host, HostConfig};
 //! let host = Host::open("host.db".as_ref(), HostConfig::default())?;
-//! let code = host.enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")?;
+//! let code = host.enroll_code(countersign_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")?;
 //! let running = host.spawn("127.0.0.1:0").await?;
 //! println!("listening on {}, enroll with {}", running.addr, code.code);
 //! running.shutdown().await;

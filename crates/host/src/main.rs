@@ -1,17 +1,17 @@
-//! `anp-host`: serve the buyer host, or administer its database.
-//! Exit codes: 0 success, 1 the operation failed, 2 bad usage.
+//! `countersign-host`: serve the organization's negotiation host, or administer
+//! its database. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anp_host::{admin, db, Durability, Host, HostConfig, Limit, Limits};
 use clap::{Parser, Subcommand};
+use countersign_host::{admin, db, Durability, Host, HostConfig, Limit, Limits};
 use serde_json::json;
 
 /// The reference ANP/0.1 buyer host and its admin commands.
 #[derive(Parser)]
-#[command(name = "anp-host", version)]
+#[command(name = "countersign-host", version)]
 struct Cli {
     /// The SQLite database file (created on first use).
     #[arg(long, global = true, value_name = "FILE")]
@@ -137,7 +137,7 @@ enum PolicyCommand {
     },
 }
 
-fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -150,13 +150,13 @@ fn main() -> ExitCode {
         }
     };
     let Some(db_path) = cli.db.clone() else {
-        eprintln!("anp-host: --db FILE is required");
+        eprintln!("countersign-host: --db FILE is required");
         return ExitCode::from(2);
     };
     match run(cli, db_path) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("anp-host: {message}");
+            eprintln!("countersign-host: {message}");
             ExitCode::from(1)
         }
     }

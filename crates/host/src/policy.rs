@@ -1,6 +1,6 @@
 //! An org's buyer policy: what its rule-based agent may propose, what its
 //! screening protects, and how many people must approve. Loaded from a JSON
-//! file by `anp-host policy load`; money is written as decimal strings so
+//! file by `countersign-host policy load`; money is written as decimal strings so
 //! nothing is ever read through a float.
 
 use std::collections::BTreeMap;

@@ -1,10 +1,10 @@
-//! `anp vendor ...` driven as a real binary against a real anp-host on
+//! `anp vendor ...` driven as a real binary against a real countersign-host on
 //! loopback, with its state in a temporary ANP_HOME.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::Value;
 
 struct Fixture {
@@ -348,7 +348,11 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     let code = f
         .running
         .host
-        .enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();

@@ -1,4 +1,4 @@
-//! The approver client against a real anp-host on loopback: enrollment,
+//! The approver client against a real countersign-host on loopback: enrollment,
 //! summary, logs, idempotent decisions and a two-approver accept.
 
 use crate::common;
@@ -12,7 +12,7 @@ use common::{new_agent, offer, start_host};
 async fn enroll(host: &common::TestHost, name: &str, email: &str) -> ApproverClient {
     let code = host
         .host()
-        .enroll_code(anp_host::SANDBOX_HANDLE, name, email)
+        .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
@@ -136,7 +136,11 @@ async fn a_decline_carries_its_reason_and_enrollment_codes_work_once() {
 
     let code = host
         .host()
-        .enroll_code(anp_host::SANDBOX_HANDLE, "Cy", "cy@fabrikam.example")
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Cy",
+            "cy@fabrikam.example",
+        )
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();

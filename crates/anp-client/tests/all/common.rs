@@ -1,4 +1,4 @@
-//! Test helpers: a real anp-host on 127.0.0.1:0, and a real HTTP proxy in
+//! Test helpers: a real countersign-host on 127.0.0.1:0, and a real HTTP proxy in
 //! front of it that can misbehave on purpose (rewrite logs, fail, hang), so
 //! the client is tested against a live peer, never a mock of itself.
 #![allow(dead_code)]
@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anp_client::AgentClient;
-use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
+use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::{json, Value};
 
 pub struct TestHost {

@@ -1,4 +1,4 @@
-//! The vendor agent client against a real anp-host on loopback.
+//! The vendor agent client against a real countersign-host on loopback.
 
 use crate::common;
 
@@ -72,7 +72,11 @@ async fn a_full_sandbox_negotiation_verifies_after_every_append() {
     // The scripted buyer drafts a counter-offer; a person sends it.
     let code = host
         .host()
-        .enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .unwrap()
         .code;
     let approver_key = anp::keys::generate_signing_key();

@@ -1,4 +1,4 @@
-//! A real `anp-host` on loopback, real vendor agents over HTTP, and engines
+//! A real `countersign-host` on loopback, real vendor agents over HTTP, and engines
 //! in their own temporary data directories.
 
 #![allow(dead_code)]
@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 pub struct World {
     pub dir: TempDir,
     pub db: PathBuf,
-    pub host: Option<anp_host::RunningHost>,
+    pub host: Option<countersign_host::RunningHost>,
     pub url: String,
     pub org: String,
 }
@@ -26,7 +26,8 @@ impl World {
     pub async fn start() -> World {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("host.sqlite3");
-        let host = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
+        let host =
+            countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
         let org = host.create_org("Fabrikam Industries").unwrap().org_handle;
         let running = host.spawn("127.0.0.1:0").await.unwrap();
         let url = running.base_url();
@@ -39,7 +40,7 @@ impl World {
         }
     }
 
-    pub fn host(&self) -> &anp_host::Host {
+    pub fn host(&self) -> &countersign_host::Host {
         &self.host.as_ref().unwrap().host
     }
 

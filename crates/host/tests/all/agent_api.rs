@@ -179,7 +179,11 @@ async fn registering_the_same_key_twice_returns_the_same_identity_and_bad_proofs
 async fn discovery_publishes_platform_and_approver_keys_with_windows() {
     let t = start(roomy_limits()).await;
     let approver = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let resp = t
         .http
@@ -211,7 +215,7 @@ async fn discovery_publishes_platform_and_approver_keys_with_windows() {
     assert!(appr.valid_to.is_none());
 
     let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    anp_host::admin::revoke_approver(&conn, &approver.id, t.host().clock().now()).unwrap();
+    countersign_host::admin::revoke_approver(&conn, &approver.id, t.host().clock().now()).unwrap();
     let wk: api::WellKnown = t
         .http
         .get(t.url("/.well-known/anp.json"))

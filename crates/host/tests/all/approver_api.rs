@@ -27,7 +27,11 @@ async fn enrollment_codes_work_once() {
     let t = start(roomy_limits()).await;
     let code = t
         .host()
-        .enroll_code(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
@@ -51,10 +55,18 @@ async fn a_full_negotiation_ends_in_a_two_approver_accept() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let bob = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Bob", "bob@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Bob",
+            "bob@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
 
@@ -231,7 +243,11 @@ async fn decline_needs_a_reason_and_appends_a_decline() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -268,7 +284,11 @@ async fn screening_holds_a_leaking_counter_and_sends_a_clean_one() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -362,7 +382,11 @@ async fn an_expired_offer_cannot_be_approved() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     let expires = api::format_timestamp(t.host().clock().now() + time::Duration::hours(1));
@@ -406,7 +430,11 @@ async fn a_vendor_may_accept_the_buyers_counter_offer() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -454,7 +482,11 @@ async fn each_decision_is_kept_exactly_as_received() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -566,13 +598,25 @@ async fn a_revoked_approvers_approval_stops_counting() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let bob = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Bob", "bob@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Bob",
+            "bob@fabrikam.example",
+        )
         .await;
     let cy = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Cy", "cy@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Cy",
+            "cy@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -616,7 +660,11 @@ async fn an_approval_dated_in_the_future_is_refused() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
@@ -650,7 +698,11 @@ async fn an_unchanged_summary_answers_304_and_any_change_a_new_tag() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let ada = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (session, _) = t.open_sandbox(&vendor).await;
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::common;
 
 fn run(db: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_anp-host"))
+    Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(db)
         .args(args)
@@ -99,7 +99,7 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
 
     let out = run(&db, &["org", "frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .args(["org", "list"])
         .output()
         .unwrap();
@@ -132,4 +132,26 @@ async fn admin_commands_work_on_the_database_of_a_running_server() {
         .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
         .await;
     assert_eq!(s, 401, "revoked by the CLI while serving");
+}
+
+#[test]
+fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+        .arg("--db")
+        .arg(&db)
+        .args(["org", "create", "--name", "Tailspin Toys", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("now `countersign-host`"),
+        "stderr: {stderr}"
+    );
+    let org = json_of(&out);
+    let handle = org["org_handle"].as_str().unwrap();
+    // The same database answers through the new name.
+    let listed = json_of(&run(&db, &["org", "list", "--json"]));
+    assert!(listed.to_string().contains(handle), "{listed}");
 }

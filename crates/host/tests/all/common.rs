@@ -5,7 +5,7 @@
 use anp::api::{self, EnrollRequest, EnrollResponse, RegisterRequest, RegisterResponse};
 use anp::keys::{self, SigningKey};
 use anp::signed;
-use anp_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::{json, Value};
 use std::time::Duration;
 

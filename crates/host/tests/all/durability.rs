@@ -72,7 +72,7 @@ struct Server {
 }
 
 fn start_binary(db: &std::path::Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(db)
         .args(["serve", "--listen", "127.0.0.1:0"])
@@ -169,22 +169,22 @@ async fn kill_9_loses_no_acknowledged_event() {
 fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("host.db");
-    drop(anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap());
+    drop(countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap());
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 999).unwrap();
     drop(conn);
-    let err = anp_host::Host::open(&db, anp_host::HostConfig::default())
+    let err = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
         .err()
         .unwrap();
     assert!(err.to_string().contains("schema version 999"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(&db)
         .args(["org", "list"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this anp-host"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this countersign-host"));
 }
 
 struct RemoteHost {
@@ -297,13 +297,13 @@ fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
     use std::os::unix::fs::PermissionsExt as _;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("host.db");
-    let first = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
-    let key_file = anp_host::platform_key::default_path(&db);
+    let first = countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
+    let key_file = countersign_host::platform_key::default_path(&db);
     let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     let fingerprint = first.platform_fingerprint().to_owned();
     drop(first);
-    let again = anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap();
+    let again = countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
     assert_eq!(again.platform_fingerprint(), fingerprint);
 }
 
@@ -311,9 +311,9 @@ fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
 fn a_different_platform_key_for_an_existing_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("host.db");
-    drop(anp_host::Host::open(&db, anp_host::HostConfig::default()).unwrap());
-    std::fs::remove_file(anp_host::platform_key::default_path(&db)).unwrap();
-    let err = anp_host::Host::open(&db, anp_host::HostConfig::default())
+    drop(countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap());
+    std::fs::remove_file(countersign_host::platform_key::default_path(&db)).unwrap();
+    let err = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
         .err()
         .unwrap();
     assert!(

@@ -29,7 +29,7 @@ async fn every_authentication_failure_is_the_same_bytes() {
     t.host().verify_agent(&vendor.id).unwrap();
     let disabled = t.host().create_org("Gone").unwrap().org_handle;
     let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    anp_host::admin::disable_org(&conn, &disabled).unwrap();
+    countersign_host::admin::disable_org(&conn, &disabled).unwrap();
 
     let status_path = format!("/api/agent/v1/sessions/{session}");
     let now = t.now();
@@ -127,7 +127,11 @@ async fn every_authentication_failure_is_the_same_bytes() {
     }
     // an approver id on the agent API, an agent id on the approver API
     let approver = t
-        .enroll(anp_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
         .await;
     let (s, b) = t.signed(&approver, "GET", &status_path, &Value::Null).await;
     refusals.push(("approver on agent API", s, b));
@@ -219,7 +223,7 @@ async fn oversized_bodies_are_413_and_store_nothing() {
 #[tokio::test]
 async fn rate_limits_answer_429_in_the_anp_shape() {
     let mut limits = roomy_limits();
-    limits.registration = anp_host::Limit {
+    limits.registration = countersign_host::Limit {
         max: 3,
         window: std::time::Duration::from_secs(3600),
     };
@@ -272,7 +276,7 @@ async fn the_per_ip_limit_covers_every_route() {
 #[tokio::test]
 async fn per_agent_limit_refuses_the_agent_but_not_others() {
     let mut limits = roomy_limits();
-    limits.per_agent = anp_host::Limit {
+    limits.per_agent = countersign_host::Limit {
         max: 2,
         window: std::time::Duration::from_secs(3600),
     };
@@ -298,7 +302,7 @@ async fn per_agent_limit_refuses_the_agent_but_not_others() {
 #[tokio::test]
 async fn per_session_limit_counts_event_submissions() {
     let mut limits = roomy_limits();
-    limits.per_session = anp_host::Limit {
+    limits.per_session = countersign_host::Limit {
         max: 2,
         window: std::time::Duration::from_secs(3600),
     };

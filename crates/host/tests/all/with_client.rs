@@ -44,7 +44,7 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     ] {
         let code = t
             .host()
-            .enroll_code(anp_host::SANDBOX_HANDLE, name, email)
+            .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
             .unwrap()
             .code;
         let key = anp::keys::generate_signing_key();
