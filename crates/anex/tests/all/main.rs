@@ -1,0 +1,5 @@
+//! All of this crate's integration tests, linked into one test binary (one
+//! module per topic), as every crate of the workspace does.
+
+mod messages;
+mod support;

@@ -1,0 +1,49 @@
+//! Builders for the messages the tests exchange: a supplier's onboarding
+//! agent (the requester) asks an organization's host (the responder).
+
+use anex::{AgentId, Id, Message, Terms};
+use serde_json::{json, Value};
+
+pub const REQUESTER: &str = "did:web:supplier.example";
+pub const RESPONDER: &str = "https://host.example/a2a/org1";
+pub const CONVERSATION: &str = "conv-1";
+
+pub fn id(s: &str) -> Id {
+    Id::parse(s).unwrap()
+}
+
+pub fn agent(s: &str) -> AgentId {
+    AgentId::parse(s).unwrap()
+}
+
+pub fn terms(access: &[&str], promise: &[&str]) -> Terms {
+    Terms::from_wire(access, promise).unwrap()
+}
+
+/// The JSON of a CFP for onboarding, as a counterparty would send it.
+pub fn cfp_json() -> Value {
+    json!({
+        "performative": "CFP",
+        "sender": REQUESTER,
+        "receiver": RESPONDER,
+        "content": {
+            "request": {
+                "identity": REQUESTER,
+                "owner": "Northwind Supplies Ltd",
+                "relation": "new supplier (introduced by procurement)",
+                "request_type": "supplier onboarding",
+                "access": ["legal_name(m)", "tax_id(m)", "bank_details(m)", "ap_contact"],
+                "promise": ["no retention beyond 90 days", "no sharing with third parties"]
+            }
+        },
+        "language": "JSON",
+        "ontology": "ANEX-Ontology",
+        "protocol": "ANEX-Negotiation",
+        "conversation_id": CONVERSATION,
+        "message_id": "m1"
+    })
+}
+
+pub fn cfp() -> Message {
+    anex::parse_value(&cfp_json()).unwrap()
+}
