@@ -14,10 +14,14 @@
 //! | [`message`] | the §4.2 message with threading; typed content per performative |
 //! | [`mod@parse`] | strict, bounded reading; `NOT-UNDERSTOOD` for what cannot be read |
 //! | [`json`] | the strict JSON reader (duplicate members refused) |
+//! | [`conversation`] | the phases of §4.1 as a state machine; sequence rules |
+//! | [`diff`] | what changed between two sets of terms |
 //! | [`limits`] | every size bound |
 
 #![warn(missing_docs)]
 
+pub mod conversation;
+pub mod diff;
 pub mod json;
 pub mod limits;
 pub mod message;
@@ -26,6 +30,8 @@ pub mod performative;
 pub mod term;
 pub mod text;
 
+pub use conversation::{Conversation, Phase, Role, Rule, SequenceError};
+pub use diff::{diff, TermsDiff};
 pub use message::{CallForProposal, Content, Envelope, Message};
 pub use parse::{parse, parse_value, Unreadable};
 pub use performative::{Performative, Protocol};

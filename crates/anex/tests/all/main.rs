@@ -1,5 +1,6 @@
 //! All of this crate's integration tests, linked into one test binary (one
 //! module per topic), as every crate of the workspace does.
 
+mod conversation;
 mod messages;
 mod support;

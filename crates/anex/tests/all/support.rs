@@ -1,7 +1,7 @@
 //! Builders for the messages the tests exchange: a supplier's onboarding
 //! agent (the requester) asks an organization's host (the responder).
 
-use anex::{AgentId, Id, Message, Terms};
+use anex::{AgentId, Content, Envelope, Id, Message, Protocol, Terms};
 use serde_json::{json, Value};
 
 pub const REQUESTER: &str = "did:web:supplier.example";
@@ -18,6 +18,33 @@ pub fn agent(s: &str) -> AgentId {
 
 pub fn terms(access: &[&str], promise: &[&str]) -> Terms {
     Terms::from_wire(access, promise).unwrap()
+}
+
+/// A message from `from` to the other party, in the test conversation.
+pub fn from(
+    from_requester: bool,
+    message_id: &str,
+    in_reply_to: Option<&str>,
+    protocol: Protocol,
+    content: Content,
+) -> Message {
+    let (sender, receiver) = if from_requester {
+        (REQUESTER, RESPONDER)
+    } else {
+        (RESPONDER, REQUESTER)
+    };
+    Message::new(
+        Envelope {
+            sender: agent(sender),
+            receiver: agent(receiver),
+            protocol,
+            conversation_id: id(CONVERSATION),
+            message_id: id(message_id),
+            in_reply_to: in_reply_to.map(id),
+        },
+        content,
+    )
+    .unwrap()
 }
 
 /// The JSON of a CFP for onboarding, as a counterparty would send it.
@@ -46,4 +73,24 @@ pub fn cfp_json() -> Value {
 
 pub fn cfp() -> Message {
     anex::parse_value(&cfp_json()).unwrap()
+}
+
+pub fn propose(from_requester: bool, message_id: &str, reply: &str, t: Terms) -> Message {
+    from(
+        from_requester,
+        message_id,
+        Some(reply),
+        Protocol::Negotiation,
+        Content::Propose(t),
+    )
+}
+
+pub fn accept(from_requester: bool, message_id: &str, reply: &str, t: Terms) -> Message {
+    from(
+        from_requester,
+        message_id,
+        Some(reply),
+        Protocol::Negotiation,
+        Content::Accept(t),
+    )
 }
