@@ -16,6 +16,8 @@
 //! | [`json`] | the strict JSON reader (duplicate members refused) |
 //! | [`conversation`] | the phases of §4.1 as a state machine; sequence rules |
 //! | [`diff`] | what changed between two sets of terms |
+//! | [`rules`] | §4.4 (a counter that drops a required item is rejected); the counter editor's check |
+//! | [`policy`] | the owner's policy file; "within policy" or "needs the owner", per item |
 //! | [`limits`] | every size bound |
 
 #![warn(missing_docs)]
@@ -27,6 +29,8 @@ pub mod limits;
 pub mod message;
 pub mod parse;
 pub mod performative;
+pub mod policy;
+pub mod rules;
 pub mod term;
 pub mod text;
 
@@ -35,5 +39,6 @@ pub use diff::{diff, TermsDiff};
 pub use message::{CallForProposal, Content, Envelope, Message};
 pub use parse::{parse, parse_value, Unreadable};
 pub use performative::{Performative, Protocol};
+pub use policy::{Counterparty, Evaluation, Policy, ProposalVerdict};
 pub use term::{AccessItem, Terms};
 pub use text::{AgentId, Id, ItemName, Promise, Text};

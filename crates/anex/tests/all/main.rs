@@ -3,4 +3,6 @@
 
 mod conversation;
 mod messages;
+mod negotiation;
+mod policy;
 mod support;
