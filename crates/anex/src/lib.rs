@@ -18,18 +18,22 @@
 //! | [`diff`] | what changed between two sets of terms |
 //! | [`rules`] | §4.4 (a counter that drops a required item is rejected); the counter editor's check |
 //! | [`policy`] | the owner's policy file; "within policy" or "needs the owner", per item |
+//! | [`exchange`] | the data set, and answering a data `REQUEST` with only accepted items |
+//! | [`record`] | the decided terms as a canonical record and its hash (what a receipt binds) |
 //! | [`limits`] | every size bound |
 
 #![warn(missing_docs)]
 
 pub mod conversation;
 pub mod diff;
+pub mod exchange;
 pub mod json;
 pub mod limits;
 pub mod message;
 pub mod parse;
 pub mod performative;
 pub mod policy;
+pub mod record;
 pub mod rules;
 pub mod term;
 pub mod text;
@@ -40,5 +44,6 @@ pub use message::{CallForProposal, Content, Envelope, Message};
 pub use parse::{parse, parse_value, Unreadable};
 pub use performative::{Performative, Protocol};
 pub use policy::{Counterparty, Evaluation, Policy, ProposalVerdict};
+pub use record::TermsRecord;
 pub use term::{AccessItem, Terms};
 pub use text::{AgentId, Id, ItemName, Promise, Text};

@@ -2,7 +2,9 @@
 //! module per topic), as every crate of the workspace does.
 
 mod conversation;
+mod exchange;
 mod messages;
 mod negotiation;
 mod policy;
+mod record;
 mod support;
