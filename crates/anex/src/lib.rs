@@ -20,6 +20,7 @@
 //! | [`policy`] | the owner's policy file; "within policy" or "needs the owner", per item |
 //! | [`exchange`] | the data set, and answering a data `REQUEST` with only accepted items |
 //! | [`record`] | the decided terms as a canonical record and its hash (what a receipt binds) |
+//! | [`v02`] | RFC 9396 `authorization_details` and ODRL forms, one to one with v0.1 |
 //! | [`limits`] | every size bound |
 
 #![warn(missing_docs)]
@@ -37,6 +38,7 @@ pub mod record;
 pub mod rules;
 pub mod term;
 pub mod text;
+pub mod v02;
 
 pub use conversation::{Conversation, Phase, Role, Rule, SequenceError};
 pub use diff::{diff, TermsDiff};

@@ -8,3 +8,4 @@ mod negotiation;
 mod policy;
 mod record;
 mod support;
+mod v02;
