@@ -5,6 +5,7 @@ mod conversation;
 mod exchange;
 mod messages;
 mod negotiation;
+mod no_panic;
 mod policy;
 mod record;
 mod support;
