@@ -76,6 +76,9 @@ pub enum TermError {
         /// What is wrong with it.
         why: TextError,
     },
+    /// A promise written with the required mark, which only access items carry.
+    #[error("{0} carries \"(m)\": only access items are marked required (§5.4); promises are never marked")]
+    MarkedPromise(String),
     /// The same item named twice (with or without the mark).
     #[error("access item {0:?} appears more than once")]
     DuplicateItem(String),
@@ -148,6 +151,9 @@ impl Terms {
         let promise = promise
             .iter()
             .map(|s| {
+                if s.as_ref().ends_with(REQUIRED_MARK) {
+                    return Err(TermError::MarkedPromise(quote(s.as_ref())));
+                }
                 Promise::parse(s.as_ref()).map_err(|why| TermError::Promise {
                     promise: quote(s.as_ref()),
                     why,
@@ -253,6 +259,14 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_promise_cannot_be_marked_required() {
+        assert!(matches!(
+            Terms::from_wire(&["name"], &["no sharing(m)"]),
+            Err(TermError::MarkedPromise(_))
+        ));
     }
 
     #[test]
