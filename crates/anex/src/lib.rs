@@ -22,6 +22,45 @@
 //! | [`record`] | the decided terms as a canonical record and its hash (what a receipt binds) |
 //! | [`v02`] | RFC 9396 `authorization_details` and ODRL forms, one to one with v0.1 |
 //! | [`limits`] | every size bound |
+//!
+//! A host answering a CFP, in order (the IO, storage and A2A around it are
+//! the host's):
+//!
+//! ```
+//! use anex::{Content, Conversation, Counterparty, Id, Policy, TermsRecord};
+//!
+//! let policy = Policy::parse(r#"{"anex_policy": 1, "terms_valid_days": 90,
+//!     "rules": [{"items": ["legal_name", "tax_id"], "anyone": true,
+//!                "promises": ["no sharing with third parties"]}]}"#)?;
+//! let bytes = br#"{"performative": "CFP", "sender": "did:web:supplier.example",
+//!     "receiver": "https://host.example/a2a/org1", "language": "JSON",
+//!     "ontology": "ANEX-Ontology", "protocol": "ANEX-Negotiation",
+//!     "conversation_id": "conv-1", "message_id": "m1",
+//!     "content": {"request": {"identity": "did:web:supplier.example",
+//!         "owner": "Northwind", "request_type": "supplier onboarding",
+//!         "access": ["legal_name(m)", "tax_id(m)"], "promise": []}}}"#;
+//!
+//! // 1. Read it; an unreadable message gets `e.answer(...)`, a NOT-UNDERSTOOD.
+//! let cfp = anex::parse(bytes)?;
+//! // 2. Is it a legal next step? (a later message: `conversation.apply(&m)`)
+//! let mut conversation = Conversation::open(&cfp)?;
+//! // 3. What does the owner's policy say, item by item?
+//! let who = Counterparty { identity: cfp.sender().clone(), relation: None };
+//! let asked = cfp.content().terms().unwrap();
+//! let verdict = policy.evaluate_request(&who, asked);
+//! assert!(verdict.within_policy());
+//! // 4. Within policy: answer at once, asking the promise the rule needs.
+//! let terms = verdict.proposal(asked).unwrap();
+//! assert_eq!(terms.promise[0].as_str(), "no sharing with third parties");
+//! let answer = cfp.reply(Id::parse("h1")?, Content::Propose(terms.clone()))?;
+//! conversation.apply(&answer)?;
+//! // 5. The record of these terms, which a receipt (or the task's artifact) binds.
+//! let now = time::macros::datetime!(2026-10-01 12:00 UTC);
+//! let record = TermsRecord::new(&conversation, cfp.message_id(), &terms,
+//!     policy.terms_valid_until(now))?;
+//! assert!(record.hash().starts_with("sha256:"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 
@@ -49,3 +88,7 @@ pub use policy::{Counterparty, Evaluation, Policy, ProposalVerdict};
 pub use record::TermsRecord;
 pub use term::{AccessItem, Terms};
 pub use text::{AgentId, Id, ItemName, Promise, Text};
+
+/// The A2A extension URI under which ANEX messages ride A2A
+/// (docs/anex-binding.md, "ANEX over A2A"). The version is part of it.
+pub const A2A_EXTENSION_URI: &str = "urn:countersign:anex:a2a:v1";
