@@ -30,7 +30,7 @@ use crate::limits::{MAX_MESSAGES, MAX_OPEN_QUESTIONS, MAX_PROPOSALS};
 use crate::message::{CallForProposal, Content, Message, Query};
 use crate::performative::Performative;
 use crate::term::Terms;
-use crate::text::{AgentId, Id, ItemName};
+use crate::text::{join_names, AgentId, Id, ItemName};
 
 /// Which side of the conversation an agent is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -279,14 +279,6 @@ pub enum Rule {
     },
 }
 
-fn names(items: &[ItemName]) -> String {
-    items
-        .iter()
-        .map(ItemName::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -336,15 +328,15 @@ impl fmt::Display for Rule {
             ),
             Self::NoTerms => f.write_str("no terms are accepted, so no data may be shared (§4.5)"),
             Self::NotAccepted { items } => {
-                write!(f, "the accepted terms do not cover {} (§4.5)", names(items))
+                write!(f, "the accepted terms do not cover {} (§4.5)", join_names(items))
             }
             Self::NotAsked { items } => {
-                write!(f, "the request did not ask for {}", names(items))
+                write!(f, "the request did not ask for {}", join_names(items))
             }
             Self::Incomplete { items } => write!(
                 f,
                 "it leaves out {} that the request asked for (refuse or fail instead of answering in part)",
-                names(items)
+                join_names(items)
             ),
             Self::ProposalLimit => write!(
                 f,

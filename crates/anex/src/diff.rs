@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::term::{AccessItem, Terms};
-use crate::text::{ItemName, Promise};
+use crate::text::{join_promises, ItemName, Promise};
 
 /// An item present in both whose `(m)` mark differs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,12 +90,6 @@ impl fmt::Display for TermsDiff {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let promises = |v: &[Promise]| {
-            v.iter()
-                .map(|p| format!("{:?}", p.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         if !self.access_added.is_empty() {
             parts.push(format!("access added: {}", items(&self.access_added)));
         }
@@ -120,13 +114,13 @@ impl fmt::Display for TermsDiff {
         if !self.promises_added.is_empty() {
             parts.push(format!(
                 "promises added: {}",
-                promises(&self.promises_added)
+                join_promises(&self.promises_added)
             ));
         }
         if !self.promises_removed.is_empty() {
             parts.push(format!(
                 "promises removed: {}",
-                promises(&self.promises_removed)
+                join_promises(&self.promises_removed)
             ));
         }
         if parts.is_empty() {

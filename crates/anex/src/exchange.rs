@@ -17,7 +17,7 @@ use crate::json::read_strict;
 use crate::limits::{MAX_ACCESS_ITEMS, MAX_DATA_SET_BYTES, MAX_MESSAGE_BYTES};
 use crate::message::{check_data_value, BuildError, Content, DataItems, Message, MAX_VALUE_DEPTH};
 use crate::record::TermsRecord;
-use crate::text::{quote, Id, ItemName, Text};
+use crate::text::{join_names, quote, Id, ItemName, Text};
 
 /// Why a data set was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -139,13 +139,11 @@ pub fn answer_data_request(
         .cloned()
         .collect();
     if !not_accepted.is_empty() {
-        let list = not_accepted
-            .iter()
-            .map(ItemName::as_str)
-            .collect::<Vec<_>>()
-            .join(", ");
         return Ok(refuse(
-            format!("the accepted terms do not include {list}; nothing was sent"),
+            format!(
+                "the accepted terms do not include {}; nothing was sent",
+                join_names(&not_accepted)
+            ),
             not_accepted,
         )?);
     }

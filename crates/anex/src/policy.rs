@@ -19,7 +19,7 @@ use crate::json::read_strict;
 use crate::limits::{MAX_POLICY_BYTES, MAX_POLICY_RULES, MAX_PROMISES, MAX_TERMS_VALID_DAYS};
 use crate::rules::{check_counter, Rejection};
 use crate::term::{AccessItem, Terms};
-use crate::text::{quote, AgentId, ItemName, Promise, Text};
+use crate::text::{join_promises, quote, AgentId, ItemName, Promise, Text};
 
 /// The value of `anex_policy` this crate reads.
 pub const POLICY_VERSION: u32 = 1;
@@ -398,12 +398,12 @@ impl Policy {
                 let mut reason =
                     format!("rule {} shares {} with {}", n + 1, item.name, rule.audience);
                 if !rule.promises.is_empty() {
-                    reason.push_str(&format!(" under {}", quoted_list(&rule.promises)));
+                    reason.push_str(&format!(" under {}", join_promises(&rule.promises)));
                 }
                 if !adds.is_empty() {
                     reason.push_str(&format!(
                         "; the request does not offer {}, so the answer asks for it",
-                        quoted_list(&adds)
+                        join_promises(&adds)
                     ));
                 }
                 ItemVerdict {
@@ -473,11 +473,4 @@ impl Policy {
             ProposalVerdict::NeedsOwner { promises }
         }
     }
-}
-
-fn quoted_list(list: &[Promise]) -> String {
-    list.iter()
-        .map(|p| format!("{:?}", p.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

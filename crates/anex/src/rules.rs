@@ -16,21 +16,16 @@
 use std::fmt;
 
 use crate::term::Terms;
-use crate::text::{ItemName, Promise, Text};
+use crate::text::{join_names, join_promises, ItemName, Promise, Text};
 
-fn names(items: &[ItemName]) -> String {
-    items
+/// The items `counter` offers that `ask` did not ask for.
+fn not_asked(ask: &Terms, counter: &Terms) -> Vec<ItemName> {
+    counter
+        .access
         .iter()
-        .map(ItemName::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn promises(list: &[Promise]) -> String {
-    list.iter()
-        .map(|p| format!("{:?}", p.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .filter(|i| !ask.has_item(&i.name))
+        .map(|i| i.name.clone())
+        .collect()
 }
 
 /// §4.4: the items `ask` marks required that `counter` does not contain.
@@ -63,13 +58,13 @@ impl fmt::Display for Rejection {
         if !self.dropped_required.is_empty() {
             parts.push(format!(
                 "the counter drops {}, which the request marked required (ANEX §4.4)",
-                names(&self.dropped_required)
+                join_names(&self.dropped_required)
             ));
         }
         if !self.not_asked.is_empty() {
             parts.push(format!(
                 "the counter offers {}, which was not asked for (a counter narrows access)",
-                names(&self.not_asked)
+                join_names(&self.not_asked)
             ));
         }
         f.write_str(&parts.join("; "))
@@ -81,12 +76,7 @@ impl fmt::Display for Rejection {
 pub fn check_counter(ask: &Terms, counter: &Terms) -> Result<(), Rejection> {
     let rejection = Rejection {
         dropped_required: dropped_required(ask, counter),
-        not_asked: counter
-            .access
-            .iter()
-            .filter(|i| !ask.has_item(&i.name))
-            .map(|i| i.name.clone())
-            .collect(),
+        not_asked: not_asked(ask, counter),
     };
     if rejection.dropped_required.is_empty() && rejection.not_asked.is_empty() {
         Ok(())
@@ -117,22 +107,22 @@ impl fmt::Display for CounterProblem {
             Self::DropsRequired(items) => write!(
                 f,
                 "a counter without {} is pointless: the requester marked it required and must reject any counter that drops it (ANEX §4.4); keep it, or refuse the request",
-                names(items)
+                join_names(items)
             ),
             Self::NotAsked(items) => write!(
                 f,
                 "{} was not asked for: a counter narrows access, it never adds to it",
-                names(items)
+                join_names(items)
             ),
             Self::RemovesPromises(list) => write!(
                 f,
                 "the requester offered {}: a counter asks for more promises, never fewer",
-                promises(list)
+                join_promises(list)
             ),
             Self::Marked(items) => write!(
                 f,
                 "{} carries an (m) mark: marks are the requester's, a counter names items without them",
-                names(items)
+                join_names(items)
             ),
             Self::SameAsAsked => f.write_str(
                 "this counter changes nothing: it is the request as asked, so accept it instead",
@@ -150,14 +140,9 @@ pub fn check_owner_counter(ask: &Terms, counter: &Terms) -> Result<(), Vec<Count
     if !dropped.is_empty() {
         problems.push(CounterProblem::DropsRequired(dropped));
     }
-    let not_asked: Vec<ItemName> = counter
-        .access
-        .iter()
-        .filter(|i| !ask.has_item(&i.name))
-        .map(|i| i.name.clone())
-        .collect();
-    if !not_asked.is_empty() {
-        problems.push(CounterProblem::NotAsked(not_asked));
+    let extra = not_asked(ask, counter);
+    if !extra.is_empty() {
+        problems.push(CounterProblem::NotAsked(extra));
     }
     let removed: Vec<Promise> = ask
         .promise

@@ -229,6 +229,23 @@ impl Promise {
     }
 }
 
+/// Item names as a person reads a list of them: `a, b, c`.
+pub(crate) fn join_names(items: &[ItemName]) -> String {
+    items
+        .iter()
+        .map(ItemName::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Promises as a person reads a list of them, each quoted: `"x", "y"`.
+pub(crate) fn join_promises(list: &[Promise]) -> String {
+    list.iter()
+        .map(|p| format!("{:?}", p.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `s` quoted for an error message: escaped, and cut to 40 characters, so a
 /// reason that names a counterparty's value stays short and inert.
 pub(crate) fn quote(s: &str) -> String {

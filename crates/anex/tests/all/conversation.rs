@@ -52,18 +52,6 @@ fn agree(mid: &str, reply: &str) -> Message {
     )
 }
 
-fn data_request(mid: &str, items: &[&str]) -> Message {
-    from(
-        true,
-        mid,
-        None,
-        Protocol::DataExchange,
-        Content::DataRequest {
-            access: items.iter().map(|s| item(s)).collect(),
-        },
-    )
-}
-
 fn inform(mid: &str, reply: &str, items: &[&str]) -> Message {
     from(
         false,

@@ -2,7 +2,7 @@
 //! REFUSE or FAILURE otherwise (each case alone), and the data set file.
 
 use anex::exchange::{answer_data_request, DataSet, ExchangeError};
-use anex::{Content, Conversation, Message, Performative, Protocol, TermsRecord};
+use anex::{Content, Conversation, Message, Performative, TermsRecord};
 use serde_json::json;
 use time::macros::datetime;
 use time::OffsetDateTime;
@@ -39,21 +39,6 @@ fn agreed() -> (Conversation, TermsRecord) {
     (c, record)
 }
 
-fn request(mid: &str, items: &[&str]) -> Message {
-    from(
-        true,
-        mid,
-        None,
-        Protocol::DataExchange,
-        Content::DataRequest {
-            access: items
-                .iter()
-                .map(|s| anex::ItemName::parse(s).unwrap())
-                .collect(),
-        },
-    )
-}
-
 fn refused_items(m: &Message) -> (String, Vec<String>) {
     let Content::Refuse { response, items } = m.content() else {
         panic!("not a REFUSE: {m:?}")
@@ -67,7 +52,7 @@ fn refused_items(m: &Message) -> (String, Vec<String>) {
 #[test]
 fn accepted_items_are_sent_exactly_as_asked() {
     let (mut c, record) = agreed();
-    let req = request("m3", &["tax_id", "legal_name"]);
+    let req = data_request("m3", &["tax_id", "legal_name"]);
     c.apply(&req).unwrap();
     let answer = answer_data_request(Some(&record), &req, &data(), NOW, id("h3")).unwrap();
     assert_eq!(answer.performative(), Performative::Inform);
@@ -83,7 +68,7 @@ fn accepted_items_are_sent_exactly_as_asked() {
 #[test]
 fn without_terms_everything_asked_is_refused() {
     let mut c = Conversation::open(&cfp()).unwrap();
-    let req = request("m2", &["legal_name", "tax_id"]);
+    let req = data_request("m2", &["legal_name", "tax_id"]);
     c.apply(&req).unwrap();
     let answer = answer_data_request(None, &req, &data(), NOW, id("h2")).unwrap();
     let (why, items) = refused_items(&answer);
@@ -95,7 +80,7 @@ fn without_terms_everything_asked_is_refused() {
 #[test]
 fn after_the_terms_end_everything_asked_is_refused() {
     let (_, record) = agreed();
-    let req = request("m3", &["legal_name"]);
+    let req = data_request("m3", &["legal_name"]);
     let at_end = NOW + time::Duration::days(90);
     let answer = answer_data_request(Some(&record), &req, &data(), at_end, id("h3")).unwrap();
     let (why, items) = refused_items(&answer);
@@ -112,7 +97,7 @@ fn after_the_terms_end_everything_asked_is_refused() {
 #[test]
 fn an_item_not_accepted_refuses_the_request_and_sends_nothing() {
     let (_, record) = agreed();
-    let req = request("m3", &["legal_name", "ap_contact"]);
+    let req = data_request("m3", &["legal_name", "ap_contact"]);
     let answer = answer_data_request(Some(&record), &req, &data(), NOW, id("h3")).unwrap();
     let (why, items) = refused_items(&answer);
     assert_eq!(items, ["ap_contact"]);
@@ -129,7 +114,7 @@ fn an_item_not_accepted_refuses_the_request_and_sends_nothing() {
 #[test]
 fn an_accepted_item_without_a_value_fails_and_sends_nothing() {
     let (_, record) = agreed();
-    let req = request("m3", &["legal_name", "bank_details"]);
+    let req = data_request("m3", &["legal_name", "bank_details"]);
     let partial = DataSet::parse(r#"{"legal_name": "Fabrikam Industries Inc."}"#).unwrap();
     let answer = answer_data_request(Some(&record), &req, &partial, NOW, id("h3")).unwrap();
     assert_eq!(answer.performative(), Performative::Failure);
@@ -146,10 +131,10 @@ fn an_answer_too_large_for_one_message_fails() {
     let set =
         DataSet::parse(&json!({"legal_name": big, "tax_id": big, "bank_details": big}).to_string())
             .unwrap();
-    let req = request("m3", &["legal_name", "tax_id", "bank_details"]);
+    let req = data_request("m3", &["legal_name", "tax_id", "bank_details"]);
     let answer = answer_data_request(Some(&record), &req, &set, NOW, id("h3")).unwrap();
     assert_eq!(answer.performative(), Performative::Failure);
-    let one = request("m4", &["legal_name"]);
+    let one = data_request("m4", &["legal_name"]);
     let answer = answer_data_request(Some(&record), &one, &set, NOW, id("h4")).unwrap();
     assert_eq!(answer.performative(), Performative::Inform);
 }
@@ -161,7 +146,7 @@ fn a_callers_mistake_is_an_error_not_an_answer() {
         answer_data_request(Some(&record), &cfp(), &data(), NOW, id("h9")),
         Err(ExchangeError::NotADataRequest(_))
     ));
-    let mut v = request("m3", &["legal_name"]).to_json();
+    let mut v = data_request("m3", &["legal_name"]).to_json();
     v["conversation_id"] = json!("conv-2");
     let other = anex::parse_value(&v).unwrap();
     assert!(matches!(

@@ -94,3 +94,19 @@ pub fn accept(from_requester: bool, message_id: &str, reply: &str, t: Terms) -> 
         Content::Accept(t),
     )
 }
+
+/// A data REQUEST from the requester for `items`.
+pub fn data_request(message_id: &str, items: &[&str]) -> Message {
+    from(
+        true,
+        message_id,
+        None,
+        Protocol::DataExchange,
+        Content::DataRequest {
+            access: items
+                .iter()
+                .map(|s| anex::ItemName::parse(s).unwrap())
+                .collect(),
+        },
+    )
+}
