@@ -578,3 +578,30 @@ fn a_reply_swaps_the_parties_and_threads_itself() {
         anex::message::BuildError::RepliesToItself
     );
 }
+
+#[test]
+fn a_message_is_built_only_with_the_protocol_its_content_belongs_to() {
+    let envelope = |protocol| anex::Envelope {
+        sender: agent(REQUESTER),
+        receiver: agent(RESPONDER),
+        protocol,
+        conversation_id: id(CONVERSATION),
+        message_id: id("m5"),
+        in_reply_to: None,
+    };
+    let content = || Content::Propose(terms(&["legal_name"], &[]));
+    assert_eq!(
+        anex::Message::new(envelope(Protocol::DataExchange), content()).unwrap_err(),
+        anex::message::BuildError::WrongProtocol {
+            performative: Performative::Propose,
+            expected: Protocol::Negotiation,
+            given: Protocol::DataExchange,
+        }
+    );
+    assert!(anex::Message::new(envelope(Protocol::Negotiation), content()).is_ok());
+    // Content that takes the protocol of what it answers is built under any.
+    for protocol in Protocol::ALL {
+        let cancel = Content::Cancel { reason: None };
+        assert!(anex::Message::new(envelope(protocol), cancel).is_ok());
+    }
+}
