@@ -180,12 +180,14 @@ pub enum EnvelopeError {
     #[error("the envelope's sender has no role (buyer, merchant or arbiter)")]
     NoSender,
     /// The role may not send this type.
-    #[error("a {role} may not send {kind}")]
+    #[error("{kind} comes from {allowed}, not from the {role}")]
     WrongSender {
-        /// The role.
-        role: &'static str,
         /// The type.
         kind: &'static str,
+        /// Who may send it (`the buyer or the merchant`).
+        allowed: String,
+        /// The role that sent it.
+        role: &'static str,
     },
     /// `payload` is missing or not an object.
     #[error("the envelope's payload is not an object")]
@@ -240,9 +242,15 @@ impl Envelope {
             .and_then(|s| Sender::deserialize(s).ok())
             .ok_or(EnvelopeError::NoSender)?;
         if !kind.senders().contains(&sender.role) {
+            let allowed: Vec<String> = kind
+                .senders()
+                .iter()
+                .map(|r| format!("the {}", r.as_str()))
+                .collect();
             return Err(EnvelopeError::WrongSender {
-                role: sender.role.as_str(),
                 kind: kind.as_str(),
+                allowed: allowed.join(" or "),
+                role: sender.role.as_str(),
             });
         }
         let payload = e

@@ -171,9 +171,11 @@ pub struct Verification {
     pub signer: Signer,
     /// The seven checks, in order.
     pub checks: Vec<Check>,
-    /// `signed_payload.final_terms` when it is an object: the only terms to act on.
+    /// `signed_payload.final_terms` when it is an object and the receipt
+    /// carries an artifact: the only terms to act on (when proof).
     pub signed_terms: Option<Value>,
-    /// `signed_payload.session.session_id` when it is a string.
+    /// `signed_payload.session.session_id` when it is a string and the
+    /// receipt carries an artifact.
     pub signed_session_id: Option<String>,
     /// Whether test receipts were allowed.
     pub allow_test: bool,
@@ -247,7 +249,9 @@ pub fn verify(
     let proof = checks.iter().all(|c| c.ok || c.skipped)
         && found.signature_ok
         && matches!(found.signer, Signer::Pinned { .. });
-    let signed_session_id = payload
+    // A payload without an artifact was never signed: it names nothing.
+    let signed = payload.filter(|_| artifact.is_some());
+    let signed_session_id = signed
         .and_then(|p| p.get("session"))
         .and_then(|s| s.get("session_id"))
         .and_then(Value::as_str)
@@ -258,7 +262,7 @@ pub fn verify(
         kid: found.kid,
         signer: found.signer,
         checks,
-        signed_terms: payload
+        signed_terms: signed
             .and_then(|p| p.get("final_terms"))
             .filter(|t| t.is_object())
             .cloned(),
