@@ -20,10 +20,10 @@ use crate::text::shown;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChainFailure {
     /// The log is empty or holds something other than objects.
-    #[error("the log must be a non-empty list of envelope objects")]
+    #[error("the log holds no envelopes, or something other than envelope objects")]
     NotEnvelopes,
     /// An envelope's `prev_hash` is not the hash of the one before it.
-    #[error("envelope {index} ({kind}) does not link to the one before it")]
+    #[error("envelope {index} ({kind}) carries a prev_hash that is not the hash of the envelope before it")]
     Unlinked {
         /// Its 0-based position.
         index: usize,
@@ -37,10 +37,10 @@ pub enum ChainFailure {
         index: usize,
     },
     /// Every link holds, but the last envelope is not the head the receipt names.
-    #[error("every link holds, but the last envelope is not the head the receipt names")]
+    #[error("the links hold, but the last envelope's hash is not the head the receipt names")]
     HeadMismatch,
     /// The receipt names another length.
-    #[error("the receipt names {claimed} envelopes; the log holds {actual}")]
+    #[error("the log holds {actual} envelopes where the receipt names {claimed}")]
     LengthMismatch {
         /// What the receipt says, as written and made safe to show.
         claimed: String,
@@ -48,10 +48,10 @@ pub enum ChainFailure {
         actual: usize,
     },
     /// The signed payload carries no chain head, so nothing ties the log to the signature.
-    #[error("the receipt has no signed chain head, so the log cannot be tied to the signature")]
+    #[error("the signed payload names no chain head, so nothing ties the log to the signature")]
     NoSignedHead,
     /// The signed head is not the hash of the envelope before the last.
-    #[error("the signed chain head is not the hash of the envelope before session.agree")]
+    #[error("the signed chain head is not the hash of the envelope before the last one (the one before session.agree)")]
     SignedHeadNotBeforeAgree,
 }
 

@@ -46,34 +46,34 @@ impl Role {
 /// The message types of the developer page, in session order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MessageType {
-    /// Buyer: the object, its declared constraints, a commitment to its ceiling, the fairness profile.
+    /// Buyer: opens the session (what is bought, open constraints, a hash of its ceiling).
     #[serde(rename = "session.open")]
     SessionOpen,
-    /// Merchant: a commitment to its floor, its list price and inclusions.
+    /// Merchant: joins (a hash of its floor, its list price and inclusions).
     #[serde(rename = "session.ack")]
     SessionAck,
-    /// Arbiter: the session rules, both commitments, its key id.
+    /// Arbiter: fixes the rules and names its signing key.
     #[serde(rename = "session.accept")]
     SessionAccept,
-    /// Buyer or merchant: round, price, inclusions, expiry.
+    /// Buyer or merchant: an offer for a round.
     #[serde(rename = "offer.propose")]
     OfferPropose,
-    /// The other party: the same shape as a proposal.
+    /// The other party: an offer answering one, shaped like it.
     #[serde(rename = "offer.counter")]
     OfferCounter,
-    /// Either party: the round accepted; terms identical to the offer on the table.
+    /// Either party: takes the offer standing in a round.
     #[serde(rename = "offer.accept")]
     OfferAccept,
-    /// Arbiter: fair, unfair to the buyer or to the merchant, the score, the price that would be fair.
+    /// Arbiter: its verdict and score on an offer, with a suggested price.
     #[serde(rename = "arbitration.evaluate")]
     ArbitrationEvaluate,
-    /// Arbiter: why an offer was refused, the invariant it broke, the suggested price.
+    /// Arbiter: refuses an offer, naming the broken invariant and a price to retry at.
     #[serde(rename = "arbitration.reject")]
     ArbitrationReject,
-    /// Arbiter: final terms, the signed agreement artifact, the next step.
+    /// Arbiter: the agreed terms with its signed artifact.
     #[serde(rename = "session.agree")]
     SessionAgree,
-    /// Arbiter: why the session closed without agreement.
+    /// Arbiter: ends the session without a deal, with the reason.
     #[serde(rename = "session.close")]
     SessionClose,
 }
@@ -350,7 +350,7 @@ pub struct AcceptPayload {
     /// The round being accepted.
     #[serde(default)]
     pub round: Option<u32>,
-    /// The terms, identical to the offer on the table, when repeated.
+    /// The terms, when repeated (they must equal the offer accepted).
     #[serde(default)]
     pub terms: Option<Terms>,
     /// Fields not known here.

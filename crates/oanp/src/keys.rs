@@ -1,10 +1,10 @@
 //! The arbiter keys a receipt's signer must be: the three Valyzen publishes,
 //! pinned by kid *and* public key, and any a person adds.
 //!
-//! A receipt embeds the key that signed it, and anyone can embed any key
-//! under any kid, Valyzen's included. A valid signature therefore proves only
-//! that the embedded key signed; the receipt is the arbiter's when the
-//! embedded key for its kid is exactly (the same `x` text) a pinned one.
+//! The key a receipt is checked with travels inside the receipt, so a forger
+//! simply embeds their own, under any kid they like (Valyzen's too). What
+//! makes a receipt the arbiter's is that the embedded key for its kid is,
+//! as text, the `x` pinned here for that kid.
 
 use std::collections::BTreeMap;
 
@@ -16,8 +16,8 @@ use serde::Serialize;
 pub enum Mode {
     /// Real agreements.
     Live,
-    /// Sandbox agreements: anyone with a free test key can make one, so they
-    /// are proof only when a person allows test receipts.
+    /// Sandbox agreements: test keys are free to anyone, so these are proof
+    /// only when a person allows test receipts.
     Test,
 }
 
@@ -81,9 +81,20 @@ pub enum PinError {
     /// The kid is empty.
     #[error("a pinned key needs a kid")]
     NoKid,
-    /// `x` is not the unpadded base64url of 32 bytes.
-    #[error("the key for {kid:?} is not an Ed25519 public key (32 bytes, unpadded base64url)")]
+    /// `x` is not the unpadded base64url of 32 bytes encoding a point.
+    #[error(
+        "the key for {kid:?} is not an Ed25519 public key (a point, 32 bytes, unpadded base64url)"
+    )]
     NotEd25519 {
+        /// The kid.
+        kid: String,
+    },
+    /// `x` is a point of small order, under which a signature verifies for
+    /// any message (RFC 8032's check does not refuse it).
+    #[error(
+        "the key for {kid:?} is a small-order point: a signature under it verifies for any message"
+    )]
+    WeakKey {
         /// The kid.
         kid: String,
     },
@@ -137,8 +148,14 @@ impl PinnedKeys {
                 label: existing.label.clone(),
             });
         }
-        if !matches!(jcs::b64url::decode(&key.x), Ok(bytes) if bytes.len() == 32) {
-            return Err(PinError::NotEd25519 { kid: key.kid });
+        let point = jcs::b64url::decode(&key.x)
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .and_then(|bytes| ed25519_dalek::VerifyingKey::from_bytes(&bytes).ok());
+        match point {
+            None => return Err(PinError::NotEd25519 { kid: key.kid }),
+            Some(point) if point.is_weak() => return Err(PinError::WeakKey { kid: key.kid }),
+            Some(_) => {}
         }
         if key.label.trim().is_empty() {
             return Err(PinError::NoLabel { kid: key.kid });
@@ -178,7 +195,8 @@ mod tests {
         }
     }
 
-    const X: &str = "r74GdCrOjaO42MQ6q_Wksof0KpblklD8hCKmYC1lBQo";
+    /// RFC 8032 §7.1, test 1: a public key every Ed25519 reader knows.
+    const X: &str = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 
     #[test]
     fn the_three_published_keys_with_their_modes() {
@@ -226,8 +244,8 @@ mod tests {
         assert_eq!(keys.pin(mine("", X, "l")), Err(PinError::NoKid));
         for bad in [
             "",
-            "r74GdCrOjaO42MQ6q_Wksof0KpblklD8hCKmYC1lBQ",
-            "r74G+CrOjaO42MQ6q_Wksof0KpblklD8hCKmYC1lBQo",
+            "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHUR",
+            "11qY+YKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
             "AAAA",
         ] {
             assert!(
@@ -242,6 +260,12 @@ mod tests {
             keys.pin(mine("k", X, "  ")),
             Err(PinError::NoLabel { .. })
         ));
+        // The identity point: a signature with R the identity and S zero
+        // verifies under it for any message.
+        let mut identity = [0u8; 32];
+        identity[0] = 1;
+        let weak = keys.pin(mine("k", &jcs::b64url::encode(&identity), "l"));
+        assert!(matches!(weak, Err(PinError::WeakKey { .. })), "{weak:?}");
         assert_eq!(keys.iter().count(), 0);
     }
 }

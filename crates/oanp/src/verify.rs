@@ -298,7 +298,7 @@ fn unsigned(receipt: &Map<String, Value>, found: &mut Found) -> Vec<Check> {
         found.status = Status::Unverifiable;
         checks.push(Check::fail(
             CheckId::Header,
-            "The receipt says the session agreed, but it carries no signed artifact and payload.",
+            "The receipt claims an agreement but holds no signed artifact with its payload.",
         ));
         checks.push(Check::skip(
             CheckId::Key,
@@ -361,7 +361,7 @@ fn signed(
             checks.push(Check::pass(
                 CheckId::Header,
                 format!(
-                    "An EdDSA detached JWS (b64 false, crit b64) under key {}.",
+                    "EdDSA over a detached, unencoded payload (b64 false, crit [\"b64\"]), key id {}.",
                     shown(&kid)
                 ),
             ));
@@ -381,7 +381,7 @@ fn signed(
             checks.push(Check::fail(
                 CheckId::Header,
                 format!(
-                    "The protected header is not an EdDSA detached JWS with a kid: {}.",
+                    "The protected header does not declare EdDSA over a detached, unencoded payload under a key id: {}.",
                     problems.join("; ")
                 ),
             ));
@@ -492,9 +492,7 @@ fn key_signature_signer_mode(
     let keys = embedded(receipt, kid);
     let k = shown(kid);
     let key_problem = match keys.as_slice() {
-        [] => Some(format!(
-            "No key with kid {k} is embedded in the receipt's jwks."
-        )),
+        [] => Some(format!("The receipt's jwks holds no key with the kid {k}.")),
         [jwk] if !is_ed25519(jwk) => Some(format!(
             "The key {k} is not an Ed25519 key: kty is {}, crv is {}.",
             jwk.get("kty")
@@ -507,7 +505,7 @@ fn key_signature_signer_mode(
         }
         [_] => None,
         many => Some(format!(
-            "{} keys are embedded under kid {k}; exactly one may be.",
+            "The receipt's jwks holds {} keys with the kid {k}; it must hold exactly one.",
             many.len()
         )),
     };
@@ -530,7 +528,7 @@ fn key_signature_signer_mode(
     };
     checks.push(Check::pass(
         CheckId::Key,
-        format!("The Ed25519 key {k} is embedded in the receipt."),
+        format!("Exactly one Ed25519 key, {k}, is embedded under the header's kid."),
     ));
 
     let x = jwk.get("x").and_then(Value::as_str).unwrap_or_default();
@@ -544,7 +542,7 @@ fn key_signature_signer_mode(
     checks.push(match signature {
         Ok(()) => Check::pass(
             CheckId::Signature,
-            "The signature verifies over the protected header and the canonical signed payload.",
+            "The Ed25519 signature holds over the protected header, a dot and the canonical signed payload.",
         ),
         Err(why) => Check::fail(CheckId::Signature, why),
     });
@@ -569,11 +567,11 @@ fn key_signature_signer_mode(
                 (Mode::Live, _) => Check::pass(CheckId::Mode, "A live key: the receipt is not a sandbox one."),
                 (Mode::Test, true) => Check::pass(
                     CheckId::Mode,
-                    "A test-mode (sandbox) key, accepted because test receipts are allowed; it proves nothing to a third party.",
+                    "A test-mode (sandbox) key, accepted because test receipts are allowed; to a third party it proves nothing.",
                 ),
                 (Mode::Test, false) => Check::fail(
                     CheckId::Mode,
-                    "A test-mode (sandbox) key: anyone with a free test key can make such a receipt, so it is not proof unless test receipts are allowed.",
+                    "A test-mode (sandbox) key: test keys are free to anyone, so this receipt is proof only when test receipts are allowed.",
                 ),
             });
         }
@@ -581,8 +579,8 @@ fn key_signature_signer_mode(
             checks.push(Check::fail(
                 CheckId::Signer,
                 format!(
-                    "The kid {k} is {}'s, but the embedded key is not the pinned one: whoever made this receipt signed it, not {}.",
-                    pin.label, pin.label
+                    "The kid {k} is {}'s, but the embedded key is not the pinned one: some other key signed under that kid.",
+                    pin.label
                 ),
             ));
             checks.push(Check::skip(
@@ -594,7 +592,7 @@ fn key_signature_signer_mode(
             checks.push(Check::fail(
                 CheckId::Signer,
                 format!(
-                    "The key {k} is not a pinned arbiter key: the signature shows only that whoever holds it signed."
+                    "The key {k} is not a pinned arbiter key: any key can sign, so the signature says nothing about who made the receipt."
                 ),
             ));
             checks.push(Check::skip(
@@ -633,7 +631,7 @@ fn verify_signature(
     input.push(b'.');
     input.extend_from_slice(&payload);
     key.verify(&input, &Signature::from_bytes(&signature)).map_err(|_| {
-        "The signature does not verify: the signed payload, the signature or the key is not what was signed.".to_owned()
+        "The signature does not verify: the payload, the signature or the key has changed since signing.".to_owned()
     })
 }
 
@@ -648,15 +646,15 @@ fn terms(receipt: &Map<String, Value>, payload: &Map<String, Value>) -> Check {
         receipt.get("session_id"),
     );
     match (terms_ok, id_ok) {
-        (true, true) => Check::pass(CheckId::Terms, "final_terms and session_id are the ones that were signed."),
+        (true, true) => Check::pass(CheckId::Terms, "The receipt's final_terms and session_id equal the signed ones."),
         (false, true) => Check::fail(
             CheckId::Terms,
-            "The receipt's final_terms differ from the signed terms: act only on signed_payload.final_terms.",
+            "The receipt's final_terms are not the signed ones: act only on signed_payload.final_terms.",
         ),
-        (true, false) => Check::fail(CheckId::Terms, "The receipt's session_id differs from the signed session id."),
+        (true, false) => Check::fail(CheckId::Terms, "The receipt names another session than the one signed."),
         (false, false) => Check::fail(
             CheckId::Terms,
-            "Both the receipt's final_terms and its session_id differ from what was signed.",
+            "Neither the receipt's final_terms nor its session_id are the signed ones.",
         ),
     }
 }
@@ -673,7 +671,7 @@ fn chain(
             let length = c.get("length").map_or("?".to_owned(), Value::to_string);
             let head: String = head.chars().take(23).collect();
             Some(format!(
-                "; the receipt names head {}… over {} envelopes",
+                " (the receipt names head {}… and {} envelopes)",
                 shown(&head),
                 shown(&length)
             ))
@@ -681,7 +679,7 @@ fn chain(
         return Check::skip(
             CheckId::Chain,
             format!(
-                "Not checked without the session log{}.",
+                "Not checked: no session log was given{}.",
                 named.unwrap_or_default()
             ),
         );

@@ -162,7 +162,7 @@ pub struct Arbiter {
     /// Its agent id.
     #[serde(default)]
     pub agent_id: Option<String>,
-    /// `independent`, or `affiliated` when arbiter and a party were one interest.
+    /// `independent`, or `affiliated` when the arbiter stood on a party's side.
     #[serde(default)]
     pub relationship: Option<String>,
     /// Fields not known here.
@@ -211,7 +211,7 @@ pub struct Verdict {
 /// Why a session closed without agreement (`close`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Close {
-    /// The reason (rounds used up, a timeout, a party's rejection, a violated invariant).
+    /// Why there was no deal (the rounds ran out, say).
     #[serde(default)]
     pub reason: Option<String>,
     /// More detail.

@@ -230,7 +230,7 @@ fn a_whole_log_is_checked_in_the_publishers_order() {
         verify_log(&log, Some(&length), session)
             .unwrap_err()
             .to_string(),
-        "the receipt names 70 envelopes; the log holds 7"
+        "the log holds 7 envelopes where the receipt names 70"
     );
     assert_eq!(
         verify_log(&log, claim, None),

@@ -80,7 +80,7 @@ fn the_text_report_lists_each_check_and_the_verdict() {
         "OANP receipt for session 01M42N9KCCR8TAGDXTFR3Q8TE8 (as signed)"
     );
     assert!(
-        lines[1].starts_with("  ok    header     An EdDSA detached JWS"),
+        lines[1].starts_with("  ok    header     EdDSA over a detached, unencoded payload"),
         "{}",
         lines[1]
     );
@@ -90,7 +90,7 @@ fn the_text_report_lists_each_check_and_the_verdict() {
         lines[5]
     );
     assert!(
-        lines[7].starts_with("  skip  chain      Not checked without the session log"),
+        lines[7].starts_with("  skip  chain      Not checked: no session log was given"),
         "{}",
         lines[7]
     );

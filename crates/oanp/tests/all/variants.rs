@@ -284,8 +284,47 @@ fn flip(signature: &str, byte: usize) -> String {
     b64(&raw)
 }
 
+/// The Ed25519 group order L, little-endian.
+const ORDER: [u8; 32] = [
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+];
+
+/// The signature with S replaced by S + L: the same scalar, not canonical.
+fn malleated(signature: &str) -> String {
+    let mut raw = jcs::b64url::decode(signature).unwrap();
+    let mut carry = 0u16;
+    for (byte, l) in raw[32..].iter_mut().zip(ORDER) {
+        let sum = u16::from(*byte) + u16::from(l) + carry;
+        *byte = sum as u8;
+        carry = sum >> 8;
+    }
+    assert_eq!(carry, 0, "S + L fits 256 bits");
+    b64(&raw)
+}
+
 fn signature(cases: &mut Vec<Case>, keys: &Keys) {
     let mut add = Add(cases);
+    add.dev(
+        "signature: S + L (a malleated, non-canonical scalar)",
+        BAD_SIGNATURE,
+        |r| {
+            r["artifact"]["signature"] =
+                json!(malleated(r["artifact"]["signature"].as_str().unwrap()));
+        },
+    );
+    add.dev(
+        "signature: a small-order key (the identity) with R the identity and S zero",
+        UNPINNED,
+        |r| {
+            let mut identity = [0u8; 32];
+            identity[0] = 1;
+            let mut signature = [0u8; 64];
+            signature[0] = 1;
+            r["jwks"]["keys"][0]["x"] = json!(b64(&identity));
+            r["artifact"]["signature"] = json!(b64(&signature));
+        },
+    );
     add.dev("signature: one byte flipped", BAD_SIGNATURE, |r| {
         r["artifact"]["signature"] = json!(flip(r["artifact"]["signature"].as_str().unwrap(), 10));
     });
