@@ -112,6 +112,15 @@ impl Check {
     }
 }
 
+/// The signer and mode checks when no signature could be verified.
+fn no_signer(checks: &mut Vec<Check>, why: &str) {
+    checks.push(Check::skip(CheckId::Signer, why));
+    checks.push(Check::skip(
+        CheckId::Mode,
+        "There is no signer, so no mode to weigh.",
+    ));
+}
+
 /// What the signature says, overall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -322,14 +331,7 @@ fn unsigned(receipt: &Map<String, Value>, found: &mut Found) -> Vec<Check> {
             "Nothing was signed, so there is nothing to verify.",
         ));
     }
-    checks.push(Check::skip(
-        CheckId::Signer,
-        "There is no signature, so no signer.",
-    ));
-    checks.push(Check::skip(
-        CheckId::Mode,
-        "There is no signer, so no mode to weigh.",
-    ));
+    no_signer(&mut checks, "There is no signature, so no signer.");
     checks.push(Check::skip(
         CheckId::Terms,
         "Nothing was signed, so there are no signed terms.",
@@ -393,14 +395,10 @@ fn signed(
                 CheckId::Signature,
                 "No signature can be verified without a well-formed header.",
             ));
-            checks.push(Check::skip(
-                CheckId::Signer,
+            no_signer(
+                &mut checks,
                 "Without a verifiable signature there is no signer.",
-            ));
-            checks.push(Check::skip(
-                CheckId::Mode,
-                "There is no signer, so no mode to weigh.",
-            ));
+            );
         }
     }
     checks.push(terms(receipt, payload));
@@ -516,14 +514,7 @@ fn key_signature_signer_mode(
             CheckId::Signature,
             "No signature can be verified without the key.",
         ));
-        checks.push(Check::skip(
-            CheckId::Signer,
-            "Without a verifiable signature there is no signer.",
-        ));
-        checks.push(Check::skip(
-            CheckId::Mode,
-            "There is no signer, so no mode to weigh.",
-        ));
+        no_signer(checks, "Without a verifiable signature there is no signer.");
         return;
     };
     checks.push(Check::pass(

@@ -42,8 +42,15 @@ impl<T> Member<T> {
     ) -> Self {
         match object.get(name) {
             None => Member::Absent,
-            Some(Value::Null) => Member::Null,
-            Some(raw) => match read(raw) {
+            Some(raw) => Self::of(raw, read),
+        }
+    }
+
+    /// One JSON value read with `read`: `null` is [`Member::Null`].
+    pub fn of(raw: &Value, read: impl FnOnce(&Value) -> Result<T, String>) -> Self {
+        match raw {
+            Value::Null => Member::Null,
+            raw => match read(raw) {
                 Ok(value) => Member::Read(value),
                 Err(reason) => Member::Unreadable {
                     raw: raw.clone(),
@@ -66,22 +73,15 @@ pub(crate) fn deserialize<T: DeserializeOwned>(raw: &Value) -> Result<T, String>
     T::deserialize(raw).map_err(|e| e.to_string())
 }
 
+/// One JSON value read into `T`: `null` is [`Member::Null`].
+pub(crate) fn member_of<T: DeserializeOwned>(item: &Value) -> Member<T> {
+    Member::of(item, deserialize)
+}
+
 /// `raw` as a list, each item read on its own.
 pub(crate) fn each<T: DeserializeOwned>(raw: &Value) -> Result<Vec<Member<T>>, String> {
     let items = raw.as_array().ok_or("not a list")?;
-    Ok(items
-        .iter()
-        .map(|item| match item {
-            Value::Null => Member::Null,
-            item => match deserialize(item) {
-                Ok(value) => Member::Read(value),
-                Err(reason) => Member::Unreadable {
-                    raw: item.clone(),
-                    reason,
-                },
-            },
-        })
-        .collect())
+    Ok(items.iter().map(member_of).collect())
 }
 
 /// `raw` as an object, or why not.

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use member::Member;
-use member::{deserialize, each, object, rest};
+use member::{each, member_of, object, rest};
 pub use types::*;
 
 /// Both parties (`parties`), each read on its own.
@@ -205,18 +205,6 @@ fn read_invariants(raw: &Value) -> Result<BTreeMap<String, Member<Invariant>>, S
     let map: &Map<String, Value> = object(raw)?;
     Ok(map
         .iter()
-        .map(|(id, item)| {
-            let member = match item {
-                Value::Null => Member::Null,
-                item => match deserialize(item) {
-                    Ok(invariant) => Member::Read(invariant),
-                    Err(reason) => Member::Unreadable {
-                        raw: item.clone(),
-                        reason,
-                    },
-                },
-            };
-            (id.clone(), member)
-        })
+        .map(|(id, item)| (id.clone(), member_of(item)))
         .collect())
 }

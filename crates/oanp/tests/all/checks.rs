@@ -2,8 +2,7 @@
 //! Python): each check broken alone fails alone, and the fixtures read as
 //! published.
 
-use oanp::report::verify_bytes;
-use oanp::{CheckId, Mode, PinnedKeys, Signer, Status, Trust};
+use oanp::{CheckId, Mode, Signer, Status};
 use serde_json::json;
 
 use crate::support::{fixture, outcomes, verify, TestKey};
@@ -11,19 +10,7 @@ use crate::variants::{self, Case, Keys};
 
 /// What we answer for `case`, in the marks `variants::Expect` uses.
 pub fn answer(case: &Case) -> (String, bool, String) {
-    let mut pins = PinnedKeys::published();
-    for key in &case.pins {
-        pins.pin(key.clone()).unwrap();
-    }
-    let trust = Trust {
-        pins: &pins,
-        allow_test: case.allow_test,
-    };
-    match verify_bytes(
-        case.receipt.as_bytes(),
-        case.log.as_deref().map(str::as_bytes),
-        trust,
-    ) {
+    match case.verify() {
         Ok(v) => {
             let marks = v
                 .checks
@@ -68,19 +55,7 @@ fn every_case_gets_the_answer_written_for_it() {
 #[test]
 fn the_checks_are_seven_in_the_published_order_with_a_sentence_each() {
     for case in variants::all(&Keys::generate()) {
-        let mut pins = PinnedKeys::published();
-        for key in &case.pins {
-            pins.pin(key.clone()).unwrap();
-        }
-        let trust = Trust {
-            pins: &pins,
-            allow_test: case.allow_test,
-        };
-        let Ok(v) = verify_bytes(
-            case.receipt.as_bytes(),
-            case.log.as_deref().map(str::as_bytes),
-            trust,
-        ) else {
+        let Ok(v) = case.verify() else {
             continue;
         };
         let ids: Vec<CheckId> = v.checks.iter().map(|c| c.id).collect();

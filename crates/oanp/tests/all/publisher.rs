@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use oanp::report::{exit_code, verify_bytes, EXIT_UNREADABLE};
-use oanp::{CheckId, Mode, PinnedKeys, Signer, Trust, Verification};
+use oanp::report::{exit_code, EXIT_UNREADABLE};
+use oanp::{CheckId, Mode, Signer, Verification};
 use serde_json::{json, Value};
 
 use crate::support::root;
@@ -93,20 +93,7 @@ fn run_publisher(cases: &[Case]) -> Value {
 }
 
 fn ours(case: &Case) -> Option<Verification> {
-    let mut pins = PinnedKeys::published();
-    for key in &case.pins {
-        pins.pin(key.clone()).unwrap();
-    }
-    let trust = Trust {
-        pins: &pins,
-        allow_test: case.allow_test,
-    };
-    verify_bytes(
-        case.receipt.as_bytes(),
-        case.log.as_deref().map(str::as_bytes),
-        trust,
-    )
-    .ok()
+    case.verify().ok()
 }
 
 /// Where our answer and the publisher's differ, one line each.

@@ -7,7 +7,8 @@
 //! that `valyzen.receipt.verify_receipt` answers the same (or, for a case
 //! with a `difference`, exactly what the crate README says it answers).
 
-use oanp::{Mode, PinnedKey};
+use oanp::report::{verify_bytes, ReadError};
+use oanp::{Mode, PinnedKey, PinnedKeys, Trust, Verification};
 use serde_json::{json, Value};
 
 use crate::support::{fixture, session_for, TestKey, FIXTURES};
@@ -28,6 +29,25 @@ pub struct Case {
     pub expect: Expect,
     /// Where the publisher must answer otherwise (crate README, "Differences").
     pub difference: Option<Difference>,
+}
+
+impl Case {
+    /// Our verification of the case, from its texts, with its pins.
+    pub fn verify(&self) -> Result<Verification, ReadError> {
+        let mut pins = PinnedKeys::published();
+        for key in &self.pins {
+            pins.pin(key.clone()).unwrap();
+        }
+        let trust = Trust {
+            pins: &pins,
+            allow_test: self.allow_test,
+        };
+        verify_bytes(
+            self.receipt.as_bytes(),
+            self.log.as_deref().map(str::as_bytes),
+            trust,
+        )
+    }
 }
 
 /// What a verifier answers: the status (`unreadable` when the input is
