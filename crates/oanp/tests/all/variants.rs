@@ -904,8 +904,37 @@ fn differences(cases: &mut Vec<Case>, keys: &Keys) {
         text(&utf16),
         None,
         false,
-        pins,
+        pins.clone(),
         BAD_HEADER,
     );
     add.differs("D4", "valid", true);
+
+    // D3 inside the header: the header check fails, the receipt is read.
+    let mut nan = fixture("dev-receipt");
+    let header_nan = header_json.replacen('}', ",\"exp\":NaN}", 1);
+    keys.live
+        .sign_protected(&mut nan, &b64(header_nan.as_bytes()));
+    add.case(
+        "D3: NaN inside the protected header",
+        text(&nan),
+        None,
+        false,
+        pins.clone(),
+        BAD_HEADER,
+    );
+    add.differs("D3", "valid", true);
+
+    // Agreement: a duplicated header member counts once, the last.
+    let mut twice = fixture("dev-receipt");
+    let header_twice = header_json.replacen('{', "{\"alg\":\"HS256\",", 1);
+    keys.live
+        .sign_protected(&mut twice, &b64(header_twice.as_bytes()));
+    add.case(
+        "header: alg twice, EdDSA last",
+        text(&twice),
+        None,
+        false,
+        pins,
+        PROOF,
+    );
 }
