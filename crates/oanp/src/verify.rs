@@ -125,7 +125,7 @@ fn no_signer(checks: &mut Vec<Check>, why: &str) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// The signature verifies (which alone is not proof: see [`Verification::is_proof`]).
+    /// The signature verifies (which alone is not proof: see [`Verification::proof`]).
     Valid,
     /// The signature does not verify.
     Invalid,
@@ -191,11 +191,6 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// True only when the receipt is proof (see [`Verification::proof`]).
-    pub fn is_proof(&self) -> bool {
-        self.proof
-    }
-
     /// The outcome of one check.
     pub fn check(&self, id: CheckId) -> &Check {
         // `verify` fills all seven, in order.
@@ -205,7 +200,12 @@ impl Verification {
     /// One sentence for a person: proof or not, and why.
     pub fn headline(&self) -> String {
         if self.proof {
-            return match &self.signer {
+            let unchecked = if self.check(CheckId::Chain).skipped {
+                " The session log was not checked."
+            } else {
+                ""
+            };
+            let proof = match &self.signer {
                 Signer::Pinned { label, mode: Mode::Test, .. } => format!(
                     "Proof for testing only: signed by {label}'s test-mode key, accepted because test receipts are allowed; it proves nothing to a third party."
                 ),
@@ -214,6 +214,7 @@ impl Verification {
                 }
                 Signer::Unknown => "Proof.".to_owned(),
             };
+            return proof + unchecked;
         }
         if self.status == Status::Unsigned {
             return "Not proof: the session closed without an agreement, so nothing was signed."

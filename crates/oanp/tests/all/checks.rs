@@ -173,3 +173,24 @@ fn counterparty_text_in_a_sentence_is_escaped_and_bounded() {
     // The kid itself is kept whole for the caller.
     assert_eq!(v.kid.as_deref(), Some(key.kid.as_str()));
 }
+
+#[test]
+fn a_proof_with_its_log_checked_says_so_and_one_without_says_not() {
+    let key = TestKey::generate("k-chain");
+    let (receipt, log) = crate::support::session_for(fixture("dev-receipt"), &key);
+    let with_log = crate::support::verify_with(&receipt, Some(&log), false, &[key.pin(Mode::Live)]);
+    assert!(with_log.proof);
+    assert_eq!(
+        with_log.headline(),
+        "Proof: signed by the Countersign test arbiter's live key, and every check that ran holds."
+    );
+    let without = crate::support::verify_with(&receipt, None, false, &[key.pin(Mode::Live)]);
+    assert!(without.proof);
+    assert!(
+        without
+            .headline()
+            .ends_with("holds. The session log was not checked."),
+        "{}",
+        without.headline()
+    );
+}

@@ -100,6 +100,11 @@ fn the_text_report_lists_each_check_and_the_verdict() {
         "{}",
         lines[9]
     );
+    assert!(
+        lines[9].ends_with(" The session log was not checked."),
+        "{}",
+        lines[9]
+    );
     assert_eq!(
         lines[10],
         "signed final terms: 419.00 USD with warranty (included), cable (included)"
