@@ -95,7 +95,7 @@ fn the_dev_receipt_is_the_development_arbiters_test_receipt() {
         v.signed_session_id.as_deref(),
         Some("01M42N9KCCR8TAGDXTFR3Q8TE8")
     );
-    let mode = v.check(CheckId::Mode);
+    let mode = v.check(CheckId::Mode).unwrap();
     assert!(!mode.ok && mode.detail.contains("test-mode"), "{mode:?}");
     assert!(
         v.headline().starts_with("NOT PROOF (mode check)"),
@@ -110,7 +110,7 @@ fn the_dev_receipt_is_the_development_arbiters_test_receipt() {
         "{}",
         allowed.headline()
     );
-    let chain = allowed.check(CheckId::Chain);
+    let chain = allowed.check(CheckId::Chain).unwrap();
     assert!(
         chain.skipped && chain.detail.contains("sha256:6c77e2c67c46ae28"),
         "{chain:?}"
@@ -129,12 +129,12 @@ fn the_forgeries_verify_as_signatures_and_are_not_proof() {
             assert!(!v.proof, "{name}");
             assert_eq!(v.signer, Signer::Unknown, "{name}");
             assert_eq!(v.kid.as_deref(), Some(kid));
-            let signer = v.check(CheckId::Signer);
+            let signer = v.check(CheckId::Signer).unwrap();
             assert!(!signer.ok && !signer.skipped, "{name}: {signer:?}");
         }
     }
     let kid = verify(&fixture("forged-kid-receipt"), false);
-    assert!(kid.check(CheckId::Signer).detail.contains(
+    assert!(kid.check(CheckId::Signer).unwrap().detail.contains(
         "is the Valyzen arbiter's, but the embedded key is not the pinned one: some other key"
     ));
 }
@@ -162,7 +162,7 @@ fn counterparty_text_in_a_sentence_is_escaped_and_bounded() {
     let mut r = fixture("dev-receipt");
     key.sign(&mut r);
     let v = verify(&r, false);
-    let detail = &v.check(CheckId::Signer).detail;
+    let detail = &v.check(CheckId::Signer).unwrap().detail;
     assert!(detail.contains("evil\\u{001b}[31m\\u{202e}kkk"), "{detail}");
     assert!(
         !detail.contains('\u{1b}') && !detail.contains('\u{202e}'),

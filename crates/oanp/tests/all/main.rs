@@ -4,6 +4,7 @@
 
 mod checks;
 mod envelopes;
+mod no_panic;
 mod publisher;
 mod reports;
 mod support;

@@ -173,7 +173,7 @@ fn compare(ours: &Verification, theirs: &Value) -> Vec<String> {
         if theirs_checks.iter().any(|c| c["id"] == id.as_str()) {
             continue;
         }
-        let mine = ours.check(id);
+        let mine = ours.check(id).unwrap();
         let live = matches!(
             ours.signer,
             Signer::Pinned {
