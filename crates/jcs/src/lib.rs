@@ -19,15 +19,18 @@
 //!
 //! [`hash`] holds SHA-256 over those bytes (`hex` and `sha256:<hex>` forms),
 //! [`b64url`] the unpadded base64url every protocol uses for keys and
-//! signatures.
+//! signatures, and [`parse`] reads JSON text refusing integer literals wider
+//! than 64 bits, which `serde_json` would otherwise round to a double.
 
 #![warn(missing_docs)]
 
 pub mod b64url;
 pub mod hash;
 mod number;
+pub mod parse;
 mod write;
 
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
+pub use parse::{parse, ParseError};
 pub use write::{to_string, to_string_strict, to_vec, JcsError};
