@@ -34,4 +34,7 @@ mod write;
 
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
-pub use write::{to_string, to_string_strict, to_string_with, to_vec, BigIntegers, JcsError, Rules};
+pub use write::{
+    to_string, to_string_marking, to_string_strict, to_string_with, to_vec, BigIntegers, JcsError,
+    Rules,
+};

@@ -87,6 +87,50 @@ pub fn to_string_strict(value: &Value) -> Result<String, JcsError> {
     )
 }
 
+/// The canonical text of `value` under `rules`, and, when `value` is an
+/// object holding `member`, the byte span of that member (with one adjacent
+/// comma): cutting the span out leaves the canonical text of the object
+/// without it. One pass gives both what a message's hash covers (all of it)
+/// and what its signature covers (all but `signature`).
+pub fn to_string_marking(
+    value: &Value,
+    rules: &Rules,
+    member: &str,
+) -> Result<(String, Option<std::ops::Range<usize>>), JcsError> {
+    if rules.big_integers == BigIntegers::Refuse || rules.refuse_negative_zero {
+        check_edges(value, rules, &mut String::new())?;
+    }
+    let exact = rules.big_integers == BigIntegers::Exact;
+    let Value::Object(map) = value else {
+        return Ok((to_string_with(value, rules)?, None));
+    };
+    let mut out = String::with_capacity(256);
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    let count = entries.len();
+    let mut span = None;
+    out.push('{');
+    for (i, (key, item)) in entries.into_iter().enumerate() {
+        let start = out.len();
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(&mut out, key);
+        out.push(':');
+        write_value(&mut out, item, exact);
+        if key == member {
+            // Take the leading comma, or the trailing one when first.
+            span = Some(if i > 0 || count == 1 {
+                start..out.len()
+            } else {
+                start..out.len() + 1
+            });
+        }
+    }
+    out.push('}');
+    Ok((out, span))
+}
+
 fn pointer(path: &str) -> String {
     if path.is_empty() {
         "/".to_owned()
@@ -250,6 +294,28 @@ mod tests {
         assert!(to_string_strict(&json!(-9007199254740992i64)).is_err());
         // A large number written as a float is a double, not an integer.
         assert!(to_string_strict(&json!(1e300)).is_ok());
+    }
+
+    #[test]
+    fn marking_a_member_gives_both_texts() {
+        for text in [
+            r#"{"a":1,"signature":"s","z":[2]}"#,
+            r#"{"signature":"s","z":[2]}"#,
+            r#"{"a":1,"signature":"s"}"#,
+            r#"{"signature":"s"}"#,
+            r#"{"a":1}"#,
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let (whole, span) = to_string_marking(&v, &Rules::JAVASCRIPT, "signature").unwrap();
+            assert_eq!(whole, to_string(&v));
+            let mut without = v.clone();
+            without.as_object_mut().unwrap().remove("signature");
+            let cut = match span {
+                Some(r) => format!("{}{}", &whole[..r.start], &whole[r.end..]),
+                None => whole.clone(),
+            };
+            assert_eq!(cut, to_string(&without), "{text}");
+        }
     }
 
     #[test]

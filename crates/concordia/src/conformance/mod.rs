@@ -1,0 +1,1 @@
+//! The conformance suite (RUNNER_CONTRACT v1-draft).
