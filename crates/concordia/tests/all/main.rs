@@ -1,0 +1,3 @@
+//! Integration tests of the concordia crate, one module per topic.
+
+mod suite;
