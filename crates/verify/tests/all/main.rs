@@ -1,0 +1,3 @@
+//! Integration tests of countersign-verify, run as the real binary.
+
+mod cli;
