@@ -41,7 +41,7 @@ fn an_anp_log_verifies_and_a_tampered_one_fails_naming_the_seq() {
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = doc["events"].as_array_mut().unwrap();
     let last = events.last_mut().unwrap();
-    last["created_at"] = serde_json::json!("2030-01-01T00:00:00Z");
+    last["payload"]["term_months"] = serde_json::json!(36);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("log.json");
     std::fs::write(&path, doc.to_string()).unwrap();
