@@ -8,6 +8,7 @@
 //! | [`offer`] | offers (§6): basic, partial, conditional, bundle; exact money |
 //! | [`diff`] | the structured diff of two offers |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
+//! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
 //! | [`conformance`] | the public conformance suite's profiles and runner (RUNNER_CONTRACT v1-draft) |
 //!
 //! The ApprovalReceipt and `did:key` live in `countersign-approval-receipt`
@@ -18,6 +19,7 @@
 
 pub use approval_receipt;
 
+pub mod artifacts;
 pub mod conformance;
 pub mod diff;
 pub mod message;

@@ -6,10 +6,9 @@
 //! / `delegation-chain-v1`, and `message-chain-v1` when the transcript comes
 //! along): one implementation of each check.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use concordia::approval_receipt::{datetime, keys, receipt};
-use concordia::conformance::{judge, Vector, Verdict};
 use concordia::transcript::{verify_since, verify_transcript, Keys};
 use concordia::{Head, Message, Session};
 
@@ -127,21 +126,6 @@ pub fn receipt(file: &str, value: &Value, options: &Options) -> Outcome {
     )
 }
 
-fn run(profile: &str, record_type: &str, input: Value, context: Map<String, Value>) -> Vec<String> {
-    let vector = Vector {
-        id: "file".into(),
-        title: "file".into(),
-        source_fixture: "file".into(),
-        record_type: record_type.into(),
-        profile: profile.into(),
-        input,
-        context,
-        expected: Verdict::Accept,
-        expected_reason_class: None,
-    };
-    judge(&vector).failures
-}
-
 fn findings(failures: Vec<String>) -> Vec<Finding> {
     failures
         .into_iter()
@@ -159,26 +143,11 @@ fn findings(failures: Vec<String>) -> Vec<Finding> {
 /// Verifies `{"attestation", "keys", "messages"?}`: schema, every party's
 /// signature, every party's countersignature, and, with the transcript,
 /// the receipt set-binding (message count and chain head).
+/// Verifies `{"attestation", "keys", "messages"?}` (see
+/// [`concordia::artifacts::verify_attestation`]).
 pub fn attestation(file: &str, value: &Value) -> Outcome {
-    let att = value["attestation"].clone();
-    let keys = value["keys"].clone();
-    let parties: Vec<Value> = att
-        .get("parties")
-        .and_then(Value::as_array)
-        .map(|p| p.iter().filter_map(|x| x.get("agent_id").cloned()).collect())
-        .unwrap_or_default();
-    let mut context = Map::new();
-    context.insert("public_keys_b64url".into(), keys.clone());
-    let mut failures = run("attestation-v1", "attestation", att.clone(), context.clone());
-    context.insert("countersigners".into(), Value::Array(parties));
-    failures.extend(run("attestation-countersign-v1", "attestation", att.clone(), context.clone()));
-    if let Some(messages) = value.get("messages") {
-        let mut ctx = Map::new();
-        ctx.insert("public_keys_b64url".into(), keys);
-        failures.extend(run("message-chain-v1", "message_chain", json!({"messages": messages, "receipt": att}), ctx));
-    }
-    failures.sort();
-    failures.dedup();
+    let att = &value["attestation"];
+    let failures = concordia::artifacts::verify_attestation(att, &value["keys"], value.get("messages"));
     let summary = format!(
         "{} ({} parties{})",
         att.get("attestation_id").and_then(Value::as_str).unwrap_or("(no attestation_id)"),
@@ -190,21 +159,14 @@ pub fn attestation(file: &str, value: &Value) -> Outcome {
 
 /// Verifies `{"mandate", "issuer_public_key", "action"?, "delegation_public_keys"?}` at now.
 pub fn mandate(file: &str, value: &Value, options: &Options) -> Outcome {
-    let m = value["mandate"].clone();
-    let mut context = Map::new();
-    context.insert("issuer_public_key_b64url".into(), value["issuer_public_key"].clone());
-    context.insert("now".into(), json!(datetime::format_utc(options.now)));
-    if let Some(a) = value.get("action") {
-        context.insert("action".into(), a.clone());
-    }
-    let delegated = m.get("delegation_chain").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
-    let profile = if delegated {
-        context.insert("delegation_public_keys_b64url".into(), value.get("delegation_public_keys").cloned().unwrap_or(json!({})));
-        "delegation-chain-v1"
-    } else {
-        "mandate-v1"
-    };
-    let failures = run(profile, "mandate", m.clone(), context);
+    let m = &value["mandate"];
+    let failures = concordia::artifacts::verify_mandate(
+        m,
+        &value["issuer_public_key"],
+        options.now,
+        value.get("action"),
+        value.get("delegation_public_keys"),
+    );
     let summary = format!(
         "{} from {} to {}",
         m.get("mandate_id").and_then(Value::as_str).unwrap_or("(no mandate_id)"),
@@ -213,7 +175,6 @@ pub fn mandate(file: &str, value: &Value, options: &Options) -> Outcome {
     );
     Outcome::judged(file, "Concordia mandate", summary, findings(failures))
 }
-
 /// Reads `COUNT:HASH` (`12:sha256:ab…`).
 pub fn parse_pin(text: &str) -> Result<Head, String> {
     let (count, hash) = text.split_once(':').ok_or("a pin is COUNT:HASH, like 12:sha256:…")?;

@@ -1,3 +1,4 @@
 //! Integration tests of the concordia crate, one module per topic.
 
+mod interop;
 mod suite;
