@@ -118,10 +118,12 @@ pub fn strip_signatures(value: &Value) -> Value {
     }
 }
 
-/// Verifies `signature` (a base64url text) over `preimage` under `key`.
+/// Verifies `signature` (a base64url text) over `preimage` under `key`
+/// (both obtained through [`key_at`] and [`canonical`], which report their own failures).
 pub fn signature(c: &mut Checks, key: Option<&VerifyingKey>, preimage: Option<&str>, signature: Option<&Value>, what: &str) -> bool {
+    // A missing key or preimage was already reported by the check that
+    // could not produce it.
     let (Some(key), Some(preimage)) = (key, preimage) else {
-        c.fail("signature", format!("{what}: nothing to verify with"));
         return false;
     };
     let Some(text) = signature.and_then(Value::as_str) else {

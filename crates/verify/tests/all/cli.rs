@@ -67,3 +67,38 @@ fn unreadable_input_exits_2_with_a_sentence() {
     let out = run(&["vectors", "/nonexistent"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn our_single_check_vectors_run_through_the_same_runner() {
+    let out = run(&["vectors", "crates/concordia/vectors"]);
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap_or("");
+    let n = text.lines().count() - 1;
+    assert_eq!(last, format!("{n} passed, 0 failed"), "{text}");
+    assert!(n >= 30);
+    assert!(text.contains("cs-receipt-expired-by-one-second expected=reject got=reject ok"));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_mismatch_is_printed_and_exits_1() {
+    // A copy of one of our vectors with its expectation flipped.
+    let dir = tempfile::tempdir().unwrap();
+    let src = root().join("crates/concordia/vectors/mutation/cs-receipt-offer-one-cent-off.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    v["expected"] = serde_json::json!("accept");
+    v["expected_reason_class"] = serde_json::Value::Null;
+    std::fs::create_dir_all(dir.path().join("mutation")).unwrap();
+    std::fs::write(dir.path().join("mutation/x.json"), v.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("manifest.json"),
+        serde_json::json!({"counts": {"mutation": 1}, "files": {"mutation": ["mutation/x.json"]}}).to_string(),
+    )
+    .unwrap();
+    let out = run(&["vectors", dir.path().to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(text.contains("cs-receipt-offer-one-cent-off expected=accept got=reject MISMATCH"), "{text}");
+    assert!(text.contains("offer_hash"), "{text}");
+    assert_eq!(text.lines().last(), Some("0 passed, 1 failed"));
+    assert_eq!(out.status.code(), Some(1));
+}
