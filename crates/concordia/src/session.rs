@@ -212,6 +212,9 @@ impl Session {
         if (index == 0) != (message.kind == MessageType::Open) {
             return Err(err(Rule::OpenFirst));
         }
+        if self.state == State::Agreed {
+            return Err(err(Rule::Terminal("agreed")));
+        }
         if let Some(last) = self.last_at {
             if at < last {
                 return Err(err(Rule::TimeBackwards));
@@ -227,9 +230,6 @@ impl Session {
                     opened: datetime::format_utc(opened),
                 }));
             }
-        }
-        if self.state == State::Agreed {
-            return Err(err(Rule::Terminal("agreed")));
         }
         use MessageType as T;
         use State as S;

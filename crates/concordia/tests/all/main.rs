@@ -1,5 +1,9 @@
 //! Integration tests of the concordia crate, one module per topic.
 
+mod fixtures;
 mod interop;
+mod offers;
 mod own_vectors;
+mod session;
 mod suite;
+mod transcript;
