@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use concordia::conformance::{judge_value, Verdict};
-use serde_json::Value;
+
 
 use super::suite::{load_suite, repo_root};
 
@@ -65,5 +65,4 @@ fn the_named_checks_each_have_a_vector() {
     ] {
         assert!(ids.contains(id), "missing {id}");
     }
-    let _: Option<&Value> = None;
 }
