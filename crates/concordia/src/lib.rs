@@ -9,6 +9,7 @@
 //! | [`diff`] | the structured diff of two offers |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
 //! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
+//! | [`testing`] | synthetic signed transcripts for benchmarks and tests |
 //! | [`conformance`] | the public conformance suite's profiles and runner (RUNNER_CONTRACT v1-draft) |
 //!
 //! The ApprovalReceipt and `did:key` live in `countersign-approval-receipt`
@@ -25,10 +26,13 @@ pub mod diff;
 pub mod message;
 pub mod offer;
 pub mod session;
+pub mod testing;
 pub mod transcript;
 
 pub use diff::{diff_offers, OfferDiff};
 pub use message::{Body, Message, MessageType, Party, Timing, GENESIS_HASH};
 pub use offer::{Money, Offer, OfferKind};
 pub use session::{Session, State, TransitionError};
-pub use transcript::{message_hash, verify_since, verify_transcript, Head, Keys, TranscriptReport};
+pub use transcript::{
+    message_hash, verify_and_replay, verify_since, verify_transcript, Head, Keys, TranscriptReport,
+};

@@ -22,6 +22,7 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::Value;
 
 use crate::message::{Message, GENESIS_HASH};
+use crate::session::{Session, TransitionError};
 use approval_receipt::{edges, keys};
 
 /// The keys of a transcript's parties: agent id → Ed25519 key.
@@ -186,17 +187,30 @@ pub fn message_hash(message: &Value) -> Result<String, jcs::JcsError> {
 
 /// Verifies a whole transcript from genesis.
 pub fn verify_transcript(messages: &[Value], keys: &Keys) -> TranscriptReport {
-    verify_run(&Head::genesis(), messages, keys, Check::Genesis)
+    verify_run(&Head::genesis(), messages, keys, Check::Genesis).0
+}
+
+/// Verifies a whole transcript and, when every envelope reads, replays it
+/// through the §5 state machine (the typed messages are read once, for both).
+pub fn verify_and_replay(
+    messages: &[Value],
+    keys: &Keys,
+) -> (TranscriptReport, Option<Result<Session, TransitionError>>) {
+    let (report, typed) = verify_run(&Head::genesis(), messages, keys, Check::Genesis);
+    let typed: Option<Vec<Message>> = typed.into_iter().collect();
+    let replay = typed.map(|t| Session::replay(&t));
+    (report, replay)
 }
 
 /// Verifies the messages after a pinned head (`new` starts at index
 /// `pin.count`): O(new messages), independent of what came before.
 pub fn verify_since(pin: &Head, new: &[Value], keys: &Keys) -> TranscriptReport {
     let first = if pin.count == 0 { Check::Genesis } else { Check::Pin };
-    verify_run(pin, new, keys, first)
+    verify_run(pin, new, keys, first).0
 }
 
 struct Prepared {
+    typed: Option<Message>,
     hash: Option<String>,
     preimage: Option<Vec<u8>>,
     signature: Option<Signature>,
@@ -213,9 +227,13 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
             detail,
         })
     };
-    if let Err(e) = Message::from_value(message) {
-        fail(failures, Check::Envelope, e.to_string());
-    }
+    let typed = match Message::from_value(message) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            fail(failures, Check::Envelope, e.to_string());
+            None
+        }
+    };
     let (hash, preimage) = match jcs::to_string_marking(message, &edges::RULES, "signature") {
         Ok((whole, span)) => {
             let hash = jcs::sha256_prefixed(whole.as_bytes());
@@ -263,6 +281,7 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
         }
     };
     Prepared {
+        typed,
         hash,
         preimage,
         signature,
@@ -292,7 +311,7 @@ fn failing_signatures(items: &[(usize, &[u8], Signature, VerifyingKey)]) -> Vec<
 
 const PARALLEL_FROM: usize = 512;
 
-fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -> TranscriptReport {
+fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -> (TranscriptReport, Vec<Option<Message>>) {
     let n = messages.len();
     let threads = if n >= PARALLEL_FROM {
         std::thread::available_parallelism().map_or(1, |p| p.get()).min(8)
@@ -397,12 +416,13 @@ fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -
         prev = p.hash.clone().unwrap_or_default();
     }
     failures.sort_by_key(|f| f.index);
-    TranscriptReport {
+    let report = TranscriptReport {
         checked: n as u64,
         head: Head {
             count: pin.count + n as u64,
             hash: prev,
         },
         failures,
-    }
+    };
+    (report, all.into_iter().map(|p| p.typed).collect())
 }

@@ -105,8 +105,7 @@ pub fn to_string_marking(
         return Ok((to_string_with(value, rules)?, None));
     };
     let mut out = String::with_capacity(256);
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    let entries = entries(map);
     let count = entries.len();
     let mut span = None;
     out.push('{');
@@ -202,11 +201,7 @@ fn write_value(out: &mut String, value: &Value, exact_integers: bool) {
             out.push(']');
         }
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            // serde_json's map is ordered by UTF-8 bytes (or insertion order with
-            // `preserve_order`); RFC 8785 orders by UTF-16 code units, which
-            // differs for characters above U+FFFF against U+E000..U+FFFF.
-            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            let entries = entries(map);
             out.push('{');
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
@@ -221,7 +216,36 @@ fn write_value(out: &mut String, value: &Value, exact_integers: bool) {
     }
 }
 
+/// RFC 8785 §3.2.3 order: by UTF-16 code units. For ASCII keys that is
+/// byte order, the common case, compared without re-encoding.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.as_bytes().cmp(b.as_bytes())
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16())
+    }
+}
+
+/// The members in canonical order. serde_json's map is ordered by UTF-8
+/// bytes (or insertion order with `preserve_order`), which differs from
+/// UTF-16 order for characters above U+FFFF against U+E000..U+FFFF; an
+/// already ordered map (the usual case) is not sorted again.
+fn entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    if !entries.windows(2).all(|w| key_order(w[0].0, w[1].0).is_lt()) {
+        entries.sort_by(|(a, _), (b, _)| key_order(a, b));
+    }
+    entries
+}
+
 fn write_string(out: &mut String, s: &str) {
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     out.push('"');
     for c in s.chars() {
         match c {

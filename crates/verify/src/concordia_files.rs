@@ -9,8 +9,8 @@
 use serde_json::Value;
 
 use concordia::approval_receipt::{datetime, keys, receipt};
-use concordia::transcript::{verify_since, verify_transcript, Keys};
-use concordia::{Head, Message, Session};
+use concordia::transcript::{verify_and_replay, verify_since, Keys};
+use concordia::Head;
 
 use crate::report::{Finding, Outcome};
 use crate::Options;
@@ -23,8 +23,8 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
         Err(e) => return Outcome::unreadable(file, e.to_string()),
     };
     let messages = value["messages"].as_array().cloned().unwrap_or_default();
-    let report = match &options.pin {
-        None => verify_transcript(&messages, &keys),
+    let (report, replay) = match &options.pin {
+        None => verify_and_replay(&messages, &keys),
         Some(pin) => {
             let n = pin.count as usize;
             if messages.len() < n {
@@ -39,7 +39,7 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
                     }],
                 );
             }
-            verify_since(pin, &messages[n..], &keys)
+            (verify_since(pin, &messages[n..], &keys), None)
         }
     };
     let mut failures: Vec<Finding> = report
@@ -51,25 +51,19 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
             detail: f.detail.clone(),
         })
         .collect();
-    // The state machine, over the whole transcript, when every envelope reads.
-    let mut state = String::new();
-    if options.pin.is_none() {
-        let typed: Result<Vec<Message>, _> = messages.iter().map(Message::from_value).collect();
-        if let Ok(typed) = typed {
-            let mut session = Session::new();
-            for m in &typed {
-                if let Err(e) = session.apply(m) {
-                    failures.push(Finding {
-                        at: format!("message {} ({})", e.index, e.id),
-                        check: "transition".into(),
-                        detail: e.rule.to_string(),
-                    });
-                    break;
-                }
-            }
-            state = format!(", state {}", session.state().as_str());
+    // The §5 state machine, over the whole transcript, when every envelope reads.
+    let state = match replay {
+        Some(Ok(session)) => format!(", state {}", session.state().as_str()),
+        Some(Err(e)) => {
+            failures.push(Finding {
+                at: format!("message {} ({})", e.index, e.id),
+                check: "transition".into(),
+                detail: e.rule.to_string(),
+            });
+            String::new()
         }
-    }
+        None => String::new(),
+    };
     Outcome::judged(
         file,
         kind,
