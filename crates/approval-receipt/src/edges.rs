@@ -50,7 +50,10 @@ mod tests {
         let v: Value = serde_json::from_str(r#"{"n": 9007199254740993, "f": 1.50}"#).unwrap();
         assert_eq!(canonical(&v).unwrap(), r#"{"f":1.5,"n":9007199254740993}"#);
         let v: Value = serde_json::from_str(r#"{"n": -0.0}"#).unwrap();
-        assert!(matches!(canonical(&v), Err(jcs::JcsError::NegativeZero { .. })));
+        assert!(matches!(
+            canonical(&v),
+            Err(jcs::JcsError::NegativeZero { .. })
+        ));
         assert!(serde_json::from_str::<Value>(r#""\udc00""#).is_err());
     }
 }

@@ -85,7 +85,11 @@ mod tests {
         let sig = sign(&key, b"m");
         assert!(sig.ends_with("=="), "{sig}");
         assert!(verify(&key.verifying_key(), b"m", &sig));
-        assert!(verify(&key.verifying_key(), b"m", sig.trim_end_matches('=')));
+        assert!(verify(
+            &key.verifying_key(),
+            b"m",
+            sig.trim_end_matches('=')
+        ));
         assert!(!verify(&key.verifying_key(), b"n", &sig));
         let text = public_key_text(&key.verifying_key());
         assert_eq!(parse_public_key(&text).unwrap(), key.verifying_key());

@@ -60,7 +60,11 @@ impl FromStr for Amount {
         if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(err());
         }
-        if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
+        if value.is_empty()
+            || !value
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+        {
             return Err(err());
         }
         let value = Decimal::from_str_exact(value).map_err(|_| err())?;
@@ -113,7 +117,9 @@ pub enum BuildError {
         expires_at: String,
     },
     /// Amount and threshold in different currencies.
-    #[error("the amount is in {amount} but the threshold is in {threshold}: they must share a currency")]
+    #[error(
+        "the amount is in {amount} but the threshold is in {threshold}: they must share a currency"
+    )]
     CurrencyMismatch {
         /// The amount's currency.
         amount: String,
@@ -304,7 +310,10 @@ pub fn verify_receipt(
         if schema_errors.is_empty() {
             "valid against approval_receipt.schema.json v0.5".to_owned()
         } else {
-            format!("not a valid v0.5 ApprovalReceipt: {}", schema_errors.join("; "))
+            format!(
+                "not a valid v0.5 ApprovalReceipt: {}",
+                schema_errors.join("; ")
+            )
         },
     );
 
@@ -330,22 +339,38 @@ pub fn verify_receipt(
         },
     );
 
-    let identity = receipt.pointer("/approver/identity").and_then(Value::as_str);
-    let did_key = identity.filter(|i| i.starts_with("did:key:")).map(did_key::decode);
+    let identity = receipt
+        .pointer("/approver/identity")
+        .and_then(Value::as_str);
+    let did_key = identity
+        .filter(|i| i.starts_with("did:key:"))
+        .map(did_key::decode);
     let key: Option<VerifyingKey> = match (issuer, &did_key) {
         (Some(k), _) => Some(*k),
         (None, Some(Ok(k))) => Some(*k),
         _ => None,
     };
     match (&did_key, issuer) {
-        (Some(Err(e)), _) => report.push(ReceiptCheck::Identity, false, format!("approver.identity: {e}")),
+        (Some(Err(e)), _) => report.push(
+            ReceiptCheck::Identity,
+            false,
+            format!("approver.identity: {e}"),
+        ),
         (Some(Ok(named)), Some(given)) if named != given => report.push(
             ReceiptCheck::Identity,
             false,
             "approver.identity is the did:key of another key than the one given for the issuer",
         ),
-        (Some(Ok(_)), _) => report.push(ReceiptCheck::Identity, true, "approver.identity is the signing key's did:key"),
-        (None, Some(_)) => report.push(ReceiptCheck::Identity, true, "the issuer's key was given out of band"),
+        (Some(Ok(_)), _) => report.push(
+            ReceiptCheck::Identity,
+            true,
+            "approver.identity is the signing key's did:key",
+        ),
+        (None, Some(_)) => report.push(
+            ReceiptCheck::Identity,
+            true,
+            "the issuer's key was given out of band",
+        ),
         (None, None) => report.push(
             ReceiptCheck::Identity,
             false,
@@ -367,11 +392,16 @@ pub fn verify_receipt(
             (_, None, _) => "no signature.value".to_owned(),
             (None, _, _) => "no key to verify the signature with".to_owned(),
             _ if sig_ok => "the Ed25519 signature verifies".to_owned(),
-            _ => "the Ed25519 signature does not verify over the receipt without its signature".to_owned(),
+            _ => "the Ed25519 signature does not verify over the receipt without its signature"
+                .to_owned(),
         },
     );
 
-    match receipt.get("expires_at").and_then(Value::as_str).map(datetime::parse) {
+    match receipt
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .map(datetime::parse)
+    {
         Some(Ok(expires)) => report.push(
             ReceiptCheck::NotExpired,
             expires >= now,
@@ -386,7 +416,11 @@ pub fn verify_receipt(
             },
         ),
         Some(Err(e)) => report.push(ReceiptCheck::NotExpired, false, format!("expires_at: {e}")),
-        None => report.push(ReceiptCheck::NotExpired, false, "no expires_at: a receipt without an end is refused"),
+        None => report.push(
+            ReceiptCheck::NotExpired,
+            false,
+            "no expires_at: a receipt without an end is refused",
+        ),
     }
 
     if !revocations.is_empty() {
@@ -396,7 +430,10 @@ pub fn verify_receipt(
             revoked.is_none(),
             match revoked {
                 Some(id) => format!("revoked by {id}"),
-                None => format!("none of the {} revocation records given applies", revocations.len()),
+                None => format!(
+                    "none of the {} revocation records given applies",
+                    revocations.len()
+                ),
             },
         );
     }
@@ -415,7 +452,11 @@ pub fn verify_receipt(
                 )
             },
         ),
-        Err(e) => report.push(ReceiptCheck::OfferHash, false, format!("the offer has no canonical form: {e}")),
+        Err(e) => report.push(
+            ReceiptCheck::OfferHash,
+            false,
+            format!("the offer has no canonical form: {e}"),
+        ),
     }
     report
 }

@@ -42,10 +42,22 @@ pub fn verify_revocation_record(record: &Value, issuer: &VerifyingKey) -> Revoca
     checks.push((
         "revokes_reference",
         names,
-        if names { String::new() } else { "no reference with relationship \"revokes\" names revoked_artifact_id".into() },
+        if names {
+            String::new()
+        } else {
+            "no reference with relationship \"revokes\" names revoked_artifact_id".into()
+        },
     ));
     let alg_ok = record.pointer("/signature/alg").and_then(Value::as_str) == Some("EdDSA");
-    checks.push(("algorithm", alg_ok, if alg_ok { String::new() } else { "signature.alg is not EdDSA".into() }));
+    checks.push((
+        "algorithm",
+        alg_ok,
+        if alg_ok {
+            String::new()
+        } else {
+            "signature.alg is not EdDSA".into()
+        },
+    ));
     let sig_ok = match (
         record.pointer("/signature/value").and_then(Value::as_str),
         edges::canonical(&edges::without_top_level(record, "signature")),
@@ -53,16 +65,31 @@ pub fn verify_revocation_record(record: &Value, issuer: &VerifyingKey) -> Revoca
         (Some(sig), Ok(preimage)) => keys::verify(issuer, preimage.as_bytes(), sig),
         _ => false,
     };
-    checks.push(("signature", sig_ok, if sig_ok { String::new() } else { "the Ed25519 signature does not verify".into() }));
+    checks.push((
+        "signature",
+        sig_ok,
+        if sig_ok {
+            String::new()
+        } else {
+            "the Ed25519 signature does not verify".into()
+        },
+    ));
     RevocationReport { checks }
 }
 
 /// The `revocation_id` of the first record that revokes `receipt` (its own
 /// `id` or any referenced `id`) and is effective at or before `now`.
 pub fn find_revocation(receipt: &Value, records: &[Value], now: OffsetDateTime) -> Option<String> {
-    let mut ids: Vec<&str> = receipt.get("id").and_then(Value::as_str).into_iter().collect();
+    let mut ids: Vec<&str> = receipt
+        .get("id")
+        .and_then(Value::as_str)
+        .into_iter()
+        .collect();
     if let Some(refs) = receipt.get("references").and_then(Value::as_array) {
-        ids.extend(refs.iter().filter_map(|r| r.get("id").and_then(Value::as_str)));
+        ids.extend(
+            refs.iter()
+                .filter_map(|r| r.get("id").and_then(Value::as_str)),
+        );
     }
     records.iter().find_map(|record| {
         let target = record.get("revoked_artifact_id").and_then(Value::as_str)?;

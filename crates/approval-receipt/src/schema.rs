@@ -11,9 +11,24 @@ use serde_json::Value;
 
 /// The draft 2020-12 formats other than `date-time`: annotations only.
 const ANNOTATION_FORMATS: &[&str] = &[
-    "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4",
-    "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
-    "json-pointer", "relative-json-pointer", "regex",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
 ];
 
 /// A compiled schema.
@@ -69,7 +84,11 @@ impl Schema {
             .iter_errors(instance)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let path = if path.is_empty() { "/".to_owned() } else { path };
+                let path = if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                };
                 format!("{path}: fails the schema's {:?} rule", e.kind().keyword())
             })
             .collect()
@@ -128,7 +147,10 @@ mod tests {
         assert!(!s.is_valid(&json!("2026-05-10T14:22:08")));
         assert!(!s.is_valid(&json!("soon")));
         let u = Schema::compile(&json!({"format": "uuid"}), &[]).unwrap();
-        assert!(u.is_valid(&json!("not-a-uuid")), "other formats are annotations");
+        assert!(
+            u.is_valid(&json!("not-a-uuid")),
+            "other formats are annotations"
+        );
     }
 
     #[test]

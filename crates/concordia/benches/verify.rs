@@ -18,11 +18,14 @@ fn bench(c: &mut Criterion) {
 
     // One bare Ed25519 verification of a typical message preimage.
     let key = SigningKey::generate(&mut rand_core::OsRng);
-    let preimage = edges::canonical(&edges::without_top_level(&messages[500], "signature")).unwrap();
+    let preimage =
+        edges::canonical(&edges::without_top_level(&messages[500], "signature")).unwrap();
     let sig = key.sign(preimage.as_bytes());
     let vk = key.verifying_key();
     g.throughput(Throughput::Elements(1));
-    g.bench_function("ed25519_verify_strict_one_message", |b| b.iter(|| keys::verify_parsed(&vk, preimage.as_bytes(), &sig)));
+    g.bench_function("ed25519_verify_strict_one_message", |b| {
+        b.iter(|| keys::verify_parsed(&vk, preimage.as_bytes(), &sig))
+    });
 
     g.throughput(Throughput::Elements(messages.len() as u64));
     g.bench_function("verify_transcript_10000_messages", |b| {
@@ -45,7 +48,11 @@ fn bench(c: &mut Criterion) {
     let pin = verify_transcript(&messages[..9_990], &ring).head;
     g.throughput(Throughput::Elements(10));
     g.bench_function("verify_since_pin_9990_ten_new", |b| {
-        b.iter_batched(|| pin.clone(), |p| assert!(verify_since(&p, &messages[9_990..], &ring).is_valid()), BatchSize::SmallInput)
+        b.iter_batched(
+            || pin.clone(),
+            |p| assert!(verify_since(&p, &messages[9_990..], &ring).is_valid()),
+            BatchSize::SmallInput,
+        )
     });
     g.bench_function("verify_since_genesis_ten_new", |b| {
         b.iter(|| assert!(verify_since(&Head::genesis(), &messages[..10], &ring).is_valid()))

@@ -28,17 +28,35 @@ fn run(profile: &str, record_type: &str, input: Value, context: Map<String, Valu
 /// receipt set-binding (`message_count`, `chain_head`) and the transcript's
 /// own links and signatures. `keys` maps each agent id to its base64url key.
 /// Returns every failing check (`check: what was found`), empty when valid.
-pub fn verify_attestation(attestation: &Value, keys: &Value, messages: Option<&Value>) -> Vec<String> {
+pub fn verify_attestation(
+    attestation: &Value,
+    keys: &Value,
+    messages: Option<&Value>,
+) -> Vec<String> {
     let parties: Vec<Value> = attestation
         .get("parties")
         .and_then(Value::as_array)
-        .map(|p| p.iter().filter_map(|x| x.get("agent_id").cloned()).collect())
+        .map(|p| {
+            p.iter()
+                .filter_map(|x| x.get("agent_id").cloned())
+                .collect()
+        })
         .unwrap_or_default();
     let mut context = Map::new();
     context.insert("public_keys_b64url".into(), keys.clone());
-    let mut failures = run("attestation-v1", "attestation", attestation.clone(), context.clone());
+    let mut failures = run(
+        "attestation-v1",
+        "attestation",
+        attestation.clone(),
+        context.clone(),
+    );
     context.insert("countersigners".into(), Value::Array(parties));
-    failures.extend(run("attestation-countersign-v1", "attestation", attestation.clone(), context));
+    failures.extend(run(
+        "attestation-countersign-v1",
+        "attestation",
+        attestation.clone(),
+        context,
+    ));
     if let Some(messages) = messages {
         let mut ctx = Map::new();
         ctx.insert("public_keys_b64url".into(), keys.clone());
@@ -71,9 +89,15 @@ pub fn verify_mandate(
     if let Some(a) = action {
         context.insert("action".into(), a.clone());
     }
-    let delegated = mandate.get("delegation_chain").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
+    let delegated = mandate
+        .get("delegation_chain")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty());
     let profile = if delegated {
-        context.insert("delegation_public_keys_b64url".into(), delegation_keys.cloned().unwrap_or(json!({})));
+        context.insert(
+            "delegation_public_keys_b64url".into(),
+            delegation_keys.cloned().unwrap_or(json!({})),
+        );
         "delegation-chain-v1"
     } else {
         "mandate-v1"

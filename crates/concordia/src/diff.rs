@@ -37,8 +37,8 @@ pub enum TermChange {
         old: TermValue,
         /// After.
         new: TermValue,
-        /// When both are money.
-        amount: Option<AmountChange>,
+        /// When both are money (boxed: most changes are not).
+        amount: Option<Box<AmountChange>>,
     },
 }
 
@@ -117,7 +117,7 @@ impl OfferDiff {
     }
 }
 
-fn amount_change(old: &TermValue, new: &TermValue) -> Option<AmountChange> {
+fn amount_change(old: &TermValue, new: &TermValue) -> Option<Box<AmountChange>> {
     let (o, n) = (old.money.as_ref()?, new.money.as_ref()?);
     let same = o.currency == n.currency;
     let delta = same.then(|| n.value - o.value);
@@ -128,12 +128,12 @@ fn amount_change(old: &TermValue, new: &TermValue) -> Option<AmountChange> {
             .map(|p| p.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)),
         _ => None,
     };
-    Some(AmountChange {
+    Some(Box::new(AmountChange {
         old: o.clone(),
         new: n.clone(),
         delta,
         percent,
-    })
+    }))
 }
 
 fn same_term(a: &TermValue, b: &TermValue) -> bool {
@@ -188,11 +188,16 @@ pub fn diff_offers(old: &Offer, new: &Offer) -> OfferDiff {
         );
     }
     let open = |k: &OfferKind| match k {
-        OfferKind::Partial { open_terms, .. } => open_terms.iter().cloned().collect::<BTreeSet<_>>(),
+        OfferKind::Partial { open_terms, .. } => {
+            open_terms.iter().cloned().collect::<BTreeSet<_>>()
+        }
         _ => BTreeSet::new(),
     };
     let (oo, no) = (open(&old.kind), open(&new.kind));
-    d.open_terms = (no.difference(&oo).cloned().collect(), oo.difference(&no).cloned().collect());
+    d.open_terms = (
+        no.difference(&oo).cloned().collect(),
+        oo.difference(&no).cloned().collect(),
+    );
     let conds = |k: &OfferKind| match k {
         OfferKind::Conditional { conditions } => conditions.clone(),
         _ => Vec::new(),

@@ -276,7 +276,10 @@ fn opt_str(obj: &Map<String, Value>, name: &str) -> Result<Option<String>, Envel
     }
 }
 
-fn opt_obj(obj: &Map<String, Value>, name: &str) -> Result<Option<Map<String, Value>>, EnvelopeError> {
+fn opt_obj(
+    obj: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<Map<String, Value>>, EnvelopeError> {
     match obj.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m.clone())),
@@ -285,28 +288,50 @@ fn opt_obj(obj: &Map<String, Value>, name: &str) -> Result<Option<Map<String, Va
 }
 
 fn party(value: &Value, member: &str) -> Result<Party, EnvelopeError> {
-    let obj = value.as_object().ok_or_else(|| invalid(member, "is not an object"))?;
+    let obj = value
+        .as_object()
+        .ok_or_else(|| invalid(member, "is not an object"))?;
     let agent_id = match obj.get("agent_id") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        _ => return Err(invalid(&format!("{member}/agent_id"), "is missing or not a non-empty string")),
+        _ => {
+            return Err(invalid(
+                &format!("{member}/agent_id"),
+                "is missing or not a non-empty string",
+            ))
+        }
     };
     let principal_id = match obj.get("principal_id") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(invalid(&format!("{member}/principal_id"), "is not a string or null")),
+        Some(_) => {
+            return Err(invalid(
+                &format!("{member}/principal_id"),
+                "is not a string or null",
+            ))
+        }
     };
-    Ok(Party { agent_id, principal_id })
+    Ok(Party {
+        agent_id,
+        principal_id,
+    })
 }
 
 fn is_semver(text: &str) -> bool {
     let parts: Vec<&str> = text.split('.').collect();
-    parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn timing(body: &Map<String, Value>) -> Result<Timing, EnvelopeError> {
     let mut t = Timing::default();
-    let Some(value) = body.get("timing") else { return Ok(t) };
-    let obj = value.as_object().ok_or_else(|| invalid("body/timing", "is not an object"))?;
+    let Some(value) = body.get("timing") else {
+        return Ok(t);
+    };
+    let obj = value
+        .as_object()
+        .ok_or_else(|| invalid("body/timing", "is not an object"))?;
     for (name, slot) in [
         ("session_ttl", &mut t.session_ttl),
         ("offer_ttl", &mut t.offer_ttl),
@@ -315,9 +340,12 @@ fn timing(body: &Map<String, Value>) -> Result<Timing, EnvelopeError> {
         match obj.get(name) {
             None => {}
             Some(v) => {
-                *slot = v
-                    .as_u64()
-                    .ok_or_else(|| invalid(&format!("body/timing/{name}"), "is not a non-negative integer"))?
+                *slot = v.as_u64().ok_or_else(|| {
+                    invalid(
+                        &format!("body/timing/{name}"),
+                        "is not a non-negative integer",
+                    )
+                })?
             }
         }
     }
@@ -350,7 +378,11 @@ impl Body {
                     None => Vec::new(),
                     Some(Value::Array(items)) => items
                         .iter()
-                        .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| invalid("body/term_ids", "holds a non-string")))
+                        .map(|i| {
+                            i.as_str()
+                                .map(str::to_owned)
+                                .ok_or_else(|| invalid("body/term_ids", "holds a non-string"))
+                        })
                         .collect::<Result<_, _>>()?,
                     Some(_) => return Err(invalid("body/term_ids", "is not an array")),
                 },
@@ -358,7 +390,9 @@ impl Body {
             MessageType::Constrain => Body::Constrain {
                 constraints: opt_obj(body, "constraints")?.unwrap_or_default(),
             },
-            MessageType::Signal => Body::Signal { signal: body.clone() },
+            MessageType::Signal => Body::Signal {
+                signal: body.clone(),
+            },
             MessageType::Withdraw => Body::Withdraw {
                 reason: opt_str(body, "reason")?,
                 reactivatable: match body.get("reactivatable") {
@@ -389,12 +423,16 @@ impl Message {
             return Err(invalid("concordia", "is not a semver version (like 0.1.0)"));
         }
         let type_name = req_str(obj, "type")?;
-        let kind = MessageType::parse(type_name).ok_or_else(|| EnvelopeError::UnknownType(type_name.to_owned()))?;
+        let kind = MessageType::parse(type_name)
+            .ok_or_else(|| EnvelopeError::UnknownType(type_name.to_owned()))?;
         let id = req_str(obj, "id")?.to_owned();
         let session_id = req_str(obj, "session_id")?.to_owned();
         let timestamp = datetime::parse(req_str(obj, "timestamp")?)
             .map_err(|e| invalid("timestamp", &e.to_string()))?;
-        let from = party(obj.get("from").ok_or(EnvelopeError::Missing("from"))?, "from")?;
+        let from = party(
+            obj.get("from").ok_or(EnvelopeError::Missing("from"))?,
+            "from",
+        )?;
         let to = match obj.get("to") {
             None | Some(Value::Null) => None,
             Some(Value::Array(items)) => Some(
@@ -415,7 +453,10 @@ impl Message {
         let body = Body::parse(kind, body_obj)?;
         let ttl = match obj.get("ttl") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(v.as_u64().ok_or_else(|| invalid("ttl", "is not a non-negative integer"))?),
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| invalid("ttl", "is not a non-negative integer"))?,
+            ),
         };
         Ok(Message {
             concordia: concordia.to_owned(),

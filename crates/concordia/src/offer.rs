@@ -56,7 +56,11 @@ pub fn exact_decimal(value: &Value) -> Option<Decimal> {
         }
         Value::String(s) => {
             let s = s.trim();
-            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
+            if s.is_empty()
+                || !s
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+            {
                 return None;
             }
             Decimal::from_str(s).ok()
@@ -88,7 +92,10 @@ impl TermValue {
         };
         let mut extra = obj.clone();
         let inner = extra.remove("value").unwrap_or(Value::Null);
-        let currency = extra.get("currency").and_then(Value::as_str).map(str::to_owned);
+        let currency = extra
+            .get("currency")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let money = match (&currency, exact_decimal(&inner)) {
             (Some(c), Some(d)) => Some(Money {
                 value: d,
@@ -110,7 +117,10 @@ pub type Terms = BTreeMap<String, TermValue>;
 fn parse_terms(value: Option<&Value>, member: &str) -> Result<Terms, OfferError> {
     match value {
         None | Some(Value::Null) => Ok(Terms::new()),
-        Some(Value::Object(m)) => Ok(m.iter().map(|(k, v)| (k.clone(), TermValue::parse(v))).collect()),
+        Some(Value::Object(m)) => Ok(m
+            .iter()
+            .map(|(k, v)| (k.clone(), TermValue::parse(v)))
+            .collect()),
         Some(_) => Err(invalid(member, "is not an object")),
     }
 }
@@ -208,17 +218,26 @@ impl Offer {
             Some(_) => return Err(invalid("/complete", "is not a boolean")),
         };
         let kind = if let Some(bundles) = body.get("bundles") {
-            let items = bundles.as_array().ok_or_else(|| invalid("/bundles", "is not an array"))?;
+            let items = bundles
+                .as_array()
+                .ok_or_else(|| invalid("/bundles", "is not an array"))?;
             let bundles = items
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
-                    let obj = b.as_object().ok_or_else(|| invalid(format!("/bundles/{i}"), "is not an object"))?;
+                    let obj = b
+                        .as_object()
+                        .ok_or_else(|| invalid(format!("/bundles/{i}"), "is not an object"))?;
                     Ok(Bundle {
                         bundle_id: obj
                             .get("bundle_id")
                             .and_then(Value::as_str)
-                            .ok_or_else(|| invalid(format!("/bundles/{i}/bundle_id"), "is missing or not a string"))?
+                            .ok_or_else(|| {
+                                invalid(
+                                    format!("/bundles/{i}/bundle_id"),
+                                    "is missing or not a string",
+                                )
+                            })?
                             .to_owned(),
                         label: obj.get("label").and_then(Value::as_str).map(str::to_owned),
                         terms: parse_terms(obj.get("terms"), &format!("/bundles/{i}/terms"))?,
@@ -227,10 +246,15 @@ impl Offer {
                 .collect::<Result<_, OfferError>>()?;
             OfferKind::Bundle {
                 bundles,
-                select: body.get("select").and_then(Value::as_str).map(str::to_owned),
+                select: body
+                    .get("select")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
             }
         } else if let Some(conditions) = body.get("conditions") {
-            let items = conditions.as_array().ok_or_else(|| invalid("/conditions", "is not an array"))?;
+            let items = conditions
+                .as_array()
+                .ok_or_else(|| invalid("/conditions", "is not an array"))?;
             let conditions = items
                 .iter()
                 .enumerate()
@@ -238,7 +262,9 @@ impl Offer {
                     let when = c
                         .get("if")
                         .and_then(Value::as_object)
-                        .ok_or_else(|| invalid(format!("/conditions/{i}/if"), "is missing or not an object"))?
+                        .ok_or_else(|| {
+                            invalid(format!("/conditions/{i}/if"), "is missing or not an object")
+                        })?
                         .clone();
                     let then = parse_terms(c.get("then"), &format!("/conditions/{i}/then"))?;
                     Ok(Condition { when, then })
@@ -252,7 +278,11 @@ impl Offer {
                     terms,
                     open_terms: items
                         .iter()
-                        .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| invalid("/open_terms", "holds a non-string")))
+                        .map(|i| {
+                            i.as_str()
+                                .map(str::to_owned)
+                                .ok_or_else(|| invalid("/open_terms", "holds a non-string"))
+                        })
                         .collect::<Result<_, _>>()?,
                 },
                 Some(_) => return Err(invalid("/open_terms", "is not an array")),

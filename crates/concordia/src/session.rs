@@ -264,10 +264,10 @@ impl Session {
                     self.parties.insert(p.agent_id.clone());
                 }
             }
-            (_, T::AcceptSession | T::DeclineSession) => {
-                if self.initiator.as_deref() == Some(sender.as_str()) {
-                    return Err(err(Rule::ResponderOnly(sender)));
-                }
+            (_, T::AcceptSession | T::DeclineSession)
+                if self.initiator.as_deref() == Some(sender.as_str()) =>
+            {
+                return Err(err(Rule::ResponderOnly(sender)));
             }
             (Body::Offer(offer) | Body::Counter(offer), _) => {
                 if self.rounds >= self.timing.max_rounds {
@@ -276,7 +276,9 @@ impl Session {
                 self.rounds += 1;
                 let valid_until = match &offer.valid_until {
                     Some(text) => Some(datetime::parse(text).map_err(|e| {
-                        err(Rule::OfferExpired(format!("its valid_until is unreadable: {e}")))
+                        err(Rule::OfferExpired(format!(
+                            "its valid_until is unreadable: {e}"
+                        )))
                     })?),
                     None => None,
                 };
@@ -289,7 +291,9 @@ impl Session {
             }
             (_, T::Accept) => {
                 let Some(standing) = self.standing.as_mut() else {
-                    return Err(err(Rule::NothingToAccept("there is no offer standing to accept".into())));
+                    return Err(err(Rule::NothingToAccept(
+                        "there is no offer standing to accept".into(),
+                    )));
                 };
                 if standing.author == sender {
                     return Err(err(Rule::NothingToAccept(format!(
@@ -314,7 +318,8 @@ impl Session {
                 standing.accepted_by.insert(sender.clone());
                 // §5.2: AGREED once every party other than the offer's author accepted.
                 let author = standing.author.clone();
-                let others: BTreeSet<&String> = self.parties.iter().filter(|p| **p != author).collect();
+                let others: BTreeSet<&String> =
+                    self.parties.iter().filter(|p| **p != author).collect();
                 let all = others.iter().all(|p| standing.accepted_by.contains(*p));
                 if !all {
                     self.parties.insert(sender.clone());
@@ -327,7 +332,14 @@ impl Session {
         }
         self.parties.insert(sender);
         self.state = next;
-        if let (Body::Withdraw { reactivatable: true, .. }, S::Rejected) = (&message.body, next) {
+        if let (
+            Body::Withdraw {
+                reactivatable: true,
+                ..
+            },
+            S::Rejected,
+        ) = (&message.body, next)
+        {
             self.state = S::Dormant;
         }
         self.applied += 1;
@@ -336,7 +348,9 @@ impl Session {
     }
 
     /// Replays a whole transcript of typed messages.
-    pub fn replay<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Result<Session, TransitionError> {
+    pub fn replay<'a>(
+        messages: impl IntoIterator<Item = &'a Message>,
+    ) -> Result<Session, TransitionError> {
         let mut session = Session::new();
         for m in messages {
             session.apply(m)?;

@@ -16,21 +16,34 @@ pub fn synthetic_transcript(n: usize) -> (Vec<Value>, Keys, Value) {
     let mut prev = GENESIS_HASH.to_owned();
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let (from, to, k) = if i % 2 == 0 { ("seller", "buyer", &seller) } else { ("buyer", "seller", &buyer) };
+        let (from, to, k) = if i % 2 == 0 {
+            ("seller", "buyer", &seller)
+        } else {
+            ("buyer", "seller", &buyer)
+        };
         let (kind, body) = match i {
-            0 => ("negotiate.open", json!({"terms": {"item": {"value": "CRM Enterprise seats"}, "price": {"value": 1200.00, "currency": "USD"}}, "timing": {"session_ttl": 864000, "offer_ttl": 3600, "max_rounds": 100000}})),
+            0 => (
+                "negotiate.open",
+                json!({"terms": {"item": {"value": "CRM Enterprise seats"}, "price": {"value": 1200.00, "currency": "USD"}}, "timing": {"session_ttl": 864000, "offer_ttl": 3600, "max_rounds": 100000}}),
+            ),
             1 => ("negotiate.accept_session", json!({})),
-            _ if i % 3 == 0 => ("negotiate.signal", json!({"priority_ranking": ["price", "term_months"], "flexibility": {"price": "somewhat_flexible"}})),
-            _ => ("negotiate.counter", json!({
-                "offer_id": format!("off_{i:06}"),
-                "terms": {
-                    "price": {"value": 1000.0 + (i % 97) as f64 * 1.25, "currency": "USD"},
-                    "quantity": {"value": 500, "unit": "seat/year"},
-                    "term_months": {"value": 24},
-                    "delivery": {"value": "2026-06-01", "type": "date"},
-                },
-                "complete": true,
-            })),
+            _ if i % 3 == 0 => (
+                "negotiate.signal",
+                json!({"priority_ranking": ["price", "term_months"], "flexibility": {"price": "somewhat_flexible"}}),
+            ),
+            _ => (
+                "negotiate.counter",
+                json!({
+                    "offer_id": format!("off_{i:06}"),
+                    "terms": {
+                        "price": {"value": 1000.0 + (i % 97) as f64 * 1.25, "currency": "USD"},
+                        "quantity": {"value": 500, "unit": "seat/year"},
+                        "term_months": {"value": 24},
+                        "delivery": {"value": "2026-06-01", "type": "date"},
+                    },
+                    "complete": true,
+                }),
+            ),
         };
         let mut m = json!({
             "concordia": "0.1.0", "type": kind, "id": format!("msg_{i:06}"), "session_id": "ses_bench",

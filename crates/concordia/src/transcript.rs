@@ -205,7 +205,11 @@ pub fn verify_and_replay(
 /// Verifies the messages after a pinned head (`new` starts at index
 /// `pin.count`): O(new messages), independent of what came before.
 pub fn verify_since(pin: &Head, new: &[Value], keys: &Keys) -> TranscriptReport {
-    let first = if pin.count == 0 { Check::Genesis } else { Check::Pin };
+    let first = if pin.count == 0 {
+        Check::Genesis
+    } else {
+        Check::Pin
+    };
     verify_run(pin, new, keys, first).0
 }
 
@@ -258,12 +262,20 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
         Some(s) => match keys.get(s) {
             Some(k) => Some(*k),
             None => {
-                fail(failures, Check::Key, format!("no key is given for the sender {s:?}"));
+                fail(
+                    failures,
+                    Check::Key,
+                    format!("no key is given for the sender {s:?}"),
+                );
                 None
             }
         },
         None => {
-            fail(failures, Check::Key, "the message names no sender (from.agent_id)".into());
+            fail(
+                failures,
+                Check::Key,
+                "the message names no sender (from.agent_id)".into(),
+            );
             None
         }
     };
@@ -276,7 +288,11 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
             }
         },
         None => {
-            fail(failures, Check::Signature, "the message is not signed".into());
+            fail(
+                failures,
+                Check::Signature,
+                "the message is not signed".into(),
+            );
             None
         }
     };
@@ -311,10 +327,17 @@ fn failing_signatures(items: &[(usize, &[u8], Signature, VerifyingKey)]) -> Vec<
 
 const PARALLEL_FROM: usize = 512;
 
-fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -> (TranscriptReport, Vec<Option<Message>>) {
+fn verify_run(
+    pin: &Head,
+    messages: &[Value],
+    keys: &Keys,
+    first_check: Check,
+) -> (TranscriptReport, Vec<Option<Message>>) {
     let n = messages.len();
     let threads = if n >= PARALLEL_FROM {
-        std::thread::available_parallelism().map_or(1, |p| p.get()).min(8)
+        std::thread::available_parallelism()
+            .map_or(1, |p| p.get())
+            .min(8)
     } else {
         1
     };
@@ -337,7 +360,9 @@ fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -
                     let items: Vec<(usize, &[u8], Signature, VerifyingKey)> = prepared
                         .iter()
                         .enumerate()
-                        .filter_map(|(i, p)| Some((i, p.preimage.as_deref()?, p.signature?, p.key?)))
+                        .filter_map(|(i, p)| {
+                            Some((i, p.preimage.as_deref()?, p.signature?, p.key?))
+                        })
                         .collect();
                     let bad: Vec<u64> = failing_signatures(&items)
                         .into_iter()
@@ -349,7 +374,10 @@ fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| (Vec::new(), Vec::new(), Vec::new())))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| (Vec::new(), Vec::new(), Vec::new()))
+            })
             .collect()
     });
     let mut failures: Vec<Failure> = Vec::new();
@@ -401,11 +429,17 @@ fn verify_run(pin: &Head, messages: &[Value], keys: &Keys, first_check: Check) -
                 index,
                 message_id: id(),
                 check: Check::Session,
-                detail: format!("session_id differs from the transcript's ({})", session.unwrap_or("none")),
+                detail: format!(
+                    "session_id differs from the transcript's ({})",
+                    session.unwrap_or("none")
+                ),
             });
         }
         if bad_signatures.binary_search(&index).is_ok() {
-            let sender = message.pointer("/from/agent_id").and_then(Value::as_str).unwrap_or("?");
+            let sender = message
+                .pointer("/from/agent_id")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
             failures.push(Failure {
                 index,
                 message_id: id(),

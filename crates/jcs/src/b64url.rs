@@ -25,8 +25,11 @@ pub fn decode(text: &str) -> Result<Vec<u8>, NotBase64Url> {
 /// Decodes base64url with or without `=` padding (Concordia's suite and SDK
 /// write keys and signatures padded), refusing the standard alphabet.
 pub fn decode_padding_optional(text: &str) -> Result<Vec<u8>, NotBase64Url> {
-    let trimmed = text.strip_suffix("==").or_else(|| text.strip_suffix('=')).unwrap_or(text);
-    if trimmed.contains('=') || (text.len() != trimmed.len() && text.len() % 4 != 0) {
+    let trimmed = text
+        .strip_suffix("==")
+        .or_else(|| text.strip_suffix('='))
+        .unwrap_or(text);
+    if trimmed.contains('=') || (text.len() != trimmed.len() && !text.len().is_multiple_of(4)) {
         return Err(NotBase64Url);
     }
     decode(trimmed)
@@ -56,8 +59,14 @@ mod tests {
         assert_eq!(decode_padding_optional("-_8=").unwrap(), vec![0xfb, 0xff]);
         assert_eq!(decode_padding_optional("-_8").unwrap(), vec![0xfb, 0xff]);
         assert_eq!(encode_padded(&[0xfb, 0xff]), "-_8=");
-        assert!(decode_padding_optional("-_8==").is_err(), "wrong padding length");
+        assert!(
+            decode_padding_optional("-_8==").is_err(),
+            "wrong padding length"
+        );
         assert!(decode_padding_optional("-=_8").is_err(), "padding inside");
-        assert!(decode_padding_optional("+/8=").is_err(), "standard alphabet");
+        assert!(
+            decode_padding_optional("+/8=").is_err(),
+            "standard alphabet"
+        );
     }
 }

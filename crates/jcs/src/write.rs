@@ -232,7 +232,10 @@ fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
 /// already ordered map (the usual case) is not sorted again.
 fn entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    if !entries.windows(2).all(|w| key_order(w[0].0, w[1].0).is_lt()) {
+    if !entries
+        .windows(2)
+        .all(|w| key_order(w[0].0, w[1].0).is_lt())
+    {
         entries.sort_by(|(a, _), (b, _)| key_order(a, b));
     }
     entries
@@ -365,7 +368,10 @@ mod tests {
                 path: "/a/0".to_owned()
             }
         );
-        assert_eq!(to_string_with(&v, &Rules::JAVASCRIPT).unwrap(), r#"{"a":[0]}"#);
+        assert_eq!(
+            to_string_with(&v, &Rules::JAVASCRIPT).unwrap(),
+            r#"{"a":[0]}"#
+        );
     }
 
     #[test]

@@ -14,7 +14,13 @@ pub fn verify(file: &str, value: &Value) -> Outcome {
         Err(e) => return Outcome::unreadable(file, format!("not an ANP/0.1 log document: {e}")),
     };
     if !doc.is_anp_0_1() {
-        return Outcome::unreadable(file, format!("protocol is {:?}; this tool verifies ANP/0.1 logs", doc.protocol));
+        return Outcome::unreadable(
+            file,
+            format!(
+                "protocol is {:?}; this tool verifies ANP/0.1 logs",
+                doc.protocol
+            ),
+        );
     }
     let report = match anp::verify_document(&doc) {
         Ok(r) => r,
@@ -32,9 +38,17 @@ pub fn verify(file: &str, value: &Value) -> Outcome {
         })
         .collect();
     // As `anp verify` does: the document's own head claim is a note, not a check.
-    let note = (!doc.events.is_empty() && doc.session.chain_head != report.head.event_hash && report.rewrite.is_none())
-        .then(|| format!("; note: session.chain_head claims {}, but the events end at {}", doc.session.chain_head, report.head))
-        .unwrap_or_default();
+    let note = if !doc.events.is_empty()
+        && doc.session.chain_head != report.head.event_hash
+        && report.rewrite.is_none()
+    {
+        format!(
+            "; note: session.chain_head claims {}, but the events end at {}",
+            doc.session.chain_head, report.head
+        )
+    } else {
+        String::new()
+    };
     if !report.ok && failures.is_empty() {
         failures.push(Finding {
             at: String::new(),
@@ -45,7 +59,10 @@ pub fn verify(file: &str, value: &Value) -> Outcome {
     Outcome::judged(
         file,
         "ANP/0.1 log",
-        format!("session {}: {} events checked, head {}{note}", doc.session.id, report.events_checked, report.head),
+        format!(
+            "session {}: {} events checked, head {}{note}",
+            doc.session.id, report.events_checked, report.head
+        ),
         failures,
     )
 }

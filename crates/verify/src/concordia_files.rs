@@ -46,7 +46,14 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
         .failures
         .iter()
         .map(|f| Finding {
-            at: format!("message {}{}", f.index, f.message_id.as_ref().map(|i| format!(" ({i})")).unwrap_or_default()),
+            at: format!(
+                "message {}{}",
+                f.index,
+                f.message_id
+                    .as_ref()
+                    .map(|i| format!(" ({i})"))
+                    .unwrap_or_default()
+            ),
             check: f.check.name().into(),
             detail: f.detail.clone(),
         })
@@ -67,7 +74,10 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
     Outcome::judged(
         file,
         kind,
-        format!("{} messages checked, head {}:{}{state}", report.checked, report.head.count, report.head.hash),
+        format!(
+            "{} messages checked, head {}:{}{state}",
+            report.checked, report.head.count, report.head.hash
+        ),
         failures,
     )
 }
@@ -76,16 +86,27 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
 pub fn receipt(file: &str, value: &Value, options: &Options) -> Outcome {
     let kind = "Concordia ApprovalReceipt";
     let (r, offer) = if value.get("receipt").is_some() {
-        (&value["receipt"], value.get("offer").or(options.offer.as_ref()))
+        (
+            &value["receipt"],
+            value.get("offer").or(options.offer.as_ref()),
+        )
     } else {
         (value, options.offer.as_ref())
     };
-    let issuer = match value.get("issuer_public_key").and_then(Value::as_str).map(keys::parse_public_key) {
+    let issuer = match value
+        .get("issuer_public_key")
+        .and_then(Value::as_str)
+        .map(keys::parse_public_key)
+    {
         Some(Ok(k)) => Some(k),
         Some(Err(e)) => return Outcome::unreadable(file, format!("issuer_public_key: {e}")),
         None => None,
     };
-    let revocations = value.get("revocations").and_then(Value::as_array).cloned().unwrap_or_default();
+    let revocations = value
+        .get("revocations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let Some(offer) = offer else {
         return Outcome::judged(
             file,
@@ -141,12 +162,21 @@ fn findings(failures: Vec<String>) -> Vec<Finding> {
 /// [`concordia::artifacts::verify_attestation`]).
 pub fn attestation(file: &str, value: &Value) -> Outcome {
     let att = &value["attestation"];
-    let failures = concordia::artifacts::verify_attestation(att, &value["keys"], value.get("messages"));
+    let failures =
+        concordia::artifacts::verify_attestation(att, &value["keys"], value.get("messages"));
     let summary = format!(
         "{} ({} parties{})",
-        att.get("attestation_id").and_then(Value::as_str).unwrap_or("(no attestation_id)"),
-        att.get("parties").and_then(Value::as_array).map_or(0, Vec::len),
-        if value.get("messages").is_some() { ", bound to the transcript given" } else { "" }
+        att.get("attestation_id")
+            .and_then(Value::as_str)
+            .unwrap_or("(no attestation_id)"),
+        att.get("parties")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len),
+        if value.get("messages").is_some() {
+            ", bound to the transcript given"
+        } else {
+            ""
+        }
     );
     Outcome::judged(file, "Concordia attestation", summary, findings(failures))
 }
@@ -163,7 +193,9 @@ pub fn mandate(file: &str, value: &Value, options: &Options) -> Outcome {
     );
     let summary = format!(
         "{} from {} to {}",
-        m.get("mandate_id").and_then(Value::as_str).unwrap_or("(no mandate_id)"),
+        m.get("mandate_id")
+            .and_then(Value::as_str)
+            .unwrap_or("(no mandate_id)"),
         m.get("issuer").and_then(Value::as_str).unwrap_or("?"),
         m.get("subject").and_then(Value::as_str).unwrap_or("?")
     );
@@ -171,11 +203,20 @@ pub fn mandate(file: &str, value: &Value, options: &Options) -> Outcome {
 }
 /// Reads `COUNT:HASH` (`12:sha256:ab…`).
 pub fn parse_pin(text: &str) -> Result<Head, String> {
-    let (count, hash) = text.split_once(':').ok_or("a pin is COUNT:HASH, like 12:sha256:…")?;
-    let count: u64 = count.parse().map_err(|_| format!("{count:?} is not a message count"))?;
-    let hex = hash.strip_prefix("sha256:").ok_or("the pinned hash must be sha256:<64 hex>")?;
+    let (count, hash) = text
+        .split_once(':')
+        .ok_or("a pin is COUNT:HASH, like 12:sha256:…")?;
+    let count: u64 = count
+        .parse()
+        .map_err(|_| format!("{count:?} is not a message count"))?;
+    let hex = hash
+        .strip_prefix("sha256:")
+        .ok_or("the pinned hash must be sha256:<64 hex>")?;
     if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err("the pinned hash must be sha256:<64 hex>".into());
     }
-    Ok(Head { count, hash: hash.to_owned() })
+    Ok(Head {
+        count,
+        hash: hash.to_owned(),
+    })
 }

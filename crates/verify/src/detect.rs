@@ -36,15 +36,31 @@ fn has(v: &Value, member: &str) -> bool {
 
 /// The table: the first row whose test holds names the kind (an attestation
 /// may carry its transcript, so it comes before the transcript row).
-const TABLE: &[(Kind, fn(&Value) -> bool)] = &[
-    (Kind::AnpLog, |v| v.get("protocol").and_then(Value::as_str).is_some_and(|p| p.starts_with("ANP/")) && has(v, "events")),
-    (Kind::ConcordiaAttestation, |v| has(v, "attestation") && has(v, "keys")),
-    (Kind::ConcordiaTranscript, |v| v.get("messages").is_some_and(Value::is_array) && v.get("keys").is_some_and(Value::is_object)),
+/// A row's test.
+type Test = fn(&Value) -> bool;
+
+const TABLE: &[(Kind, Test)] = &[
+    (Kind::AnpLog, |v| {
+        v.get("protocol")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.starts_with("ANP/"))
+            && has(v, "events")
+    }),
+    (Kind::ConcordiaAttestation, |v| {
+        has(v, "attestation") && has(v, "keys")
+    }),
+    (Kind::ConcordiaTranscript, |v| {
+        v.get("messages").is_some_and(Value::is_array)
+            && v.get("keys").is_some_and(Value::is_object)
+    }),
     (Kind::ConcordiaReceipt, |v| {
         v.get("artifact_type").and_then(Value::as_str) == Some("ApprovalReceipt")
-            || v.pointer("/receipt/artifact_type").and_then(Value::as_str) == Some("ApprovalReceipt")
+            || v.pointer("/receipt/artifact_type").and_then(Value::as_str)
+                == Some("ApprovalReceipt")
     }),
-    (Kind::ConcordiaMandate, |v| has(v, "mandate") && has(v, "issuer_public_key")),
+    (Kind::ConcordiaMandate, |v| {
+        has(v, "mandate") && has(v, "issuer_public_key")
+    }),
 ];
 
 /// What `value` is, or `None`.

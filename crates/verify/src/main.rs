@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use countersign_verify::{concordia_files, report::safe, suite, verify_value, Options, Outcome};
 use time::OffsetDateTime;
 
-const USAGE: &str = "usage: countersign-verify FILE... [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME]
+const USAGE: &str =
+    "usage: countersign-verify FILE... [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME]
        countersign-verify vectors DIR [--json]
 
 Verifies ANP/0.1 log documents and Concordia transcripts ({\"messages\", \"keys\"}),
@@ -33,7 +34,9 @@ fn main() -> ExitCode {
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |flag: &str| -> Result<String, String> { it.next().cloned().ok_or(format!("{flag} needs a value")) };
+        let mut value = |flag: &str| -> Result<String, String> {
+            it.next().cloned().ok_or(format!("{flag} needs a value"))
+        };
         let result: Result<(), String> = match arg.as_str() {
             "--json" => {
                 json = true;
@@ -43,10 +46,17 @@ fn main() -> ExitCode {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            "--offer" => value("--offer").and_then(|p| read_json(&p).map_err(|e| format!("--offer {p}: {e}"))).map(|v| options.offer = Some(v)),
-            "--pin" => value("--pin").and_then(|p| concordia_files::parse_pin(&p)).map(|p| options.pin = Some(p)),
+            "--offer" => value("--offer")
+                .and_then(|p| read_json(&p).map_err(|e| format!("--offer {p}: {e}")))
+                .map(|v| options.offer = Some(v)),
+            "--pin" => value("--pin")
+                .and_then(|p| concordia_files::parse_pin(&p))
+                .map(|p| options.pin = Some(p)),
             "--now" => value("--now")
-                .and_then(|t| concordia::approval_receipt::datetime::parse(&t).map_err(|e| format!("--now: {e}")))
+                .and_then(|t| {
+                    concordia::approval_receipt::datetime::parse(&t)
+                        .map_err(|e| format!("--now: {e}"))
+                })
                 .map(|t| options.now = t),
             flag if flag.starts_with("--") => Err(format!("unknown option {flag}")),
             file => {
@@ -86,7 +96,9 @@ fn main() -> ExitCode {
 
 fn vectors(args: &[String], json: bool) -> ExitCode {
     let [dir] = args else {
-        eprintln!("countersign-verify: vectors takes one suite folder (holding manifest.json)\n{USAGE}");
+        eprintln!(
+            "countersign-verify: vectors takes one suite folder (holding manifest.json)\n{USAGE}"
+        );
         return ExitCode::from(2);
     };
     let lines = match suite::run(Path::new(dir)) {
@@ -103,7 +115,13 @@ fn vectors(args: &[String], json: bool) -> ExitCode {
             let v = serde_json::json!({"id": l.id, "expected": l.expected, "got": l.got, "ok": l.ok(), "failures": l.why});
             println!("{v}");
         } else {
-            println!("{} expected={} got={} {}", safe(&l.id), l.expected, l.got, if l.ok() { "ok" } else { "MISMATCH" });
+            println!(
+                "{} expected={} got={} {}",
+                safe(&l.id),
+                l.expected,
+                l.got,
+                if l.ok() { "ok" } else { "MISMATCH" }
+            );
             if !l.ok() {
                 for why in &l.why {
                     println!("  {}", safe(why));

@@ -45,7 +45,11 @@ impl Outcome {
         Outcome {
             file: file.to_owned(),
             kind: kind.to_owned(),
-            status: if failures.is_empty() { "verified" } else { "failed" },
+            status: if failures.is_empty() {
+                "verified"
+            } else {
+                "failed"
+            },
             summary,
             failures,
         }
@@ -63,12 +67,23 @@ impl Outcome {
     /// For people: one line, then one line per failing check. Counterparty
     /// text is escaped, never interpreted by the terminal.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{}: {}: {}: {}\n", safe(&self.file), self.kind, self.status, safe(&self.summary));
+        let mut out = format!(
+            "{}: {}: {}: {}\n",
+            safe(&self.file),
+            self.kind,
+            self.status,
+            safe(&self.summary)
+        );
         for f in &self.failures {
             if f.at.is_empty() {
                 out.push_str(&format!("  {}: {}\n", f.check, safe(&f.detail)));
             } else {
-                out.push_str(&format!("  {}: {}: {}\n", safe(&f.at), f.check, safe(&f.detail)));
+                out.push_str(&format!(
+                    "  {}: {}: {}\n",
+                    safe(&f.at),
+                    f.check,
+                    safe(&f.detail)
+                ));
             }
         }
         out

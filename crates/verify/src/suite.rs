@@ -36,13 +36,19 @@ pub fn run(dir: &Path) -> Result<Vec<Line>, SuiteError> {
     let manifest_path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&manifest_path)
         .map_err(|e| SuiteError(format!("{}: {e}", manifest_path.display())))?;
-    let value = serde_json::from_str(&text).map_err(|e| SuiteError(format!("{}: not JSON: {e}", manifest_path.display())))?;
+    let value = serde_json::from_str(&text)
+        .map_err(|e| SuiteError(format!("{}: not JSON: {e}", manifest_path.display())))?;
     let manifest = Manifest::parse(&value).map_err(|e| SuiteError(e.to_string()))?;
     let first = manifest.vectors().next().cloned().unwrap_or_default();
     let base: PathBuf = dir
         .ancestors()
         .find(|a| a.join(&first).is_file())
-        .ok_or_else(|| SuiteError(format!("{first}: not found under {} or any folder above it", dir.display())))?
+        .ok_or_else(|| {
+            SuiteError(format!(
+                "{first}: not found under {} or any folder above it",
+                dir.display()
+            ))
+        })?
         .to_path_buf();
     Ok(manifest
         .vectors()
@@ -70,7 +76,11 @@ pub fn run(dir: &Path) -> Result<Vec<Line>, SuiteError> {
                 },
                 Err(e) => Line {
                     id: e.id.clone().unwrap_or_else(|| path.clone()),
-                    expected: value.get("expected").and_then(|x| x.as_str()).unwrap_or("?").into(),
+                    expected: value
+                        .get("expected")
+                        .and_then(|x| x.as_str())
+                        .unwrap_or("?")
+                        .into(),
                     got: "reject".into(),
                     why: vec![e.to_string()],
                 },

@@ -1,6 +1,9 @@
 //! Build and sign a receipt for a person; verify it, each check alone.
 
-use approval_receipt::receipt::{build_receipt, sign_receipt, verify_receipt, Amount, BuildError, Decision, ReceiptCheck, ReceiptDraft};
+use approval_receipt::receipt::{
+    build_receipt, sign_receipt, verify_receipt, Amount, BuildError, Decision, ReceiptCheck,
+    ReceiptDraft,
+};
 use approval_receipt::{datetime, did_key, edges};
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Value};
@@ -29,25 +32,53 @@ fn draft(decision: Decision) -> ReceiptDraft {
 }
 
 fn signed(key: &SigningKey, decision: Decision) -> Value {
-    sign_receipt(build_receipt(&draft(decision), &key.verifying_key()).unwrap(), key).unwrap()
+    sign_receipt(
+        build_receipt(&draft(decision), &key.verifying_key()).unwrap(),
+        key,
+    )
+    .unwrap()
 }
 
-fn failed(r: &Value, offer: &Value, issuer: Option<&ed25519_dalek::VerifyingKey>, now: &str, revocations: &[Value]) -> Vec<ReceiptCheck> {
-    verify_receipt(r, offer, issuer, at(now), revocations).failures().map(|f| f.check).collect()
+fn failed(
+    r: &Value,
+    offer: &Value,
+    issuer: Option<&ed25519_dalek::VerifyingKey>,
+    now: &str,
+    revocations: &[Value],
+) -> Vec<ReceiptCheck> {
+    verify_receipt(r, offer, issuer, at(now), revocations)
+        .failures()
+        .map(|f| f.check)
+        .collect()
 }
 
 #[test]
 fn a_built_receipt_has_countersign_s_conventions() {
     let key = SigningKey::generate(&mut rand_core::OsRng);
     let r = signed(&key, Decision::Approve);
-    assert_eq!(r["id"], "urn:countersign:receipt:00000000-0000-0000-0000-000000000000");
-    assert_eq!(did_key::decode(r["approver"]["identity"].as_str().unwrap()).unwrap(), key.verifying_key());
-    assert_eq!(r["scope"]["offer_hash"], json!(edges::hash(&offer()).unwrap()));
+    assert_eq!(
+        r["id"],
+        "urn:countersign:receipt:00000000-0000-0000-0000-000000000000"
+    );
+    assert_eq!(
+        did_key::decode(r["approver"]["identity"].as_str().unwrap()).unwrap(),
+        key.verifying_key()
+    );
+    assert_eq!(
+        r["scope"]["offer_hash"],
+        json!(edges::hash(&offer()).unwrap())
+    );
     assert_eq!(r["scope"]["amount"], "150000.00 USD");
     assert_eq!(r["scope"]["threshold_crossed"], "100000.00 USD");
-    assert_eq!(r["references"], json!([{"type": "negotiation_session", "id": "urn:concordia:session:ses_1", "relationship": "approves"}]));
+    assert_eq!(
+        r["references"],
+        json!([{"type": "negotiation_session", "id": "urn:concordia:session:ses_1", "relationship": "approves"}])
+    );
     assert_eq!(r["expires_at"], "2026-05-10T15:22:08Z");
-    assert!(r["signature"]["value"].as_str().unwrap().ends_with("=="), "padded, as the SDK verifies");
+    assert!(
+        r["signature"]["value"].as_str().unwrap().ends_with("=="),
+        "padded, as the SDK verifies"
+    );
     let report = verify_receipt(&r, &offer(), None, at("2026-05-10T14:30:00Z"), &[]);
     assert!(report.is_valid(), "{:?}", report.checks);
     assert_eq!(report.decision, Some(Decision::Approve));
@@ -60,14 +91,29 @@ fn building_refuses_what_would_be_wrong() {
     let key = SigningKey::generate(&mut rand_core::OsRng).verifying_key();
     let mut d = draft(Decision::Approve);
     d.expires_at = d.issued_at;
-    assert!(matches!(build_receipt(&d, &key), Err(BuildError::ExpiresBeforeIssued { .. })));
+    assert!(matches!(
+        build_receipt(&d, &key),
+        Err(BuildError::ExpiresBeforeIssued { .. })
+    ));
     let mut d = draft(Decision::Approve);
     d.threshold_crossed = "100000.00 EUR".parse().unwrap();
-    assert!(matches!(build_receipt(&d, &key), Err(BuildError::CurrencyMismatch { .. })));
-    for bad in ["150000.00", "150000.00 usd", "1e5 USD", "150,000.00 USD", " USD"] {
+    assert!(matches!(
+        build_receipt(&d, &key),
+        Err(BuildError::CurrencyMismatch { .. })
+    ));
+    for bad in [
+        "150000.00",
+        "150000.00 usd",
+        "1e5 USD",
+        "150,000.00 USD",
+        " USD",
+    ] {
         assert!(bad.parse::<Amount>().is_err(), "{bad}");
     }
-    assert_eq!("0.10 USD".parse::<Amount>().unwrap().to_string(), "0.10 USD");
+    assert_eq!(
+        "0.10 USD".parse::<Amount>().unwrap().to_string(),
+        "0.10 USD"
+    );
 }
 
 #[test]
@@ -78,7 +124,10 @@ fn each_check_fails_alone() {
     let o = offer();
     // Expiry: equal to now passes, one second later fails.
     assert_eq!(failed(&r, &o, None, "2026-05-10T15:22:08Z", &[]), []);
-    assert_eq!(failed(&r, &o, None, "2026-05-10T15:22:09Z", &[]), [ReceiptCheck::NotExpired]);
+    assert_eq!(
+        failed(&r, &o, None, "2026-05-10T15:22:09Z", &[]),
+        [ReceiptCheck::NotExpired]
+    );
     // The offer one cent off.
     let mut cent = o.clone();
     cent["body"]["terms"]["price"]["value"] = json!(150000.01);
@@ -89,27 +138,42 @@ fn each_check_fails_alone() {
     assert_eq!(failed(&x, &o, None, now, &[]), [ReceiptCheck::Signature]);
     // Identity: the did:key names another key than the one given.
     let other = SigningKey::generate(&mut rand_core::OsRng).verifying_key();
-    assert_eq!(failed(&r, &o, Some(&other), now, &[]), [ReceiptCheck::Identity, ReceiptCheck::Signature]);
+    assert_eq!(
+        failed(&r, &o, Some(&other), now, &[]),
+        [ReceiptCheck::Identity, ReceiptCheck::Signature]
+    );
     // A did:web approver with no key given cannot be verified.
     let mut x = r.clone();
     x["approver"]["identity"] = json!("did:web:acme.example");
     let x = sign_receipt(x, &key).unwrap();
-    assert_eq!(failed(&x, &o, None, now, &[]), [ReceiptCheck::Identity, ReceiptCheck::Signature]);
+    assert_eq!(
+        failed(&x, &o, None, now, &[]),
+        [ReceiptCheck::Identity, ReceiptCheck::Signature]
+    );
     assert_eq!(failed(&x, &o, Some(&key.verifying_key()), now, &[]), []);
     // Algorithm (the schema's enum too).
     let mut x = r.clone();
     x["signature"]["alg"] = json!("EdDSA");
-    assert_eq!(failed(&x, &o, None, now, &[]), [ReceiptCheck::Schema, ReceiptCheck::Algorithm]);
+    assert_eq!(
+        failed(&x, &o, None, now, &[]),
+        [ReceiptCheck::Schema, ReceiptCheck::Algorithm]
+    );
     // No approves reference (the schema's contains too).
     let mut x = r.clone();
     x["references"][0]["relationship"] = json!("references");
     let x = sign_receipt(x, &key).unwrap();
-    assert_eq!(failed(&x, &o, None, now, &[]), [ReceiptCheck::Schema, ReceiptCheck::ApprovesReference]);
+    assert_eq!(
+        failed(&x, &o, None, now, &[]),
+        [ReceiptCheck::Schema, ReceiptCheck::ApprovesReference]
+    );
     // A naive expires_at: the schema refuses it and no instant is guessed.
     let mut x = r.clone();
     x["expires_at"] = json!("2026-05-10T15:22:08");
     let x = sign_receipt(x, &key).unwrap();
-    assert_eq!(failed(&x, &o, None, now, &[]), [ReceiptCheck::Schema, ReceiptCheck::NotExpired]);
+    assert_eq!(
+        failed(&x, &o, None, now, &[]),
+        [ReceiptCheck::Schema, ReceiptCheck::NotExpired]
+    );
 }
 
 #[test]
@@ -119,12 +183,33 @@ fn a_revocation_record_in_force_revokes_the_receipt() {
     let rev = |target: &str, at: &str| json!({"revocation_id": "urn:concordia:revocation:1", "revoked_artifact_id": target, "effective_at": at});
     let id = r["id"].as_str().unwrap().to_owned();
     let now = "2026-05-10T14:30:00Z";
-    assert_eq!(failed(&r, &offer(), None, now, &[rev(&id, "2026-05-10T14:29:59Z")]), [ReceiptCheck::NotRevoked]);
-    assert_eq!(failed(&r, &offer(), None, now, &[rev("urn:concordia:session:ses_1", now)]), [ReceiptCheck::NotRevoked]);
-    assert_eq!(failed(&r, &offer(), None, now, &[rev(&id, "2026-05-10T14:30:01Z")]), [], "not yet in force");
-    assert_eq!(failed(&r, &offer(), None, now, &[rev("urn:other", now)]), []);
+    assert_eq!(
+        failed(&r, &offer(), None, now, &[rev(&id, "2026-05-10T14:29:59Z")]),
+        [ReceiptCheck::NotRevoked]
+    );
+    assert_eq!(
+        failed(
+            &r,
+            &offer(),
+            None,
+            now,
+            &[rev("urn:concordia:session:ses_1", now)]
+        ),
+        [ReceiptCheck::NotRevoked]
+    );
+    assert_eq!(
+        failed(&r, &offer(), None, now, &[rev(&id, "2026-05-10T14:30:01Z")]),
+        [],
+        "not yet in force"
+    );
+    assert_eq!(
+        failed(&r, &offer(), None, now, &[rev("urn:other", now)]),
+        []
+    );
     let report = verify_receipt(&r, &offer(), None, at(now), &[rev(&id, now)]);
-    assert!(report.failures().any(|f| f.detail == "revoked by urn:concordia:revocation:1"));
+    assert!(report
+        .failures()
+        .any(|f| f.detail == "revoked by urn:concordia:revocation:1"));
 }
 
 #[test]
@@ -132,5 +217,9 @@ fn the_signature_covers_the_receipt_without_its_signature_member() {
     let key = SigningKey::generate(&mut rand_core::OsRng);
     let r = signed(&key, Decision::Approve);
     let pre = edges::canonical(&edges::without_top_level(&r, "signature")).unwrap();
-    assert!(approval_receipt::keys::verify(&key.verifying_key(), pre.as_bytes(), r["signature"]["value"].as_str().unwrap()));
+    assert!(approval_receipt::keys::verify(
+        &key.verifying_key(),
+        pre.as_bytes(),
+        r["signature"]["value"].as_str().unwrap()
+    ));
 }

@@ -44,7 +44,11 @@ impl Checks {
     /// The judgement.
     pub fn finish(self) -> Judgement {
         Judgement {
-            verdict: if self.failures.is_empty() { Verdict::Accept } else { Verdict::Reject },
+            verdict: if self.failures.is_empty() {
+                Verdict::Accept
+            } else {
+                Verdict::Reject
+            },
             failures: self.failures,
         }
     }
@@ -55,10 +59,15 @@ pub fn schema(c: &mut Checks, name: &str, value: &Value) -> bool {
     match schemas::get(name) {
         Some(s) => {
             let errors = s.errors(value);
-            c.check("schema", errors.is_empty(), || format!("{name}: {}", errors.join("; ")))
+            c.check("schema", errors.is_empty(), || {
+                format!("{name}: {}", errors.join("; "))
+            })
         }
         None => {
-            c.fail("schema", format!("the frozen schema {name} is not available"));
+            c.fail(
+                "schema",
+                format!("the frozen schema {name} is not available"),
+            );
             false
         }
     }
@@ -120,7 +129,13 @@ pub fn strip_signatures(value: &Value) -> Value {
 
 /// Verifies `signature` (a base64url text) over `preimage` under `key`
 /// (both obtained through [`key_at`] and [`canonical`], which report their own failures).
-pub fn signature(c: &mut Checks, key: Option<&VerifyingKey>, preimage: Option<&str>, signature: Option<&Value>, what: &str) -> bool {
+pub fn signature(
+    c: &mut Checks,
+    key: Option<&VerifyingKey>,
+    preimage: Option<&str>,
+    signature: Option<&Value>,
+    what: &str,
+) -> bool {
     // A missing key or preimage was already reported by the check that
     // could not produce it.
     let (Some(key), Some(preimage)) = (key, preimage) else {
@@ -131,17 +146,30 @@ pub fn signature(c: &mut Checks, key: Option<&VerifyingKey>, preimage: Option<&s
         return false;
     };
     let ok = keys::verify(key, preimage.as_bytes(), text);
-    c.check("signature", ok, || format!("{what}: the Ed25519 signature does not verify"))
+    c.check("signature", ok, || {
+        format!("{what}: the Ed25519 signature does not verify")
+    })
 }
 
 /// Compares `context.canonical_sha256`, when present, to SHA-256 of `preimage`.
-pub fn optional_digest(c: &mut Checks, context: &Map<String, Value>, preimage: Option<&str>) -> bool {
-    let Some(expected) = context.get("canonical_sha256") else { return true };
+pub fn optional_digest(
+    c: &mut Checks,
+    context: &Map<String, Value>,
+    preimage: Option<&str>,
+) -> bool {
+    let Some(expected) = context.get("canonical_sha256") else {
+        return true;
+    };
     let actual = preimage.map(|p| jcs::sha256_prefixed(p.as_bytes()));
     c.check(
         "digest",
         actual.is_some() && expected.as_str() == actual.as_deref(),
-        || format!("canonical_sha256 is {expected}, the preimage hashes to {}", actual.unwrap_or_default()),
+        || {
+            format!(
+                "canonical_sha256 is {expected}, the preimage hashes to {}",
+                actual.unwrap_or_default()
+            )
+        },
     )
 }
 
@@ -155,7 +183,8 @@ pub fn source<'a>(vector: &'a Vector, name: &str) -> Option<&'a Value> {
     if name == "input" {
         Some(&vector.input)
     } else {
-        name.strip_prefix("context.").and_then(|n| vector.context.get(n))
+        name.strip_prefix("context.")
+            .and_then(|n| vector.context.get(n))
     }
 }
 
@@ -211,7 +240,11 @@ pub fn raw_deal_term(text: &str) -> bool {
 
 /// Scans every key and string value of `value`, skipping the values
 /// `skip(path)` names; returns the JSON pointer of the first match.
-pub fn scan_raw_terms(value: &Value, path: &mut String, skip: &dyn Fn(&str) -> bool) -> Option<String> {
+pub fn scan_raw_terms(
+    value: &Value,
+    path: &mut String,
+    skip: &dyn Fn(&str) -> bool,
+) -> Option<String> {
     match value {
         Value::String(s) if !skip(path) && raw_deal_term(s) => Some(path.clone()),
         Value::Object(map) => {

@@ -34,7 +34,11 @@ impl Manifest {
             };
             let paths: Vec<String> = items
                 .iter()
-                .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| ManifestError(format!("files.{name} holds a non-string"))))
+                .map(|i| {
+                    i.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| ManifestError(format!("files.{name} holds a non-string")))
+                })
                 .collect::<Result<_, _>>()?;
             if let Some(count) = value.pointer(&format!("/counts/{name}")) {
                 if count.as_u64() != Some(paths.len() as u64) {
@@ -64,7 +68,10 @@ impl Manifest {
 
     /// Every vector file: positive, then mutation, then canary.
     pub fn vectors(&self) -> impl Iterator<Item = &String> {
-        self.positive.iter().chain(&self.mutation).chain(&self.canary)
+        self.positive
+            .iter()
+            .chain(&self.mutation)
+            .chain(&self.canary)
     }
 
     /// How many vectors.

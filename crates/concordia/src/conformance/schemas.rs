@@ -11,24 +11,45 @@ use approval_receipt::schema::Schema;
 
 macro_rules! frozen {
     ($file:literal) => {
-        include_str!(concat!("../../../../vendor/concordia/conformance/vectors/schemas/", $file))
+        include_str!(concat!(
+            "../../../../vendor/concordia/conformance/vectors/schemas/",
+            $file
+        ))
     };
 }
 
 const FILES: &[(&str, &str)] = &[
     ("approval_receipt", frozen!("approval_receipt.schema.json")),
-    ("atomic_activation_proof", frozen!("atomic_activation_proof.schema.json")),
+    (
+        "atomic_activation_proof",
+        frozen!("atomic_activation_proof.schema.json"),
+    ),
     ("attestation", frozen!("attestation.schema.json")),
-    ("cascade_decision_record", frozen!("cascade_decision_record.schema.json")),
+    (
+        "cascade_decision_record",
+        frozen!("cascade_decision_record.schema.json"),
+    ),
     ("chain_session", frozen!("chain_session.schema.json")),
-    ("closure_predicate", frozen!("closure_predicate.schema.json")),
-    ("conditional_commitment", frozen!("conditional_commitment.schema.json")),
-    ("fulfillment_attestation", frozen!("fulfillment_attestation.schema.json")),
+    (
+        "closure_predicate",
+        frozen!("closure_predicate.schema.json"),
+    ),
+    (
+        "conditional_commitment",
+        frozen!("conditional_commitment.schema.json"),
+    ),
+    (
+        "fulfillment_attestation",
+        frozen!("fulfillment_attestation.schema.json"),
+    ),
     ("mandate", frozen!("mandate.schema.json")),
     ("predicate", frozen!("predicate.json")),
     ("receipt_bundle", frozen!("receipt_bundle.schema.json")),
     ("reference", frozen!("reference.schema.json")),
-    ("revocation_record", frozen!("revocation_record.schema.json")),
+    (
+        "revocation_record",
+        frozen!("revocation_record.schema.json"),
+    ),
     ("unwind_record", frozen!("unwind_record.schema.json")),
 ];
 
@@ -49,12 +70,16 @@ pub fn get(name: &str) -> Option<&'static Schema> {
             .iter()
             .map(|(n, _)| {
                 let schema = raw(n).and_then(|s| {
-                    let resources: Vec<&Value> = reference.iter().filter(|_| *n == "predicate").collect();
+                    let resources: Vec<&Value> =
+                        reference.iter().filter(|_| *n == "predicate").collect();
                     Schema::compile(&s, &resources).ok()
                 });
                 (*n, schema)
             })
             .collect()
     });
-    cells.iter().find(|(n, _)| *n == name).and_then(|(_, s)| s.as_ref())
+    cells
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, s)| s.as_ref())
 }

@@ -51,7 +51,15 @@ pub const RECORD_TYPES: &[&str] = &[
     "message_chain",
 ];
 
-const REASON_CLASSES: &[&str] = &["schema", "signature", "digest", "binding", "temporal", "privacy", "transition"];
+const REASON_CLASSES: &[&str] = &[
+    "schema",
+    "signature",
+    "digest",
+    "binding",
+    "temporal",
+    "privacy",
+    "transition",
+];
 
 /// `accept` or `reject`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,8 +117,13 @@ impl Vector {
     /// Checks the format and reads the vector.
     pub fn parse(value: &Value) -> Result<Vector, MalformedVector> {
         let id = value.get("id").and_then(Value::as_str).map(str::to_owned);
-        let bad = |why: String| MalformedVector { id: id.clone(), why };
-        let obj = value.as_object().ok_or_else(|| bad("not a JSON object".into()))?;
+        let bad = |why: String| MalformedVector {
+            id: id.clone(),
+            why,
+        };
+        let obj = value
+            .as_object()
+            .ok_or_else(|| bad("not a JSON object".into()))?;
         let string = |name: &str| -> Result<String, MalformedVector> {
             match obj.get(name) {
                 Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
@@ -120,7 +133,9 @@ impl Vector {
         };
         let schema_version = string("schema_version")?;
         if schema_version != "concordia-conformance-vector/v1-draft" {
-            return Err(bad(format!("schema_version is {schema_version:?}, not concordia-conformance-vector/v1-draft")));
+            return Err(bad(format!(
+                "schema_version is {schema_version:?}, not concordia-conformance-vector/v1-draft"
+            )));
         }
         let vid = string("id")?;
         if !vid.bytes().all(|b| b.is_ascii_graphic()) {
@@ -130,11 +145,15 @@ impl Vector {
         let source_fixture = string("source_fixture")?;
         let record_type = string("record_type")?;
         if !RECORD_TYPES.contains(&record_type.as_str()) {
-            return Err(bad(format!("record_type {record_type:?} is not one the contract defines")));
+            return Err(bad(format!(
+                "record_type {record_type:?} is not one the contract defines"
+            )));
         }
         let profile = string("verification_profile")?;
         if !PROFILES.contains(&profile.as_str()) {
-            return Err(bad(format!("verification_profile {profile:?} is not one the contract defines")));
+            return Err(bad(format!(
+                "verification_profile {profile:?} is not one the contract defines"
+            )));
         }
         let input = match obj.get("input") {
             Some(v @ Value::Object(_)) => v.clone(),
@@ -154,7 +173,11 @@ impl Vector {
         let expected_reason_class = match obj.get("expected_reason_class") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if REASON_CLASSES.contains(&s.as_str()) => Some(s.clone()),
-            Some(_) => return Err(bad("expected_reason_class is not one of the allowed classes".into())),
+            Some(_) => {
+                return Err(bad(
+                    "expected_reason_class is not one of the allowed classes".into(),
+                ))
+            }
         };
         match obj.get("notes") {
             None | Some(Value::String(_)) => {}

@@ -27,7 +27,11 @@ impl Parties {
     }
 
     pub fn key_of(&self, who: &str) -> &SigningKey {
-        if who == "buyer" { &self.buyer } else { &self.seller }
+        if who == "buyer" {
+            &self.buyer
+        } else {
+            &self.seller
+        }
     }
 }
 
@@ -64,10 +68,30 @@ pub fn deal(p: &Parties) -> Vec<Value> {
     transcript(
         p,
         &[
-            ("negotiate.open", "seller", json!({"terms": {"price": {"value": 100, "currency": "USD"}}}), "2026-05-10T10:00:00Z"),
-            ("negotiate.accept_session", "buyer", json!({}), "2026-05-10T10:01:00Z"),
-            ("negotiate.counter", "buyer", offer_body(json!(80.5)), "2026-05-10T10:02:00Z"),
-            ("negotiate.accept", "seller", json!({"offer_id": "off_1"}), "2026-05-10T10:03:00Z"),
+            (
+                "negotiate.open",
+                "seller",
+                json!({"terms": {"price": {"value": 100, "currency": "USD"}}}),
+                "2026-05-10T10:00:00Z",
+            ),
+            (
+                "negotiate.accept_session",
+                "buyer",
+                json!({}),
+                "2026-05-10T10:01:00Z",
+            ),
+            (
+                "negotiate.counter",
+                "buyer",
+                offer_body(json!(80.5)),
+                "2026-05-10T10:02:00Z",
+            ),
+            (
+                "negotiate.accept",
+                "seller",
+                json!({"offer_id": "off_1"}),
+                "2026-05-10T10:03:00Z",
+            ),
         ],
     )
 }

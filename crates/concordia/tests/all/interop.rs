@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use concordia::approval_receipt::receipt::{build_receipt, sign_receipt, verify_receipt, Amount, Decision, ReceiptDraft};
+use concordia::approval_receipt::receipt::{
+    build_receipt, sign_receipt, verify_receipt, Amount, Decision, ReceiptDraft,
+};
 use concordia::transcript::{verify_transcript, Check, Keys};
 use concordia::{Message, Session, State};
 use ed25519_dalek::SigningKey;
@@ -41,9 +43,18 @@ pub fn script(name: &str, args: &[&str], stdin: &str) -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the interop Python starts");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
     let out = child.wait_with_output().expect("the script ends");
-    assert!(out.status.success(), "{name} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name} printed no JSON: {e}"))
 }
 
@@ -54,8 +65,17 @@ fn negotiation() -> Value {
 /// Every leaf of `value`, as a JSON pointer.
 fn leaves(value: &Value, path: String, out: &mut Vec<String>) {
     match value {
-        Value::Object(m) => m.iter().for_each(|(k, v)| leaves(v, format!("{path}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
-        Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| leaves(v, format!("{path}/{i}"), out)),
+        Value::Object(m) => m.iter().for_each(|(k, v)| {
+            leaves(
+                v,
+                format!("{path}/{}", k.replace('~', "~0").replace('/', "~1")),
+                out,
+            )
+        }),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| leaves(v, format!("{path}/{i}"), out)),
         _ => out.push(path),
     }
 }
@@ -66,7 +86,9 @@ fn leaves(value: &Value, path: String, out: &mut Vec<String>) {
 fn tamper(value: &mut Value, pointer: &str) {
     let leaf = value.pointer_mut(pointer).expect("leaf");
     *leaf = match leaf.take() {
-        Value::String(s) if pointer.ends_with("signature") || pointer.contains("/countersignatures/") => {
+        Value::String(s)
+            if pointer.ends_with("signature") || pointer.contains("/countersignatures/") =>
+        {
             let mut chars: Vec<char> = s.chars().collect();
             chars[0] = if chars[0] == 'A' { 'B' } else { 'A' };
             Value::String(chars.into_iter().collect())
@@ -87,10 +109,24 @@ fn the_sdk_transcript_verifies_with_signatures_and_replays_to_agreed() {
     let report = verify_transcript(&messages, &keys);
     assert!(report.is_valid(), "{:?}", report.failures);
     assert_eq!(report.head.count, 4);
-    assert_eq!(Some(report.head.hash.as_str()), n.pointer("/attestation/chain_head").and_then(Value::as_str));
-    let typed: Vec<Message> = messages.iter().map(|m| Message::from_value(m).expect("typed")).collect();
+    assert_eq!(
+        Some(report.head.hash.as_str()),
+        n.pointer("/attestation/chain_head").and_then(Value::as_str)
+    );
+    let typed: Vec<Message> = messages
+        .iter()
+        .map(|m| Message::from_value(m).expect("typed"))
+        .collect();
     let kinds: Vec<&str> = typed.iter().map(|m| m.kind.as_str()).collect();
-    assert_eq!(kinds, ["negotiate.open", "negotiate.accept_session", "negotiate.counter", "negotiate.accept"]);
+    assert_eq!(
+        kinds,
+        [
+            "negotiate.open",
+            "negotiate.accept_session",
+            "negotiate.counter",
+            "negotiate.accept"
+        ]
+    );
     let session = Session::replay(&typed).expect("the SDK's transitions are legal here");
     assert_eq!(session.state(), State::Agreed);
     assert_eq!(n["state"], "agreed");
@@ -119,12 +155,31 @@ fn every_single_field_tamper_of_the_sdk_transcript_fails_at_its_message() {
             let mut copy = messages.clone();
             tamper(&mut copy[i], &p);
             let report = verify_transcript(&copy, &keys);
-            let first = report.failures.first().unwrap_or_else(|| panic!("message {i} {p}: the tamper was not caught"));
-            assert_eq!(first.index, i as u64, "message {i} {p}: the first failure is at {}", first.index);
-            assert_eq!(first.message_id.as_deref(), copy[i]["id"].as_str(), "message {i} {p}");
-            let own: Vec<Check> = report.failures.iter().filter(|f| f.index == i as u64).map(|f| f.check).collect();
+            let first = report
+                .failures
+                .first()
+                .unwrap_or_else(|| panic!("message {i} {p}: the tamper was not caught"));
+            assert_eq!(
+                first.index, i as u64,
+                "message {i} {p}: the first failure is at {}",
+                first.index
+            );
+            assert_eq!(
+                first.message_id.as_deref(),
+                copy[i]["id"].as_str(),
+                "message {i} {p}"
+            );
+            let own: Vec<Check> = report
+                .failures
+                .iter()
+                .filter(|f| f.index == i as u64)
+                .map(|f| f.check)
+                .collect();
             assert!(
-                own.iter().any(|c| matches!(c, Check::Signature | Check::Key | Check::Genesis | Check::Link)),
+                own.iter().any(|c| matches!(
+                    c,
+                    Check::Signature | Check::Key | Check::Genesis | Check::Link
+                )),
                 "message {i} {p}: {own:?}"
             );
             tampers += 1;
@@ -144,7 +199,12 @@ fn a_swapped_sender_fails_the_signature_check() {
     assert_eq!(report.failures[0].check, Check::Signature);
 }
 
-fn receipt_over(offer_message: &Value, decision: Decision, issued: OffsetDateTime, key: &SigningKey) -> Value {
+fn receipt_over(
+    offer_message: &Value,
+    decision: Decision,
+    issued: OffsetDateTime,
+    key: &SigningKey,
+) -> Value {
     let draft = ReceiptDraft {
         receipt_uuid: uuid::Uuid::new_v4(),
         issued_at: issued,
@@ -153,10 +213,17 @@ fn receipt_over(offer_message: &Value, decision: Decision, issued: OffsetDateTim
         offer_message: offer_message.clone(),
         amount: "1900.00 USD".parse::<Amount>().expect("amount"),
         threshold_crossed: "1000.00 USD".parse::<Amount>().expect("amount"),
-        session_id: offer_message["session_id"].as_str().expect("session").to_owned(),
+        session_id: offer_message["session_id"]
+            .as_str()
+            .expect("session")
+            .to_owned(),
         role: Some("procurement_authority".into()),
     };
-    sign_receipt(build_receipt(&draft, &key.verifying_key()).expect("built"), key).expect("signed")
+    sign_receipt(
+        build_receipt(&draft, &key.verifying_key()).expect("built"),
+        key,
+    )
+    .expect("signed")
 }
 
 #[test]
@@ -164,14 +231,26 @@ fn the_sdk_accepts_our_receipts_approve_and_deny_and_refuses_an_offer_one_cent_o
     let n = negotiation();
     let offer = n["messages"][2].clone();
     let key = SigningKey::generate(&mut rand_core::OsRng);
-    let issued = OffsetDateTime::now_utc().replace_nanosecond(0).expect("whole seconds");
+    let issued = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .expect("whole seconds");
     let now = concordia::approval_receipt::datetime::format_utc(issued + Duration::minutes(5));
     for decision in [Decision::Approve, Decision::Deny] {
         let receipt = receipt_over(&offer, decision, issued, &key);
-        assert!(receipt["approver"]["identity"].as_str().expect("did").starts_with("did:key:z6Mk"));
-        assert!(receipt["id"].as_str().expect("id").starts_with("urn:countersign:receipt:"));
+        assert!(receipt["approver"]["identity"]
+            .as_str()
+            .expect("did")
+            .starts_with("did:key:z6Mk"));
+        assert!(receipt["id"]
+            .as_str()
+            .expect("id")
+            .starts_with("urn:countersign:receipt:"));
         assert_eq!(receipt["references"][0]["relationship"], "approves");
-        let sdk = script("verify_receipt.py", &[], &json!({"receipt": receipt, "offer": offer, "now": now}).to_string());
+        let sdk = script(
+            "verify_receipt.py",
+            &[],
+            &json!({"receipt": receipt, "offer": offer, "now": now}).to_string(),
+        );
         assert_eq!(sdk["valid"], true, "{sdk}");
         assert_eq!(sdk["decision"], decision.as_str());
         let ours = verify_receipt(&receipt, &offer, None, issued + Duration::minutes(5), &[]);
@@ -179,10 +258,20 @@ fn the_sdk_accepts_our_receipts_approve_and_deny_and_refuses_an_offer_one_cent_o
 
         let mut cent_off = offer.clone();
         cent_off["body"]["terms"]["price"]["value"] = json!(1900.01);
-        let sdk = script("verify_receipt.py", &[], &json!({"receipt": receipt, "offer": cent_off, "now": now}).to_string());
+        let sdk = script(
+            "verify_receipt.py",
+            &[],
+            &json!({"receipt": receipt, "offer": cent_off, "now": now}).to_string(),
+        );
         assert_eq!(sdk["valid"], false, "{sdk}");
         assert_eq!(sdk["failure_reason"], "offer_hash_mismatch");
-        let ours = verify_receipt(&receipt, &cent_off, None, issued + Duration::minutes(5), &[]);
+        let ours = verify_receipt(
+            &receipt,
+            &cent_off,
+            None,
+            issued + Duration::minutes(5),
+            &[],
+        );
         let failed: Vec<&str> = ours.failures().map(|f| f.check.name()).collect();
         assert_eq!(failed, ["offer_hash"]);
     }
@@ -193,7 +282,9 @@ fn the_sdk_refuses_our_receipt_once_expired_as_we_do() {
     let n = negotiation();
     let offer = n["messages"][2].clone();
     let key = SigningKey::generate(&mut rand_core::OsRng);
-    let issued = OffsetDateTime::now_utc().replace_nanosecond(0).expect("whole seconds");
+    let issued = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .expect("whole seconds");
     let receipt = receipt_over(&offer, Decision::Approve, issued, &key);
     let later = issued + Duration::hours(1) + Duration::seconds(1);
     let sdk = script(
@@ -203,7 +294,10 @@ fn the_sdk_refuses_our_receipt_once_expired_as_we_do() {
     );
     assert_eq!(sdk["failure_reason"], "expired", "{sdk}");
     let ours = verify_receipt(&receipt, &offer, None, later, &[]);
-    assert_eq!(ours.failures().map(|f| f.check.name()).collect::<Vec<_>>(), ["not_expired"]);
+    assert_eq!(
+        ours.failures().map(|f| f.check.name()).collect::<Vec<_>>(),
+        ["not_expired"]
+    );
 }
 
 #[test]
@@ -218,7 +312,8 @@ fn the_sdk_attestation_verifies_and_every_tamper_of_it_does_not() {
     for p in &paths {
         let mut copy = att.clone();
         tamper(&mut copy, p);
-        let failures = concordia::artifacts::verify_attestation(&copy, &n["keys"], Some(&n["messages"]));
+        let failures =
+            concordia::artifacts::verify_attestation(&copy, &n["keys"], Some(&n["messages"]));
         assert!(!failures.is_empty(), "the tamper at {p} was accepted");
     }
     // Bound to its transcript: one message fewer is refused.

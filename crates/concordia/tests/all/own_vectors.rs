@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 
 use concordia::conformance::{judge_value, Verdict};
 
-
 use super::suite::{load_suite, repo_root};
 
 fn check_name(failure: &str) -> String {
@@ -29,7 +28,11 @@ fn every_single_check_vector_fails_exactly_its_check() {
     for (path, value) in &vectors {
         let (vector, judgement) = judge_value(value).unwrap_or_else(|e| panic!("{path}: {e}"));
         profiles.insert(vector.profile.clone());
-        assert_eq!(judgement.verdict, vector.expected, "{}: {:?}", vector.id, judgement.failures);
+        assert_eq!(
+            judgement.verdict, vector.expected,
+            "{}: {:?}",
+            vector.id, judgement.failures
+        );
         let breaks: BTreeSet<String> = value["breaks"]
             .as_array()
             .expect("breaks")
@@ -42,7 +45,15 @@ fn every_single_check_vector_fails_exactly_its_check() {
             assert!(path.starts_with("positive/"), "{path}");
         }
     }
-    for p in ["receipt-v1", "message-chain-v1", "mandate-v1", "delegation-chain-v1", "attestation-v1", "attestation-countersign-v1", "revocation-v1"] {
+    for p in [
+        "receipt-v1",
+        "message-chain-v1",
+        "mandate-v1",
+        "delegation-chain-v1",
+        "attestation-v1",
+        "attestation-countersign-v1",
+        "revocation-v1",
+    ] {
         assert!(profiles.contains(p), "no vector for {p}");
     }
 }
@@ -50,7 +61,10 @@ fn every_single_check_vector_fails_exactly_its_check() {
 #[test]
 fn the_named_checks_each_have_a_vector() {
     let vectors = load_suite(&repo_root().join("crates/concordia/vectors"));
-    let ids: BTreeSet<String> = vectors.iter().map(|(_, v)| v["id"].as_str().unwrap_or("").to_owned()).collect();
+    let ids: BTreeSet<String> = vectors
+        .iter()
+        .map(|(_, v)| v["id"].as_str().unwrap_or("").to_owned())
+        .collect();
     for id in [
         "cs-receipt-expired-by-one-second",
         "cs-pos-receipt-expires-at-now",

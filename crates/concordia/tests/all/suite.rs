@@ -53,7 +53,12 @@ fn every_vendored_vector_is_judged_as_expected() {
             ));
         }
     }
-    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
     // Not a runner that rejects everything (1456 of 1546 would pass then).
     assert_eq!(accepted, 90);
     assert_eq!(rejected, 1456);

@@ -12,7 +12,13 @@ fn a_signed_transcript_verifies_and_reports_its_head() {
     let t = deal(&p);
     let r = verify_transcript(&t, &p.keys());
     assert!(r.is_valid(), "{:?}", r.failures);
-    assert_eq!(r.head, Head { count: 4, hash: edges::hash(&t[3]).unwrap() });
+    assert_eq!(
+        r.head,
+        Head {
+            count: 4,
+            hash: edges::hash(&t[3]).unwrap()
+        }
+    );
 }
 
 #[test]
@@ -26,7 +32,10 @@ fn from_a_pin_only_new_messages_are_read_and_they_must_link_to_it() {
     assert_eq!(r.head.count, 4);
     // The prefix is not read: garbage before the pin cannot matter, and a
     // pin to another head is a Pin failure at the first new message.
-    let other = Head { count: 2, hash: format!("sha256:{}", "a".repeat(64)) };
+    let other = Head {
+        count: 2,
+        hash: format!("sha256:{}", "a".repeat(64)),
+    };
     let r = verify_since(&other, &t[2..], &p.keys());
     assert_eq!(r.failures.len(), 1);
     assert_eq!((r.failures[0].index, r.failures[0].check), (2, Check::Pin));
@@ -50,7 +59,10 @@ fn a_re_signed_splice_links_but_a_pin_catches_it() {
     // Links and signatures alone cannot see it (what the SDK's validate_chain checks).
     assert!(verify_transcript(&spliced, &p.keys()).is_valid());
     // The state machine can: a counter before the session was accepted.
-    let typed: Vec<concordia::Message> = spliced.iter().map(|m| concordia::Message::from_value(m).unwrap()).collect();
+    let typed: Vec<concordia::Message> = spliced
+        .iter()
+        .map(|m| concordia::Message::from_value(m).unwrap())
+        .collect();
     let err = concordia::Session::replay(&typed).unwrap_err();
     assert_eq!((err.index, err.id.as_str()), (1, "msg_2"));
     // And a pin taken after two messages does.
@@ -66,14 +78,25 @@ fn each_check_fails_alone_naming_the_message() {
     let keys = p.keys();
     let only = |t: &[serde_json::Value], keys: &concordia::Keys| {
         let r = verify_transcript(t, keys);
-        r.failures.iter().map(|f| (f.index, f.check)).collect::<Vec<_>>()
+        r.failures
+            .iter()
+            .map(|f| (f.index, f.check))
+            .collect::<Vec<_>>()
     };
     // Signature: the last body changed.
     let mut x = t.clone();
     x[3]["body"]["offer_id"] = json!("off_2");
     assert_eq!(only(&x, &keys), [(3, Check::Signature)]);
     // Genesis: re-signed with another prev_hash, the rest re-linked.
-    let mut x = transcript(&p, &[("negotiate.open", "seller", json!({"terms": {}}), "2026-05-10T10:00:00Z")]);
+    let mut x = transcript(
+        &p,
+        &[(
+            "negotiate.open",
+            "seller",
+            json!({"terms": {}}),
+            "2026-05-10T10:00:00Z",
+        )],
+    );
     x[0]["prev_hash"] = json!(format!("sha256:{}", "1".repeat(64)));
     let x = vec![sign(x[0].clone(), &p.seller)];
     assert_eq!(only(&x, &keys), [(0, Check::Genesis)]);
@@ -107,11 +130,26 @@ fn each_check_fails_alone_naming_the_message() {
 fn a_long_transcript_is_checked_in_parallel_batches_and_still_names_each_bad_message() {
     let p = Parties::new();
     let mut steps = vec![
-        ("negotiate.open", "seller", json!({"terms": {}, "timing": {"max_rounds": 100000}}), "2026-05-10T10:00:00Z"),
-        ("negotiate.accept_session", "buyer", json!({}), "2026-05-10T10:00:00Z"),
+        (
+            "negotiate.open",
+            "seller",
+            json!({"terms": {}, "timing": {"max_rounds": 100000}}),
+            "2026-05-10T10:00:00Z",
+        ),
+        (
+            "negotiate.accept_session",
+            "buyer",
+            json!({}),
+            "2026-05-10T10:00:00Z",
+        ),
     ];
     for i in 0..1200 {
-        steps.push(("negotiate.signal", if i % 2 == 0 { "buyer" } else { "seller" }, json!({"n": i}), "2026-05-10T10:00:01Z"));
+        steps.push((
+            "negotiate.signal",
+            if i % 2 == 0 { "buyer" } else { "seller" },
+            json!({"n": i}),
+            "2026-05-10T10:00:01Z",
+        ));
     }
     let mut t = transcript(&p, &steps);
     assert!(verify_transcript(&t, &p.keys()).is_valid());
@@ -124,6 +162,12 @@ fn a_long_transcript_is_checked_in_parallel_batches_and_still_names_each_bad_mes
     // message's hash, so the next one no longer links.
     assert_eq!(
         bad,
-        [(5, Check::Signature), (6, Check::Link), (700, Check::Signature), (701, Check::Link), (1201, Check::Signature)]
+        [
+            (5, Check::Signature),
+            (6, Check::Link),
+            (700, Check::Signature),
+            (701, Check::Link),
+            (1201, Check::Signature)
+        ]
     );
 }

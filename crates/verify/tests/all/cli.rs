@@ -24,7 +24,12 @@ fn the_vendored_suite_prints_1546_passed_0_failed() {
     let out = run(&["vectors", "vendor/concordia/conformance/vectors"]);
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.last(), Some(&"1546 passed, 0 failed"), "{}", &text[text.len().saturating_sub(2000)..]);
+    assert_eq!(
+        lines.last(),
+        Some(&"1546 passed, 0 failed"),
+        "{}",
+        &text[text.len().saturating_sub(2000)..]
+    );
     assert_eq!(lines.len(), 1547);
     assert!(lines.contains(&"pos-1404-approval-receipt expected=accept got=accept ok"));
     assert!(lines.contains(&"canary-chain-splice expected=reject got=reject ok"));
@@ -37,7 +42,8 @@ fn an_anp_log_verifies_and_a_tampered_one_fails_naming_the_seq() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("ANP/0.1 log: verified"));
 
-    let text = std::fs::read_to_string(root().join("vendor/anp/examples/session-log.example.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("vendor/anp/examples/session-log.example.json"))
+        .unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = doc["events"].as_array_mut().unwrap();
     let last = events.last_mut().unwrap();
@@ -85,19 +91,24 @@ fn a_mismatch_is_printed_and_exits_1() {
     // A copy of one of our vectors with its expectation flipped.
     let dir = tempfile::tempdir().unwrap();
     let src = root().join("crates/concordia/vectors/mutation/cs-receipt-offer-one-cent-off.json");
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
     v["expected"] = serde_json::json!("accept");
     v["expected_reason_class"] = serde_json::Value::Null;
     std::fs::create_dir_all(dir.path().join("mutation")).unwrap();
     std::fs::write(dir.path().join("mutation/x.json"), v.to_string()).unwrap();
     std::fs::write(
         dir.path().join("manifest.json"),
-        serde_json::json!({"counts": {"mutation": 1}, "files": {"mutation": ["mutation/x.json"]}}).to_string(),
+        serde_json::json!({"counts": {"mutation": 1}, "files": {"mutation": ["mutation/x.json"]}})
+            .to_string(),
     )
     .unwrap();
     let out = run(&["vectors", dir.path().to_str().unwrap()]);
     let text = stdout(&out);
-    assert!(text.contains("cs-receipt-offer-one-cent-off expected=accept got=reject MISMATCH"), "{text}");
+    assert!(
+        text.contains("cs-receipt-offer-one-cent-off expected=accept got=reject MISMATCH"),
+        "{text}"
+    );
     assert!(text.contains("offer_hash"), "{text}");
     assert_eq!(text.lines().last(), Some("0 passed, 1 failed"));
     assert_eq!(out.status.code(), Some(1));

@@ -6,15 +6,38 @@ use super::super::checks::{self, Checks};
 use super::super::vector::Vector;
 
 const PROFILE_FIELDS: [&str; 12] = [
-    "type", "version", "agent_id", "name", "description", "capabilities", "negotiation_profile",
-    "trust_signals", "endpoints", "location", "ttl", "updated_at",
+    "type",
+    "version",
+    "agent_id",
+    "name",
+    "description",
+    "capabilities",
+    "negotiation_profile",
+    "trust_signals",
+    "endpoints",
+    "location",
+    "ttl",
+    "updated_at",
 ];
 
 /// The keys of each signed nested object of a profile (the SDK's dataclasses).
 fn nested_keys(field: &str) -> Option<&'static [&'static str]> {
     Some(match field {
-        "capabilities" => &["categories", "offer_types", "resolution_methods", "max_concurrent_sessions", "languages", "currencies"],
-        "negotiation_profile" => &["style", "avg_rounds_to_agreement", "agreement_rate", "avg_session_duration_seconds", "concession_pattern"],
+        "capabilities" => &[
+            "categories",
+            "offer_types",
+            "resolution_methods",
+            "max_concurrent_sessions",
+            "languages",
+            "currencies",
+        ],
+        "negotiation_profile" => &[
+            "style",
+            "avg_rounds_to_agreement",
+            "agreement_rate",
+            "avg_session_duration_seconds",
+            "concession_pattern",
+        ],
         "endpoints" => &["negotiate", "a2a_card", "mcp_manifest"],
         "location" => &["regions", "jurisdictions"],
         _ => return None,
@@ -22,8 +45,14 @@ fn nested_keys(field: &str) -> Option<&'static [&'static str]> {
 }
 
 const TRUST_KEYS: [&str; 8] = [
-    "verascore_did", "verascore_tier", "verascore_composite", "sovereignty", "concordia_sessions_completed",
-    "attestation_count", "concordia_preferred", "reputation",
+    "verascore_did",
+    "verascore_tier",
+    "verascore_composite",
+    "sovereignty",
+    "concordia_sessions_completed",
+    "attestation_count",
+    "concordia_preferred",
+    "reputation",
 ];
 const SOVEREIGNTY_KEYS: [&str; 4] = ["L1", "L2", "L3", "L4"];
 const ASSERTION_KEYS: [&str; 4] = ["provider", "subject_did", "tier", "composite"];
@@ -43,7 +72,10 @@ fn trust_signals(c: &mut Checks, value: &Value) -> Value {
             "sovereignty" => {
                 if let Some(m) = v.as_object() {
                     if let Some(k) = m.keys().find(|k| !SOVEREIGNTY_KEYS.contains(&k.as_str())) {
-                        c.fail("schema", format!("trust_signals.sovereignty has an unknown key {k:?}"));
+                        c.fail(
+                            "schema",
+                            format!("trust_signals.sovereignty has an unknown key {k:?}"),
+                        );
                     }
                 }
                 v.clone()
@@ -55,7 +87,9 @@ fn trust_signals(c: &mut Checks, value: &Value) -> Value {
                         .map(|a| match a.as_object() {
                             Some(m) => Value::Object(
                                 m.iter()
-                                    .filter(|(k, x)| ASSERTION_KEYS.contains(&k.as_str()) && !x.is_null())
+                                    .filter(|(k, x)| {
+                                        ASSERTION_KEYS.contains(&k.as_str()) && !x.is_null()
+                                    })
                                     .map(|(k, x)| (k.clone(), x.clone()))
                                     .collect(),
                             ),
@@ -79,12 +113,19 @@ pub fn agent_profile(v: &Vector, c: &mut Checks) {
         .get("canonical_fields")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect());
-    c.check("schema", fields.as_deref() == Some(PROFILE_FIELDS.as_slice()), || "context.canonical_fields is not the exact signed field list".into());
+    c.check(
+        "schema",
+        fields.as_deref() == Some(PROFILE_FIELDS.as_slice()),
+        || "context.canonical_fields is not the exact signed field list".into(),
+    );
     let Some(obj) = input.as_object() else {
         c.fail("schema", "the profile is not an object");
         return;
     };
-    if let Some(k) = obj.keys().find(|k| !PROFILE_FIELDS.contains(&k.as_str()) && *k != "signature" && *k != "verified") {
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !PROFILE_FIELDS.contains(&k.as_str()) && *k != "signature" && *k != "verified")
+    {
         c.fail("schema", format!("unknown top-level key {k:?}"));
     }
     let mut canonical = Map::new();
@@ -108,7 +149,13 @@ pub fn agent_profile(v: &Vector, c: &mut Checks) {
     let preimage = checks::canonical(c, &Value::Object(canonical));
     checks::optional_digest(c, &v.context, preimage.as_deref());
     let key = checks::key_at(c, v.context.get("public_key_b64url"), "the profile signer");
-    checks::signature(c, key.as_ref(), preimage.as_deref(), input.get("signature"), "the profile");
+    checks::signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        input.get("signature"),
+        "the profile",
+    );
 }
 
 fn merkle_ok(root: &str, attestation_id: &str, proof: &Value) -> bool {
@@ -130,7 +177,11 @@ fn merkle_ok(root: &str, attestation_id: &str, proof: &Value) -> bool {
     };
     for s in siblings {
         let Some(s) = s.as_str() else { return false };
-        let joined = if index % 2 == 0 { format!("{current}{s}") } else { format!("{s}{current}") };
+        let joined = if index % 2 == 0 {
+            format!("{current}{s}")
+        } else {
+            format!("{s}{current}")
+        };
         current = jcs::sha256_hex(joined.as_bytes());
         index /= 2;
     }
@@ -140,41 +191,84 @@ fn merkle_ok(root: &str, attestation_id: &str, proof: &Value) -> bool {
 pub fn competence_proof(v: &Vector, c: &mut Checks) {
     let input = &v.input;
     for name in [
-        "proof_id", "agent_id", "created_at", "claims", "attestation_merkle_root", "attestation_count",
-        "merkle_proofs", "revealed_attestations", "agent_signature",
+        "proof_id",
+        "agent_id",
+        "created_at",
+        "claims",
+        "attestation_merkle_root",
+        "attestation_count",
+        "merkle_proofs",
+        "revealed_attestations",
+        "agent_signature",
     ] {
-        c.check("schema", input.get(name).is_some(), || format!("the required field {name} is missing"));
+        c.check("schema", input.get(name).is_some(), || {
+            format!("the required field {name} is missing")
+        });
     }
     let total = input.pointer("/claims/total_negotiations");
-    c.check("binding", total.is_some() && total == input.get("attestation_count"), || "claims.total_negotiations is not attestation_count".into());
-    let root = input.get("attestation_merkle_root").and_then(Value::as_str).unwrap_or("");
-    let proofs = input.get("merkle_proofs").and_then(Value::as_array).cloned().unwrap_or_default();
+    c.check(
+        "binding",
+        total.is_some() && total == input.get("attestation_count"),
+        || "claims.total_negotiations is not attestation_count".into(),
+    );
+    let root = input
+        .get("attestation_merkle_root")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let proofs = input
+        .get("merkle_proofs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     match input.get("revealed_attestations").and_then(Value::as_array) {
         Some(revealed) => {
             for (i, att) in revealed.iter().enumerate() {
                 let id = att.get("attestation_id").and_then(Value::as_str);
-                let proof = proofs.iter().find(|p| id.is_some() && p.get("attestation_id").and_then(Value::as_str) == id);
+                let proof = proofs.iter().find(|p| {
+                    id.is_some() && p.get("attestation_id").and_then(Value::as_str) == id
+                });
                 match (id, proof) {
                     (Some(id), Some(p)) => {
                         c.check("binding", merkle_ok(root, id, p), || format!("revealed attestation {i}'s inclusion proof does not reach the root"));
                     }
-                    _ => c.fail("binding", format!("revealed attestation {i} has no Merkle proof")),
+                    _ => c.fail(
+                        "binding",
+                        format!("revealed attestation {i} has no Merkle proof"),
+                    ),
                 }
             }
         }
         None => c.fail("schema", "revealed_attestations is not an array"),
     }
-    let preimage = checks::canonical(c, &checks::without(input, &["agent_signature", "concordia_competence_proof"]));
+    let preimage = checks::canonical(
+        c,
+        &checks::without(input, &["agent_signature", "concordia_competence_proof"]),
+    );
     checks::optional_digest(c, &v.context, preimage.as_deref());
     let key = checks::key_at(c, v.context.get("public_key_b64url"), "the agent");
-    checks::signature(c, key.as_ref(), preimage.as_deref(), input.get("agent_signature"), "the proof");
+    checks::signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        input.get("agent_signature"),
+        "the proof",
+    );
 }
 
 pub fn receipt_bundle(v: &Vector, c: &mut Checks) {
     let input = &v.input;
     checks::schema(c, "receipt_bundle", input);
-    let preimage = checks::canonical(c, &checks::without(input, &["agent_signature", "concordia_receipt_bundle"]));
+    let preimage = checks::canonical(
+        c,
+        &checks::without(input, &["agent_signature", "concordia_receipt_bundle"]),
+    );
     checks::optional_digest(c, &v.context, preimage.as_deref());
     let key = checks::key_at(c, v.context.get("public_key_b64url"), "the agent");
-    checks::signature(c, key.as_ref(), preimage.as_deref(), input.get("agent_signature"), "the bundle");
+    checks::signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        input.get("agent_signature"),
+        "the bundle",
+    );
 }

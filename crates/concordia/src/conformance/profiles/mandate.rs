@@ -9,15 +9,36 @@ use approval_receipt::{datetime, schema::Schema};
 pub fn predicate(v: &Vector, c: &mut Checks) {
     let input = &v.input;
     checks::schema(c, "predicate", input);
-    c.check("signature", input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"), || "algorithm is not EdDSA".into());
+    c.check(
+        "signature",
+        input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
+        || "algorithm is not EdDSA".into(),
+    );
     let preimage = checks::canonical(c, &checks::without(input, &["signature"]));
     checks::optional_digest(c, &v.context, preimage.as_deref());
     let key = checks::key_at(c, v.context.get("public_key_b64url"), "the signer");
-    checks::signature(c, key.as_ref(), preimage.as_deref(), input.get("signature"), "the predicate");
-    c.check("temporal", input.get("status").and_then(Value::as_str) == Some("active"), || "status is not active".into());
+    checks::signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        input.get("signature"),
+        "the predicate",
+    );
+    c.check(
+        "temporal",
+        input.get("status").and_then(Value::as_str) == Some("active"),
+        || "status is not active".into(),
+    );
     let now = checks::instant(c, v.context.get("now"), "context.now");
-    let expires = input.get("expires_at").and_then(Value::as_str).map(datetime::parse);
-    c.check("temporal", matches!((expires, now), (Some(Ok(e)), Some(n)) if e >= n), || "expires_at is missing, unreadable or before now".into());
+    let expires = input
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .map(datetime::parse);
+    c.check(
+        "temporal",
+        matches!((expires, now), (Some(Ok(e)), Some(n)) if e >= n),
+        || "expires_at is missing, unreadable or before now".into(),
+    );
 }
 
 /// `{"max_spend": n}` (the legacy shorthand) as a JSON Schema; any other
@@ -36,29 +57,61 @@ fn restriction_schema(r: &Value) -> Value {
 pub fn mandate(v: &Vector, c: &mut Checks, delegated: bool) {
     let input = &v.input;
     checks::schema(c, "mandate", input);
-    c.check("signature", input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"), || "algorithm is not EdDSA".into());
+    c.check(
+        "signature",
+        input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
+        || "algorithm is not EdDSA".into(),
+    );
     let preimage = checks::canonical(c, &checks::without(input, &["signature"]));
     checks::optional_digest(c, &v.context, preimage.as_deref());
     let key = checks::key_at(c, v.context.get("issuer_public_key_b64url"), "the issuer");
-    checks::signature(c, key.as_ref(), preimage.as_deref(), input.get("signature"), "the mandate");
+    checks::signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        input.get("signature"),
+        "the mandate",
+    );
     let status = input.get("status");
-    c.check("temporal", status.is_none() || status.and_then(Value::as_str) == Some("active"), || "status is present and not active".into());
+    c.check(
+        "temporal",
+        status.is_none() || status.and_then(Value::as_str) == Some("active"),
+        || "status is present and not active".into(),
+    );
     let now = checks::instant(c, v.context.get("now"), "context.now");
     let validity = input.get("validity");
     match validity.and_then(|x| x.get("mode")).and_then(Value::as_str) {
         Some("windowed") => {
-            let at = |name: &str| validity.and_then(|x| x.get(name)).and_then(Value::as_str).map(datetime::parse);
+            let at = |name: &str| {
+                validity
+                    .and_then(|x| x.get(name))
+                    .and_then(Value::as_str)
+                    .map(datetime::parse)
+            };
             let ok = matches!((at("not_before"), at("not_after"), now), (Some(Ok(a)), Some(Ok(b)), Some(n)) if a <= n && n <= b);
-            c.check("temporal", ok, || "now is outside the mandate's window (not_before ≤ now ≤ not_after)".into());
+            c.check("temporal", ok, || {
+                "now is outside the mandate's window (not_before ≤ now ≤ not_after)".into()
+            });
         }
         Some("sequence") => {
             let k = validity.and_then(|x| x.get("sequence_key"));
-            c.check("temporal", k.is_some() && v.context.get("sequence_key") == k, || "context.sequence_key is not the mandate's sequence_key".into());
+            c.check(
+                "temporal",
+                k.is_some() && v.context.get("sequence_key") == k,
+                || "context.sequence_key is not the mandate's sequence_key".into(),
+            );
         }
         Some("state_bound") => {
-            c.check("temporal", v.context.get("state_active") == Some(&Value::Bool(true)), || "the bound state is not active".into());
+            c.check(
+                "temporal",
+                v.context.get("state_active") == Some(&Value::Bool(true)),
+                || "the bound state is not active".into(),
+            );
         }
-        other => c.fail("temporal", format!("validity mode {other:?} is not windowed, sequence or state_bound")),
+        other => c.fail(
+            "temporal",
+            format!("validity mode {other:?} is not windowed, sequence or state_bound"),
+        ),
     }
     let mut effective = vec![];
     match input.get("constraints").map(|s| Schema::compile(s, &[])) {
@@ -73,7 +126,12 @@ pub fn mandate(v: &Vector, c: &mut Checks, delegated: bool) {
         match Schema::compile(&json!({ "allOf": effective }), &[]) {
             Ok(s) => {
                 let errors = s.errors(action);
-                c.check("binding", errors.is_empty(), || format!("the action is outside the effective constraints: {}", errors.join("; ")));
+                c.check("binding", errors.is_empty(), || {
+                    format!(
+                        "the action is outside the effective constraints: {}",
+                        errors.join("; ")
+                    )
+                });
             }
             Err(e) => c.fail("schema", format!("the effective constraints: {e}")),
         }
@@ -82,24 +140,57 @@ pub fn mandate(v: &Vector, c: &mut Checks, delegated: bool) {
 
 fn delegation(v: &Vector, c: &mut Checks, effective: &mut Vec<Value>) {
     let input = &v.input;
-    let Some(chain) = input.get("delegation_chain").and_then(Value::as_array).filter(|l| !l.is_empty()) else {
+    let Some(chain) = input
+        .get("delegation_chain")
+        .and_then(Value::as_array)
+        .filter(|l| !l.is_empty())
+    else {
         c.fail("binding", "delegation_chain is missing or empty");
         return;
     };
     let field = |l: &Value, n: &str| l.get(n).cloned();
-    c.check("binding", field(&chain[0], "delegator").is_some() && field(&chain[0], "delegator") == input.get("issuer").cloned(), || "the first link's delegator is not the mandate's issuer".into());
+    c.check(
+        "binding",
+        field(&chain[0], "delegator").is_some()
+            && field(&chain[0], "delegator") == input.get("issuer").cloned(),
+        || "the first link's delegator is not the mandate's issuer".into(),
+    );
     let last = &chain[chain.len() - 1];
-    c.check("binding", field(last, "delegate").is_some() && field(last, "delegate") == input.get("subject").cloned(), || "the last link's delegate is not the mandate's subject".into());
+    c.check(
+        "binding",
+        field(last, "delegate").is_some()
+            && field(last, "delegate") == input.get("subject").cloned(),
+        || "the last link's delegate is not the mandate's subject".into(),
+    );
     for i in 1..chain.len() {
-        c.check("binding", field(&chain[i], "delegator").is_some() && field(&chain[i], "delegator") == field(&chain[i - 1], "delegate"), || format!("link {i}'s delegator is not link {}'s delegate", i - 1));
+        c.check(
+            "binding",
+            field(&chain[i], "delegator").is_some()
+                && field(&chain[i], "delegator") == field(&chain[i - 1], "delegate"),
+            || format!("link {i}'s delegator is not link {}'s delegate", i - 1),
+        );
     }
     let keys = v.context.get("delegation_public_keys_b64url");
     for (i, link) in chain.iter().enumerate() {
-        c.check("signature", link.get("algorithm").and_then(Value::as_str) == Some("EdDSA"), || format!("link {i}: algorithm is not EdDSA"));
+        c.check(
+            "signature",
+            link.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
+            || format!("link {i}: algorithm is not EdDSA"),
+        );
         let delegator = link.get("delegator").and_then(Value::as_str).unwrap_or("");
-        let key = checks::key_at(c, keys.and_then(|k| k.get(delegator)), &format!("link {i}'s delegator"));
+        let key = checks::key_at(
+            c,
+            keys.and_then(|k| k.get(delegator)),
+            &format!("link {i}'s delegator"),
+        );
         let preimage = checks::canonical(c, &checks::without(link, &["signature"]));
-        checks::signature(c, key.as_ref(), preimage.as_deref(), link.get("signature"), &format!("link {i}"));
+        checks::signature(
+            c,
+            key.as_ref(),
+            preimage.as_deref(),
+            link.get("signature"),
+            &format!("link {i}"),
+        );
         if let Some(r) = link.get("scope_restriction") {
             let schema = restriction_schema(r);
             match Schema::compile(&schema, &[]) {

@@ -25,7 +25,9 @@ pub fn run(v: &Vector) -> Judgement {
         "cascade-decision-v1" => artifacts::cascade_decision(v, &mut c),
         "fulfillment-attestation-v1" => artifacts::fulfillment_attestation(v, &mut c),
         "conditional-commitment-v1" => artifacts::signed_eddsa(v, &mut c, "conditional_commitment"),
-        "atomic-activation-proof-v1" => artifacts::signed_eddsa(v, &mut c, "atomic_activation_proof"),
+        "atomic-activation-proof-v1" => {
+            artifacts::signed_eddsa(v, &mut c, "atomic_activation_proof")
+        }
         "unwind-record-v1" => artifacts::signed_eddsa(v, &mut c, "unwind_record"),
         "attestation-v1" => attestation::attestation(v, &mut c),
         "attestation-countersign-v1" => attestation::countersign(v, &mut c),
