@@ -303,7 +303,10 @@ pub fn verify_receipt(
         checks: Vec::new(),
     };
 
-    let schema_errors = schema::approval_receipt().errors(receipt);
+    let schema_errors = match schema::approval_receipt() {
+        Some(s) => s.errors(receipt),
+        None => vec!["the vendored approval_receipt schema could not be compiled".to_owned()],
+    };
     report.push(
         ReceiptCheck::Schema,
         schema_errors.is_empty(),
