@@ -2,6 +2,7 @@
 
 mod fixtures;
 mod interop;
+mod no_panic;
 mod offers;
 mod own_vectors;
 mod session;
