@@ -12,20 +12,39 @@ fn json_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
         "[a-z:_./0-9 -]{0,12}".prop_map(Value::String),
-        prop_oneof![Just("negotiate.offer"), Just("negotiate.open"), Just("sha256:00"), Just("2026-05-10T10:00:00Z"), Just("Ed25519"), Just("approves")]
-            .prop_map(|s| Value::String(s.into())),
+        prop_oneof![
+            Just("negotiate.offer"),
+            Just("negotiate.open"),
+            Just("sha256:00"),
+            Just("2026-05-10T10:00:00Z"),
+            Just("Ed25519"),
+            Just("approves")
+        ]
+        .prop_map(|s| Value::String(s.into())),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
             prop::collection::btree_map(
                 prop_oneof![
-                    Just("type".to_owned()), Just("body".to_owned()), Just("terms".to_owned()), Just("from".to_owned()),
-                    Just("agent_id".to_owned()), Just("signature".to_owned()), Just("prev_hash".to_owned()),
-                    Just("messages".to_owned()), Just("input".to_owned()), Just("context".to_owned()),
-                    Just("conditions".to_owned()), Just("bundles".to_owned()), Just("value".to_owned()), "[a-z_]{1,8}"
+                    Just("type".to_owned()),
+                    Just("body".to_owned()),
+                    Just("terms".to_owned()),
+                    Just("from".to_owned()),
+                    Just("agent_id".to_owned()),
+                    Just("signature".to_owned()),
+                    Just("prev_hash".to_owned()),
+                    Just("messages".to_owned()),
+                    Just("input".to_owned()),
+                    Just("context".to_owned()),
+                    Just("conditions".to_owned()),
+                    Just("bundles".to_owned()),
+                    Just("value".to_owned()),
+                    "[a-z_]{1,8}"
                 ],
                 inner,
                 0..6
