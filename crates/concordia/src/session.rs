@@ -103,6 +103,52 @@ pub struct TransitionError {
     pub rule: Rule,
 }
 
+/// What the state machine reads of a message: a small copy, so a long
+/// transcript's typed messages need not all be kept to replay it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The message id.
+    pub id: String,
+    /// Its type.
+    pub kind: MessageType,
+    /// The sender's agent id.
+    pub from: String,
+    /// The recipients' agent ids.
+    pub to: Vec<String>,
+    /// Its timestamp.
+    pub at: OffsetDateTime,
+    /// The timing an open sets.
+    pub timing: Option<Timing>,
+    /// An offer's `valid_until`, as sent.
+    pub valid_until: Option<String>,
+    /// A withdraw flagged reactivatable.
+    pub reactivatable: bool,
+}
+
+impl From<&Message> for Step {
+    fn from(m: &Message) -> Step {
+        Step {
+            id: m.id.clone(),
+            kind: m.kind,
+            from: m.from.agent_id.clone(),
+            to: m.to.iter().flatten().map(|p| p.agent_id.clone()).collect(),
+            at: m.timestamp,
+            timing: match &m.body {
+                Body::Open { timing, .. } => Some(*timing),
+                _ => None,
+            },
+            valid_until: m.offer().and_then(|o| o.valid_until.clone()),
+            reactivatable: matches!(
+                m.body,
+                Body::Withdraw {
+                    reactivatable: true,
+                    ..
+                }
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Standing {
     author: String,
@@ -201,14 +247,19 @@ impl Session {
 
     /// Applies the next message (already verified), returning the new state.
     pub fn apply(&mut self, message: &Message) -> Result<State, TransitionError> {
+        self.apply_step(&Step::from(message))
+    }
+
+    /// Applies the next message's [`Step`], returning the new state.
+    pub fn apply_step(&mut self, message: &Step) -> Result<State, TransitionError> {
         let index = self.applied;
         let err = |rule| TransitionError {
             index,
             id: message.id.clone(),
             rule,
         };
-        let sender = message.from.agent_id.clone();
-        let at = message.timestamp;
+        let sender = message.from.clone();
+        let at = message.at;
         if (index == 0) != (message.kind == MessageType::Open) {
             return Err(err(Rule::OpenFirst));
         }
@@ -249,9 +300,9 @@ impl Session {
                 }))
             }
         };
-        match (&message.body, message.kind) {
-            (Body::Open { timing, .. }, _) => {
-                self.timing = *timing;
+        match message.kind {
+            T::Open => {
+                self.timing = message.timing.unwrap_or_default();
                 self.initiator = Some(sender.clone());
                 self.opened_at = Some(at);
                 self.standing = Some(Standing {
@@ -260,21 +311,21 @@ impl Session {
                     valid_until: None,
                     accepted_by: BTreeSet::new(),
                 });
-                for p in message.to.iter().flatten() {
-                    self.parties.insert(p.agent_id.clone());
+                for p in &message.to {
+                    self.parties.insert(p.clone());
                 }
             }
-            (_, T::AcceptSession | T::DeclineSession)
+            T::AcceptSession | T::DeclineSession
                 if self.initiator.as_deref() == Some(sender.as_str()) =>
             {
                 return Err(err(Rule::ResponderOnly(sender)));
             }
-            (Body::Offer(offer) | Body::Counter(offer), _) => {
+            T::Offer | T::Counter => {
                 if self.rounds >= self.timing.max_rounds {
                     return Err(err(Rule::MaxRounds(self.timing.max_rounds)));
                 }
                 self.rounds += 1;
-                let valid_until = match &offer.valid_until {
+                let valid_until = match &message.valid_until {
                     Some(text) => Some(datetime::parse(text).map_err(|e| {
                         err(Rule::OfferExpired(format!(
                             "its valid_until is unreadable: {e}"
@@ -289,7 +340,7 @@ impl Session {
                     accepted_by: BTreeSet::new(),
                 });
             }
-            (_, T::Accept) => {
+            T::Accept => {
                 let Some(standing) = self.standing.as_mut() else {
                     return Err(err(Rule::NothingToAccept(
                         "there is no offer standing to accept".into(),
@@ -332,19 +383,23 @@ impl Session {
         }
         self.parties.insert(sender);
         self.state = next;
-        if let (
-            Body::Withdraw {
-                reactivatable: true,
-                ..
-            },
-            S::Rejected,
-        ) = (&message.body, next)
-        {
+        if message.reactivatable && next == S::Rejected {
             self.state = S::Dormant;
         }
         self.applied += 1;
         self.last_at = Some(at);
         Ok(self.state)
+    }
+
+    /// Replays a whole transcript of steps.
+    pub fn replay_steps<'a>(
+        steps: impl IntoIterator<Item = &'a Step>,
+    ) -> Result<Session, TransitionError> {
+        let mut session = Session::new();
+        for s in steps {
+            session.apply_step(s)?;
+        }
+        Ok(session)
     }
 
     /// Replays a whole transcript of typed messages.

@@ -22,7 +22,7 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::Value;
 
 use crate::message::{Message, GENESIS_HASH};
-use crate::session::{Session, TransitionError};
+use crate::session::{Session, Step, TransitionError};
 use approval_receipt::{edges, keys};
 
 /// The keys of a transcript's parties: agent id → Ed25519 key.
@@ -196,9 +196,9 @@ pub fn verify_and_replay(
     messages: &[Value],
     keys: &Keys,
 ) -> (TranscriptReport, Option<Result<Session, TransitionError>>) {
-    let (report, typed) = verify_run(&Head::genesis(), messages, keys, Check::Genesis);
-    let typed: Option<Vec<Message>> = typed.into_iter().collect();
-    let replay = typed.map(|t| Session::replay(&t));
+    let (report, steps) = verify_run(&Head::genesis(), messages, keys, Check::Genesis);
+    let steps: Option<Vec<Step>> = steps.into_iter().collect();
+    let replay = steps.map(|s| Session::replay_steps(&s));
     (report, replay)
 }
 
@@ -214,7 +214,7 @@ pub fn verify_since(pin: &Head, new: &[Value], keys: &Keys) -> TranscriptReport 
 }
 
 struct Prepared {
-    typed: Option<Message>,
+    step: Option<Step>,
     hash: Option<String>,
     preimage: Option<Vec<u8>>,
     signature: Option<Signature>,
@@ -231,8 +231,8 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
             detail,
         })
     };
-    let typed = match Message::from_value(message) {
-        Ok(m) => Some(m),
+    let step = match Message::from_value(message) {
+        Ok(m) => Some(Step::from(&m)),
         Err(e) => {
             fail(failures, Check::Envelope, e.to_string());
             None
@@ -297,7 +297,7 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
         }
     };
     Prepared {
-        typed,
+        step,
         hash,
         preimage,
         signature,
@@ -332,7 +332,7 @@ fn verify_run(
     messages: &[Value],
     keys: &Keys,
     first_check: Check,
-) -> (TranscriptReport, Vec<Option<Message>>) {
+) -> (TranscriptReport, Vec<Option<Step>>) {
     let n = messages.len();
     let threads = if n >= PARALLEL_FROM {
         std::thread::available_parallelism()
@@ -458,5 +458,5 @@ fn verify_run(
         },
         failures,
     };
-    (report, all.into_iter().map(|p| p.typed).collect())
+    (report, all.into_iter().map(|p| p.step).collect())
 }

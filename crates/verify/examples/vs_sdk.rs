@@ -2,8 +2,10 @@
 //! same file, in one run: a 10,000-message signed transcript is written to a
 //! temporary file, then `countersign-verify FILE` and the SDK
 //! (`crates/concordia/interop/verify_transcript.py`: `validate_chain` plus
-//! `verify_signature` for every message) each verify it, three times,
-//! alternating. Prints the wall times and the ratio.
+//! `verify_signature` for every message; and with `--replay`,
+//! `Session.apply_message` for every message, as an SDK agent takes in a
+//! peer's messages) each verify it, three times, alternating. Prints the
+//! wall times and the ratios.
 //!
 //! ```sh
 //! cargo build --release -p countersign-verify --bins --examples
@@ -44,7 +46,8 @@ fn main() {
         size as f64 / 1e6,
         verifier.display()
     );
-    let (mut ours, mut sdk, mut sdk_inner) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ours, mut sdk, mut sdk_inner, mut replay) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
         let t = Instant::now();
         let out = Command::new(&verifier)
@@ -73,6 +76,19 @@ fn main() {
         assert_eq!(report["links"], true);
         assert_eq!(report["signatures_failed"], 0);
         sdk_inner.push(report["seconds"].as_f64().unwrap_or(0.0));
+        let t = Instant::now();
+        let out = Command::new(&python)
+            .arg(script)
+            .arg(&file)
+            .arg("--replay")
+            .output()
+            .expect("the SDK runs");
+        replay.push(t.elapsed().as_secs_f64());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let best = |v: &[f64]| v.iter().cloned().fold(f64::INFINITY, f64::min);
     println!(
@@ -94,8 +110,17 @@ fn main() {
         best(&sdk_inner)
     );
     println!(
-        "ratio, whole process: {:.1}x; against the SDK's in-process time: {:.1}x",
+        "SDK Session.apply_message replay:   {:?} s, best {:.3} s",
+        replay
+            .iter()
+            .map(|x| (x * 1000.0).round() / 1000.0)
+            .collect::<Vec<_>>(),
+        best(&replay)
+    );
+    println!(
+        "ratio, whole process: {:.1}x (replay: {:.1}x); against the SDK's in-process time: {:.1}x",
         best(&sdk) / best(&ours),
+        best(&replay) / best(&ours),
         best(&sdk_inner) / best(&ours)
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@ use crate::report::{Finding, Outcome};
 
 /// Verifies an ANP log document with the keys it names itself.
 pub fn verify(file: &str, value: &Value) -> Outcome {
-    let doc: anp::LogDocument = match serde_json::from_value(value.clone()) {
+    let doc = match <anp::LogDocument as serde::Deserialize>::deserialize(value) {
         Ok(d) => d,
         Err(e) => return Outcome::unreadable(file, format!("not an ANP/0.1 log document: {e}")),
     };

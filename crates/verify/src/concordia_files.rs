@@ -22,9 +22,12 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
         Ok(k) => k,
         Err(e) => return Outcome::unreadable(file, e.to_string()),
     };
-    let messages = value["messages"].as_array().cloned().unwrap_or_default();
+    let messages: &[Value] = value["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let (report, replay) = match &options.pin {
-        None => verify_and_replay(&messages, &keys),
+        None => verify_and_replay(messages, &keys),
         Some(pin) => {
             let n = pin.count as usize;
             if messages.len() < n {
