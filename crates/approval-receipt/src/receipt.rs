@@ -105,6 +105,18 @@ pub struct ReceiptDraft {
     pub role: Option<String>,
 }
 
+/// When a receipt should expire (DESIGN.md): the offer's own `valid_until`,
+/// or the end of the policy's approval window when that is earlier.
+pub fn receipt_expiry(
+    offer_valid_until: Option<OffsetDateTime>,
+    policy_until: OffsetDateTime,
+) -> OffsetDateTime {
+    match offer_valid_until {
+        Some(v) if v < policy_until => v,
+        _ => policy_until,
+    }
+}
+
 /// Why a receipt could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {

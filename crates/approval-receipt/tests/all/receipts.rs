@@ -87,6 +87,15 @@ fn a_built_receipt_has_countersign_s_conventions() {
 }
 
 #[test]
+fn a_receipt_expires_with_the_offer_or_the_policy_window_whichever_is_first() {
+    use approval_receipt::receipt::receipt_expiry;
+    let (early, late) = (at("2026-05-10T15:00:00Z"), at("2026-05-10T16:00:00Z"));
+    assert_eq!(receipt_expiry(Some(early), late), early);
+    assert_eq!(receipt_expiry(Some(late), early), early);
+    assert_eq!(receipt_expiry(None, late), late);
+}
+
+#[test]
 fn building_refuses_what_would_be_wrong() {
     let key = SigningKey::generate(&mut rand_core::OsRng).verifying_key();
     let mut d = draft(Decision::Approve);
