@@ -41,6 +41,14 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
         Some(Kind::ConcordiaAttestation) => concordia_files::attestation(file, value),
         Some(Kind::ConcordiaMandate) => concordia_files::mandate(file, value, options),
+        None if value.get("concordia_attestation").is_some() && value.get("parties").is_some() => Outcome::unreadable(
+            file,
+            "a bare Concordia attestation: give it with its parties' keys as {\"attestation\": …, \"keys\": {agent id: base64url key}} (and \"messages\" to check its set-binding)",
+        ),
+        None if value.get("mandate_id").is_some() && value.get("validity").is_some() => Outcome::unreadable(
+            file,
+            "a bare Concordia mandate: give it with its issuer's key as {\"mandate\": …, \"issuer_public_key\": base64url}",
+        ),
         None => Outcome::unreadable(
             file,
             "not an artifact this tool knows: an ANP log document, a Concordia transcript {\"messages\", \"keys\"}, an ApprovalReceipt, an attestation {\"attestation\", \"keys\"} or a mandate {\"mandate\", \"issuer_public_key\"}",

@@ -117,3 +117,24 @@ fn a_receipt_verifies_against_its_offer_at_now_and_not_without_it() {
     let out = run(&[&bare, "--now", "2026-05-10T10:30:00"]);
     assert_eq!(out.status.code(), Some(2), "a naive --now is refused");
 }
+
+#[test]
+fn a_bare_attestation_or_mandate_says_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let att = write(
+        &dir,
+        "a.json",
+        &json!({"concordia_attestation": "0.3.0", "parties": []}),
+    );
+    let out = run(&[&att]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"keys\""));
+    let m = write(
+        &dir,
+        "m.json",
+        &json!({"mandate_id": "urn:concordia:mandate:x", "validity": {}}),
+    );
+    let out = run(&[&m]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("issuer_public_key"));
+}
