@@ -131,6 +131,28 @@ fn reason_class(check: &str) -> &'static str {
     }
 }
 
+/// The writer for one record type and profile.
+fn family<'a>(
+    dir: &'a Path,
+    record_type: &'a str,
+    profile: &'a str,
+) -> impl Fn(&mut Out, &str, &str, Value, Value, &[&str], &str) + 'a {
+    move |out, id, title, input, context, breaks, notes| {
+        write(
+            out,
+            dir,
+            id,
+            title,
+            record_type,
+            profile,
+            input,
+            context,
+            breaks,
+            notes,
+        )
+    }
+}
+
 fn t(text: &str) -> OffsetDateTime {
     datetime::parse(text).expect("time")
 }
@@ -208,26 +230,7 @@ fn receipts(out: &mut Out, dir: &Path) {
     let approve = build(Decision::Approve);
     let ctx = |now: OffsetDateTime, offer: &Value, key: &SigningKey| json!({"now": datetime::format_utc(now), "offer": offer, "public_keys_b64url": {"issuer": pk(key)}});
     let now = issued + Duration::minutes(10);
-    let w = |out: &mut Out,
-             id: &str,
-             title: &str,
-             input: Value,
-             context: Value,
-             breaks: &[&str],
-             notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "approval_receipt",
-            "receipt-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let w = family(dir, "approval_receipt", "receipt-v1");
     w(
         out,
         "cs-pos-receipt-approve",
@@ -389,13 +392,10 @@ fn chains(out: &mut Out, dir: &Path) {
              context: Value,
              breaks: &[&str],
              notes: &str| {
-        write(
+        family(dir, "message_chain", "message-chain-v1")(
             out,
-            dir,
             id,
             title,
-            "message_chain",
-            "message-chain-v1",
             json!({"messages": messages}),
             context,
             breaks,
@@ -544,26 +544,7 @@ fn mandates(out: &mut Out, dir: &Path) {
     m["mandate_id"] = json!("urn:concordia:mandate:countersign-0001");
     let good = sign_bare(m.clone(), &issuer);
     let ctx = |now: &str, spend: Value| json!({"issuer_public_key_b64url": pk(&issuer), "now": now, "action": {"category": "software", "max_spend": spend}});
-    let w = |out: &mut Out,
-             id: &str,
-             title: &str,
-             input: Value,
-             context: Value,
-             breaks: &[&str],
-             notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "mandate",
-            "mandate-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let w = family(dir, "mandate", "mandate-v1");
     w(
         out,
         "cs-pos-mandate",
@@ -653,26 +634,7 @@ fn mandates(out: &mut Out, dir: &Path) {
             "delegation_public_keys_b64url": {cosign_did(&root): pk(&root), cosign_did(&middle): pk(&middle)},
         })
     };
-    let wd = |out: &mut Out,
-              id: &str,
-              title: &str,
-              input: Value,
-              context: Value,
-              breaks: &[&str],
-              notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "mandate",
-            "delegation-chain-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let wd = family(dir, "mandate", "delegation-chain-v1");
     wd(
         out,
         "cs-pos-delegation",
@@ -744,26 +706,7 @@ fn attestations(out: &mut Out, dir: &Path) {
     countersign(&mut att);
     let keys_map = json!({ids[0]: pk(&a), ids[1]: pk(&b)});
     let ctx = json!({"public_keys_b64url": keys_map, "expected_verified_parties": ids, "forbid_raw_deal_terms": true});
-    let w = |out: &mut Out,
-             id: &str,
-             title: &str,
-             input: Value,
-             context: Value,
-             breaks: &[&str],
-             notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "attestation",
-            "attestation-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let w = family(dir, "attestation", "attestation-v1");
     w(
         out,
         "cs-pos-attestation",
@@ -796,26 +739,7 @@ fn attestations(out: &mut Out, dir: &Path) {
         "",
     );
     let cctx = json!({"public_keys_b64url": keys_map, "countersigners": ids});
-    let wc = |out: &mut Out,
-              id: &str,
-              title: &str,
-              input: Value,
-              context: Value,
-              breaks: &[&str],
-              notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "attestation",
-            "attestation-countersign-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let wc = family(dir, "attestation", "attestation-countersign-v1");
     wc(
         out,
         "cs-pos-attestation-countersign",
@@ -858,26 +782,7 @@ fn revocations(out: &mut Out, dir: &Path) {
     let r = template("pos-1404-revocation-record");
     let good = sign_dict(r.clone(), &issuer, "EdDSA");
     let ctx = json!({"public_keys_b64url": {"issuer": pk(&issuer)}});
-    let w = |out: &mut Out,
-             id: &str,
-             title: &str,
-             input: Value,
-             context: Value,
-             breaks: &[&str],
-             notes: &str| {
-        write(
-            out,
-            dir,
-            id,
-            title,
-            "revocation_record",
-            "revocation-v1",
-            input,
-            context,
-            breaks,
-            notes,
-        )
-    };
+    let w = family(dir, "revocation_record", "revocation-v1");
     w(
         out,
         "cs-pos-revocation",

@@ -173,6 +173,40 @@ pub fn optional_digest(
     )
 }
 
+/// Requires `input.algorithm == "EdDSA"` (the bare-string signature form).
+pub fn eddsa_algorithm(c: &mut Checks, input: &Value) -> bool {
+    c.check(
+        "signature",
+        input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
+        || "algorithm is not EdDSA".into(),
+    )
+}
+
+/// What most profiles end with: the preimage (JCS of the input without the
+/// `excluded` members), `context.canonical_sha256` when present, and the
+/// Ed25519 signature at `input[signature_member]` under the key at
+/// `context[key_member]`. Returns the preimage.
+pub fn signed_preimage(
+    c: &mut Checks,
+    vector: &Vector,
+    excluded: &[&str],
+    signature_member: &str,
+    key_member: &str,
+    what: &str,
+) -> Option<String> {
+    let preimage = canonical(c, &without(&vector.input, excluded));
+    optional_digest(c, &vector.context, preimage.as_deref());
+    let key = key_at(c, vector.context.get(key_member), key_member);
+    signature(
+        c,
+        key.as_ref(),
+        preimage.as_deref(),
+        vector.input.get(signature_member),
+        what,
+    );
+    preimage
+}
+
 /// `sha256:<hex>` of JCS of `value`.
 pub fn digest(value: &Value) -> Option<String> {
     edges::hash(value).ok()

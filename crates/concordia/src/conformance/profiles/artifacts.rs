@@ -197,19 +197,13 @@ pub fn fulfillment_attestation(v: &Vector, c: &mut Checks) {
 /// `algorithm == "EdDSA"`, digest, signature over the record without `signature`.
 pub fn signed_eddsa(v: &Vector, c: &mut Checks, schema: &str) {
     checks::schema(c, schema, &v.input);
-    c.check(
-        "signature",
-        v.input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
-        || "algorithm is not EdDSA".into(),
-    );
-    let preimage = checks::canonical(c, &checks::without(&v.input, &["signature"]));
-    checks::optional_digest(c, &v.context, preimage.as_deref());
-    let key = checks::key_at(c, v.context.get("public_key_b64url"), "the signer");
-    checks::signature(
+    checks::eddsa_algorithm(c, &v.input);
+    checks::signed_preimage(
         c,
-        key.as_ref(),
-        preimage.as_deref(),
-        v.input.get("signature"),
+        v,
+        &["signature"],
+        "signature",
+        "public_key_b64url",
         "the record",
     );
 }

@@ -240,17 +240,12 @@ pub fn competence_proof(v: &Vector, c: &mut Checks) {
         }
         None => c.fail("schema", "revealed_attestations is not an array"),
     }
-    let preimage = checks::canonical(
+    checks::signed_preimage(
         c,
-        &checks::without(input, &["agent_signature", "concordia_competence_proof"]),
-    );
-    checks::optional_digest(c, &v.context, preimage.as_deref());
-    let key = checks::key_at(c, v.context.get("public_key_b64url"), "the agent");
-    checks::signature(
-        c,
-        key.as_ref(),
-        preimage.as_deref(),
-        input.get("agent_signature"),
+        v,
+        &["agent_signature", "concordia_competence_proof"],
+        "agent_signature",
+        "public_key_b64url",
         "the proof",
     );
 }
@@ -258,17 +253,12 @@ pub fn competence_proof(v: &Vector, c: &mut Checks) {
 pub fn receipt_bundle(v: &Vector, c: &mut Checks) {
     let input = &v.input;
     checks::schema(c, "receipt_bundle", input);
-    let preimage = checks::canonical(
+    checks::signed_preimage(
         c,
-        &checks::without(input, &["agent_signature", "concordia_receipt_bundle"]),
-    );
-    checks::optional_digest(c, &v.context, preimage.as_deref());
-    let key = checks::key_at(c, v.context.get("public_key_b64url"), "the agent");
-    checks::signature(
-        c,
-        key.as_ref(),
-        preimage.as_deref(),
-        input.get("agent_signature"),
+        v,
+        &["agent_signature", "concordia_receipt_bundle"],
+        "agent_signature",
+        "public_key_b64url",
         "the bundle",
     );
 }

@@ -9,19 +9,13 @@ use approval_receipt::{datetime, schema::Schema};
 pub fn predicate(v: &Vector, c: &mut Checks) {
     let input = &v.input;
     checks::schema(c, "predicate", input);
-    c.check(
-        "signature",
-        input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
-        || "algorithm is not EdDSA".into(),
-    );
-    let preimage = checks::canonical(c, &checks::without(input, &["signature"]));
-    checks::optional_digest(c, &v.context, preimage.as_deref());
-    let key = checks::key_at(c, v.context.get("public_key_b64url"), "the signer");
-    checks::signature(
+    checks::eddsa_algorithm(c, input);
+    checks::signed_preimage(
         c,
-        key.as_ref(),
-        preimage.as_deref(),
-        input.get("signature"),
+        v,
+        &["signature"],
+        "signature",
+        "public_key_b64url",
         "the predicate",
     );
     c.check(
@@ -57,19 +51,13 @@ fn restriction_schema(r: &Value) -> Value {
 pub fn mandate(v: &Vector, c: &mut Checks, delegated: bool) {
     let input = &v.input;
     checks::schema(c, "mandate", input);
-    c.check(
-        "signature",
-        input.get("algorithm").and_then(Value::as_str) == Some("EdDSA"),
-        || "algorithm is not EdDSA".into(),
-    );
-    let preimage = checks::canonical(c, &checks::without(input, &["signature"]));
-    checks::optional_digest(c, &v.context, preimage.as_deref());
-    let key = checks::key_at(c, v.context.get("issuer_public_key_b64url"), "the issuer");
-    checks::signature(
+    checks::eddsa_algorithm(c, input);
+    checks::signed_preimage(
         c,
-        key.as_ref(),
-        preimage.as_deref(),
-        input.get("signature"),
+        v,
+        &["signature"],
+        "signature",
+        "issuer_public_key_b64url",
         "the mandate",
     );
     let status = input.get("status");
