@@ -21,6 +21,7 @@
 pub use approval_receipt;
 
 pub mod artifacts;
+mod batch;
 pub mod conformance;
 pub mod diff;
 pub mod message;

@@ -6,9 +6,9 @@
 //! (signature included); its signature covers JCS of the message without its
 //! top-level `signature`. Both come from one canonical pass
 //! ([`jcs::to_string_marking`]). Signatures are checked in batches (one
-//! Ed25519 batch equation per chunk, each chunk on its own core), and a
-//! batch that fails is re-checked message by message so every failing
-//! message is named.
+//! Ed25519 batch equation per chunk, with one term per distinct signer, each
+//! chunk on its own core), and a batch that fails is re-checked message by
+//! message with `verify_strict` so every failing message is named.
 //!
 //! Verifying from a pin (count, hash) costs O(new messages): only the
 //! messages after the pin are read, the first of them must link to the
@@ -306,16 +306,11 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
 }
 
 /// Checks the signatures of `items`, returning the indexes (into `items`)
-/// that fail. One batch equation; on failure, one by one.
+/// that fail. One batch equation ([`crate::batch`]); on failure, one by one.
 fn failing_signatures(items: &[(usize, &[u8], Signature, VerifyingKey)]) -> Vec<usize> {
-    if items.is_empty() {
-        return Vec::new();
-    }
-    let messages: Vec<&[u8]> = items.iter().map(|i| i.1).collect();
-    let signatures: Vec<Signature> = items.iter().map(|i| i.2).collect();
-    let verifying: Vec<VerifyingKey> = items.iter().map(|i| i.3).collect();
-    let no_weak_keys = verifying.iter().all(|k| !k.is_weak());
-    if no_weak_keys && ed25519_dalek::verify_batch(&messages, &signatures, &verifying).is_ok() {
+    let batch: Vec<(&[u8], Signature, VerifyingKey)> =
+        items.iter().map(|i| (i.1, i.2, i.3)).collect();
+    if crate::batch::all_valid(&batch) {
         return Vec::new();
     }
     items
