@@ -25,7 +25,7 @@ use sha2::{Digest, Sha512};
 
 /// True only when every `(message, signature, key)` verifies; `false` means
 /// "check them one by one", never which one failed.
-pub(crate) fn all_valid(items: &[(&[u8], Signature, VerifyingKey)]) -> bool {
+pub fn all_valid(items: &[(&[u8], Signature, VerifyingKey)]) -> bool {
     if items.is_empty() {
         return true;
     }
