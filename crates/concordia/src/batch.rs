@@ -16,6 +16,8 @@
 //! component that the batch accepts and a cofactorless verifier would not;
 //! only the holder of the key can make one.
 
+use std::collections::HashMap;
+
 use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
@@ -29,7 +31,8 @@ pub fn all_valid(items: &[(&[u8], Signature, VerifyingKey)]) -> bool {
     if items.is_empty() {
         return true;
     }
-    let mut keys: Vec<(VerifyingKey, EdwardsPoint, Scalar)> = Vec::new();
+    let mut keys: Vec<(EdwardsPoint, Scalar)> = Vec::new();
+    let mut slots: HashMap<[u8; 32], usize> = HashMap::new();
     let mut rs: Vec<EdwardsPoint> = Vec::with_capacity(items.len());
     let mut ks: Vec<(usize, Scalar, Scalar)> = Vec::with_capacity(items.len());
     let mut transcript = Sha512::new();
@@ -48,13 +51,10 @@ pub fn all_valid(items: &[(&[u8], Signature, VerifyingKey)]) -> bool {
         else {
             return false;
         };
-        let slot = match keys.iter().position(|(k, _, _)| k == key) {
-            Some(i) => i,
-            None => {
-                keys.push((*key, key.to_edwards(), Scalar::ZERO));
-                keys.len() - 1
-            }
-        };
+        let slot = *slots.entry(key.to_bytes()).or_insert_with(|| {
+            keys.push((key.to_edwards(), Scalar::ZERO));
+            keys.len() - 1
+        });
         let mut h = Sha512::new();
         h.update(signature.r_bytes());
         h.update(key.as_bytes());
@@ -79,14 +79,14 @@ pub fn all_valid(items: &[(&[u8], Signature, VerifyingKey)]) -> bool {
         wide.copy_from_slice(&digest[..16]);
         let z = Scalar::from(u128::from_le_bytes(wide));
         base += z * s;
-        keys[*slot].2 += z * k;
+        keys[*slot].1 += z * k;
         scalars.push(z);
     }
     scalars[0] = -base;
-    scalars.extend(keys.iter().map(|(_, _, c)| *c));
+    scalars.extend(keys.iter().map(|(_, c)| *c));
     let points = std::iter::once(ED25519_BASEPOINT_POINT)
         .chain(rs)
-        .chain(keys.iter().map(|(_, a, _)| *a));
+        .chain(keys.iter().map(|(a, _)| *a));
     EdwardsPoint::vartime_multiscalar_mul(scalars, points)
         .mul_by_cofactor()
         .is_identity()
