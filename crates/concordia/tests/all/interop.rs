@@ -321,3 +321,44 @@ fn the_sdk_attestation_verifies_and_every_tamper_of_it_does_not() {
     fewer.as_array_mut().expect("array").pop();
     assert!(!concordia::artifacts::verify_attestation(&att, &n["keys"], Some(&fewer)).is_empty());
 }
+
+#[test]
+fn our_canonical_bytes_are_the_sdk_s_including_its_edges() {
+    let texts = [
+        r#"{"b": 1, "a": {"d": [3, 2, 1], "c": null}}"#,
+        "1e21",
+        "1e-7",
+        "0.1",
+        "100.0",
+        "123456789012345680000",
+        "9007199254740993",
+        "-9007199254740993",
+        r#""line\u2028sep \u0001 \"q\" \\ é 😀""#,
+        r#"{"\ufb01": 1, "\ud83d\ude00": 2, "a": 3, "Z": 4}"#,
+        "[1.5, -2, 1e300, 5e-324, true, false, null]",
+        "-0.0",
+        "[0.30000000000000004, 2.5e-8, 1234.5678]",
+    ];
+    let sdk = script("canonical.py", &[], &texts.join("\n"));
+    let sdk = sdk.as_array().expect("a list");
+    assert_eq!(sdk.len(), texts.len());
+    for (text, theirs) in texts.iter().zip(sdk) {
+        let value: Value = serde_json::from_str(text).expect("JSON");
+        let ours = concordia::approval_receipt::edges::canonical(&value).ok();
+        assert_eq!(ours.as_deref(), theirs.as_str(), "{text}");
+    }
+}
+
+/// The one known divergence, pinned so a fix is noticed: an integer literal
+/// beyond u64 is read by serde_json as a double, so its digits are not the
+/// SDK's (`str(int)`). No Concordia artifact in the suite carries one.
+#[test]
+fn integers_beyond_u64_are_the_known_divergence() {
+    let text = "100000000000000000001";
+    let sdk = script("canonical.py", &[], text);
+    assert_eq!(sdk[0], "100000000000000000001");
+    let ours =
+        concordia::approval_receipt::edges::canonical(&serde_json::from_str(text).expect("JSON"))
+            .expect("canonical");
+    assert_eq!(ours, "100000000000000000000");
+}
