@@ -2,7 +2,8 @@
 
 Reads {"receipt": ..., "offer": ..., "now": ISO 8601} on stdin. The issuer key
 is taken from the receipt's approver did:key (multicodec 0xed01, base58btc),
-decoded here without any Countersign code, so anyone can check it. Prints the
+decoded here without any Countersign code, so anyone can check it; an
+"issuer_public_key_b64url" member, when given, is used instead. Prints the
 SDK's result (valid, decision, failure_reason, checks) as JSON.
 """
 
@@ -11,6 +12,7 @@ import sys
 from datetime import datetime
 
 from concordia.approval_receipt import verify_approval_receipt
+from concordia.signing import public_key_from_b64url
 
 ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -30,7 +32,10 @@ def did_key_public_key(did: str) -> bytes:
 def main() -> None:
     request = json.load(sys.stdin)
     receipt = request["receipt"]
-    key = did_key_public_key(receipt["approver"]["identity"])
+    if "issuer_public_key_b64url" in request:
+        key = bytes(public_key_from_b64url(request["issuer_public_key_b64url"]).public_bytes_raw())
+    else:
+        key = did_key_public_key(receipt["approver"]["identity"])
     now = datetime.fromisoformat(request["now"].replace("Z", "+00:00"))
     result = verify_approval_receipt(receipt, request["offer"], now=now, issuer_public_key=key)
     json.dump(result.to_dict(), sys.stdout)

@@ -362,3 +362,28 @@ fn integers_beyond_u64_are_the_known_divergence() {
             .expect("canonical");
     assert_eq!(ours, "100000000000000000000");
 }
+
+#[test]
+fn the_sdk_judges_our_receipt_vectors_as_we_do() {
+    let vectors = super::suite::load_suite(&repo_root().join("crates/concordia/vectors"));
+    let mut judged = 0;
+    for (path, v) in &vectors {
+        if v["verification_profile"] != "receipt-v1" {
+            continue;
+        }
+        let request = json!({
+            "receipt": v["input"],
+            "offer": v["context"]["offer"],
+            "now": v["context"]["now"],
+            "issuer_public_key_b64url": v["context"]["public_keys_b64url"]["issuer"],
+        });
+        let sdk = script("verify_receipt.py", &[], &request.to_string());
+        assert_eq!(
+            sdk["valid"] == true,
+            v["expected"] == "accept",
+            "{path}: the SDK says {sdk}"
+        );
+        judged += 1;
+    }
+    assert!(judged >= 9, "{judged}");
+}
