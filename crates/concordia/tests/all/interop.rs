@@ -387,3 +387,33 @@ fn the_sdk_judges_our_receipt_vectors_as_we_do() {
     }
     assert!(judged >= 9, "{judged}");
 }
+
+#[test]
+fn the_sdk_judges_our_mandate_vectors_as_we_do() {
+    let vectors = super::suite::load_suite(&repo_root().join("crates/concordia/vectors"));
+    let mut judged = 0;
+    for (path, v) in &vectors {
+        if !matches!(
+            v["verification_profile"].as_str(),
+            Some("mandate-v1" | "delegation-chain-v1")
+        ) {
+            continue;
+        }
+        let c = &v["context"];
+        let request = json!({
+            "mandate": v["input"],
+            "issuer_public_key_b64url": c["issuer_public_key_b64url"],
+            "now": c["now"],
+            "action": c["action"],
+            "delegation_public_keys_b64url": c.get("delegation_public_keys_b64url"),
+        });
+        let sdk = script("verify_mandate.py", &[], &request.to_string());
+        assert_eq!(
+            sdk["valid"] == true,
+            v["expected"] == "accept",
+            "{path}: the SDK says {sdk}"
+        );
+        judged += 1;
+    }
+    assert!(judged >= 10, "{judged}");
+}

@@ -35,16 +35,52 @@ pub fn predicate(v: &Vector, c: &mut Checks) {
     );
 }
 
-/// `{"max_spend": n}` (the legacy shorthand) as a JSON Schema; any other
-/// restriction is a JSON Schema already.
-fn restriction_schema(r: &Value) -> Value {
-    match r.as_object() {
-        Some(m) if m.len() == 1 && m.get("max_spend").is_some_and(Value::is_number) => json!({
+/// The JSON Schema keywords that mark a scope restriction as a schema (the
+/// SDK's `_JSON_SCHEMA_KEYWORDS`).
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "$defs",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "format",
+];
+
+/// A link's `scope_restriction` as a JSON Schema, as the SDK reads it: a
+/// schema when it uses a schema keyword; `{"max_spend": n}` (the legacy
+/// shorthand) as `max_spend ≤ n` when present; anything else refused.
+fn restriction_schema(r: &Value) -> Result<Value, String> {
+    let Some(m) = r.as_object().filter(|m| !m.is_empty()) else {
+        return Err("is empty or not an object".into());
+    };
+    if m.keys().any(|k| SCHEMA_KEYWORDS.contains(&k.as_str())) {
+        return Ok(r.clone());
+    }
+    match m.get("max_spend") {
+        Some(n) if m.len() == 1 && n.is_number() => Ok(json!({
             "type": "object",
-            "required": ["max_spend"],
-            "properties": {"max_spend": {"type": "number", "maximum": m["max_spend"]}}
-        }),
-        _ => r.clone(),
+            "properties": {"max_spend": {"type": "number", "maximum": n}}
+        })),
+        _ => Err("is neither a JSON Schema nor the max_spend shorthand".into()),
     }
 }
 
@@ -179,11 +215,14 @@ fn delegation(v: &Vector, c: &mut Checks, effective: &mut Vec<Value>) {
             link.get("signature"),
             &format!("link {i}"),
         );
-        if let Some(r) = link.get("scope_restriction") {
-            let schema = restriction_schema(r);
-            match Schema::compile(&schema, &[]) {
-                Ok(_) => effective.push(schema),
-                Err(e) => c.fail("schema", format!("link {i}'s scope_restriction: {e}")),
+        if let Some(r) = link.get("scope_restriction").filter(|r| !r.is_null()) {
+            match restriction_schema(r).and_then(|schema| {
+                Schema::compile(&schema, &[])
+                    .map(|_| schema)
+                    .map_err(|e| e.to_string())
+            }) {
+                Ok(schema) => effective.push(schema),
+                Err(e) => c.fail("schema", format!("link {i}'s scope_restriction {e}")),
             }
         }
     }
