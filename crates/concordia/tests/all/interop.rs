@@ -417,3 +417,28 @@ fn the_sdk_judges_our_mandate_vectors_as_we_do() {
     }
     assert!(judged >= 10, "{judged}");
 }
+
+#[test]
+fn the_sdk_judges_our_attestation_vectors_as_we_do() {
+    let vectors = super::suite::load_suite(&repo_root().join("crates/concordia/vectors"));
+    let mut judged = 0;
+    for (path, v) in &vectors {
+        let profile = v["verification_profile"].as_str().unwrap_or("");
+        if !matches!(profile, "attestation-v1" | "attestation-countersign-v1") {
+            continue;
+        }
+        let request = json!({
+            "attestation": v["input"],
+            "public_keys_b64url": v["context"]["public_keys_b64url"],
+            "countersigners": v["context"].get("countersigners"),
+        });
+        let sdk = script("verify_attestation.py", &[], &request.to_string());
+        assert_eq!(
+            sdk["valid"] == true,
+            v["expected"] == "accept",
+            "{path}: the SDK says {sdk}"
+        );
+        judged += 1;
+    }
+    assert!(judged >= 6, "{judged}");
+}
