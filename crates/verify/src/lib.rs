@@ -2,7 +2,7 @@
 //!
 //! | module | what it owns |
 //! |---|---|
-//! | [`detect`] | the one table that says what a file is |
+//! | [`detect`](mod@detect) | the one table that says what a file is |
 //! | [`anp_log`] | ANP/0.1 log documents, through `crates/anp`'s public API |
 //! | [`concordia_files`] | Concordia transcripts, receipts, attestations and mandates |
 //! | [`suite`] | `vectors DIR`: a conformance suite with a RUNNER_CONTRACT manifest |
