@@ -22,6 +22,25 @@ pub fn decode(text: &str) -> Result<Vec<u8>, NotBase64Url> {
         .map_err(|_| NotBase64Url)
 }
 
+/// Decodes base64url with or without `=` padding (Concordia's suite and SDK
+/// write keys and signatures padded), refusing the standard alphabet.
+pub fn decode_padding_optional(text: &str) -> Result<Vec<u8>, NotBase64Url> {
+    let trimmed = text
+        .strip_suffix("==")
+        .or_else(|| text.strip_suffix('='))
+        .unwrap_or(text);
+    if trimmed.contains('=') || (text.len() != trimmed.len() && !text.len().is_multiple_of(4)) {
+        return Err(NotBase64Url);
+    }
+    decode(trimmed)
+}
+
+/// Padded base64url (Python's `base64.urlsafe_b64encode`), what Concordia's
+/// reference SDK writes and requires of signatures.
+pub fn encode_padded(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE.encode(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,5 +52,21 @@ mod tests {
         assert!(decode("-_8=").is_err(), "padding");
         assert!(decode("+/8").is_err(), "standard alphabet");
         assert!(decode("-_9").is_err(), "non-canonical trailing bits");
+    }
+
+    #[test]
+    fn padding_optional() {
+        assert_eq!(decode_padding_optional("-_8=").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(decode_padding_optional("-_8").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(encode_padded(&[0xfb, 0xff]), "-_8=");
+        assert!(
+            decode_padding_optional("-_8==").is_err(),
+            "wrong padding length"
+        );
+        assert!(decode_padding_optional("-=_8").is_err(), "padding inside");
+        assert!(
+            decode_padding_optional("+/8=").is_err(),
+            "standard alphabet"
+        );
     }
 }

@@ -14,6 +14,10 @@
 //!   (integers outside ±(2^53 − 1)), naming the path, for protocols whose
 //!   reference implementation refuses them.
 //!
+//! - [`to_string_with`] takes the [`Rules`] a protocol states at its own
+//!   call site (Concordia prints integers exactly and refuses `-0.0`, as its
+//!   reference SDK does).
+//!
 //! Lone surrogates cannot reach either: a Rust `String` is valid UTF-8, and
 //! `serde_json` refuses a `\ud800` escape without its pair when it parses.
 //!
@@ -33,4 +37,7 @@ mod write;
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
 pub use parse::{parse, ParseError};
-pub use write::{to_string, to_string_strict, to_vec, JcsError};
+pub use write::{
+    to_string, to_string_marking, to_string_strict, to_string_with, to_vec, BigIntegers, JcsError,
+    Rules,
+};

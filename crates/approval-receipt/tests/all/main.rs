@@ -1,0 +1,3 @@
+//! Integration tests of the approval-receipt crate.
+
+mod receipts;

@@ -1,0 +1,91 @@
+//! Transcript verification: per-message cost beside one bare Ed25519
+//! verification, in one run; and incremental verification from a pin,
+//! whose cost depends on the new messages only, not the prefix.
+//!
+//! `cargo bench -p concordia --bench verify`
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use ed25519_dalek::{Signer, SigningKey};
+
+use concordia::approval_receipt::{edges, keys};
+use concordia::testing::synthetic_transcript;
+use concordia::transcript::{verify_since, verify_transcript, Head};
+
+fn bench(c: &mut Criterion) {
+    let (messages, ring, _) = synthetic_transcript(10_000);
+    let mut g = c.benchmark_group("concordia");
+    g.sample_size(10);
+
+    // One bare Ed25519 verification of a typical message preimage.
+    let key = SigningKey::generate(&mut rand_core::OsRng);
+    let preimage =
+        edges::canonical(&edges::without_top_level(&messages[500], "signature")).unwrap();
+    let sig = key.sign(preimage.as_bytes());
+    let vk = key.verifying_key();
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("ed25519_verify_strict_one_message", |b| {
+        b.iter(|| keys::verify_parsed(&vk, preimage.as_bytes(), &sig))
+    });
+
+    // The batch equation alone, 5,000 signatures by two keys: ours (one term
+    // per distinct key) beside ed25519-dalek's verify_batch (one per signature).
+    let other = SigningKey::generate(&mut rand_core::OsRng);
+    let bodies: Vec<Vec<u8>> = (0..5_000)
+        .map(|i| format!("{preimage}{i}").into_bytes())
+        .collect();
+    let items: Vec<(&[u8], ed25519_dalek::Signature, ed25519_dalek::VerifyingKey)> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let k = if i % 2 == 0 { &key } else { &other };
+            (m.as_slice(), k.sign(m), k.verifying_key())
+        })
+        .collect();
+    let (ms, ss, ks): (Vec<&[u8]>, Vec<_>, Vec<_>) = (
+        items.iter().map(|i| i.0).collect(),
+        items.iter().map(|i| i.1).collect(),
+        items.iter().map(|i| i.2).collect(),
+    );
+    g.throughput(Throughput::Elements(5_000));
+    g.bench_function("batch_5000_two_keys_ours", |b| {
+        b.iter(|| assert!(concordia::batch::all_valid(&items)))
+    });
+    g.bench_function("batch_5000_two_keys_dalek_verify_batch", |b| {
+        b.iter(|| assert!(ed25519_dalek::verify_batch(&ms, &ss, &ks).is_ok()))
+    });
+
+    g.throughput(Throughput::Elements(messages.len() as u64));
+    g.bench_function("verify_transcript_10000_messages", |b| {
+        b.iter(|| assert!(verify_transcript(&messages, &ring).is_valid()))
+    });
+    g.bench_function("verify_transcript_10000_messages_one_thread", |b| {
+        // Chunks under the parallel threshold, folded from pins: one core.
+        b.iter(|| {
+            let mut head = Head::genesis();
+            for chunk in messages.chunks(500) {
+                let r = verify_since(&head, chunk, &ring);
+                assert!(r.is_valid());
+                head = r.head;
+            }
+        })
+    });
+
+    // Incremental: the last 10 messages after a pin at 9,990, and the first
+    // 10 after genesis; the same work.
+    let pin = verify_transcript(&messages[..9_990], &ring).head;
+    g.throughput(Throughput::Elements(10));
+    g.bench_function("verify_since_pin_9990_ten_new", |b| {
+        b.iter_batched(
+            || pin.clone(),
+            |p| assert!(verify_since(&p, &messages[9_990..], &ring).is_valid()),
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("verify_since_genesis_ten_new", |b| {
+        b.iter(|| assert!(verify_since(&Head::genesis(), &messages[..10], &ring).is_valid()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

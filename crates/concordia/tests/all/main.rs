@@ -1,0 +1,10 @@
+//! Integration tests of the concordia crate, one module per topic.
+
+mod fixtures;
+mod interop;
+mod no_panic;
+mod offers;
+mod own_vectors;
+mod session;
+mod suite;
+mod transcript;

@@ -1,0 +1,225 @@
+//! Concordia artifacts: transcripts (links, signatures, and the §5 state
+//! machine), ApprovalReceipts, attestations and mandates.
+//!
+//! Attestations and mandates are judged by the conformance profiles
+//! themselves (`attestation-v1` + `attestation-countersign-v1`, `mandate-v1`
+//! / `delegation-chain-v1`, and `message-chain-v1` when the transcript comes
+//! along): one implementation of each check.
+
+use serde_json::Value;
+
+use concordia::approval_receipt::{datetime, keys, receipt};
+use concordia::transcript::{verify_and_replay, verify_since, Keys};
+use concordia::Head;
+
+use crate::report::{Finding, Outcome};
+use crate::Options;
+
+/// Verifies `{"messages": [...], "keys": {party: key}}`.
+pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
+    let kind = "Concordia transcript";
+    let keys = match Keys::from_json(&value["keys"]) {
+        Ok(k) => k,
+        Err(e) => return Outcome::unreadable(file, e.to_string()),
+    };
+    let messages: &[Value] = value["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let (report, replay) = match &options.pin {
+        None => verify_and_replay(messages, &keys),
+        Some(pin) => {
+            let n = pin.count as usize;
+            if messages.len() < n {
+                return Outcome::judged(
+                    file,
+                    kind,
+                    format!("{} messages", messages.len()),
+                    vec![Finding {
+                        at: String::new(),
+                        check: "pin".into(),
+                        detail: format!("the transcript holds {} messages, fewer than the {} pinned: history was truncated", messages.len(), n),
+                    }],
+                );
+            }
+            (verify_since(pin, &messages[n..], &keys), None)
+        }
+    };
+    let mut failures: Vec<Finding> = report
+        .failures
+        .iter()
+        .map(|f| Finding {
+            at: format!(
+                "message {}{}",
+                f.index,
+                f.message_id
+                    .as_ref()
+                    .map(|i| format!(" ({i})"))
+                    .unwrap_or_default()
+            ),
+            check: f.check.name().into(),
+            detail: f.detail.clone(),
+        })
+        .collect();
+    // The §5 state machine, over the whole transcript, when every envelope reads.
+    let state = match replay {
+        Some(Ok(session)) => format!(", state {}", session.state().as_str()),
+        Some(Err(e)) => {
+            failures.push(Finding {
+                at: format!("message {} ({})", e.index, e.id),
+                check: "transition".into(),
+                detail: e.rule.to_string(),
+            });
+            String::new()
+        }
+        None => String::new(),
+    };
+    Outcome::judged(
+        file,
+        kind,
+        format!(
+            "{} messages checked, head {}:{}{state}",
+            report.checked, report.head.count, report.head.hash
+        ),
+        failures,
+    )
+}
+
+/// Verifies a receipt, bare or `{"receipt", "offer", "issuer_public_key"?, "revocations"?}`.
+pub fn receipt(file: &str, value: &Value, options: &Options) -> Outcome {
+    let kind = "Concordia ApprovalReceipt";
+    let (r, offer) = if value.get("receipt").is_some() {
+        (
+            &value["receipt"],
+            value.get("offer").or(options.offer.as_ref()),
+        )
+    } else {
+        (value, options.offer.as_ref())
+    };
+    let issuer = match value
+        .get("issuer_public_key")
+        .and_then(Value::as_str)
+        .map(keys::parse_public_key)
+    {
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => return Outcome::unreadable(file, format!("issuer_public_key: {e}")),
+        None => None,
+    };
+    let revocations = value
+        .get("revocations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(offer) = offer else {
+        return Outcome::judged(
+            file,
+            kind,
+            "no offer presented".into(),
+            vec![Finding {
+                at: String::new(),
+                check: "offer_hash".into(),
+                detail: "a receipt is verified against the offer it approves: give it with --offer FILE or as {\"receipt\", \"offer\"}".into(),
+            }],
+        );
+    };
+    let report = receipt::verify_receipt(r, offer, issuer.as_ref(), options.now, &revocations);
+    let failures = report
+        .failures()
+        .map(|f| Finding {
+            at: String::new(),
+            check: f.check.name().into(),
+            detail: f.detail.clone(),
+        })
+        .collect();
+    Outcome::judged(
+        file,
+        kind,
+        format!(
+            "{} {} at {}",
+            report.receipt_id.as_deref().unwrap_or("(no id)"),
+            report.decision.map_or("(no decision)", |d| d.as_str()),
+            datetime::format_utc(options.now)
+        ),
+        failures,
+    )
+}
+
+fn findings(failures: Vec<String>) -> Vec<Finding> {
+    failures
+        .into_iter()
+        .map(|f| {
+            let (check, detail) = f.split_once(": ").unwrap_or(("check", f.as_str()));
+            Finding {
+                at: String::new(),
+                check: check.to_owned(),
+                detail: detail.to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// Verifies `{"attestation", "keys", "messages"?}`: schema, every party's
+/// signature, every party's countersignature, and, with the transcript,
+/// the receipt set-binding (message count and chain head).
+/// Verifies `{"attestation", "keys", "messages"?}` (see
+/// [`concordia::artifacts::verify_attestation`]).
+pub fn attestation(file: &str, value: &Value) -> Outcome {
+    let att = &value["attestation"];
+    let failures =
+        concordia::artifacts::verify_attestation(att, &value["keys"], value.get("messages"));
+    let summary = format!(
+        "{} ({} parties{})",
+        att.get("attestation_id")
+            .and_then(Value::as_str)
+            .unwrap_or("(no attestation_id)"),
+        att.get("parties")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len),
+        if value.get("messages").is_some() {
+            ", bound to the transcript given"
+        } else {
+            ""
+        }
+    );
+    Outcome::judged(file, "Concordia attestation", summary, findings(failures))
+}
+
+/// Verifies `{"mandate", "issuer_public_key", "action"?, "delegation_public_keys"?}` at now.
+pub fn mandate(file: &str, value: &Value, options: &Options) -> Outcome {
+    let m = &value["mandate"];
+    let failures = concordia::artifacts::verify_mandate(
+        m,
+        &value["issuer_public_key"],
+        options.now,
+        value.get("action"),
+        value.get("delegation_public_keys"),
+    );
+    let summary = format!(
+        "{} from {} to {}",
+        m.get("mandate_id")
+            .and_then(Value::as_str)
+            .unwrap_or("(no mandate_id)"),
+        m.get("issuer").and_then(Value::as_str).unwrap_or("?"),
+        m.get("subject").and_then(Value::as_str).unwrap_or("?")
+    );
+    Outcome::judged(file, "Concordia mandate", summary, findings(failures))
+}
+/// Reads `COUNT:HASH` (`12:sha256:ab…`).
+pub fn parse_pin(text: &str) -> Result<Head, String> {
+    let (count, hash) = text
+        .split_once(':')
+        .ok_or("a pin is COUNT:HASH, like 12:sha256:…")?;
+    let count: u64 = count
+        .parse()
+        .map_err(|_| format!("{count:?} is not a message count"))?;
+    let hex = hash
+        .strip_prefix("sha256:")
+        .ok_or("the pinned hash must be sha256:<64 hex>")?;
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err("the pinned hash must be sha256:<64 hex>".into());
+    }
+    Ok(Head {
+        count,
+        hash: hash.to_owned(),
+    })
+}

@@ -1,0 +1,57 @@
+//! `countersign-verify`: one verifier for every protocol Countersign speaks.
+//!
+//! | module | what it owns |
+//! |---|---|
+//! | [`detect`](mod@detect) | the one table that says what a file is |
+//! | [`anp_log`] | ANP/0.1 log documents, through `crates/anp`'s public API |
+//! | [`concordia_files`] | Concordia transcripts, receipts, attestations and mandates |
+//! | [`suite`] | `vectors DIR`: a conformance suite with a RUNNER_CONTRACT manifest |
+//! | [`report`] | the outcome of one file, as text for people and JSON for machines |
+//!
+//! IO lives here, at the edge; every rule is the protocol crates'.
+
+#![warn(missing_docs)]
+
+pub mod anp_log;
+pub mod concordia_files;
+pub mod detect;
+pub mod report;
+pub mod suite;
+
+pub use detect::{detect, Kind};
+pub use report::{Finding, Outcome};
+
+/// What the verifier needs besides the file: the time, and optional
+/// material a bare artifact does not carry.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The verification moment (expiry, mandate windows). The binary passes the clock.
+    pub now: time::OffsetDateTime,
+    /// The offer a receipt is presented with (`--offer FILE`).
+    pub offer: Option<serde_json::Value>,
+    /// A transcript pin (`--pin COUNT:HASH`): verify only what follows it.
+    pub pin: Option<concordia::Head>,
+}
+
+/// Verifies one parsed document: detect it, then hand it to its protocol.
+pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) -> Outcome {
+    match detect(value) {
+        Some(Kind::AnpLog) => anp_log::verify(file, value),
+        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, value, options),
+        Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
+        Some(Kind::ConcordiaAttestation) => concordia_files::attestation(file, value),
+        Some(Kind::ConcordiaMandate) => concordia_files::mandate(file, value, options),
+        None if value.get("concordia_attestation").is_some() && value.get("parties").is_some() => Outcome::unreadable(
+            file,
+            "a bare Concordia attestation: give it with its parties' keys as {\"attestation\": …, \"keys\": {agent id: base64url key}} (and \"messages\" to check its set-binding)",
+        ),
+        None if value.get("mandate_id").is_some() && value.get("validity").is_some() => Outcome::unreadable(
+            file,
+            "a bare Concordia mandate: give it with its issuer's key as {\"mandate\": …, \"issuer_public_key\": base64url}",
+        ),
+        None => Outcome::unreadable(
+            file,
+            "not an artifact this tool knows: an ANP log document, a Concordia transcript {\"messages\", \"keys\"}, an ApprovalReceipt, an attestation {\"attestation\", \"keys\"} or a mandate {\"mandate\", \"issuer_public_key\"}",
+        ),
+    }
+}

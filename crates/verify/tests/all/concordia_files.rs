@@ -1,0 +1,140 @@
+//! Concordia artifacts through the binary: transcripts (whole, pinned,
+//! tampered), receipts (with and without their offer), --json.
+
+use concordia::approval_receipt::receipt::{
+    build_receipt, sign_receipt, Amount, Decision, ReceiptDraft,
+};
+use concordia::testing::synthetic_transcript;
+use serde_json::{json, Value};
+
+use super::cli::{run, stdout};
+
+fn write(dir: &tempfile::TempDir, name: &str, v: &Value) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, v.to_string()).unwrap();
+    p.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_transcript_verifies_a_tampered_one_names_the_message_and_a_pin_must_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let (messages, _, keys) = synthetic_transcript(6);
+    let good = write(&dir, "t.json", &json!({"messages": messages, "keys": keys}));
+    let out = run(&[&good]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Concordia transcript: verified: 6 messages checked"),
+        "{}",
+        stdout(&out)
+    );
+
+    let mut bad = messages.clone();
+    bad[5]["reasoning"] = json!("changed");
+    let bad_path = write(&dir, "bad.json", &json!({"messages": bad, "keys": keys}));
+    let out = run(&[&bad_path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("message 5 (msg_000005): signature:"),
+        "{}",
+        stdout(&out)
+    );
+
+    // --json: one object per file.
+    let out = run(&[&good, &bad_path, "--json"]);
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["status"], "verified");
+    assert_eq!(lines[1]["status"], "failed");
+    assert_eq!(lines[1]["failures"][0]["check"], "signature");
+    assert_eq!(out.status.code(), Some(1));
+
+    // A pin at message 3 with the right hash verifies only what follows; a wrong one fails.
+    let head =
+        concordia::verify_transcript(&messages[..3], &concordia::Keys::from_json(&keys).unwrap())
+            .head;
+    let out = run(&[&good, "--pin", &format!("3:{}", head.hash)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("3 messages checked, head 6:"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&good, "--pin", &format!("3:sha256:{}", "0".repeat(64))]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("pin"), "{}", stdout(&out));
+    let out = run(&[&good, "--pin", "9:sha256:0"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a malformed pin is a usage error"
+    );
+}
+
+#[test]
+fn a_receipt_verifies_against_its_offer_at_now_and_not_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (messages, _, _) = synthetic_transcript(3);
+    let offer = messages[2].clone();
+    let key = ed25519_dalek::SigningKey::generate(&mut rand_core::OsRng);
+    let issued = concordia::approval_receipt::datetime::parse("2026-05-10T10:00:00Z").unwrap();
+    let draft = ReceiptDraft {
+        receipt_uuid: uuid::Uuid::new_v4(),
+        issued_at: issued,
+        expires_at: issued + time::Duration::hours(1),
+        decision: Decision::Approve,
+        offer_message: offer.clone(),
+        amount: "1000.00 USD".parse::<Amount>().unwrap(),
+        threshold_crossed: "500.00 USD".parse::<Amount>().unwrap(),
+        session_id: "ses_bench".into(),
+        role: None,
+    };
+    let receipt = sign_receipt(build_receipt(&draft, &key.verifying_key()).unwrap(), &key).unwrap();
+    let both = write(&dir, "r.json", &json!({"receipt": receipt, "offer": offer}));
+    let out = run(&[&both, "--now", "2026-05-10T10:30:00Z"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = run(&[&both, "--now", "2026-05-10T11:00:01Z"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("not_expired: expired at 2026-05-10T11:00:00Z"),
+        "{}",
+        stdout(&out)
+    );
+    let bare = write(&dir, "bare.json", &receipt);
+    let out = run(&[&bare, "--now", "2026-05-10T10:30:00Z"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("--offer"), "{}", stdout(&out));
+    let offer_path = write(&dir, "offer.json", &offer);
+    let out = run(&[
+        &bare,
+        "--offer",
+        &offer_path,
+        "--now",
+        "2026-05-10T10:30:00Z",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = run(&[&bare, "--now", "2026-05-10T10:30:00"]);
+    assert_eq!(out.status.code(), Some(2), "a naive --now is refused");
+}
+
+#[test]
+fn a_bare_attestation_or_mandate_says_what_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let att = write(
+        &dir,
+        "a.json",
+        &json!({"concordia_attestation": "0.3.0", "parties": []}),
+    );
+    let out = run(&[&att]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"keys\""));
+    let m = write(
+        &dir,
+        "m.json",
+        &json!({"mandate_id": "urn:concordia:mandate:x", "validity": {}}),
+    );
+    let out = run(&[&m]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("issuer_public_key"));
+}

@@ -1,0 +1,4 @@
+//! Integration tests of countersign-verify, run as the real binary.
+
+mod cli;
+mod concordia_files;
