@@ -15,6 +15,9 @@ pub enum Kind {
     ConcordiaAttestation,
     /// A Concordia mandate with its issuer's key: `{"mandate", "issuer_public_key"}`.
     ConcordiaMandate,
+    /// An OANP arbitrated receipt: `{artifact, signed_payload, jwks, …}`, or
+    /// a closed session's unsigned one (`{session_id, state, arbiter, …}`).
+    OanpReceipt,
 }
 
 impl Kind {
@@ -26,6 +29,7 @@ impl Kind {
             Kind::ConcordiaReceipt => "Concordia ApprovalReceipt",
             Kind::ConcordiaAttestation => "Concordia attestation",
             Kind::ConcordiaMandate => "Concordia mandate",
+            Kind::OanpReceipt => "OANP receipt",
         }
     }
 }
@@ -60,6 +64,10 @@ const TABLE: &[(Kind, Test)] = &[
     }),
     (Kind::ConcordiaMandate, |v| {
         has(v, "mandate") && has(v, "issuer_public_key")
+    }),
+    (Kind::OanpReceipt, |v| {
+        (has(v, "artifact") && has(v, "signed_payload") && has(v, "jwks"))
+            || (has(v, "session_id") && has(v, "state") && has(v, "arbiter"))
     }),
 ];
 

@@ -5,6 +5,7 @@
 //! | [`detect`](mod@detect) | the one table that says what a file is |
 //! | [`anp_log`] | ANP/0.1 log documents, through `crates/anp`'s public API |
 //! | [`concordia_files`] | Concordia transcripts, receipts, attestations and mandates |
+//! | [`oanp_receipt`] | OANP arbitrated receipts (and their session logs), in OANP's own report |
 //! | [`suite`] | `vectors DIR`: a conformance suite with a RUNNER_CONTRACT manifest |
 //! | [`report`] | the outcome of one file, as text for people and JSON for machines |
 //!
@@ -15,6 +16,7 @@
 pub mod anp_log;
 pub mod concordia_files;
 pub mod detect;
+pub mod oanp_receipt;
 pub mod report;
 pub mod suite;
 
@@ -41,6 +43,12 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
         Some(Kind::ConcordiaAttestation) => concordia_files::attestation(file, value),
         Some(Kind::ConcordiaMandate) => concordia_files::mandate(file, value, options),
+        // Read from its bytes by the OANP crate (see `oanp_receipt`); the
+        // binary sends it there before this point.
+        Some(Kind::OanpReceipt) => Outcome::unreadable(
+            file,
+            "an OANP receipt is verified from its bytes: use countersign_verify::oanp_receipt::verify",
+        ),
         None if value.get("concordia_attestation").is_some() && value.get("parties").is_some() => Outcome::unreadable(
             file,
             "a bare Concordia attestation: give it with its parties' keys as {\"attestation\": …, \"keys\": {agent id: base64url key}} (and \"messages\" to check its set-binding)",

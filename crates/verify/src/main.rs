@@ -1,4 +1,4 @@
-//! `countersign-verify FILE… [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME]`
+//! `countersign-verify FILE… [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME] [--log LOG] [--allow-test]`
 //! `countersign-verify vectors DIR [--json]`
 //!
 //! Exit codes: 0 every file verifies (every vector as expected), 1 something
@@ -7,7 +7,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use countersign_verify::{concordia_files, report::safe, suite, verify_value, Options, Outcome};
+use countersign_verify::{
+    concordia_files, detect, oanp_receipt, report::safe, suite, verify_value, Kind, Options,
+    Outcome,
+};
 use time::OffsetDateTime;
 
 /// mimalloc: a transcript's JSON tree is many small nodes, allocated at once.
@@ -16,15 +19,22 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str =
     "usage: countersign-verify FILE... [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME]
+                          [--log LOG.json] [--allow-test]
        countersign-verify vectors DIR [--json]
 
 Verifies ANP/0.1 log documents and Concordia transcripts ({\"messages\", \"keys\"}),
 ApprovalReceipts, attestations ({\"attestation\", \"keys\"}) and mandates
-({\"mandate\", \"issuer_public_key\"}). Exit 0 when all verify, 1 when not, 2 when unreadable.";
+({\"mandate\", \"issuer_public_key\"}), and OANP arbitrated receipts (with the session's
+envelopes from --log; a test-mode arbiter's receipt counts as proof only with --allow-test).
+Exit 0 when all verify (an OANP receipt: when it is proof), 1 when not, 2 when unreadable.";
 
 fn read_json(path: &str) -> Result<serde_json::Value, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let bytes = read_bytes(path)?;
     serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))
+}
+
+fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -36,6 +46,8 @@ fn main() -> ExitCode {
         offer: None,
         pin: None,
     };
+    let mut log: Option<(String, Vec<u8>)> = None;
+    let mut allow_test = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = |flag: &str| -> Result<String, String> {
@@ -50,6 +62,15 @@ fn main() -> ExitCode {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
+            "--allow-test" => {
+                allow_test = true;
+                Ok(())
+            }
+            "--log" => value("--log").and_then(|p| {
+                read_bytes(&p)
+                    .map_err(|e| format!("--log {p}: {e}"))
+                    .map(|bytes| log = Some((p, bytes)))
+            }),
             "--offer" => value("--offer")
                 .and_then(|p| read_json(&p).map_err(|e| format!("--offer {p}: {e}")))
                 .map(|v| options.offer = Some(v)),
@@ -82,8 +103,25 @@ fn main() -> ExitCode {
     }
     let mut code = 0;
     let mut documents = Vec::new();
+    let mut oanp_seen = false;
     for file in &files {
-        let outcome = match read_json(file) {
+        let bytes = read_bytes(file);
+        let parsed = bytes
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|b| serde_json::from_slice(b).map_err(|e| format!("not JSON: {e}")));
+        if let (Ok(bytes), Ok(v)) = (&bytes, &parsed) {
+            if detect(v) == Some(Kind::OanpReceipt) {
+                oanp_seen = true;
+                let log = log.as_ref().map(|(p, b)| (p.as_str(), b.as_slice()));
+                let printed = oanp_receipt::verify(file, bytes, log, allow_test, json);
+                print!("{}", printed.stdout);
+                eprint!("{}", printed.stderr);
+                code = code.max(printed.exit_code);
+                continue;
+            }
+        }
+        let outcome = match parsed {
             Ok(v) => {
                 let outcome = verify_value(file, &v, &options);
                 documents.push(v);
@@ -99,6 +137,10 @@ fn main() -> ExitCode {
         } else {
             print!("{}", outcome.to_text());
         }
+    }
+    if log.is_some() && !oanp_seen {
+        eprintln!("countersign-verify: --log is the session log of an OANP receipt, and no file given is one");
+        return ExitCode::from(2);
     }
     // The documents are not freed one node at a time on the way out: a
     // 10,000-message transcript is ~150 MB of JSON tree, and the process ends.

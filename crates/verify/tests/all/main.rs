@@ -2,3 +2,4 @@
 
 mod cli;
 mod concordia_files;
+mod oanp_receipts;
