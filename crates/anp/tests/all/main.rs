@@ -7,3 +7,4 @@ mod no_panic;
 mod properties;
 mod schemas;
 mod vectors;
+mod wire;
