@@ -3,6 +3,7 @@
 //! link time and disk. Each module keeps its own tests and helpers.
 
 mod diff;
+mod fast_path;
 mod no_panic;
 mod properties;
 mod schemas;
