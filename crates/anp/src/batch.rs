@@ -10,9 +10,9 @@
 //! `ed25519-dalek`'s own batch verifier derives them, so nobody can choose
 //! signatures that cancel. Batches are checked on every core.
 //!
-//! A batch that fails is split in halves until the culprits are found,
-//! and small remainders are checked one by one with `verify_strict`, so a
-//! report names exactly the signatures that do not verify. Small-order
+//! A batch that fails is checked again in parts, and a part that fails one
+//! signature at a time with `verify_strict`, so a report names exactly the
+//! signatures that do not verify. Small-order
 //! (weak) keys are refused outright. As with `ed25519-dalek`'s batch
 //! verification, a signature that passes the batch equation but not
 //! `verify_strict` (a non-canonical `R`, or one with a small-order
@@ -32,14 +32,14 @@ use crate::signed;
 /// curve25519-dalek switches to Pippenger's method, whose cost per point
 /// falls with size (measured on 10,000 signatures, one thread: batches of 64
 /// cost 93 ms, 256 86 ms, 512 82 ms, 1,024 to 8,192 about 74 ms, the noise
-/// of a shared machine); a failing batch costs about twice this many checks
-/// to bisect.
+/// of a shared machine).
 const BATCH: usize = 1024;
 
-/// At or below this many signatures, check each with `verify_strict`
-/// rather than bisect further (a log whose signatures are all bad costs a
-/// few batch passes, not one per halving down to one).
-const STRICT_AT_MOST: usize = 16;
+/// A failing batch is checked again in parts of this size, and a failing
+/// part one signature at a time with `verify_strict`: for one bad signature,
+/// two batch passes and one part's strict checks; for a log whose
+/// signatures are all bad, hardly more than checking each strictly.
+const PART: usize = 64;
 
 /// One signature to check, over the authorship string of `kind` and the
 /// declared `payload_hash`.
@@ -73,23 +73,20 @@ pub(crate) fn failing(pending: &[Pending<'_>], threads: usize) -> Vec<usize> {
     })
 }
 
-/// Bisects `batch` down to the signatures that fail.
+/// Finds the signatures in `batch` that fail.
 fn find_failing(batch: &[Pending<'_>], failed: &mut Vec<usize>) {
-    if batch.len() <= STRICT_AT_MOST {
-        failed.extend(
-            batch
-                .iter()
-                .filter(|p| !verifies_strictly(p))
-                .map(|p| p.index),
-        );
-        return;
-    }
     if batch_verifies(batch) {
         return;
     }
-    let (left, right) = batch.split_at(batch.len() / 2);
-    find_failing(left, failed);
-    find_failing(right, failed);
+    for part in batch.chunks(PART) {
+        if part.len() == batch.len() || !batch_verifies(part) {
+            failed.extend(
+                part.iter()
+                    .filter(|p| !verifies_strictly(p))
+                    .map(|p| p.index),
+            );
+        }
+    }
 }
 
 fn verifies_strictly(p: &Pending<'_>) -> bool {
