@@ -38,19 +38,54 @@ const DOCUMENT: usize = 10_000;
 struct Measured {
     iters: u64,
     total: Duration,
+    cpu: Duration,
 }
 
 impl Measured {
     fn per_iter(&self) -> Duration {
         self.total / u32::try_from(self.iters.max(1)).unwrap_or(u32::MAX)
     }
+    fn cpu_per_iter(&self) -> Duration {
+        self.cpu / u32::try_from(self.iters.max(1)).unwrap_or(u32::MAX)
+    }
 }
 
-/// Runs `f` under criterion and keeps the totals criterion timed.
-fn measure(c: &mut Criterion, name: &str, mut f: impl FnMut()) -> Duration {
+/// CPU time this process has used, all threads (Linux: `/proc/self/stat`,
+/// in clock ticks of 10 ms; criterion's runs last seconds). Zero elsewhere.
+fn cpu_time() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the command name (which may hold spaces) end with ')'.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// Runs `f` under criterion and keeps the totals criterion timed (wall
+/// time).
+fn measure(c: &mut Criterion, name: &str, f: impl FnMut()) -> Duration {
+    measure_both(c, name, f).0
+}
+
+/// [`measure`], also returning the CPU time the process spent per
+/// iteration (all threads), which other load on the machine does not inflate
+/// as it does wall time.
+fn measure_both(c: &mut Criterion, name: &str, mut f: impl FnMut()) -> (Duration, Duration) {
     let measured = RefCell::new(Measured::default());
     c.bench_function(name, |b| {
         b.iter_custom(|iters| {
+            let cpu = cpu_time();
             let start = Instant::now();
             for _ in 0..iters {
                 f();
@@ -59,11 +94,12 @@ fn measure(c: &mut Criterion, name: &str, mut f: impl FnMut()) -> Duration {
             let mut m = measured.borrow_mut();
             m.iters += iters;
             m.total += elapsed;
+            m.cpu += cpu_time().saturating_sub(cpu);
             elapsed
         })
     });
-    let per_iter = measured.borrow().per_iter();
-    per_iter
+    let m = measured.borrow();
+    (m.per_iter(), m.cpu_per_iter())
 }
 
 fn nanos(d: Duration) -> f64 {
@@ -127,14 +163,14 @@ fn main() {
             "the document verifies in place"
         );
     }
-    let one_core = measure(
+    let (one_core, one_core_cpu) = measure_both(
         &mut group_config,
         "verify_document_bytes (10,000 events, 1 thread)",
         || {
             black_box(verify_document_bytes_with(black_box(&bytes), &on(1)).ok());
         },
     );
-    let all_cores = measure(
+    let (all_cores, all_cores_cpu) = measure_both(
         &mut group_config,
         &format!("verify_document_bytes (10,000 events, {cores} threads)"),
         || {
@@ -197,20 +233,21 @@ fn main() {
     println!();
     println!("== ANP verification figures ({cores} cores) ==");
     println!("bare ed25519 verify_strict:              {bare_ns:>9.0} ns");
-    for (label, d) in [
-        ("1 thread", one_core),
-        (&format!("{cores} threads")[..], all_cores),
+    for (label, d, cpu) in [
+        ("1 thread", one_core, one_core_cpu),
+        (&format!("{cores} threads")[..], all_cores, all_cores_cpu),
     ] {
         println!(
-            "document, 10,000 events ({} MB), {label:<9}{:>8.2} ms  {:>6.0} ns/event  {:.2} x bare",
+            "document, 10,000 events ({} MB), {label:<9}{:>8.2} ms  {:>6.0} ns/event  {:.2} x bare  (CPU {:.1} ms)",
             bytes.len() / 1_000_000,
             nanos(d) / 1e6,
             per(d, DOCUMENT),
-            per(d, DOCUMENT) / bare_ns
+            per(d, DOCUMENT) / bare_ns,
+            nanos(cpu) / 1e6
         );
     }
     println!(
-        "all cores / one core:                    {:>9.2}",
+        "all cores / one core (wall):             {:>9.2}",
         nanos(all_cores) / nanos(one_core)
     );
     println!(
