@@ -7,7 +7,9 @@
 use countersign_host::config::DiscoveryMode;
 use serde_json::Value;
 
-use crate::vendor::{anp, fixture_in, json_of, offer_file, pending_draft, registered};
+use crate::vendor::{
+    anp, fixture_in, json_of, offer_file, pending_draft, registered, sandbox_approver,
+};
 
 const LOG_ONLY: &str = "note: buyer signatures were checked against the log's own key, not cross-checked with the host's published keys";
 const UNNAMED: &str = "note: approvals are verified against the host's published approval keys, but not matched to the person they name";
@@ -68,25 +70,9 @@ async fn negotiate_in(mode: DiscoveryMode) {
     let f = fixture_in(mode).await;
     registered(&f).await;
     let home = f.home.path();
-    let url = f.running.base_url();
 
     // A person at the buyer, so the sandbox buyer answers offers.
-    let code = f
-        .running
-        .host
-        .enroll_code(
-            countersign_host::SANDBOX_HANDLE,
-            "Ada",
-            "ada@fabrikam.example",
-        )
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled =
-        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
-            .await
-            .unwrap();
-    let ada = anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap();
+    let ada = sandbox_approver(&f).await;
 
     let opened = json_of(&anp(home, &["vendor", "open", "--sandbox", "--json"]).await);
     let sid = opened["session_id"].as_str().unwrap().to_owned();

@@ -350,23 +350,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
         )
         .await,
     );
-    let url = f.running.base_url();
-    let code = f
-        .running
-        .host
-        .enroll_code(
-            countersign_host::SANDBOX_HANDLE,
-            "Ada",
-            "ada@fabrikam.example",
-        )
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled =
-        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
-            .await
-            .unwrap();
-    let ada = anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap();
+    let ada = sandbox_approver(&f).await;
     let draft = pending_draft(&ada, &sid).await;
     ada.decide(
         &sid,
@@ -428,6 +412,28 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     );
     assert_eq!(declined["verified"], true);
     f.running.shutdown().await;
+}
+
+/// Ada, enrolled as an approver of the sandbox buyer (so its agent's drafts
+/// can be sent and offers decided).
+pub(crate) async fn sandbox_approver(f: &Fixture) -> anp_client::ApproverClient {
+    let url = f.running.base_url();
+    let code = f
+        .running
+        .host
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled =
+        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
+            .await
+            .unwrap();
+    anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap()
 }
 
 /// The buyer agent's draft waiting in the approver's summary for `sid`.

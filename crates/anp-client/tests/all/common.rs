@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anp_client::AgentClient;
+use anp_client::{AgentClient, ApproverClient};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
@@ -65,6 +65,20 @@ impl TestHost {
     pub fn host(&self) -> &Host {
         &self.running.host
     }
+}
+
+/// An approver of the sandbox buyer, enrolled with a code from the host.
+pub async fn enroll(host: &TestHost, name: &str, email: &str) -> ApproverClient {
+    let code = host
+        .host()
+        .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled = ApproverClient::enroll(&host.url(), &code, name, email, &key)
+        .await
+        .unwrap();
+    ApproverClient::new(&host.url(), key, &enrolled.approver_id).unwrap()
 }
 
 /// Registers a fresh key at `base_url`; returns the key and the agent id.

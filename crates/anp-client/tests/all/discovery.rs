@@ -9,22 +9,9 @@ use std::sync::atomic::Ordering;
 use anp::api::{DecisionOutcome, Target};
 use anp::{Actor, EventKind};
 use anp_client::{default_envelope, AgentClient, ApproverClient, ClientError, KeySource};
-use common::{new_agent, offer, start_host_in, Mode, Proxy, TestHost};
+use common::{enroll, new_agent, offer, start_host_in, Mode, Proxy};
 use countersign_host::config::DiscoveryMode;
 use serde_json::json;
-
-async fn enroll(host: &TestHost, name: &str, email: &str) -> ApproverClient {
-    let code = host
-        .host()
-        .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled = ApproverClient::enroll(&host.url(), &code, name, email, &key)
-        .await
-        .unwrap();
-    ApproverClient::new(&host.url(), key, &enrolled.approver_id).unwrap()
-}
 
 async fn open(vendor: &AgentClient) -> String {
     vendor
