@@ -53,7 +53,14 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
     let reader: Box<dyn Read> = if path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::fs::File::open(path).map_err(read_err)?)
+        let file = std::fs::File::open(path).map_err(read_err)?;
+        // One allocation of the right size, not a doubling series of copies.
+        let len = file
+            .metadata()
+            .map_or(0, |m| m.len())
+            .min(MAX_INPUT_BYTES + 1);
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1));
+        Box::new(file)
     };
     reader
         .take(MAX_INPUT_BYTES + 1)

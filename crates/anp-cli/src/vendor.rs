@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anp::api::Target;
 use anp::{ChainHead, Event, EventKind, LogDocument};
-use anp_client::{default_envelope, AgentClient, ClientError};
+use anp_client::{default_envelope, AgentClient, ClientError, KeyCheck};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -471,6 +471,7 @@ async fn open(
     let head = client
         .pin(&opened.session_id)
         .unwrap_or_else(ChainHead::genesis);
+    let trust = key_check(&client).await?;
     Ok(if json {
         line(&json!({
             "session_id": opened.session_id,
@@ -478,17 +479,34 @@ async fn open(
             "verified": true,
             "head": head,
             "events": opened.log.events,
+            "trust": trust,
         }))
     } else {
         let buyer = opened.buyer_envelope["party"].as_str().unwrap_or("?");
         format!(
-            "opened session {} with {}\n{}chain verified through event {}\n",
+            "opened session {} with {}\n{}chain verified through event {}\n{}",
             opened.session_id,
             input::terminal_safe(buyer),
             render_events(&opened.log.events),
-            head.seq
+            head.seq,
+            notes(&trust)
         )
     })
+}
+
+/// What the client could not cross-check about the host's keys (the host
+/// may serve no discovery document, or one without our additions).
+async fn key_check(client: &AgentClient) -> Result<KeyCheck> {
+    Ok(client.trusted_keys().await?.check())
+}
+
+/// One `note:` line per thing that was not cross-checked.
+fn notes(trust: &KeyCheck) -> String {
+    trust
+        .not_cross_checked
+        .iter()
+        .map(|sentence| format!("note: {sentence}\n"))
+        .collect()
 }
 
 async fn submit(
@@ -504,11 +522,13 @@ async fn submit(
     // The pin moves only on a verified log; save whatever it is now.
     save_pin(&client, &key_file, session)?;
     let doc = result?;
+    let trust = key_check(&client).await?;
     Ok(report(
         &client,
         session,
         &doc,
         before,
+        &trust,
         json,
         &format!("sent {kind}"),
     ))
@@ -518,10 +538,15 @@ async fn log(place: &Place, session: &str, json: bool) -> Result<String> {
     let (client, key_file) = client(place)?;
     let doc = client.log(session, None).await?;
     save_pin(&client, &key_file, session)?;
+    let trust = key_check(&client).await?;
     Ok(if json {
-        line(&doc)
+        // The log document as the host sent it (`anp verify` reads it), with
+        // what this client could not cross-check beside its members.
+        let mut value = serde_json::to_value(&doc).map_err(|e| usage(e.to_string()))?;
+        value["trust"] = json!(trust);
+        line(&value)
     } else {
-        report(&client, session, &doc, 0, false, "log")
+        report(&client, session, &doc, 0, &trust, false, "log")
     })
 }
 
@@ -534,45 +559,58 @@ async fn watch(
 ) -> Result<String> {
     let (client, key_file) = client(place)?;
     let mut polls = 0u64;
+    // The session's state as the last log said it. A status answer need not
+    // carry it (the reference host's has only id, event_count, chain_head);
+    // a session changes state only by appending an event, so the log
+    // fetched for new events always has it fresh.
+    let mut state: Option<String> = None;
+    let mut noted = false;
     loop {
         let seen = client.pin(session).map_or(0, |p| p.seq);
         let status = client.status(session).await?;
-        if status.session.event_count > seen {
+        let news = status.session.event_count > seen;
+        if news || (status.session.status.is_none() && state.is_none()) {
             let doc = client.log(session, Some(seen)).await?;
             save_pin(&client, &key_file, session)?;
+            state = Some(doc.session.status.clone());
             let head = client.pin(session).unwrap_or_else(ChainHead::genesis);
+            let trust = key_check(&client).await?;
+            if !json && !noted {
+                print!("{}", notes(&trust));
+                noted = true;
+            }
             for event in &doc.events {
                 if json {
                     print!(
                         "{}",
-                        line(&json!({ "event": event, "verified": true, "head": head }))
+                        line(
+                            &json!({ "event": event, "verified": true, "head": head, "trust": trust })
+                        )
                     );
                 } else {
                     print!("{}", render_events(std::slice::from_ref(event)));
                 }
             }
-            if !json {
+            if !json && !doc.events.is_empty() {
                 println!("chain verified through event {}", head.seq);
             }
         }
         polls += 1;
-        if status.session.status != "open" {
+        let current = status
+            .session
+            .status
+            .clone()
+            .or_else(|| state.clone())
+            .unwrap_or_else(|| "open".to_owned());
+        let ended = current != "open";
+        if ended || max_polls.is_some_and(|max| polls >= max) {
+            let trust = key_check(&client).await?;
             return Ok(if json {
                 line(
-                    &json!({ "session_id": session, "status": status.session.status, "ended": true }),
+                    &json!({ "session_id": session, "status": current, "ended": ended, "trust": trust }),
                 )
-            } else {
-                format!(
-                    "session {session} is {}\n",
-                    input::terminal_safe(&status.session.status)
-                )
-            });
-        }
-        if max_polls.is_some_and(|max| polls >= max) {
-            return Ok(if json {
-                line(
-                    &json!({ "session_id": session, "status": status.session.status, "ended": false }),
-                )
+            } else if ended {
+                format!("session {session} is {}\n", input::terminal_safe(&current))
             } else {
                 format!("stopped after {polls} polls; session {session} is still open\n")
             });
@@ -588,6 +626,7 @@ fn report(
     session: &str,
     doc: &LogDocument,
     after: u64,
+    trust: &KeyCheck,
     json: bool,
     what: &str,
 ) -> String {
@@ -601,15 +640,17 @@ fn report(
             "verified": true,
             "head": head,
             "events": new,
+            "trust": trust,
         }));
     }
     let owned: Vec<Event> = new.into_iter().cloned().collect();
     format!(
-        "{what}: session {session} ({})\n{}chain verified through event {} ({})\n",
+        "{what}: session {session} ({})\n{}chain verified through event {} ({})\n{}",
         input::terminal_safe(&doc.session.status),
         render_events(&owned),
         head.seq,
-        head.event_hash
+        head.event_hash,
+        notes(trust)
     )
 }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anp::{verify_log_from_pin, ChainHead, KeyRing, LogDocument, VerifyReport};
+use anp::{ChainHead, DocumentError, VerifyOptions, VerifyReport};
 use serde::Serialize;
 
 use crate::input::{self, terminal_safe, InputError};
@@ -51,33 +51,43 @@ pub struct VerifyOutput {
 }
 
 /// Reads and verifies `path`; `pin` restricts checking to events after it.
+/// The library's whole-document path does the work
+/// ([`anp::verify_document_bytes_with`]): every core, no tree for payloads.
 pub fn verify_file(path: &Path, pin: Option<&ChainHead>) -> Result<VerifyOutput, VerifyInputError> {
     let shown = input::display(path);
-    let doc: LogDocument = input::read_json(path, "not an ANP log document")?;
-    if !doc.is_anp_0_1() {
-        return Err(VerifyInputError::Protocol {
-            path: shown,
-            found: doc.protocol,
-        });
-    }
-    let ring = KeyRing::from_log_keys(&doc).map_err(|source| VerifyInputError::Keys {
-        path: shown.clone(),
-        source,
+    let bytes = input::read_bytes(path)?;
+    let options = VerifyOptions {
+        pin: pin.cloned(),
+        threads: None,
+    };
+    let verdict = anp::verify_document_bytes_with(&bytes, &options).map_err(|e| match e {
+        DocumentError::Parse(source) => VerifyInputError::Input(InputError::Parse {
+            path: shown.clone(),
+            what: "not an ANP log document",
+            source,
+        }),
+        DocumentError::Protocol(found) => VerifyInputError::Protocol {
+            path: shown.clone(),
+            found,
+        },
+        DocumentError::Keys(source) => VerifyInputError::Keys {
+            path: shown.clone(),
+            source,
+        },
     })?;
-    let genesis = ChainHead::genesis();
-    let report = verify_log_from_pin(&doc.session.id, pin.unwrap_or(&genesis), &doc.events, &ring);
+    let report = verdict.report;
     let claim_mismatch = (report.rewrite.is_none()
-        && !doc.events.is_empty()
-        && doc.session.chain_head != report.head.event_hash)
+        && verdict.event_count > 0
+        && verdict.claimed_head != report.head.event_hash)
         .then(|| {
             format!(
                 "session.chain_head claims {}, but the events end at {}",
-                doc.session.chain_head, report.head
+                verdict.claimed_head, report.head
             )
         });
     Ok(VerifyOutput {
         file: shown,
-        session_id: doc.session.id,
+        session_id: verdict.session_id,
         pin: pin.cloned(),
         report,
         claim_mismatch,

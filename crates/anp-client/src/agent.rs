@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use anp::api::{
-    self, OpenSessionRequest, OpenSessionResponse, RegisterRequest, RegisterResponse,
-    SessionStatus, SubmitEventRequest, Target, WellKnown,
+    self, LogAnswer, OpenSessionRequest, OpenSessionResponse, RegisterRequest, RegisterResponse,
+    SessionStatus, SubmitEventRequest, Target,
 };
 use anp::canonical::canonical_hash;
 use anp::keys::{self, SigningKey};
@@ -19,7 +19,7 @@ use tokio::sync::RwLock;
 
 use crate::error::ClientError;
 use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
-use crate::trust::{rewritten, verify_against_pin, TrustedKeys};
+use crate::trust::{rewritten, verify_against_pin, KeySource, TrustedKeys};
 use crate::{approver, Result};
 
 /// A registered vendor agent talking to one host. Cheap to share behind an
@@ -111,7 +111,9 @@ impl AgentClient {
     }
 
     /// The keys this client verifies with: the host's published platform keys
-    /// (fetched from `/.well-known/anp.json` on first use) and its own.
+    /// (fetched from `/.well-known/anp.json` on first use) and its own. When
+    /// the host serves no discovery document, the buyer key the first log
+    /// names, and [`TrustedKeys::check`] says what that leaves unchecked.
     pub async fn trusted_keys(&self) -> Result<Arc<TrustedKeys>> {
         if let Some(trusted) = self.trusted.read().await.as_ref() {
             return Ok(trusted.clone());
@@ -120,12 +122,22 @@ impl AgentClient {
     }
 
     /// Fetches the discovery document again (an approver enrolled after our
-    /// copy was taken has a key we have not seen).
+    /// copy was taken has a key we have not seen). A 404 means plain ANP/0.1:
+    /// the client goes on with the log's own buyer key.
     async fn refresh_trusted_keys(&self) -> Result<Arc<TrustedKeys>> {
-        let doc: WellKnown = approver::fetch_well_known(&self.http).await?;
-        let trusted = Arc::new(
-            TrustedKeys::from_well_known(&doc)?.with_own_key(&self.identity.key.verifying_key()),
-        );
+        let own = self.identity.key.verifying_key();
+        let keys = match approver::fetch_well_known(&self.http).await {
+            Ok(doc) => TrustedKeys::from_well_known(&doc)?,
+            Err(ClientError::NoDiscovery { .. }) => {
+                // Keep a buyer key already adopted from an earlier log.
+                match self.trusted.read().await.as_ref() {
+                    Some(known) if known.source() == KeySource::Log => (**known).clone(),
+                    _ => TrustedKeys::without_discovery(),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        let trusted = Arc::new(keys.with_own_key(&own));
         *self.trusted.write().await = Some(trusted.clone());
         Ok(trusted)
     }
@@ -187,7 +199,8 @@ impl AgentClient {
         })?;
         let before = self.pin(session_id).unwrap_or_else(ChainHead::genesis);
         let path = format!("{}/sessions/{session_id}/events", api::AGENT_API_BASE);
-        let doc: LogDocument = self
+        // `{log, protocol}` (the reference host, ours) or the bare log.
+        let answer: LogAnswer = self
             .http
             .call(
                 Request::post(path, &body),
@@ -195,6 +208,10 @@ impl AgentClient {
                 Idempotent::No,
             )
             .await?;
+        let doc = answer.into_document().map_err(|e| ClientError::Decode {
+            what: format!("the {kind} submitted"),
+            detail: e.to_string(),
+        })?;
         let doc = self.verify_and_pin(session_id, &doc).await?;
         let fingerprint = self.fingerprint();
         let ours = doc.events.iter().any(|e| {
@@ -292,6 +309,11 @@ impl AgentClient {
                 detail: format!("asked for session {session_id}, got {}", doc.session.id),
             });
         }
+        if let Some(adopted) = trusted.adopt_log_buyer_key(&doc)? {
+            let adopted = Arc::new(adopted);
+            *self.trusted.write().await = Some(adopted.clone());
+            trusted = adopted;
+        }
         trusted.check_log_keys(&doc)?;
         let report = verify_against_pin(session_id, &pin, &doc.events, trusted.ring());
         if !report.ok {
@@ -308,7 +330,7 @@ impl AgentClient {
             trusted = self.refresh_trusted_keys().await?;
             if !trusted.check_approvals(&new_events)? {
                 return Err(ClientError::UntrustedKey(
-                    "a buyer accept carries an approval by someone the host publishes no approval key for".to_owned(),
+                    "a buyer accept carries an approval that no approval key the host publishes verifies".to_owned(),
                 ));
             }
         }

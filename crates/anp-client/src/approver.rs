@@ -33,11 +33,14 @@ pub enum SummaryFetch {
 }
 
 /// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
+/// A host that serves none (404) is [`ClientError::NoDiscovery`].
 pub async fn well_known(base_url: &str) -> Result<WellKnown> {
     fetch_well_known(&Http::new(base_url, ClientConfig::default())?).await
 }
 
 /// Fetches and sanity-checks `/.well-known/anp.json` (unsigned, retried).
+/// The document is read as RFC-003 publishes it: unknown members ignored,
+/// our additions optional.
 pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
     let origin = http.at_origin()?;
     let doc: WellKnown = origin
@@ -46,7 +49,13 @@ pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
             None,
             Idempotent::Yes,
         )
-        .await?;
+        .await
+        .map_err(|e| match e.status() {
+            Some(404) => ClientError::NoDiscovery {
+                url: origin.base().to_owned(),
+            },
+            _ => e,
+        })?;
     if !doc.protocol_versions.iter().any(|v| v == anp::PROTOCOL) {
         return Err(ClientError::Decode {
             what: "the discovery document".to_owned(),

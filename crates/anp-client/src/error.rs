@@ -61,6 +61,15 @@ pub enum ClientError {
     /// block disagrees with the host's discovery document or with our key.
     #[error("untrusted key in the session log: {0}")]
     UntrustedKey(String),
+    /// The host serves no discovery document (`/.well-known/anp.json`
+    /// answered 404). RFC-003 is a draft, optional for an ANP/0.1 host: the
+    /// vendor client carries on without it; a caller that needs the host's
+    /// published keys (the console) cannot.
+    #[error("the host at {url} publishes no discovery document (GET /.well-known/anp.json answered 404), so its keys cannot be cross-checked")]
+    NoDiscovery {
+        /// The origin asked.
+        url: String,
+    },
     /// The host acknowledged a submission but the log it returned does not
     /// hold the event this client signed.
     #[error("the host acknowledged the {kind} but its log does not contain the event we signed (payload_hash {payload_hash})")]

@@ -22,7 +22,7 @@ pub use agent::{default_envelope, AgentClient};
 pub use approver::{new_decision_id, well_known, ApproverClient, SummaryFetch};
 pub use error::ClientError;
 pub use http::{ClientConfig, RetryPolicy};
-pub use trust::TrustedKeys;
+pub use trust::{KeyCheck, KeySource, TrustedKeys};
 
 /// Every fallible call of this crate answers with this.
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;

@@ -28,10 +28,28 @@ pub fn parse_payload(data: &[u8]) -> Option<anp::payload::Payload> {
 
 /// Log verification: a log document's bytes, verified whole with its own
 /// keys, then from the head it claims and from its second event as pins.
+/// The whole-document fast path (`anp::verify_document_bytes`, what
+/// `anp verify` runs) must give the same verdict, or refuse what the
+/// ordinary reader refuses.
 pub fn verify_log(data: &[u8]) -> Option<anp::VerifyReport> {
-    let doc: anp::LogDocument = serde_json::from_slice(data).ok()?;
-    let ring = anp::KeyRing::from_log_keys(&doc).ok()?;
+    let fast = anp::verify_document_bytes(data);
+    let Ok(doc) = serde_json::from_slice::<anp::LogDocument>(data) else {
+        assert!(fast.is_err(), "the fast path took a document the reader refuses");
+        return None;
+    };
+    let Ok(ring) = anp::KeyRing::from_log_keys(&doc) else {
+        assert!(fast.is_err(), "the fast path took a document with a bad key");
+        return None;
+    };
     let whole = anp::verify_log(&doc.session.id, &doc.events, &ring);
+    match fast {
+        Ok(verdict) => {
+            assert!(doc.is_anp_0_1(), "the fast path took another protocol");
+            assert_eq!(verdict.report, whole, "the fast path's verdict differs");
+        }
+        Err(anp::DocumentError::Protocol(_)) => assert!(!doc.is_anp_0_1()),
+        Err(e) => panic!("the fast path refused a readable document: {e}"),
+    }
     let claimed = anp::ChainHead {
         seq: doc.session.event_count,
         event_hash: doc.session.chain_head.clone(),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::event::{Actor, EventKind, LogDocument, SessionInfo};
+use crate::event::{Actor, ChainClaim, Event, EventKind, LogDocument, LogKeys, SessionInfo};
 use crate::keys::{self, SigningKey, VerifyingKey};
 use crate::payload::Approval;
 use crate::signed;
@@ -284,7 +284,8 @@ pub struct OpenSessionRequest {
     pub envelope: Value,
 }
 
-/// `POST /api/agent/v1/sessions` answer.
+/// `POST /api/agent/v1/sessions` answer, as the reference host sends it:
+/// `{session_id, buyer_envelope, log, protocol}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpenSessionResponse {
     /// The new session's id.
@@ -293,10 +294,66 @@ pub struct OpenSessionResponse {
     pub buyer_envelope: Value,
     /// The log so far (events 1 and 2).
     pub log: LogDocument,
+    /// `ANP/0.1`. SPEC §6.2 does not list it, so an answer without it is
+    /// read as 0.1; the log inside carries its own `protocol`, which clients
+    /// check.
+    #[serde(default = "protocol_0_1")]
+    pub protocol: String,
+}
+
+fn protocol_0_1() -> String {
+    signed::PROTOCOL.to_owned()
+}
+
+/// `POST /api/agent/v1/sessions/:id/events` answer, as the reference host
+/// sends it: `{log, protocol}`. What the host writes; clients read
+/// [`LogAnswer`], which also takes the bare log document older hosts send.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppendResponse {
+    /// The updated log (it may already hold the buyer's answer).
+    pub log: LogDocument,
+    /// `ANP/0.1`.
+    pub protocol: String,
+}
+
+/// An answer that carries a session log in either shape ANP/0.1 hosts use:
+/// wrapped, `{log, protocol}` (the reference host's append answer), or the
+/// bare log document (`GET …/log`, and the append answer of hosts written
+/// from SPEC §6.3's "returns the updated log"). One pass, no buffering;
+/// members of neither shape are ignored.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LogAnswer {
+    log: Option<LogDocument>,
+    protocol: Option<String>,
+    session: Option<SessionInfo>,
+    chain: Option<ChainClaim>,
+    keys: Option<LogKeys>,
+    events: Option<Vec<Event>>,
+}
+
+/// Why a [`LogAnswer`] holds no log document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the answer is neither {{log, protocol}} nor a log document: it has no {0}")]
+pub struct NotALog(&'static str);
+
+impl LogAnswer {
+    /// The log document, from whichever shape the host sent.
+    pub fn into_document(self) -> Result<LogDocument, NotALog> {
+        if let Some(log) = self.log {
+            return Ok(log);
+        }
+        Ok(LogDocument {
+            protocol: self.protocol.ok_or(NotALog("`protocol`"))?,
+            session: self.session.ok_or(NotALog("`log` and no `session`"))?,
+            chain: self.chain.ok_or(NotALog("`chain`"))?,
+            keys: self.keys.unwrap_or_default(),
+            events: self.events.ok_or(NotALog("`events`"))?,
+        })
+    }
 }
 
 /// `POST /api/agent/v1/sessions/:id/events` body (SPEC §6.3). The answer is
-/// the updated [`LogDocument`].
+/// an [`AppendResponse`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubmitEventRequest {
@@ -308,16 +365,58 @@ pub struct SubmitEventRequest {
     pub signature: String,
 }
 
-/// `GET /api/agent/v1/sessions/:id` answer: cheap polling.
+/// `GET /api/agent/v1/sessions/:id` answer: cheap polling,
+/// `{session: {id, event_count, chain_head}, protocol}` as the reference
+/// host sends it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionStatus {
     /// Always `ANP/0.1`.
     pub protocol: String,
-    /// The session block, with `event_count` and `chain_head`.
-    pub session: SessionInfo,
+    /// The session's head, and what else the host says about it.
+    pub session: StatusInfo,
 }
 
-/// One published key in the discovery document (RFC-003).
+/// The `session` block of a status answer. The reference host sends only
+/// `id`, `event_count` and `chain_head`; ours adds the session's state,
+/// which a client must not need (it is in every log document too).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusInfo {
+    /// Session id.
+    pub id: String,
+    /// Number of events in the log.
+    pub event_count: u64,
+    /// `event_hash` of the last event.
+    pub chain_head: String,
+    /// `open`, `closed`, `accepted` (our addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// True for sandbox sessions (our addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
+    /// When the session opened (our addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened_at: Option<String>,
+    /// When it closed, if it has (our addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<String>,
+}
+
+impl From<SessionInfo> for StatusInfo {
+    fn from(info: SessionInfo) -> StatusInfo {
+        StatusInfo {
+            id: info.id,
+            event_count: info.event_count,
+            chain_head: info.chain_head,
+            status: Some(info.status),
+            sandbox: Some(info.sandbox),
+            opened_at: Some(info.opened_at),
+            closed_at: info.closed_at,
+        }
+    }
+}
+
+/// One published key in the discovery document (RFC-003). Members beyond
+/// RFC-003's are ignored when read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscoveredKey {
     /// Raw Ed25519 public key, base64url.
@@ -329,20 +428,26 @@ pub struct DiscoveredKey {
     /// Start of validity.
     pub valid_from: String,
     /// End of validity (revocation), or null.
+    #[serde(default)]
     pub valid_to: Option<String>,
     /// For approval keys: the `approved_by` the approver signs as (email).
+    /// Our addition to RFC-003: absent from other hosts' documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<String>,
 }
 
-/// `GET /.well-known/anp.json`.
+/// `GET /.well-known/anp.json` (RFC-003). Read exactly as the RFC publishes
+/// it: unknown members are ignored, and our one addition (`drafts`) is
+/// optional and left out when empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WellKnown {
     /// `["ANP/0.1"]`.
     pub protocol_versions: Vec<String>,
     /// `/api/agent/v1`.
     pub api_base: String,
-    /// The draft RFCs this host implements.
+    /// The draft RFCs this host implements (our addition; empty when the
+    /// host does not say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drafts: Vec<String>,
     /// Platform and approver keys.
     pub platform_keys: Vec<DiscoveredKey>,

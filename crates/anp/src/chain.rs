@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 
-use ed25519_dalek::{Signature, VerifyingKey};
+use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
 
-use crate::canonical::canonical_hash;
-use crate::event::{ChainHead, Event, LogDocument};
+use crate::batch::{self, Pending};
+use crate::event::{Actor, ChainHead, Event, EventKind, LogDocument, LogKeys};
 use crate::keys::{self, KeyError};
+use crate::parallel;
 use crate::signed;
 
 /// One check of SPEC §4's verification rule, named as the test vectors name it.
@@ -115,11 +116,13 @@ impl KeyRing {
     /// the host's claim: a console cross-checks the buyer key against the key
     /// it pinned from discovery.
     pub fn from_log_keys(doc: &LogDocument) -> Result<KeyRing, KeyError> {
+        KeyRing::from_keys_block(&doc.keys)
+    }
+
+    /// The ring of a log document's `keys` block.
+    pub fn from_keys_block(keys: &LogKeys) -> Result<KeyRing, KeyError> {
         let mut ring = KeyRing::new();
-        for published in [&doc.keys.vendor_agent, &doc.keys.buyer]
-            .into_iter()
-            .flatten()
-        {
+        for published in [&keys.vendor_agent, &keys.buyer].into_iter().flatten() {
             ring.add_b64(&published.public_key)?;
         }
         Ok(ring)
@@ -156,29 +159,45 @@ pub fn verify_log_from_pin(
     events: &[Event],
     keys: &KeyRing,
 ) -> VerifyReport {
+    match after_pin(pin, events.len(), |i| {
+        (events[i].seq, events[i].event_hash.as_str())
+    }) {
+        Ok(start) => verify_extension(session_id, pin, &events[start..], keys),
+        Err(rewrite) => *rewrite,
+    }
+}
+
+/// Where the events after `pin` start in a whole log of `len` events whose
+/// `i`th has `at(i)` = (seq, event_hash); or the report of a log that does
+/// not hold the pin.
+pub(crate) fn after_pin<'a>(
+    pin: &ChainHead,
+    len: usize,
+    at: impl Fn(usize) -> (u64, &'a str),
+) -> Result<usize, Box<VerifyReport>> {
     if pin.seq == 0 {
-        return verify_extension(session_id, pin, events, keys);
+        return Ok(0);
     }
     let index = usize::try_from(pin.seq - 1).unwrap_or(usize::MAX);
-    match events.get(index) {
-        Some(at_pin) if at_pin.seq == pin.seq && at_pin.event_hash == pin.event_hash => {
-            verify_extension(session_id, pin, &events[index + 1..], keys)
-        }
-        found => rewrite_report(
+    let found = (index < len).then(|| at(index));
+    match found {
+        Some((seq, hash)) if seq == pin.seq && hash == pin.event_hash => Ok(index + 1),
+        Some((_, hash)) => Err(Box::new(rewrite_report(
             pin,
-            found.map(|e| e.event_hash.clone()),
-            match found {
-                Some(e) => format!(
-                    "the log holds event_hash {} at position {}, but seq {} was pinned as {}",
-                    e.event_hash, pin.seq, pin.seq, pin.event_hash
-                ),
-                None => format!(
-                    "the log has {} events, fewer than the pinned seq {}",
-                    events.len(),
-                    pin.seq
-                ),
-            },
-        ),
+            Some(hash.to_owned()),
+            format!(
+                "the log holds event_hash {hash} at position {}, but seq {} was pinned as {}",
+                pin.seq, pin.seq, pin.event_hash
+            ),
+        ))),
+        None => Err(Box::new(rewrite_report(
+            pin,
+            None,
+            format!(
+                "the log has {len} events, fewer than the pinned seq {}",
+                pin.seq
+            ),
+        ))),
     }
 }
 
@@ -201,121 +220,117 @@ fn rewrite_report(pin: &ChainHead, found: Option<String>, detail: String) -> Ver
 /// verifier trusts). Costs O(new events): nothing before the pin is read.
 /// The first new event must carry `prev_hash == pin.event_hash`; if it does
 /// not, and its hash linkage is otherwise intact, the log no longer extends
-/// the pin and the report says so as a rewrite.
+/// the pin and the report says so as a rewrite. Large extensions are checked
+/// on every core.
 pub fn verify_extension(
     session_id: &str,
     pin: &ChainHead,
     new_events: &[Event],
     keys: &KeyRing,
 ) -> VerifyReport {
+    let threads = parallel::threads_for(new_events.len(), None);
+    let fields: Vec<EventFields<'_>> = new_events.iter().map(EventFields::of).collect();
+    let payloads = parallel::map_shares(new_events, threads, |share, _| {
+        share
+            .iter()
+            .map(|e| jcs::sha256(crate::canonical::to_canonical_string(&e.payload).as_bytes()))
+            .collect()
+    });
+    verify_fields(session_id, pin, &fields, &payloads, keys, threads)
+}
+
+/// What verification reads of one event, borrowed from wherever it was
+/// parsed (an [`Event`], or a document's text for the whole-document path).
+pub(crate) struct EventFields<'a> {
+    pub seq: u64,
+    pub actor: Actor,
+    pub kind: EventKind,
+    pub payload_hash: &'a str,
+    pub prev_hash: &'a str,
+    pub event_hash: &'a str,
+    pub signature: Option<&'a str>,
+    pub signer: Option<&'a str>,
+    pub at: &'a str,
+}
+
+impl<'a> EventFields<'a> {
+    fn of(event: &'a Event) -> EventFields<'a> {
+        EventFields {
+            seq: event.seq,
+            actor: event.actor,
+            kind: event.kind,
+            payload_hash: &event.payload_hash,
+            prev_hash: &event.prev_hash,
+            event_hash: &event.event_hash,
+            signature: event.signature.as_deref(),
+            signer: event.signer.as_deref(),
+            at: &event.at,
+        }
+    }
+}
+
+/// One event's checks before its signature is verified.
+#[derive(Default)]
+struct Checked {
+    checks: Vec<Check>,
+    details: Vec<String>,
+    unproven: bool,
+}
+
+/// The one implementation of SPEC §4's rule: `events` follow `pin`, and
+/// `payloads[i]` is the SHA-256 of the canonical JSON of event `i`'s payload
+/// (however it was computed). Events are checked, and signatures verified in
+/// batches, on `threads` threads; the report is the same for any count.
+pub(crate) fn verify_fields(
+    session_id: &str,
+    pin: &ChainHead,
+    events: &[EventFields<'_>],
+    payloads: &[[u8; 32]],
+    keys: &KeyRing,
+    threads: usize,
+) -> VerifyReport {
+    // Pass 1: sequence, hashes and linkage, and the signatures to verify.
+    let indexed: Vec<usize> = (0..events.len()).collect();
+    let mut checked: Vec<(Checked, Option<Pending<'_>>)> =
+        parallel::map_shares(&indexed, threads, |share, _| {
+            share
+                .iter()
+                .map(|&i| check_event(session_id, pin, events, i, &payloads[i], keys))
+                .collect()
+        });
+
+    // Pass 2: signatures, batched; a failing batch is bisected to its culprits.
+    let pending: Vec<Pending<'_>> = checked.iter_mut().filter_map(|(_, p)| p.take()).collect();
+    for failed in batch::failing(&pending, threads) {
+        let (event, _) = &mut checked[failed];
+        event.checks.push(Check::Signature);
+        event
+            .details
+            .push("authorship signature does not verify against the signer's key".to_owned());
+    }
+
     let mut failing = Vec::new();
     let mut unproven = Vec::new();
-    let mut prev = pin.event_hash.as_str();
-    let mut batch: Vec<PendingSignature<'_>> = Vec::with_capacity(new_events.len());
-    let mut messages: Vec<String> = Vec::with_capacity(new_events.len());
-
-    // Pass 1: hashes, linkage, sequence; collect signatures for one batch.
-    let mut per_event: Vec<(Vec<Check>, Vec<String>)> = Vec::with_capacity(new_events.len());
-    for (index, event) in new_events.iter().enumerate() {
-        let mut checks = Vec::new();
-        let mut details = Vec::new();
-        // Checked: a hostile pin or claimed head near u64::MAX must not overflow.
-        let expected_seq = u64::try_from(index)
-            .ok()
-            .and_then(|i| pin.seq.checked_add(i))
-            .and_then(|seq| seq.checked_add(1));
-        if Some(event.seq) != expected_seq {
-            checks.push(Check::Seq);
-            details.push(match expected_seq {
-                Some(expected) => format!("seq is {}, expected {expected}", event.seq),
-                None => format!("seq is {}, but no seq can follow {}", event.seq, pin.seq),
-            });
+    for (event, (mut checked, _)) in events.iter().zip(checked) {
+        if checked.unproven {
+            unproven.push(event.seq);
         }
-        let recomputed_payload = canonical_hash(&event.payload);
-        if recomputed_payload != event.payload_hash {
-            checks.push(Check::PayloadHash);
-            details.push(format!(
-                "payload re-hashes to {recomputed_payload}, not the declared {}",
-                event.payload_hash
-            ));
-        }
-        if event.prev_hash != prev {
-            checks.push(Check::PrevHash);
-            details.push(format!("prev_hash is {}, expected {prev}", event.prev_hash));
-        }
-        let recomputed_event = signed::event_hash(
-            session_id,
-            event.seq,
-            event.actor.as_str(),
-            event.kind.as_str(),
-            &event.payload_hash,
-            &event.prev_hash,
-            &event.at,
-        );
-        if recomputed_event != event.event_hash {
-            checks.push(Check::EventHash);
-            details.push(format!(
-                "event_hash recomputes to {recomputed_event}, not the declared {}",
-                event.event_hash
-            ));
-        }
-        match (&event.signature, &event.signer) {
-            (None, Some(_)) => unproven.push(event.seq),
-            (None, None) => unproven.push(event.seq),
-            (Some(_), None) => {
-                checks.push(Check::Signature);
-                details.push("a signature without a signer cannot be attributed".to_owned());
-            }
-            (Some(sig), Some(signer)) => match (keys.get(signer), keys::parse_signature(sig)) {
-                (None, _) => {
-                    checks.push(Check::Signature);
-                    details.push(format!("no known key has fingerprint {signer}"));
-                }
-                (_, Err(e)) => {
-                    checks.push(Check::Signature);
-                    details.push(e.to_string());
-                }
-                (Some(key), Ok(signature)) => {
-                    messages.push(signed::authorship_string(
-                        event.kind.as_str(),
-                        &event.payload_hash,
-                    ));
-                    batch.push(PendingSignature {
-                        index,
-                        key,
-                        signature,
-                    });
-                }
-            },
-        }
-        per_event.push((checks, details));
-        prev = &event.event_hash;
-    }
-
-    // Pass 2: signatures, batched; on a batch failure find the culprits one by one.
-    for failed in failing_signatures(&batch, &messages) {
-        let (checks, details) = &mut per_event[failed];
-        checks.push(Check::Signature);
-        details.push("authorship signature does not verify against the signer's key".to_owned());
-    }
-
-    for (event, (mut checks, details)) in new_events.iter().zip(per_event) {
-        if !checks.is_empty() {
-            checks.sort();
+        if !checked.checks.is_empty() {
+            checked.checks.sort();
             failing.push(Failure {
                 seq: event.seq,
-                checks,
-                details,
+                checks: checked.checks,
+                details: checked.details,
             });
         }
     }
 
     // A first event that does not link to the pin, when the pin is not genesis,
     // is a rewrite of history rather than a damaged event.
-    let rewrite = match new_events.first() {
+    let rewrite = match events.first() {
         Some(first) if pin.seq > 0 && first.prev_hash != pin.event_hash => Some(Rewrite {
             pinned: pin.clone(),
-            found: Some(first.prev_hash.clone()),
+            found: Some(first.prev_hash.to_owned()),
             detail: format!(
                 "event {} links to {}, but the pinned head is {}",
                 first.seq, first.prev_hash, pin
@@ -324,11 +339,11 @@ pub fn verify_extension(
         _ => None,
     };
 
-    let head = new_events
+    let head = events
         .last()
         .map(|e| ChainHead {
             seq: e.seq,
-            event_hash: e.event_hash.clone(),
+            event_hash: e.event_hash.to_owned(),
         })
         .unwrap_or_else(|| pin.clone());
     VerifyReport {
@@ -337,44 +352,106 @@ pub fn verify_extension(
         unproven,
         rewrite,
         head,
-        events_checked: new_events.len() as u64,
+        events_checked: events.len() as u64,
     }
 }
 
-struct PendingSignature<'a> {
+/// Every check of event `index` but the signature itself, which it returns
+/// to be verified in a batch.
+fn check_event<'a>(
+    session_id: &str,
+    pin: &ChainHead,
+    events: &[EventFields<'a>],
     index: usize,
-    key: &'a VerifyingKey,
-    signature: Signature,
+    payload: &[u8; 32],
+    keys: &'a KeyRing,
+) -> (Checked, Option<Pending<'a>>) {
+    let event = &events[index];
+    let mut out = Checked::default();
+    // Checked: a hostile pin or claimed head near u64::MAX must not overflow.
+    let expected_seq = u64::try_from(index)
+        .ok()
+        .and_then(|i| pin.seq.checked_add(i))
+        .and_then(|seq| seq.checked_add(1));
+    if Some(event.seq) != expected_seq {
+        out.checks.push(Check::Seq);
+        out.details.push(match expected_seq {
+            Some(expected) => format!("seq is {}, expected {expected}", event.seq),
+            None => format!("seq is {}, but no seq can follow {}", event.seq, pin.seq),
+        });
+    }
+    if !hex_is(payload, event.payload_hash) {
+        out.checks.push(Check::PayloadHash);
+        out.details.push(format!(
+            "payload re-hashes to {}, not the declared {}",
+            hex::encode(payload),
+            event.payload_hash
+        ));
+    }
+    let prev = match index {
+        0 => pin.event_hash.as_str(),
+        _ => events[index - 1].event_hash,
+    };
+    if event.prev_hash != prev {
+        out.checks.push(Check::PrevHash);
+        out.details
+            .push(format!("prev_hash is {}, expected {prev}", event.prev_hash));
+    }
+    let recomputed = signed::event_hash_digest(
+        session_id,
+        event.seq,
+        event.actor.as_str(),
+        event.kind.as_str(),
+        event.payload_hash,
+        event.prev_hash,
+        event.at,
+    );
+    if !hex_is(&recomputed, event.event_hash) {
+        out.checks.push(Check::EventHash);
+        out.details.push(format!(
+            "event_hash recomputes to {}, not the declared {}",
+            hex::encode(recomputed),
+            event.event_hash
+        ));
+    }
+    let pending = match (event.signature, event.signer) {
+        (None, _) => {
+            out.unproven = true;
+            None
+        }
+        (Some(_), None) => {
+            out.checks.push(Check::Signature);
+            out.details
+                .push("a signature without a signer cannot be attributed".to_owned());
+            None
+        }
+        (Some(sig), Some(signer)) => match (keys.get(signer), keys::parse_signature(sig)) {
+            (None, _) => {
+                out.checks.push(Check::Signature);
+                out.details
+                    .push(format!("no known key has fingerprint {signer}"));
+                None
+            }
+            (_, Err(e)) => {
+                out.checks.push(Check::Signature);
+                out.details.push(e.to_string());
+                None
+            }
+            (Some(key), Ok(signature)) => Some(Pending {
+                index,
+                key,
+                signature,
+                kind: event.kind.as_str(),
+                payload_hash: event.payload_hash,
+            }),
+        },
+    };
+    (out, pending)
 }
 
-/// Indices (into the event slice) of signatures that do not verify.
-///
-/// Batch verification is about twice as fast per signature; when a batch
-/// fails, each signature is checked on its own with strict verification so
-/// the report names exactly the bad ones. Small-order (weak) keys are refused
-/// outright, which closes the gap between batch and strict verification for
-/// honest-looking keys.
-fn failing_signatures(batch: &[PendingSignature<'_>], messages: &[String]) -> Vec<usize> {
-    const CHUNK: usize = 64;
-    let mut failed = Vec::new();
-    for (chunk, chunk_messages) in batch.chunks(CHUNK).zip(messages.chunks(CHUNK)) {
-        let weak = chunk.iter().any(|p| p.key.is_weak());
-        let msgs: Vec<&[u8]> = chunk_messages.iter().map(|m| m.as_bytes()).collect();
-        let sigs: Vec<Signature> = chunk.iter().map(|p| p.signature).collect();
-        let vks: Vec<VerifyingKey> = chunk.iter().map(|p| *p.key).collect();
-        if !weak && ed25519_dalek::verify_batch(&msgs, &sigs, &vks).is_ok() {
-            continue;
-        }
-        for (pending, message) in chunk.iter().zip(chunk_messages) {
-            if pending.key.is_weak()
-                || pending
-                    .key
-                    .verify_strict(message.as_bytes(), &pending.signature)
-                    .is_err()
-            {
-                failed.push(pending.index);
-            }
-        }
-    }
-    failed
+/// True when `declared` is the lowercase hex of `digest`.
+fn hex_is(digest: &[u8; 32], declared: &str) -> bool {
+    let mut text = [0u8; 64];
+    // 64 bytes is exactly the hex of 32: encoding cannot fail.
+    hex::encode_to_slice(digest, &mut text).is_ok() && text == declared.as_bytes()
 }

@@ -10,6 +10,7 @@
 //! | [`signed`] | every signed or hashed string of the protocol |
 //! | [`event`] | the event record, chain heads, the log document |
 //! | [`chain`] | whole-log and incremental (pinned) verification |
+//! | [`document`] | whole-document verification from bytes, on every core (what `anp verify` runs) |
 //! | [`payload`] | strict, typed payloads for every event kind |
 //! | [`money`] | exact decimal amounts and offer totals |
 //! | [`diff`] | the structured diff of two offers |
@@ -19,18 +20,25 @@
 
 pub mod api;
 pub mod approval;
+mod batch;
 pub mod canonical;
 pub mod chain;
 pub mod diff;
+pub mod document;
 pub mod event;
 pub mod keys;
 pub mod money;
+mod parallel;
 pub mod payload;
 pub mod signed;
 
 pub use chain::{
     verify_document, verify_extension, verify_log, verify_log_from_pin, Check, KeyRing,
     VerifyReport,
+};
+pub use document::{
+    verify_document_bytes, verify_document_bytes_with, DocumentError, DocumentVerdict,
+    VerifyOptions,
 };
 pub use event::{Actor, ChainHead, Event, EventDraft, EventKind, LogDocument};
 pub use signed::PROTOCOL;

@@ -32,6 +32,11 @@ fn client_error(url: &str, e: anp_client::ClientError) -> EngineError {
             url: url.to_owned(),
             detail,
         },
+        // Discovery is optional for an ANP/0.1 host, but the console pins the
+        // host's platform and approver keys from it.
+        anp_client::ClientError::NoDiscovery { .. } => EngineError::InvalidInput(format!(
+            "{url} publishes no discovery document (/.well-known/anp.json, RFC-003), and the console needs it to learn the host's platform and approver keys, so it cannot connect. Ask the host's admin to publish it (countersign-host serves it unless started with --discovery none)."
+        )),
         other => EngineError::Protocol(other.to_string()),
     }
 }
@@ -43,6 +48,23 @@ pub(crate) fn approver_keys(doc: &WellKnown) -> Vec<DiscoveredKey> {
         .filter(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.is_some())
         .cloned()
         .collect()
+}
+
+/// True when the document names each approval key's person (`approved_by`,
+/// our addition to RFC-003), which the console checks every approval
+/// against. RFC-003 alone does not: against such a host every accept would
+/// look disputed. A document with no approval key yet is trusted to name
+/// them when it carries our other addition, `drafts`.
+fn names_approvers(doc: &WellKnown) -> bool {
+    let mut approval = doc
+        .platform_keys
+        .iter()
+        .filter(|k| k.roles.iter().any(|r| r == "approval"))
+        .peekable();
+    match approval.peek() {
+        None => !doc.drafts.is_empty(),
+        Some(_) => approval.all(|k| k.approved_by.is_some()),
+    }
 }
 
 /// Enrolls and stores the host; `sandbox` marks the embedded one.
@@ -67,6 +89,11 @@ pub(crate) async fn connect(
     let discovery = anp_client::well_known(&url)
         .await
         .map_err(|e| client_error(&url, e))?;
+    if !names_approvers(&discovery) {
+        return Err(EngineError::InvalidInput(format!(
+            "{url} publishes only RFC-003's discovery document, which does not say whose each approval key is (approved_by), and the console checks every approval against the key of the person it names, so it cannot connect. Ask the host's admin to publish the full document (countersign-host serves it unless started with --discovery rfc003 or none)."
+        )));
+    }
     let enrolled =
         ApproverClient::enroll(&url, code, &profile.name, &profile.email, &engine.inner.key)
             .await

@@ -1176,3 +1176,62 @@ async fn an_unchanged_host_costs_one_bodyless_request_per_cycle() {
     assert_eq!(item.total, "550000");
     assert_eq!(item.previous_total.as_deref(), Some("570000"));
 }
+
+/// Tries to connect a fresh console to a host serving `discovery`; returns
+/// the refusal and whether anything was stored or enrolled.
+async fn connect_to(
+    discovery: countersign_host::config::DiscoveryMode,
+) -> (EngineError, bool, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = countersign_host::HostConfig {
+        discovery,
+        ..countersign_host::HostConfig::default()
+    };
+    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), config).unwrap();
+    let code = host
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .unwrap()
+        .code;
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig::new(data.path().to_owned());
+    config.sandbox = SandboxMode::Off;
+    let engine = Engine::open(config).unwrap();
+    let err = engine
+        .connect_host(&running.base_url(), &code)
+        .await
+        .unwrap_err();
+    let stored = !engine.hosts().await.unwrap().is_empty();
+    let enrolled = !running.host.list_approvers().unwrap().is_empty();
+    running.shutdown().await;
+    (err, stored, enrolled)
+}
+
+#[tokio::test]
+async fn a_host_without_discovery_is_refused_with_the_reason_and_nothing_is_stored() {
+    let (err, stored, enrolled) = connect_to(countersign_host::config::DiscoveryMode::None).await;
+    let message = err.to_string();
+    assert!(
+        message.contains("publishes no discovery document") && message.contains("cannot connect"),
+        "{message}"
+    );
+    assert!(
+        !stored && !enrolled,
+        "refused before enrolling: the code still works"
+    );
+}
+
+#[tokio::test]
+async fn a_host_serving_only_rfc003s_document_is_refused_with_the_reason() {
+    let (err, stored, enrolled) = connect_to(countersign_host::config::DiscoveryMode::Rfc003).await;
+    let message = err.to_string();
+    assert!(
+        message.contains("only RFC-003's discovery document") && message.contains("approved_by"),
+        "{message}"
+    );
+    assert!(!stored && !enrolled);
+}

@@ -83,6 +83,35 @@ impl Durability {
     }
 }
 
+/// What `GET /.well-known/anp.json` serves. Discovery (RFC-003) is a draft,
+/// optional for an ANP/0.1 host; the reference host serves nothing without
+/// its draft flag and exactly RFC-003's document with it. These modes let
+/// clients be tested against each shape a host may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiscoveryMode {
+    /// No document: the path answers 404, as a plain ANP/0.1 host does.
+    None,
+    /// Exactly RFC-003's members: `protocol_versions`, `api_base` and
+    /// `platform_keys` (public key, fingerprint, roles, validity window).
+    Rfc003,
+    /// RFC-003 plus our additions: `drafts`, and `approved_by` on each
+    /// approver key (what the console relies on).
+    #[default]
+    Full,
+}
+
+impl DiscoveryMode {
+    /// The mode named on the command line (`none`, `rfc003`, `full`).
+    pub fn parse(name: &str) -> Option<DiscoveryMode> {
+        match name {
+            "none" => Some(DiscoveryMode::None),
+            "rfc003" => Some(DiscoveryMode::Rfc003),
+            "full" => Some(DiscoveryMode::Full),
+            _ => None,
+        }
+    }
+}
+
 /// The host's notion of "now". Real hosts use the system clock; tests can
 /// move it forward to let an offer expire without waiting.
 #[derive(Debug, Clone, Default)]
@@ -120,4 +149,6 @@ pub struct HostConfig {
     pub platform_key_path: Option<PathBuf>,
     /// The clock.
     pub clock: Clock,
+    /// What discovery serves.
+    pub discovery: DiscoveryMode,
 }

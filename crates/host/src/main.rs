@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use countersign_host::config::DiscoveryMode;
 use countersign_host::{admin, db, Durability, Host, HostConfig, Limit, Limits};
 use serde_json::json;
 
@@ -64,6 +65,10 @@ struct ServeArgs {
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 512 * 1024)]
     max_body_bytes: usize,
+    /// What /.well-known/anp.json serves: none (404, a plain ANP/0.1 host),
+    /// rfc003 (exactly RFC-003's members) or full (plus drafts and approved_by).
+    #[arg(long, default_value = "full", value_parser = ["none", "rfc003", "full"])]
+    discovery: String,
 }
 
 #[derive(Subcommand)]
@@ -320,6 +325,8 @@ fn serve(db_path: PathBuf, args: ServeArgs) -> Result<(), String> {
         } else {
             Durability::Normal
         },
+        discovery: DiscoveryMode::parse(&args.discovery)
+            .ok_or_else(|| format!("unknown discovery mode {:?}", args.discovery))?,
         ..HostConfig::default()
     };
     let host = Host::open(&db_path, config).map_err(|e| e.to_string())?;

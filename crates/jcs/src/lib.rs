@@ -29,11 +29,13 @@
 #![warn(missing_docs)]
 
 pub mod b64url;
+mod check;
 pub mod hash;
 mod number;
 pub mod parse;
 mod write;
 
+pub use check::is_canonical;
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
 pub use parse::{parse, ParseError};

@@ -3,4 +3,5 @@
 //! link time and disk. Each module keeps its own tests and helpers.
 
 mod cli;
+mod discovery;
 mod vendor;

@@ -7,13 +7,18 @@ use std::process::{Command, Output};
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::Value;
 
-struct Fixture {
-    running: RunningHost,
-    home: tempfile::TempDir,
+pub(crate) struct Fixture {
+    pub(crate) running: RunningHost,
+    pub(crate) home: tempfile::TempDir,
     _db: tempfile::TempDir,
 }
 
 async fn fixture() -> Fixture {
+    fixture_in(countersign_host::config::DiscoveryMode::Full).await
+}
+
+/// A host whose `/.well-known/anp.json` serves what `discovery` says.
+pub(crate) async fn fixture_in(discovery: countersign_host::config::DiscoveryMode) -> Fixture {
     let db = tempfile::tempdir().unwrap();
     let roomy = Limit::per_minute(1_000_000);
     let config = HostConfig {
@@ -24,6 +29,7 @@ async fn fixture() -> Fixture {
             registration: roomy,
             ..Limits::default()
         },
+        discovery,
         ..HostConfig::default()
     };
     let host = Host::open(&db.path().join("host.db"), config).unwrap();
@@ -34,7 +40,7 @@ async fn fixture() -> Fixture {
     }
 }
 
-async fn anp(home: &Path, args: &[&str]) -> Output {
+pub(crate) async fn anp(home: &Path, args: &[&str]) -> Output {
     let home = home.to_owned();
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
@@ -48,7 +54,7 @@ async fn anp(home: &Path, args: &[&str]) -> Output {
     .unwrap()
 }
 
-fn json_of(out: &Output) -> Value {
+pub(crate) fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),
         "exit {:?}: {}",
@@ -58,7 +64,7 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn offer_file(dir: &Path, unit_price: u32) -> String {
+pub(crate) fn offer_file(dir: &Path, unit_price: u32) -> String {
     let expires = time::OffsetDateTime::now_utc() + time::Duration::days(2);
     let offer = serde_json::json!({
         "currency": "USD", "term_months": 24,
@@ -71,7 +77,7 @@ fn offer_file(dir: &Path, unit_price: u32) -> String {
     path.display().to_string()
 }
 
-async fn registered(f: &Fixture) {
+pub(crate) async fn registered(f: &Fixture) {
     let url = f.running.base_url();
     let out = anp(
         f.home.path(),
@@ -344,23 +350,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
         )
         .await,
     );
-    let url = f.running.base_url();
-    let code = f
-        .running
-        .host
-        .enroll_code(
-            countersign_host::SANDBOX_HANDLE,
-            "Ada",
-            "ada@fabrikam.example",
-        )
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled =
-        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
-            .await
-            .unwrap();
-    let ada = anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap();
+    let ada = sandbox_approver(&f).await;
     let draft = pending_draft(&ada, &sid).await;
     ada.decide(
         &sid,
@@ -424,8 +414,30 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     f.running.shutdown().await;
 }
 
+/// Ada, enrolled as an approver of the sandbox buyer (so its agent's drafts
+/// can be sent and offers decided).
+pub(crate) async fn sandbox_approver(f: &Fixture) -> anp_client::ApproverClient {
+    let url = f.running.base_url();
+    let code = f
+        .running
+        .host
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled =
+        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
+            .await
+            .unwrap();
+    anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap()
+}
+
 /// The buyer agent's draft waiting in the approver's summary for `sid`.
-async fn pending_draft(ada: &anp_client::ApproverClient, sid: &str) -> String {
+pub(crate) async fn pending_draft(ada: &anp_client::ApproverClient, sid: &str) -> String {
     let summary = ada.summary().await.unwrap();
     let session = summary.sessions.iter().find(|s| s.id == sid).unwrap();
     session

@@ -7,20 +7,7 @@ use anp::api::{DecisionOutcome, Target};
 use anp::payload::AcceptPayload;
 use anp::EventKind;
 use anp_client::{default_envelope, well_known, ApproverClient, ClientError, SummaryFetch};
-use common::{new_agent, offer, start_host};
-
-async fn enroll(host: &common::TestHost, name: &str, email: &str) -> ApproverClient {
-    let code = host
-        .host()
-        .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled = ApproverClient::enroll(&host.url(), &code, name, email, &key)
-        .await
-        .unwrap();
-    ApproverClient::new(&host.url(), key, &enrolled.approver_id).unwrap()
-}
+use common::{enroll, new_agent, offer, start_host};
 
 #[tokio::test]
 async fn two_approvers_accept_a_large_offer_and_repeats_change_nothing() {

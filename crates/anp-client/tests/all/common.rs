@@ -6,10 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anp_client::AgentClient;
+use anp_client::{AgentClient, ApproverClient};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
+use countersign_host::config::DiscoveryMode;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::{json, Value};
 
@@ -24,6 +25,15 @@ pub async fn start_host() -> TestHost {
 
 /// A host allowing each agent `per_agent` signed requests per hour.
 pub async fn start_host_with_agent_limit(per_agent: u32) -> TestHost {
+    start_host_with(per_agent, DiscoveryMode::Full).await
+}
+
+/// A host whose `/.well-known/anp.json` serves what `discovery` says.
+pub async fn start_host_in(discovery: DiscoveryMode) -> TestHost {
+    start_host_with(1_000_000, discovery).await
+}
+
+async fn start_host_with(per_agent: u32, discovery: DiscoveryMode) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
     let roomy = Limit {
         max: 1_000_000,
@@ -40,6 +50,7 @@ pub async fn start_host_with_agent_limit(per_agent: u32) -> TestHost {
             registration: roomy,
             ..Limits::default()
         },
+        discovery,
         ..HostConfig::default()
     };
     let host = Host::open(&dir.path().join("host.db"), config).unwrap();
@@ -54,6 +65,20 @@ impl TestHost {
     pub fn host(&self) -> &Host {
         &self.running.host
     }
+}
+
+/// An approver of the sandbox buyer, enrolled with a code from the host.
+pub async fn enroll(host: &TestHost, name: &str, email: &str) -> ApproverClient {
+    let code = host
+        .host()
+        .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled = ApproverClient::enroll(&host.url(), &code, name, email, &key)
+        .await
+        .unwrap();
+    ApproverClient::new(&host.url(), key, &enrolled.approver_id).unwrap()
 }
 
 /// Registers a fresh key at `base_url`; returns the key and the agent id.
@@ -113,6 +138,10 @@ pub enum Mode {
     AlwaysFail,
     /// Never answer.
     Hang,
+    /// Answer appends with the bare log document instead of `{log, protocol}`.
+    UnwrapAppend,
+    /// Name a fresh buyer key in every log's `keys` block.
+    SwapBuyerKey,
 }
 
 #[derive(Clone)]
@@ -121,6 +150,8 @@ pub struct Proxy {
     http: reqwest::Client,
     mode: Arc<Mutex<Mode>>,
     pub seen: Arc<Mutex<Vec<(String, String)>>>,
+    /// How many answers the proxy changed.
+    pub changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Proxy {
@@ -131,6 +162,7 @@ impl Proxy {
             http: reqwest::Client::new(),
             mode: Arc::new(Mutex::new(Mode::Pass)),
             seen: Arc::new(Mutex::new(Vec::new())),
+            changed: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -203,6 +235,8 @@ impl Proxy {
         if status.is_success() {
             if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
                 if tamper(&mut value, mode) {
+                    self.changed
+                        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     out = serde_json::to_vec(&value).unwrap();
                 }
             }
@@ -218,6 +252,13 @@ impl Proxy {
 
 /// Applies `mode` to the log inside an answer; true when something changed.
 fn tamper(answer: &mut Value, mode: Mode) -> bool {
+    if mode == Mode::UnwrapAppend {
+        let wrapped = answer.get("log").is_some() && answer.get("session_id").is_none();
+        if wrapped {
+            *answer = answer["log"].take();
+        }
+        return wrapped;
+    }
     let doc = if answer.get("events").is_some() {
         answer
     } else if let Some(log) = answer.get_mut("log") {
@@ -225,6 +266,14 @@ fn tamper(answer: &mut Value, mode: Mode) -> bool {
     } else {
         return false;
     };
+    if mode == Mode::SwapBuyerKey {
+        let key = anp::keys::generate_signing_key().verifying_key();
+        doc["keys"]["buyer"] = json!({
+            "public_key": anp::keys::public_key_b64(&key),
+            "fingerprint": anp::keys::fingerprint(&key),
+        });
+        return true;
+    }
     let session_id = doc["session"]["id"].as_str().unwrap_or_default().to_owned();
     let Some(events) = doc["events"].as_array_mut() else {
         return false;

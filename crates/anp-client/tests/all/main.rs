@@ -4,5 +4,6 @@
 
 mod approver;
 mod common;
+mod discovery;
 mod transport;
 mod vendor;

@@ -3,7 +3,9 @@
 //! link time and disk. Each module keeps its own tests and helpers.
 
 mod diff;
+mod fast_path;
 mod no_panic;
 mod properties;
 mod schemas;
 mod vectors;
+mod wire;

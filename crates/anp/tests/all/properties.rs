@@ -46,6 +46,131 @@ proptest! {
     }
 }
 
+proptest! {
+    /// `jcs::is_canonical` never claims a text whose canonical form differs
+    /// (the fast path hashes such text as it stands), over canonical text,
+    /// serde_json's own compact and pretty text, and the text with a
+    /// changed byte.
+    #[test]
+    fn recognized_canonical_text_is_exactly_the_canonical_form(value in json_value(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        let canonical = to_canonical_string(&value);
+        let compact = serde_json::to_string(&value).unwrap();
+        let pretty = serde_json::to_string_pretty(&value).unwrap();
+        let mut changed = canonical.clone().into_bytes();
+        let i = at.index(changed.len().max(1)).min(changed.len().saturating_sub(1));
+        if !changed.is_empty() {
+            changed[i] = byte;
+        }
+        let changed = String::from_utf8(changed).unwrap_or_default();
+        let mut texts = vec![canonical.clone(), compact, pretty, changed];
+        for site in 0..12 {
+            texts.push(respell(&value, site, usize::from(byte)));
+        }
+        for text in &texts {
+            if jcs::is_canonical(text) {
+                let parsed: Value = serde_json::from_str(text).expect("claimed canonical, so it parses");
+                prop_assert_eq!(&to_canonical_string(&parsed), text);
+            }
+        }
+        // Canonical text whose keys need no escapes is recognized.
+        let escaped_key = canonical_keys(&value).any(|k| k.chars().any(|c| c == '"' || c == '\\' || c < ' '));
+        if !escaped_key && depth(&value) < 100 {
+            prop_assert!(jcs::is_canonical(&canonical), "not recognized: {}", canonical);
+        }
+    }
+}
+
+/// The same value spelled with exactly one site (an object's member order, a
+/// number, a string's escapes) written another valid or invalid way, the
+/// rest canonical: each way `is_canonical` could wrongly say yes.
+struct Respell {
+    target: usize,
+    site: usize,
+    variant: usize,
+}
+
+impl Respell {
+    fn here(&mut self) -> Option<usize> {
+        self.site += 1;
+        (self.site - 1 == self.target).then_some(self.variant)
+    }
+
+    fn value(&mut self, value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+                if let Some(variant) = self.here() {
+                    if entries.len() > 1 {
+                        let i = variant % (entries.len() - 1);
+                        entries.swap(i, i + 1);
+                    }
+                }
+                let inner: Vec<String> = entries
+                    .into_iter()
+                    .map(|(k, v)| format!("{}:{}", self.string(k), self.value(v)))
+                    .collect();
+                format!("{{{}}}", inner.join(","))
+            }
+            Value::Array(items) => {
+                let inner: Vec<String> = items.iter().map(|v| self.value(v)).collect();
+                let separator = if self.here().is_some() { ", " } else { "," };
+                format!("[{}]", inner.join(separator))
+            }
+            Value::String(text) => self.string(text),
+            Value::Number(_) => {
+                let plain = to_canonical_string(value);
+                match self.here().map(|v| v % 6) {
+                    Some(0) => format!("{plain}.0"),
+                    Some(1) => format!("{plain}e0"),
+                    Some(2) => format!("0{plain}"),
+                    Some(3) => plain.replace('e', "E"),
+                    Some(4) => serde_json::to_string(value).unwrap(),
+                    Some(_) => format!("-{plain}").replace("--", ""),
+                    None => plain,
+                }
+            }
+            other => to_canonical_string(other),
+        }
+    }
+
+    fn string(&mut self, text: &str) -> String {
+        let canonical = to_canonical_string(&Value::String(text.to_owned()));
+        match self.here().map(|v| v % 4) {
+            Some(0) => canonical.replacen('a', "\\u0061", 1),
+            Some(1) => canonical.replacen("\\n", "\\u000a", 1),
+            Some(2) => canonical.replacen('/', "\\/", 1),
+            Some(_) => canonical.to_uppercase(),
+            None => canonical,
+        }
+    }
+}
+
+fn respell(value: &Value, target: usize, variant: usize) -> String {
+    Respell {
+        target,
+        site: 0,
+        variant,
+    }
+    .value(value)
+}
+
+fn canonical_keys(value: &Value) -> Box<dyn Iterator<Item = &String> + '_> {
+    match value {
+        Value::Object(map) => Box::new(map.keys().chain(map.values().flat_map(canonical_keys))),
+        Value::Array(items) => Box::new(items.iter().flat_map(canonical_keys)),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 const SESSION: &str = "5f1c6f2e-9d1a-4c8b-b7e3-2a61c0de9a44";
 
 fn key(seed: u8) -> SigningKey {

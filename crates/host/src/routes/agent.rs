@@ -58,6 +58,7 @@ pub async fn open_session(
                 session_id: session.id,
                 buyer_envelope,
                 log,
+                protocol: anp::PROTOCOL.to_owned(),
             })
         },
     )
@@ -65,7 +66,8 @@ pub async fn open_session(
     Ok((StatusCode::CREATED, Json(response)))
 }
 
-/// `POST /sessions/:id/events`: appends a vendor event (signed).
+/// `POST /sessions/:id/events`: appends a vendor event (signed). Answers
+/// `{log, protocol}` ([`anp::api::AppendResponse`]), as the reference host does.
 pub async fn submit_event(
     State(host): State<Host>,
     Path(id): Path<String>,
@@ -83,10 +85,15 @@ pub async fn submit_event(
         },
     )
     .await?;
-    Ok(json_text(doc))
+    // The log is already JSON text; wrap it without parsing it again.
+    Ok(json_text(format!(
+        "{{\"log\":{doc},\"protocol\":\"{}\"}}",
+        anp::PROTOCOL
+    )))
 }
 
-/// `GET /sessions/:id`: `event_count` and `chain_head` for cheap polling.
+/// `GET /sessions/:id`: `event_count` and `chain_head` for cheap polling
+/// (plus the session's state, our addition).
 pub async fn status(
     State(host): State<Host>,
     Path(id): Path<String>,
@@ -96,7 +103,7 @@ pub async fn status(
         let session = domain::owned_session(conn, &agent.id, &id)?;
         Ok(SessionStatus {
             protocol: anp::PROTOCOL.to_owned(),
-            session: store::info(&session),
+            session: store::info(&session).into(),
         })
     })
     .await?;

@@ -1,5 +1,7 @@
 //! `GET /.well-known/anp.json` (RFC-003): protocol versions, drafts, the
-//! platform key and every approver key with its validity window.
+//! platform key and every approver key with its validity window. What is
+//! served depends on the host's [`DiscoveryMode`]: nothing (404), exactly
+//! RFC-003's members, or those plus our additions.
 
 use anp::api::{DiscoveredKey, WellKnown, AGENT_API_BASE, IMPLEMENTED_DRAFTS};
 use std::net::SocketAddr;
@@ -10,6 +12,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use rusqlite::Connection;
 
+use crate::config::DiscoveryMode;
 use crate::error::ApiError;
 use crate::Host;
 
@@ -52,11 +55,25 @@ pub fn document(host: &Host, conn: &Connection) -> Result<WellKnown, ApiError> {
     })
 }
 
+/// Keeps only RFC-003's members: no `drafts`, no `approved_by`.
+fn rfc003_only(mut doc: WellKnown) -> WellKnown {
+    doc.drafts.clear();
+    for key in &mut doc.platform_keys {
+        key.approved_by = None;
+    }
+    doc
+}
+
 /// The handler: public, cacheable, readable from any origin.
 pub async fn well_known(
     State(host): State<Host>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let mode = host.inner.config.discovery;
+    if mode == DiscoveryMode::None {
+        // Exactly what any path this host does not serve answers.
+        return Err(super::not_found().await);
+    }
     host.inner
         .limiter
         .check(crate::ratelimit::Scope::Ip, &addr.ip().to_string())?;
@@ -64,6 +81,10 @@ pub async fn well_known(
     let doc = tokio::task::spawn_blocking(move || h.with_conn(|c| document(&h, c)))
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))???;
+    let doc = match mode {
+        DiscoveryMode::Rfc003 => rfc003_only(doc),
+        _ => doc,
+    };
     Ok((
         [
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),

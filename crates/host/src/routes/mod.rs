@@ -62,7 +62,8 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
-/// Unknown routes answer in the ANP shape too.
+/// Unknown routes answer in the ANP shape too (so does discovery when the
+/// host serves none).
 async fn not_found() -> ApiError {
     ApiError::refused(404, "not_found", "No such endpoint on this ANP host.")
 }

@@ -13,6 +13,16 @@ async fn a_sandbox_negotiation_round_trip_produces_a_verifiable_log() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
     let (session, opened) = t.open_sandbox(&vendor).await;
+    // {session_id, buyer_envelope, log, protocol}, as the reference host answers.
+    let mut members: Vec<&str> = opened
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    members.sort_unstable();
+    assert_eq!(members, ["buyer_envelope", "log", "protocol", "session_id"]);
+    assert_eq!(opened["protocol"], "ANP/0.1");
     assert_eq!(opened["buyer_envelope"]["party"], "Fabrikam Industries");
     assert_eq!(
         opened["buyer_envelope"]["offer_authority"],
@@ -40,7 +50,10 @@ async fn a_sandbox_negotiation_round_trip_produces_a_verifiable_log() {
         )
         .await;
     assert_eq!(status, 200, "{doc}");
-    let doc: LogDocument = serde_json::from_value(doc).unwrap();
+    // The append answers {log, protocol}, as the reference host does.
+    assert_eq!(doc["protocol"], "ANP/0.1");
+    assert_eq!(doc.as_object().unwrap().len(), 2, "{doc}");
+    let doc: LogDocument = serde_json::from_value(doc["log"].clone()).unwrap();
     assert_eq!(doc.events.len(), 4);
     let ring = KeyRing::from_log_keys(&doc).unwrap();
     let report = anp::verify_log(&session, &doc.events, &ring);
@@ -57,6 +70,12 @@ async fn a_sandbox_negotiation_round_trip_produces_a_verifiable_log() {
         )
         .await;
     assert_eq!(status, 200);
+    // {session: {id, event_count, chain_head, …}, protocol}: the reference's
+    // members, plus the session's state.
+    let raw: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(raw["protocol"], "ANP/0.1");
+    assert_eq!(raw["session"]["id"], session.as_str());
+    assert_eq!(raw["session"]["status"], "open");
     let st: api::SessionStatus = serde_json::from_slice(&body).unwrap();
     assert_eq!(st.session.event_count, 4);
     assert_eq!(st.session.chain_head, doc.events[3].event_hash);
@@ -71,6 +90,12 @@ async fn a_sandbox_negotiation_round_trip_produces_a_verifiable_log() {
         )
         .await;
     assert_eq!(status, 200);
+    // GET …/log answers the bare log document.
+    let raw: Value = serde_json::from_slice(&body).unwrap();
+    assert!(
+        raw.get("log").is_none() && raw["events"].is_array(),
+        "{raw}"
+    );
     let tail: LogDocument = serde_json::from_slice(&body).unwrap();
     assert_eq!(
         tail.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
@@ -254,4 +279,102 @@ async fn unknown_routes_and_methods_answer_in_the_anp_shape() {
         assert_eq!(e.protocol, "ANP/0.1");
     }
     t.running.shutdown().await;
+}
+
+/// The members of a JSON object, sorted.
+fn members(value: &Value) -> Vec<String> {
+    let mut names: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+    names.sort_unstable();
+    names
+}
+
+#[tokio::test]
+async fn discovery_none_answers_404_in_the_anp_shape_and_the_agent_api_still_works() {
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        discovery: countersign_host::config::DiscoveryMode::None,
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
+    let (status, body) = t.raw("GET", "/.well-known/anp.json", &[], vec![]).await;
+    assert_eq!(status, 404, "{}", String::from_utf8_lossy(&body));
+    let unknown = t.raw("GET", "/.well-known/nowhere.json", &[], vec![]).await;
+    assert_eq!(
+        body, unknown.1,
+        "the same answer as a path the host does not serve"
+    );
+    let e: api::ErrorBody = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e.error.code, "not_found");
+
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (status, doc) = t
+        .submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    assert_eq!(status, 200, "{doc}");
+    assert_eq!(doc["log"]["events"].as_array().unwrap().len(), 3);
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn discovery_rfc003_serves_exactly_the_rfcs_members() {
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        discovery: countersign_host::config::DiscoveryMode::Rfc003,
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
+    t.enroll(
+        countersign_host::SANDBOX_HANDLE,
+        "Ada",
+        "ada@fabrikam.example",
+    )
+    .await;
+    let (status, body) = t.raw("GET", "/.well-known/anp.json", &[], vec![]).await;
+    assert_eq!(status, 200);
+    let doc: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        members(&doc),
+        ["api_base", "platform_keys", "protocol_versions"]
+    );
+    assert_eq!(doc["protocol_versions"], json!(["ANP/0.1"]));
+    let keys = doc["platform_keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 2, "the platform key and Ada's");
+    for key in keys {
+        assert_eq!(
+            members(key),
+            [
+                "fingerprint",
+                "public_key",
+                "roles",
+                "valid_from",
+                "valid_to"
+            ],
+            "{key}"
+        );
+    }
+    assert_eq!(keys[0]["roles"], json!(["events"]));
+    assert_eq!(keys[0]["fingerprint"], t.host().platform_fingerprint());
+    assert_eq!(keys[1]["roles"], json!(["approval"]));
+
+    // The full document (the default) adds drafts and approved_by.
+    let full = start(roomy_limits()).await;
+    full.enroll(
+        countersign_host::SANDBOX_HANDLE,
+        "Ada",
+        "ada@fabrikam.example",
+    )
+    .await;
+    let (_, body) = full.raw("GET", "/.well-known/anp.json", &[], vec![]).await;
+    let doc: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        members(&doc),
+        ["api_base", "drafts", "platform_keys", "protocol_versions"]
+    );
+    assert_eq!(
+        doc["platform_keys"][1]["approved_by"],
+        "ada@fabrikam.example"
+    );
+    t.running.shutdown().await;
+    full.running.shutdown().await;
 }

@@ -155,3 +155,58 @@ fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
     let listed = json_of(&run(&db, &["org", "list", "--json"]));
     assert!(listed.to_string().contains(handle), "{listed}");
 }
+
+/// Starts `serve --discovery MODE` on a free port; the first stdout line names it.
+fn serve_with_discovery(db: &std::path::Path, mode: &str) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--listen", "127.0.0.1:0", "--discovery", mode])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_owned();
+    (child, base)
+}
+
+#[tokio::test]
+async fn serve_discovery_flag_chooses_what_the_well_known_path_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    let http = reqwest::Client::new();
+    for (mode, status, drafts) in [
+        ("none", 404, false),
+        ("rfc003", 200, false),
+        ("full", 200, true),
+    ] {
+        let (mut child, base) = serve_with_discovery(&db, mode);
+        let resp = http
+            .get(format!("{base}/.well-known/anp.json"))
+            .send()
+            .await
+            .unwrap();
+        let got = resp.status().as_u16();
+        let body: Value = resp.json().await.unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(got, status, "--discovery {mode}: {body}");
+        assert_eq!(
+            body.get("drafts").is_some(),
+            drafts,
+            "--discovery {mode}: {body}"
+        );
+    }
+    let out = run(&db, &["serve", "--discovery", "everything"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown mode is bad usage");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("none"));
+}

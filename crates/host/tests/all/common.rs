@@ -35,11 +35,15 @@ pub fn roomy_limits() -> Limits {
 }
 
 pub async fn start(limits: Limits) -> TestHost {
-    let dir = tempfile::tempdir().unwrap();
-    let config = HostConfig {
+    start_with(HostConfig {
         limits,
         ..HostConfig::default()
-    };
+    })
+    .await
+}
+
+pub async fn start_with(config: HostConfig) -> TestHost {
+    let dir = tempfile::tempdir().unwrap();
     let host = Host::open(&dir.path().join("host.db"), config).unwrap();
     let running = host.spawn("127.0.0.1:0").await.unwrap();
     TestHost {

@@ -416,7 +416,7 @@ async fn event_rules_closed_sessions_standing_offers_signatures_and_expiry() {
         .await;
     let st: api::SessionStatus = serde_json::from_slice(&body).unwrap();
     assert_eq!(st.session.event_count, 3);
-    assert_eq!(st.session.status, "closed");
+    assert_eq!(st.session.status.as_deref(), Some("closed"));
     assert!(st.session.closed_at.is_some());
     t.running.shutdown().await;
 }
