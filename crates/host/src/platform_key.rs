@@ -1,6 +1,8 @@
 //! The platform signing key: signs `session_open`, the buyer envelope and
 //! every buyer event. Created on first start, stored readable by its owner
-//! only (mode 0600), in the key-file format of `anp::keys`.
+//! only (mode 0600), in the key-file format of `anp::keys`. A key file that
+//! others may read is refused: every process of a deployment loads the same
+//! file, and each copy must be as private as the first.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,14 +21,40 @@ pub fn default_path(db_path: &Path) -> PathBuf {
 /// Loads the key at `path`, creating it (0600) when absent.
 pub fn load_or_create(path: &Path) -> Result<SigningKey, HostError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => keys::decode_key_file(&text)
-            .map_err(|e| HostError::Key(format!("{}: {e}", path.display()))),
+        Ok(text) => {
+            check_private(path)?;
+            keys::decode_key_file(&text)
+                .map_err(|e| HostError::Key(format!("{}: {e}", path.display())))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(path),
         Err(source) => Err(HostError::Io {
             what: format!("reading platform key {}", path.display()),
             source,
         }),
     }
+}
+
+/// Refuses a key file that its group or others may read or write.
+fn check_private(path: &Path) -> Result<(), HostError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(path)
+            .map_err(|source| HostError::Io {
+                what: format!("reading platform key {}", path.display()),
+                source,
+            })?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(HostError::Key(format!(
+                "{} is open to other users (mode {:o}); it must be readable by the host's user only: chmod 600 it",
+                path.display(),
+                mode & 0o777
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn create(path: &Path) -> Result<SigningKey, HostError> {
