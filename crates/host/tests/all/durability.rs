@@ -71,11 +71,12 @@ struct Server {
     base: String,
 }
 
-fn start_binary(db: &std::path::Path) -> Server {
+fn start_binary(db: &str, key: &std::path::Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(db)
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--platform-key"])
+        .arg(key)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -95,8 +96,9 @@ fn start_binary(db: &std::path::Path) -> Server {
 #[tokio::test]
 async fn kill_9_loses_no_acknowledged_event() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("host.db");
-    let mut server = start_binary(&db);
+    let db = crate::cli::db_arg(&fresh_target(dir.path()).await);
+    let key = dir.path().join("platform-key.json");
+    let mut server = start_binary(&db, &key);
     // The helpers sign with the system clock, which the binary uses too.
     let t = RemoteHost {
         base: server.base.clone(),
@@ -128,7 +130,7 @@ async fn kill_9_loses_no_acknowledged_event() {
     server.child.kill().unwrap(); // SIGKILL
     server.child.wait().unwrap();
 
-    let server = start_binary(&db);
+    let server = start_binary(&db, &key);
     let t = RemoteHost {
         base: server.base.clone(),
         http: reqwest::Client::new(),
@@ -165,26 +167,46 @@ async fn kill_9_loses_no_acknowledged_event() {
     child.wait().unwrap();
 }
 
-#[test]
-fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
+#[tokio::test]
+async fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("host.db");
-    drop(countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap());
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.pragma_update(None, "user_version", 999).unwrap();
-    drop(conn);
-    let err = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+    let target = fresh_target(dir.path()).await;
+    let config = || config_in(dir.path(), roomy_limits());
+    drop(
+        countersign_host::Host::open(target.clone(), config())
+            .await
+            .unwrap(),
+    );
+    match &target {
+        countersign_host::Target::Sqlite(db) => {
+            let conn = rusqlite::Connection::open(db).unwrap();
+            conn.pragma_update(None, "user_version", 999).unwrap();
+        }
+        countersign_host::Target::Postgres(url) => {
+            pg_client(url)
+                .await
+                .execute("UPDATE countersign_schema SET version = 999", &[])
+                .await
+                .unwrap();
+        }
+    }
+    let err = countersign_host::Host::open(target.clone(), config())
+        .await
         .err()
         .unwrap();
     assert!(err.to_string().contains("schema version 999"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
-        .arg(&db)
+        .arg(crate::cli::db_arg(&target))
         .args(["org", "list"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this countersign-host"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("newer than this countersign-host"),
+        "{stderr}"
+    );
 }
 
 struct RemoteHost {
@@ -292,28 +314,37 @@ impl RemoteHost {
 }
 
 #[cfg(unix)]
-#[test]
-fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
+#[tokio::test]
+async fn the_platform_key_is_created_readable_by_its_owner_only_and_reused() {
     use std::os::unix::fs::PermissionsExt as _;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("host.db");
-    let first = countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
+    let first = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+        .await
+        .unwrap();
     let key_file = countersign_host::platform_key::default_path(&db);
     let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     let fingerprint = first.platform_fingerprint().to_owned();
     drop(first);
-    let again = countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
+    let again = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+        .await
+        .unwrap();
     assert_eq!(again.platform_fingerprint(), fingerprint);
 }
 
-#[test]
-fn a_different_platform_key_for_an_existing_database_is_refused() {
+#[tokio::test]
+async fn a_different_platform_key_for_an_existing_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("host.db");
-    drop(countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap());
+    drop(
+        countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+            .await
+            .unwrap(),
+    );
     std::fs::remove_file(countersign_host::platform_key::default_path(&db)).unwrap();
     let err = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+        .await
         .err()
         .unwrap();
     assert!(

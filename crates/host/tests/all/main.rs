@@ -8,5 +8,6 @@ mod cli;
 mod common;
 mod durability;
 mod refusals;
+mod stores;
 mod throughput;
 mod with_client;

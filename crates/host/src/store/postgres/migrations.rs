@@ -152,6 +152,9 @@ pub async fn migrate(client: &mut Client) -> Result<(), StoreError> {
         }
     };
     if found > LATEST_VERSION {
+        // Release the lock now: a dropped transaction only rolls back when
+        // its connection next runs, and other processes wait on the lock.
+        tx.rollback().await?;
         return Err(StoreError::NewerSchema {
             found,
             supported: LATEST_VERSION,

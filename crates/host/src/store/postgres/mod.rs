@@ -237,6 +237,140 @@ fn store(e: tokio_postgres::Error) -> CommitError {
     CommitError::Store(e.into())
 }
 
+/// The statements of one commit, inside `tx`.
+async fn apply(tx: &deadpool_postgres::Transaction<'_>, c: &Commit) -> Result<(), CommitError> {
+    let s = &c.session;
+    let event_count = i(s.event_count);
+    let standing = s.standing_seq.map(i);
+    let rounds = i32::try_from(s.buyer_rounds).unwrap_or(i32::MAX);
+    if c.new_session {
+        let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO sessions (id, agent_id, org_handle, sandbox, status, opened_at, closed_at, event_count, chain_head, standing_seq, buyer_rounds, version)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1)",
+                )
+                .await
+                .map_err(store)?;
+        tx.execute(
+            &stmt,
+            &[
+                &s.id,
+                &s.agent_id,
+                &s.org_handle,
+                &s.sandbox,
+                &s.status,
+                &s.opened_at,
+                &s.closed_at,
+                &event_count,
+                &s.chain_head,
+                &standing,
+                &rounds,
+            ],
+        )
+        .await
+        .map_err(conflict)?;
+    } else {
+        // The row lock taken here serializes commits to this session
+        // across every process; a commit that waited re-reads the row
+        // and finds the version moved on.
+        let stmt = tx
+                .prepare_cached(
+                    "UPDATE sessions SET status = $2, closed_at = $3, event_count = $4, chain_head = $5, standing_seq = $6, buyer_rounds = $7, version = version + 1
+                     WHERE id = $1 AND version = $8",
+                )
+                .await
+                .map_err(store)?;
+        let changed = tx
+            .execute(
+                &stmt,
+                &[
+                    &s.id,
+                    &s.status,
+                    &s.closed_at,
+                    &event_count,
+                    &s.chain_head,
+                    &standing,
+                    &rounds,
+                    &i(s.version),
+                ],
+            )
+            .await
+            .map_err(store)?;
+        if changed == 0 {
+            return Err(CommitError::Conflict);
+        }
+    }
+    if !c.events.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO events (session_id, seq, event_hash, body) VALUES ($1, $2, $3, $4)",
+            )
+            .await
+            .map_err(store)?;
+        for e in &c.events {
+            tx.execute(&stmt, &[&s.id, &i(e.seq), &e.event_hash, &e.body])
+                .await
+                .map_err(conflict)?;
+        }
+    }
+    if c.supersede_pending {
+        tx.execute(
+            "UPDATE pending SET state = 'superseded' WHERE session_id = $1 AND state = 'open'",
+            &[&s.id],
+        )
+        .await
+        .map_err(store)?;
+    }
+    for change in &c.pending_changes {
+        match change {
+            PendingChange::Held { reference, reason } => tx
+                .execute(
+                    "UPDATE pending SET held_reason = $3 WHERE session_id = $1 AND ref = $2",
+                    &[&s.id, reference, reason],
+                )
+                .await
+                .map_err(store)?,
+            PendingChange::Resolved { reference, state } => tx
+                .execute(
+                    "UPDATE pending SET state = $3 WHERE session_id = $1 AND ref = $2",
+                    &[&s.id, reference, state],
+                )
+                .await
+                .map_err(store)?,
+        };
+    }
+    for p in &c.new_pending {
+        let p = &p.row;
+        let required = i32::try_from(p.approvals_required).unwrap_or(i32::MAX);
+        tx.execute(
+                "INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload, approvals_required, draft, held_reason, state, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'open', $12)",
+                &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &required, &p.reference.starts_with("draft:"), &p.held_reason, &p.created_at],
+            )
+            .await
+            .map_err(conflict)?;
+    }
+    for a in &c.approvals {
+        let ordinal = i32::try_from(a.ordinal).unwrap_or(i32::MAX);
+        tx.execute(
+                "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal) VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &ordinal],
+            )
+            .await
+            .map_err(conflict)?;
+    }
+    if let Some(d) = &c.decision {
+        tx.execute(
+                "INSERT INTO decisions (decision_id, approver_id, session_id, body, body_sha256, signed_headers, outcome, detail, received_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[&d.decision_id, &d.approver_id, &s.id, &d.body, &d.body_sha256, &d.signed_headers, &d.outcome, &d.detail, &d.received_at],
+            )
+            .await
+            .map_err(conflict)?;
+    }
+    Ok(())
+}
+
 impl Storage for PgStore {
     fn negotiations(&self) -> &dyn NegotiationRepo {
         self
@@ -347,135 +481,15 @@ impl NegotiationRepo for PgStore {
     async fn commit(&self, c: &Commit) -> Result<(), CommitError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(store)?;
-        let s = &c.session;
-        let event_count = i(s.event_count);
-        let standing = s.standing_seq.map(i);
-        let rounds = i32::try_from(s.buyer_rounds).unwrap_or(i32::MAX);
-        if c.new_session {
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO sessions (id, agent_id, org_handle, sandbox, status, opened_at, closed_at, event_count, chain_head, standing_seq, buyer_rounds, version)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1)",
-                )
-                .await
-                .map_err(store)?;
-            tx.execute(
-                &stmt,
-                &[
-                    &s.id,
-                    &s.agent_id,
-                    &s.org_handle,
-                    &s.sandbox,
-                    &s.status,
-                    &s.opened_at,
-                    &s.closed_at,
-                    &event_count,
-                    &s.chain_head,
-                    &standing,
-                    &rounds,
-                ],
-            )
-            .await
-            .map_err(conflict)?;
-        } else {
-            // The row lock taken here serializes commits to this session
-            // across every process; a commit that waited re-reads the row
-            // and finds the version moved on.
-            let stmt = tx
-                .prepare_cached(
-                    "UPDATE sessions SET status = $2, closed_at = $3, event_count = $4, chain_head = $5, standing_seq = $6, buyer_rounds = $7, version = version + 1
-                     WHERE id = $1 AND version = $8",
-                )
-                .await
-                .map_err(store)?;
-            let changed = tx
-                .execute(
-                    &stmt,
-                    &[
-                        &s.id,
-                        &s.status,
-                        &s.closed_at,
-                        &event_count,
-                        &s.chain_head,
-                        &standing,
-                        &rounds,
-                        &i(s.version),
-                    ],
-                )
-                .await
-                .map_err(store)?;
-            if changed == 0 {
-                return Err(CommitError::Conflict);
+        match apply(&tx, c).await {
+            Ok(()) => tx.commit().await.map_err(conflict),
+            Err(e) => {
+                // Roll back now, releasing the session's row lock at once
+                // (a dropped transaction rolls back only later).
+                let _ = tx.rollback().await;
+                Err(e)
             }
         }
-        if !c.events.is_empty() {
-            let stmt = tx
-                .prepare_cached("INSERT INTO events (session_id, seq, event_hash, body) VALUES ($1, $2, $3, $4)")
-                .await
-                .map_err(store)?;
-            for e in &c.events {
-                tx.execute(&stmt, &[&s.id, &i(e.seq), &e.event_hash, &e.body])
-                    .await
-                    .map_err(conflict)?;
-            }
-        }
-        if c.supersede_pending {
-            tx.execute(
-                "UPDATE pending SET state = 'superseded' WHERE session_id = $1 AND state = 'open'",
-                &[&s.id],
-            )
-            .await
-            .map_err(store)?;
-        }
-        for change in &c.pending_changes {
-            match change {
-                PendingChange::Held { reference, reason } => tx
-                    .execute(
-                        "UPDATE pending SET held_reason = $3 WHERE session_id = $1 AND ref = $2",
-                        &[&s.id, reference, reason],
-                    )
-                    .await
-                    .map_err(store)?,
-                PendingChange::Resolved { reference, state } => tx
-                    .execute(
-                        "UPDATE pending SET state = $3 WHERE session_id = $1 AND ref = $2",
-                        &[&s.id, reference, state],
-                    )
-                    .await
-                    .map_err(store)?,
-            };
-        }
-        for p in &c.new_pending {
-            let p = &p.row;
-            let required = i32::try_from(p.approvals_required).unwrap_or(i32::MAX);
-            tx.execute(
-                "INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload, approvals_required, draft, held_reason, state, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'open', $12)",
-                &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &required, &p.reference.starts_with("draft:"), &p.held_reason, &p.created_at],
-            )
-            .await
-            .map_err(conflict)?;
-        }
-        for a in &c.approvals {
-            let ordinal = i32::try_from(a.ordinal).unwrap_or(i32::MAX);
-            tx.execute(
-                "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal) VALUES ($1, $2, $3, $4, $5, $6)",
-                &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &ordinal],
-            )
-            .await
-            .map_err(conflict)?;
-        }
-        if let Some(d) = &c.decision {
-            tx.execute(
-                "INSERT INTO decisions (decision_id, approver_id, session_id, body, body_sha256, signed_headers, outcome, detail, received_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                &[&d.decision_id, &d.approver_id, &s.id, &d.body, &d.body_sha256, &d.signed_headers, &d.outcome, &d.detail, &d.received_at],
-            )
-            .await
-            .map_err(conflict)?;
-        }
-        tx.commit().await.map_err(conflict)?;
-        Ok(())
     }
 
     async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError> {

@@ -1,0 +1,224 @@
+//! A whole deployment on one machine: a fresh database in a PostgreSQL
+//! cluster, N host processes serving it, nginx in front, and an admin
+//! handle (a `Host` opened on the same database, not serving) for what an
+//! admin does with the CLI.
+//!
+//! Host processes are either the real `countersign-host` binary (the host's
+//! own tests know its path) or the calling test binary itself, re-run on
+//! one ignored test that calls [`serve_from_env`]: the same `Host::open` and
+//! `serve` the binary runs, in a process of its own.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use countersign_host::{Host, HostConfig, Limit, Limits, Target};
+
+use crate::nginx::Nginx;
+use crate::postgres::Cluster;
+use crate::process::{listening_addr, KillOnDrop};
+
+/// The database a re-run test binary serves.
+pub const ENV_DB: &str = "COUNTERSIGN_TESTKIT_HOST_DB";
+/// Its platform key file.
+pub const ENV_KEY: &str = "COUNTERSIGN_TESTKIT_HOST_KEY";
+
+/// How host processes are started.
+#[derive(Debug, Clone)]
+pub enum Launch {
+    /// The `countersign-host` binary at this path.
+    Binary(PathBuf),
+    /// This test binary, running only the named ignored test, which must
+    /// call [`serve_from_env`].
+    ThisTest(String),
+}
+
+/// Rate limits high enough not to throttle a test's load (every client of
+/// a deployment reaches the hosts from nginx's address).
+pub fn roomy_limits() -> Limits {
+    let roomy = Limit {
+        max: 1_000_000_000,
+        window: Duration::from_secs(60),
+    };
+    Limits {
+        per_ip: roomy,
+        per_agent: roomy,
+        per_session: roomy,
+        registration: roomy,
+        ..Limits::default()
+    }
+}
+
+/// One host process.
+pub struct HostProcess {
+    /// The process (killed when dropped).
+    pub child: KillOnDrop,
+    /// Where it listens.
+    pub addr: SocketAddr,
+}
+
+impl HostProcess {
+    /// `http://ADDR`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// A running deployment; everything stops when it is dropped.
+pub struct Deployment {
+    /// The database every process serves.
+    pub db_url: String,
+    /// The platform key file every process loads (mode 0600).
+    pub key_path: PathBuf,
+    /// A `Host` on the same database, not serving: the admin's handle.
+    pub admin: Host,
+    /// The host processes, in the order nginx lists them.
+    pub hosts: Vec<HostProcess>,
+    /// nginx in front of them.
+    pub nginx: Nginx,
+    launch: Launch,
+    _dir: tempfile::TempDir,
+}
+
+impl Deployment {
+    /// Starts `processes` host processes on a fresh database of the shared
+    /// cluster, and nginx in front of them.
+    pub async fn start(launch: Launch, processes: usize) -> Result<Deployment, String> {
+        let cluster = tokio::task::spawn_blocking(|| Cluster::shared().map(|_| ()))
+            .await
+            .map_err(|e| e.to_string())?;
+        cluster?;
+        let db_url = Cluster::shared()?.fresh_database().await?;
+        let dir =
+            tempfile::tempdir().map_err(|e| format!("creating a temporary directory: {e}"))?;
+        let key_path = dir.path().join("platform-key.json");
+        // The admin opens first: it migrates and creates the key file, which
+        // every process then loads.
+        let admin = Host::open(
+            Target::Postgres(db_url.clone()),
+            HostConfig {
+                platform_key_path: Some(key_path.clone()),
+                limits: roomy_limits(),
+                ..HostConfig::default()
+            },
+        )
+        .await
+        .map_err(|e| format!("opening the admin's host: {e}"))?;
+        let mut hosts = Vec::with_capacity(processes);
+        for _ in 0..processes {
+            hosts.push(spawn_host(&launch, &db_url, &key_path)?);
+        }
+        let addrs: Vec<SocketAddr> = hosts.iter().map(|h| h.addr).collect();
+        let nginx = Nginx::start(&addrs)?;
+        Ok(Deployment {
+            db_url,
+            key_path,
+            admin,
+            hosts,
+            nginx,
+            launch,
+            _dir: dir,
+        })
+    }
+
+    /// The URL clients use (nginx).
+    pub fn url(&self) -> String {
+        self.nginx.url()
+    }
+
+    /// Kills host process `index` with SIGKILL, as a crash would.
+    pub fn kill_9(&mut self, index: usize) {
+        self.hosts[index].child.kill();
+    }
+
+    /// Starts a fresh host process in place of `index` (on a new port; nginx
+    /// keeps its old address, so this is for direct use).
+    pub fn respawn(&mut self, index: usize) -> Result<(), String> {
+        self.hosts[index] = spawn_host(&self.launch, &self.db_url, &self.key_path)?;
+        Ok(())
+    }
+}
+
+fn spawn_host(launch: &Launch, db_url: &str, key: &std::path::Path) -> Result<HostProcess, String> {
+    let mut command = match launch {
+        Launch::Binary(path) => {
+            let mut c = Command::new(path);
+            c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
+                .arg("--platform-key")
+                .arg(key)
+                .args([
+                    "--limit-ip",
+                    "1000000000",
+                    "--limit-agent",
+                    "1000000000",
+                    "--limit-session",
+                    "1000000000",
+                    "--limit-registration",
+                    "1000000000",
+                ]);
+            c
+        }
+        Launch::ThisTest(test) => {
+            let exe =
+                std::env::current_exe().map_err(|e| format!("finding this test binary: {e}"))?;
+            let mut c = Command::new(exe);
+            c.args([
+                test.as_str(),
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(ENV_DB, db_url)
+            .env(ENV_KEY, key);
+            c
+        }
+    };
+    let mut child = command
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("starting a host process: {e}"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| "the host process has no stdout".to_owned())?;
+    let child = KillOnDrop(child);
+    let addr = listening_addr(stdout, Duration::from_secs(60))?;
+    Ok(HostProcess { child, addr })
+}
+
+/// The body of the ignored test a re-run test binary runs as a host
+/// process: opens the database named by [`ENV_DB`] with the key file named
+/// by [`ENV_KEY`], prints `listening on http://ADDR` and serves until
+/// killed. Does nothing when the variables are not set.
+pub async fn serve_from_env() {
+    let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
+        return;
+    };
+    let config = HostConfig {
+        platform_key_path: Some(key.into()),
+        limits: roomy_limits(),
+        ..HostConfig::default()
+    };
+    let host = match Host::open(Target::parse(&db), config).await {
+        Ok(host) => host,
+        Err(e) => panic!("the host process could not open its database: {e}"),
+    };
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => panic!("the host process could not listen: {e}"),
+    };
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    println!("listening on http://{addr}");
+    if let Err(e) = host.serve(listener).await {
+        panic!("the host process stopped serving: {e}");
+    }
+}
