@@ -78,6 +78,7 @@ pub struct Deployment {
     /// nginx in front of them.
     pub nginx: Nginx,
     launch: Launch,
+    serve_flags: Vec<(String, String)>,
     _dir: tempfile::TempDir,
 }
 
@@ -85,6 +86,16 @@ impl Deployment {
     /// Starts `processes` host processes on a fresh database of the shared
     /// cluster, and nginx in front of them.
     pub async fn start(launch: Launch, processes: usize) -> Result<Deployment, String> {
+        Deployment::start_with(launch, processes, &[]).await
+    }
+
+    /// As [`Deployment::start`], with some `serve` flags of the binary set
+    /// (for example `("--limit-agent", "10")`); the others stay roomy.
+    pub async fn start_with(
+        launch: Launch,
+        processes: usize,
+        flags: &[(&str, &str)],
+    ) -> Result<Deployment, String> {
         let cluster = tokio::task::spawn_blocking(|| Cluster::shared().map(|_| ()))
             .await
             .map_err(|e| e.to_string())?;
@@ -106,8 +117,21 @@ impl Deployment {
         .await
         .map_err(|e| format!("opening the admin's host: {e}"))?;
         let mut hosts = Vec::with_capacity(processes);
+        let mut serve_flags: Vec<(String, String)> = [
+            "--limit-ip",
+            "--limit-agent",
+            "--limit-session",
+            "--limit-registration",
+        ]
+        .iter()
+        .map(|f| (f.to_string(), "1000000000".to_string()))
+        .collect();
+        for (flag, value) in flags {
+            serve_flags.retain(|(f, _)| f != flag);
+            serve_flags.push((flag.to_string(), value.to_string()));
+        }
         for _ in 0..processes {
-            hosts.push(spawn_host(&launch, &db_url, &key_path)?);
+            hosts.push(spawn_host(&launch, &db_url, &key_path, &serve_flags)?);
         }
         let addrs: Vec<SocketAddr> = hosts.iter().map(|h| h.addr).collect();
         let nginx = Nginx::start(&addrs)?;
@@ -118,6 +142,7 @@ impl Deployment {
             hosts,
             nginx,
             launch,
+            serve_flags,
             _dir: dir,
         })
     }
@@ -135,28 +160,27 @@ impl Deployment {
     /// Starts a fresh host process in place of `index` (on a new port; nginx
     /// keeps its old address, so this is for direct use).
     pub fn respawn(&mut self, index: usize) -> Result<(), String> {
-        self.hosts[index] = spawn_host(&self.launch, &self.db_url, &self.key_path)?;
+        self.hosts[index] =
+            spawn_host(&self.launch, &self.db_url, &self.key_path, &self.serve_flags)?;
         Ok(())
     }
 }
 
-fn spawn_host(launch: &Launch, db_url: &str, key: &std::path::Path) -> Result<HostProcess, String> {
+fn spawn_host(
+    launch: &Launch,
+    db_url: &str,
+    key: &std::path::Path,
+    flags: &[(String, String)],
+) -> Result<HostProcess, String> {
     let mut command = match launch {
         Launch::Binary(path) => {
             let mut c = Command::new(path);
             c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
                 .arg("--platform-key")
-                .arg(key)
-                .args([
-                    "--limit-ip",
-                    "1000000000",
-                    "--limit-agent",
-                    "1000000000",
-                    "--limit-session",
-                    "1000000000",
-                    "--limit-registration",
-                    "1000000000",
-                ]);
+                .arg(key);
+            for (flag, value) in flags {
+                c.args([flag, value]);
+            }
             c
         }
         Launch::ThisTest(test) => {

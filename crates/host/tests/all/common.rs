@@ -12,6 +12,7 @@
 use anp::api::{self, EnrollRequest, EnrollResponse, RegisterRequest, RegisterResponse};
 use anp::keys::{self, SigningKey};
 use anp::signed;
+use anp::LogDocument;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost, Target};
 use countersign_testkit::postgres::Cluster;
 use serde_json::{json, Value};
@@ -474,4 +475,170 @@ pub async fn pg_client(url: &str) -> tokio_postgres::Client {
         .unwrap();
     tokio::spawn(connection);
     client
+}
+
+/// A host reached only over HTTP (another process), with the system clock.
+pub struct RemoteHost {
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+impl RemoteHost {
+    pub fn new(base: impl Into<String>) -> RemoteHost {
+        RemoteHost {
+            base: base.into(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// A signed JSON request; status and parsed body (null when not JSON).
+    pub async fn json(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: &Value,
+    ) -> (u16, Value) {
+        let bytes = if body.is_null() {
+            Vec::new()
+        } else {
+            serde_json::to_vec(body).unwrap()
+        };
+        let (s, b) = self.send(party, method, path, bytes).await;
+        (s, serde_json::from_slice(&b).unwrap_or(Value::Null))
+    }
+
+    /// Enrolls an approver with a code the admin issued.
+    pub async fn enroll(&self, code: &str, name: &str, email: &str) -> Party {
+        let key = keys::generate_signing_key();
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            &key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let req = EnrollRequest {
+            code: code.into(),
+            name: name.into(),
+            email: email.into(),
+            public_key,
+            proof,
+        };
+        let resp = self
+            .http
+            .post(format!("{}/api/console/v1/enroll", self.base))
+            .json(&req)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 201);
+        let r: EnrollResponse = resp.json().await.unwrap();
+        Party {
+            id: r.approver_id,
+            key,
+            email: email.into(),
+        }
+    }
+
+    pub async fn send(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: Vec<u8>,
+    ) -> (u16, Vec<u8>) {
+        let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+        let h = anp::api::sign_request(
+            &party.key,
+            &party.id,
+            method,
+            path,
+            &body,
+            &ts,
+            &uuid::Uuid::new_v4().to_string(),
+        );
+        let mut req = self
+            .http
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                format!("{}{path}", self.base),
+            )
+            .body(body);
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        let resp = req.send().await.unwrap();
+        (resp.status().as_u16(), resp.bytes().await.unwrap().to_vec())
+    }
+
+    pub async fn send_with(&self, h: &anp::api::SignedHeaders, method: &str, path: &str) -> u16 {
+        let mut req = self.http.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("{}{path}", self.base),
+        );
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        req.send().await.unwrap().status().as_u16()
+    }
+
+    pub async fn register(&self) -> Party {
+        let key = anp::keys::generate_signing_key();
+        let pk = anp::keys::public_key_b64(&key.verifying_key());
+        let proof =
+            anp::keys::sign_b64(&key, anp::signed::registration_proof_string(&pk).as_bytes());
+        let body = json!({ "agent_name": "A", "vendor_name": "V", "contact_email": "a@v.example", "public_key": pk, "proof": proof });
+        let resp = self
+            .http
+            .post(format!("{}/api/agent/v1/register", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let v: Value = resp.json().await.unwrap();
+        Party {
+            id: v["agent_id"].as_str().unwrap().to_owned(),
+            key,
+            email: String::new(),
+        }
+    }
+
+    pub async fn open(&self, vendor: &Party) -> String {
+        let body = serde_json::to_vec(
+            &json!({ "target": { "sandbox": true }, "envelope": vendor_envelope() }),
+        )
+        .unwrap();
+        let (s, b) = self
+            .send(vendor, "POST", "/api/agent/v1/sessions", body)
+            .await;
+        assert_eq!(s, 201);
+        serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn submit(&self, vendor: &Party, session: &str, payload: Value) -> u16 {
+        let body = serde_json::to_vec(&json!({ "kind": "message", "signature": vendor.authorship("message", &payload), "payload": payload })).unwrap();
+        self.send(
+            vendor,
+            "POST",
+            &format!("/api/agent/v1/sessions/{session}/events"),
+            body,
+        )
+        .await
+        .0
+    }
+
+    pub async fn log(&self, vendor: &Party, session: &str) -> LogDocument {
+        let (s, b) = self
+            .send(
+                vendor,
+                "GET",
+                &format!("/api/agent/v1/sessions/{session}/log"),
+                Vec::new(),
+            )
+            .await;
+        assert_eq!(s, 200);
+        serde_json::from_slice(&b).unwrap()
+    }
 }

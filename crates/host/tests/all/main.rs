@@ -6,6 +6,7 @@ mod agent_api;
 mod approver_api;
 mod cli;
 mod common;
+mod deployment;
 mod durability;
 mod refusals;
 mod stores;
