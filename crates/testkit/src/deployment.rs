@@ -17,7 +17,7 @@ use countersign_host::{Host, HostConfig, Limit, Limits, Target};
 
 use crate::nginx::Nginx;
 use crate::postgres::Cluster;
-use crate::process::{listening_addr, KillOnDrop};
+use crate::process::{listening_addr, Guarded};
 
 /// The database a re-run test binary serves.
 pub const ENV_DB: &str = "COUNTERSIGN_TESTKIT_HOST_DB";
@@ -53,7 +53,7 @@ pub fn roomy_limits() -> Limits {
 /// One host process.
 pub struct HostProcess {
     /// The process (killed when dropped).
-    pub child: KillOnDrop,
+    pub child: Guarded,
     /// Where it listens.
     pub addr: SocketAddr,
 }
@@ -160,8 +160,12 @@ impl Deployment {
     /// Starts a fresh host process in place of `index` (on a new port; nginx
     /// keeps its old address, so this is for direct use).
     pub fn respawn(&mut self, index: usize) -> Result<(), String> {
-        self.hosts[index] =
-            spawn_host(&self.launch, &self.db_url, &self.key_path, &self.serve_flags)?;
+        self.hosts[index] = spawn_host(
+            &self.launch,
+            &self.db_url,
+            &self.key_path,
+            &self.serve_flags,
+        )?;
         Ok(())
     }
 }
@@ -200,18 +204,19 @@ fn spawn_host(
             c
         }
     };
-    let mut child = command
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("starting a host process: {e}"))?;
+    let mut child = Guarded::spawn(
+        command
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        None,
+    )?;
     let stdout = child
+        .child_mut()
         .stdout
         .take()
         .ok_or_else(|| "the host process has no stdout".to_owned())?;
-    let child = KillOnDrop(child);
     let addr = listening_addr(stdout, Duration::from_secs(60))?;
     Ok(HostProcess { child, addr })
 }
@@ -245,4 +250,34 @@ pub async fn serve_from_env() {
     if let Err(e) = host.serve(listener).await {
         panic!("the host process stopped serving: {e}");
     }
+}
+
+/// Runs this test binary again with `var=value`, skipping the tests named
+/// in `skip` (substring filters, as `--skip` takes them): how one
+/// `cargo test` runs a whole suite a second time against another store or
+/// a deployment. Answers the inner run's report when it failed.
+pub fn rerun_this_binary(var: &str, value: &str, skip: &[&str]) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding this test binary: {e}"))?;
+    let mut command = Command::new(exe);
+    command.env(var, value);
+    for name in skip {
+        command.args(["--skip", name]);
+    }
+    let out = command
+        .output()
+        .map_err(|e| format!("running the suite again: {e}"))?;
+    let report = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        return Err(format!("the suite with {var}={value} failed:\n{report}"));
+    }
+    if !report.contains("test result: ok.") {
+        return Err(format!(
+            "the suite with {var}={value} reported no result:\n{report}"
+        ));
+    }
+    Ok(())
 }

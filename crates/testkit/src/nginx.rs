@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::process::{free_port, wait_for_port, KillOnDrop};
+use crate::process::{free_port, wait_for_port, Guarded};
 
 /// Where Debian installs nginx.
 pub fn binary() -> Result<PathBuf, String> {
@@ -66,7 +66,7 @@ http {{
 pub struct Nginx {
     dir: tempfile::TempDir,
     port: u16,
-    child: Option<KillOnDrop>,
+    child: Option<Guarded>,
 }
 
 impl Nginx {
@@ -107,10 +107,10 @@ impl Nginx {
         SocketAddr::from(([127, 0, 0, 1], self.port))
     }
 
-    /// Stops it (the port is then free).
+    /// Stops it, master and workers (the port is then free).
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            child.kill();
+            child.stop(Duration::from_secs(5));
         }
     }
 
@@ -119,18 +119,18 @@ impl Nginx {
         self.stop();
         let stderr = std::fs::File::create(self.dir.path().join("stderr.log"))
             .map_err(|e| format!("creating nginx's stderr log: {e}"))?;
-        let child = Command::new(binary()?)
-            .arg("-p")
-            .arg(self.dir.path())
-            .arg("-c")
-            .arg(self.dir.path().join("nginx.conf"))
-            .args(["-g", "daemon off;"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .map_err(|e| format!("starting nginx: {e}"))?;
-        let child = KillOnDrop(child);
+        let child = Guarded::spawn(
+            Command::new(binary()?)
+                .arg("-p")
+                .arg(self.dir.path())
+                .arg("-c")
+                .arg(self.dir.path().join("nginx.conf"))
+                .args(["-g", "daemon off;"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(stderr),
+            Some(self.dir.path()),
+        )?;
         if let Err(e) = wait_for_port(self.addr(), Duration::from_secs(10)) {
             let read = |name: &str| {
                 std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()

@@ -8,7 +8,7 @@
 //! which is never dropped, and a killed test runs no destructor): a small
 //! watchdog shell holds the read end of a pipe whose write end only this
 //! process has; when this process exits for any reason the pipe closes, and
-//! the watchdog stops postgres and removes the directory.
+//! the watchdog stops postgres (immediate shutdown: the data is throwaway) and removes the directory.
 
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
@@ -89,7 +89,7 @@ pub struct Cluster {
 const WATCHDOG: &str = r#"
 trap '' INT TERM HUP
 cat >/dev/null
-kill -INT "$1" 2>/dev/null
+kill -QUIT "$1" 2>/dev/null
 i=0
 while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 kill -KILL "$1" 2>/dev/null

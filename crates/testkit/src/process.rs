@@ -1,28 +1,117 @@
-//! Child processes that die with their owner, and loopback ports.
+//! Child processes that die with their owner (even a killed one), and
+//! loopback ports.
 
 use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdout};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A child process killed (SIGKILL) and reaped when dropped, so a failing
-/// test leaves nothing running.
-pub struct KillOnDrop(pub Child);
+/// A child process in a process group of its own, killed with its whole
+/// group (SIGKILL) when dropped, so a failing test leaves nothing running.
+/// A watchdog shell also holds a pipe only this process writes to: if this
+/// process dies without dropping it (`kill -9`, an abort), the pipe closes
+/// and the watchdog stops the child (SIGTERM, then SIGKILL: nginx's master
+/// takes its workers down on SIGTERM) and removes `cleanup`, if given.
+pub struct Guarded {
+    child: Child,
+    watchdog: Option<(Child, ChildStdin)>,
+}
 
-impl KillOnDrop {
-    /// The child's pid.
-    pub fn id(&self) -> u32 {
-        self.0.id()
+const WATCHDOG: &str = r#"
+trap '' INT TERM HUP
+cat >/dev/null
+kill -TERM "$1" 2>/dev/null
+sleep 0.5
+kill -KILL "$1" 2>/dev/null
+if [ -n "$2" ]; then rm -rf "$2"; fi
+"#;
+
+fn signal_group(pgid: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .args([signal, "--", &format!("-{pgid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+impl Guarded {
+    /// Spawns `command` in its own process group, with its watchdog.
+    pub fn spawn(command: &mut Command, cleanup: Option<&Path>) -> Result<Guarded, String> {
+        use std::os::unix::process::CommandExt as _;
+        let program = command.get_program().to_string_lossy().into_owned();
+        let child = command
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("starting {program}: {e}"))?;
+        let mut watchdog = Command::new("sh")
+            .process_group(0)
+            .args(["-c", WATCHDOG, "watchdog"])
+            .arg(child.id().to_string())
+            .arg(
+                cleanup
+                    .map(|p| p.as_os_str().to_owned())
+                    .unwrap_or_default(),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting the watchdog of {program}: {e}"))?;
+        let pipe = watchdog
+            .stdin
+            .take()
+            .ok_or_else(|| "the watchdog has no stdin".to_owned())?;
+        Ok(Guarded {
+            child,
+            watchdog: Some((watchdog, pipe)),
+        })
     }
 
-    /// Kills it now (SIGKILL) and waits for it.
+    /// The child's pid (also its process group's id).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The child, to take its stdout.
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Asks the group to stop (SIGTERM), waits up to `grace` for the child,
+    /// then kills whatever is left (SIGKILL).
+    pub fn stop(&mut self, grace: Duration) {
+        self.disarm();
+        signal_group(self.id(), "-TERM");
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill();
+    }
+
+    /// Kills the group now (SIGKILL), as a crash would, and reaps the child.
     pub fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        self.disarm();
+        signal_group(self.id(), "-KILL");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Ends the watchdog first, so it can never signal a reused group id.
+    fn disarm(&mut self) {
+        if let Some((mut watchdog, pipe)) = self.watchdog.take() {
+            let _ = watchdog.kill();
+            let _ = watchdog.wait();
+            drop(pipe);
+        }
     }
 }
 
-impl Drop for KillOnDrop {
+impl Drop for Guarded {
     fn drop(&mut self) {
         self.kill();
     }
@@ -53,8 +142,10 @@ pub fn listening_addr(stdout: ChildStdout, timeout: Duration) -> Result<SocketAd
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
                     if !sent {
-                        if let Some(addr) = line.trim().strip_prefix("listening on http://") {
+                        // A test binary prints its own words first on the line.
+                        if let Some((_, rest)) = line.split_once("listening on http://") {
                             sent = true;
+                            let addr = rest.split_whitespace().next().unwrap_or_default();
                             let _ = tx.send(addr.to_owned());
                         }
                     }
