@@ -274,9 +274,15 @@ pub fn rerun_this_binary(var: &str, value: &str, skip: &[&str]) -> Result<(), St
     if !out.status.success() {
         return Err(format!("the suite with {var}={value} failed:\n{report}"));
     }
-    if !report.contains("test result: ok.") {
+    let passed = report
+        .split("test result: ok. ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .unwrap_or(0);
+    if passed == 0 {
         return Err(format!(
-            "the suite with {var}={value} reported no result:\n{report}"
+            "the suite with {var}={value} ran no test:\n{report}"
         ));
     }
     Ok(())

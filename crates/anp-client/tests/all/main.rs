@@ -4,5 +4,6 @@
 
 mod approver;
 mod common;
+mod deployment;
 mod transport;
 mod vendor;
