@@ -60,7 +60,7 @@ pub async fn spawn_host(
         durability,
         ..HostConfig::default()
     };
-    Host::open(db, config)?.spawn("127.0.0.1:0").await
+    Host::open(db, config).await?.spawn("127.0.0.1:0").await
 }
 
 /// Runs the plan; fails only when no agent could start.

@@ -26,7 +26,9 @@ async fn fixture() -> Fixture {
         },
         ..HostConfig::default()
     };
-    let host = Host::open(&db.path().join("host.db"), config).unwrap();
+    let host = Host::open(&db.path().join("host.db"), config)
+        .await
+        .unwrap();
     Fixture {
         running: host.spawn("127.0.0.1:0").await.unwrap(),
         home: tempfile::tempdir().unwrap(),
@@ -317,6 +319,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
         .running
         .host
         .create_org("Tailspin Toys")
+        .await
         .unwrap()
         .org_handle;
 
@@ -329,6 +332,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     f.running
         .host
         .verify_agent(saved["agent_id"].as_str().unwrap())
+        .await
         .unwrap();
     let opened = json_of(&anp(home, &["vendor", "open", "--org", &org, "--json"]).await);
     assert_eq!(opened["buyer_envelope"]["party"], "Tailspin Toys");
@@ -353,6 +357,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
             "Ada",
             "ada@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
