@@ -32,6 +32,9 @@ pub enum Launch {
     /// This test binary, running only the named ignored test, which must
     /// call [`serve_from_env`].
     ThisTest(String),
+    /// This binary with these arguments, which must make it call
+    /// [`serve_from_env`] (the load generator's hidden host mode).
+    ThisBinary(Vec<String>),
 }
 
 /// Rate limits high enough not to throttle a test's load (every client of
@@ -89,6 +92,16 @@ impl Deployment {
         Deployment::start_with(launch, processes, &[]).await
     }
 
+    /// As [`Deployment::start`], on a fresh database of `cluster`.
+    pub async fn start_on(
+        cluster: &Cluster,
+        launch: Launch,
+        processes: usize,
+    ) -> Result<Deployment, String> {
+        let db_url = cluster.fresh_database().await?;
+        Deployment::assemble(db_url, launch, processes, &[]).await
+    }
+
     /// As [`Deployment::start`], with some `serve` flags of the binary set
     /// (for example `("--limit-agent", "10")`); the others stay roomy.
     pub async fn start_with(
@@ -101,6 +114,15 @@ impl Deployment {
             .map_err(|e| e.to_string())?;
         cluster?;
         let db_url = Cluster::shared()?.fresh_database().await?;
+        Deployment::assemble(db_url, launch, processes, flags).await
+    }
+
+    async fn assemble(
+        db_url: String,
+        launch: Launch,
+        processes: usize,
+        flags: &[(&str, &str)],
+    ) -> Result<Deployment, String> {
         let dir =
             tempfile::tempdir().map_err(|e| format!("creating a temporary directory: {e}"))?;
         let key_path = dir.path().join("platform-key.json");
@@ -185,6 +207,12 @@ fn spawn_host(
             for (flag, value) in flags {
                 c.args([flag, value]);
             }
+            c
+        }
+        Launch::ThisBinary(args) => {
+            let exe = std::env::current_exe().map_err(|e| format!("finding this binary: {e}"))?;
+            let mut c = Command::new(exe);
+            c.args(args).env(ENV_DB, db_url).env(ENV_KEY, key);
             c
         }
         Launch::ThisTest(test) => {

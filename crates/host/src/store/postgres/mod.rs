@@ -493,42 +493,41 @@ impl NegotiationRepo for PgStore {
     }
 
     async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await?;
-        let stmt = tx
+        // Two statements and no transaction: events are only ever appended,
+        // and every event up to the session row's `event_count` was
+        // committed with (or before) that row, so bounding the events by the
+        // count read first gives the snapshot a transaction would.
+        let client = self.client().await?;
+        let stmt = client
             .prepare_cached(&format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1"
+                "SELECT {}, a.public_key, a.fingerprint FROM sessions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1",
+                SESSION_COLUMNS
+                    .split(", ")
+                    .map(|c| format!("s.{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
             .await?;
-        let Some(row) = tx.query_opt(&stmt, &[&session_id]).await? else {
+        let Some(row) = client.query_opt(&stmt, &[&session_id]).await? else {
             return Ok(None);
         };
         let session = session_of(&row)?;
-        let stmt = tx
-            .prepare_cached("SELECT public_key, fingerprint FROM agents WHERE id = $1")
-            .await?;
-        let agent = tx.query_one(&stmt, &[&session.agent_id]).await?;
-        let stmt = tx
+        let (vendor_key, vendor_fingerprint) = (row.try_get(12)?, row.try_get(13)?);
+        let stmt = client
             .prepare_cached(
-                "SELECT body FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq",
+                "SELECT body FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
             )
             .await?;
-        let events = tx
-            .query(&stmt, &[&session_id, &i(after)])
+        let events = client
+            .query(&stmt, &[&session_id, &i(after), &i(session.event_count)])
             .await?
             .iter()
             .map(|r| r.try_get(0))
             .collect::<Result<Vec<String>, _>>()?;
-        tx.commit().await?;
         Ok(Some(LogSnapshot {
-            vendor_key: agent.try_get(0)?,
-            vendor_fingerprint: agent.try_get(1)?,
             session,
+            vendor_key,
+            vendor_fingerprint,
             events,
         }))
     }
