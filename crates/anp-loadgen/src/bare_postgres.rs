@@ -60,9 +60,9 @@ pub async fn insert_rows(
     }
     let mut total = 0;
     for task in tasks {
-        match task.await {
-            Ok(done) => total += done?,
-            Err(_) => {}
+        // A task that panicked committed nothing we can count.
+        if let Ok(done) = task.await {
+            total += done?;
         }
     }
     Ok((total, started.elapsed(), synchronous))
