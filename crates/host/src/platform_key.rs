@@ -57,12 +57,18 @@ fn check_private(path: &Path) -> Result<(), HostError> {
     Ok(())
 }
 
+/// Writes a new key to a private temporary file beside `path`, then links
+/// it into place: the link either creates `path` whole or finds one there,
+/// so two processes starting at once never read a half-written key.
 fn create(path: &Path) -> Result<SigningKey, HostError> {
     let key = keys::generate_signing_key();
     let io = |source| HostError::Io {
         what: format!("creating platform key {}", path.display()),
         source,
     };
+    let mut staging = path.as_os_str().to_owned();
+    staging.push(format!(".{}.tmp", crate::ids::uuid()));
+    let staging = PathBuf::from(staging);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -70,13 +76,18 @@ fn create(path: &Path) -> Result<SigningKey, HostError> {
         use std::os::unix::fs::OpenOptionsExt as _;
         options.mode(0o600);
     }
-    match options.open(path) {
-        Ok(mut file) => {
-            file.write_all(keys::encode_key_file(&key).as_bytes())
-                .map_err(io)?;
-            file.sync_all().map_err(io)?;
-            Ok(key)
-        }
+    let written = options.open(&staging).and_then(|mut file| {
+        file.write_all(keys::encode_key_file(&key).as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&staging);
+        return Err(io(e));
+    }
+    let linked = std::fs::hard_link(&staging, path);
+    let _ = std::fs::remove_file(&staging);
+    match linked {
+        Ok(()) => Ok(key),
         // Another process created it first: use theirs.
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => load_or_create(path),
         Err(e) => Err(io(e)),

@@ -162,3 +162,32 @@ async fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
     let listed = json_of(&run(&db, &["org", "list", "--json"]));
     assert!(listed.to_string().contains(handle), "{listed}");
 }
+
+#[tokio::test]
+async fn countersign_host_db_names_the_database_when_db_is_not_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_arg(&common::fresh_target(dir.path()).await);
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
+        .env("COUNTERSIGN_HOST_DB", &db)
+        .args(["org", "create", "--name", "Tailspin Toys", "--json"])
+        .output()
+        .unwrap();
+    let handle = json_of(&out)["org_handle"].as_str().unwrap().to_owned();
+    let listed = json_of(&run(&db, &["org", "list", "--json"]));
+    assert!(listed.to_string().contains(&handle), "{listed}");
+}
+
+#[test]
+fn a_postgres_url_that_cannot_be_reached_is_named_without_its_password() {
+    let out = run(
+        "postgres://countersign:secret@127.0.0.1:1/nowhere",
+        &["org", "list"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot connect to postgres://countersign:***@127.0.0.1:1/nowhere"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret"), "{stderr}");
+}

@@ -248,3 +248,56 @@ async fn a_different_platform_key_for_an_existing_database_is_refused() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_concurrent_copies_of_one_signed_append_are_stored_once() {
+    let t = std::sync::Arc::new(start(roomy_limits()).await);
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let payload = json!({ "body": "sent twenty times at once" });
+    let body = serde_json::to_vec(
+        &json!({ "kind": "message", "payload": payload, "signature": vendor.authorship("message", &payload) }),
+    )
+    .unwrap();
+    let path = format!("/api/agent/v1/sessions/{session}/events");
+    let h = anp::api::sign_request(
+        &vendor.key,
+        &vendor.id,
+        "POST",
+        &path,
+        &body,
+        &t.now(),
+        "one-nonce",
+    );
+    let headers: Vec<(&'static str, String)> =
+        h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let mut copies = Vec::new();
+    for _ in 0..20 {
+        let (t, path, headers, body) = (t.clone(), path.clone(), headers.clone(), body.clone());
+        copies.push(tokio::spawn(async move {
+            t.raw("POST", &path, &headers, body).await.0
+        }));
+    }
+    let mut statuses = Vec::new();
+    for copy in copies {
+        statuses.push(copy.await.unwrap());
+    }
+    statuses.sort();
+    let mut expected = vec![200];
+    expected.extend([401; 19]);
+    assert_eq!(
+        statuses, expected,
+        "one copy spends the nonce, the rest get the uniform refusal"
+    );
+    let (_, body) = t
+        .signed(
+            &vendor,
+            "GET",
+            &format!("/api/agent/v1/sessions/{session}/log"),
+            &Value::Null,
+        )
+        .await;
+    let doc: LogDocument = serde_json::from_slice(&body).unwrap();
+    let stored = doc.events.iter().filter(|e| e.payload == payload).count();
+    assert_eq!(stored, 1);
+}
