@@ -213,9 +213,11 @@ async fn kill_9_of_one_process_under_load_loses_no_acknowledged_event_and_the_ot
         acked_after_kill > 100,
         "the others keep answering: {acked_after_kill} appends acknowledged after the kill"
     );
+    // At most the requests in flight there, plus one per idle connection
+    // nginx kept to it (nginx resends neither: each may have reached it).
     assert!(
-        failures <= 16,
-        "only requests in flight at the killed process fail: {failures}"
+        failures <= 16 + 64,
+        "only requests that reached the killed process fail: {failures}"
     );
     let survivor = RemoteHost::new(d.hosts[2].url());
     for ((vendor, session), acked) in agents.iter().zip(&per_agent) {
