@@ -93,27 +93,6 @@ pub async fn owned_session(
     }
 }
 
-async fn standing(host: &Host, session: &Session) -> Result<Option<anp::Event>, DomainError> {
-    match session.standing_seq {
-        Some(seq) => host
-            .store()
-            .negotiations()
-            .event_at(&session.id, seq)
-            .await?
-            .map(|text| parse_event(&text))
-            .transpose(),
-        None => Ok(None),
-    }
-}
-
-async fn org_of(host: &Host, session: &Session) -> Result<crate::store::Org, DomainError> {
-    host.store()
-        .negotiations()
-        .org(&session.org_handle)
-        .await?
-        .ok_or_else(|| DomainError::Internal("session org missing".into()))
-}
-
 /// SPEC §6.3: appends a vendor event to a session the agent owns, and runs
 /// the buyer side.
 pub async fn submit_event(
@@ -123,22 +102,41 @@ pub async fn submit_event(
     body: &[u8],
     now: OffsetDateTime,
 ) -> Result<(), DomainError> {
-    let mut session = owned_session(host, agent, session_id).await?;
-    host.limiter().check(Scope::Session, &session.id).await?;
+    let mut row = owned_state(host, agent, session_id).await?;
+    host.limiter()
+        .check(Scope::Session, &row.session.id)
+        .await?;
     let req: SubmitEventRequest = crate::body::parse_json(body, "event")?;
     for _ in 0..ATTEMPTS {
         let state = SessionState {
-            org: org_of(host, &session).await?,
-            standing: standing(host, &session).await?,
-            session,
+            standing: row.standing.as_deref().map(parse_event).transpose()?,
+            session: row.session,
+            org: row.org,
         };
         let commit = negotiation::submit_event(agent, state, &req, now)?;
         if try_commit(host, &commit).await? {
             return Ok(());
         }
-        session = owned_session(host, agent, session_id).await?;
+        row = owned_state(host, agent, session_id).await?;
     }
     Err(busy())
+}
+
+/// A session the agent owns, with its org and standing offer.
+async fn owned_state(
+    host: &Host,
+    agent: &Agent,
+    session_id: &str,
+) -> Result<crate::store::SessionRow, DomainError> {
+    match host
+        .store()
+        .negotiations()
+        .session_state(session_id)
+        .await?
+    {
+        Some(row) if row.session.agent_id == agent.id => Ok(row),
+        _ => Err(DomainError::Unauthorized),
+    }
 }
 
 /// The session an approver may see.
@@ -164,7 +162,11 @@ pub async fn decide(
     let req = decisions::parse_request(received.body)?;
     let repo = host.store().negotiations();
     for _ in 0..ATTEMPTS {
-        let session = visible_session(host, approver, session_id).await?;
+        let row = match repo.session_state(session_id).await? {
+            Some(row) if row.session.org_handle == approver.org_handle => row,
+            _ => return Err(DomainError::Unauthorized),
+        };
+        let session = row.session;
         let reference = req.in_response_to.as_str();
         let pending = if session.status == "open" {
             repo.pending(&session.id, Some(reference)).await?.pop()
@@ -186,8 +188,8 @@ pub async fn decide(
             Vec::new()
         };
         let state = DecisionState {
-            org: org_of(host, &session).await?,
-            standing: standing(host, &session).await?,
+            org: row.org,
+            standing: row.standing.as_deref().map(parse_event).transpose()?,
             earlier: repo.decision(&req.decision_id).await?,
             session,
             pending,

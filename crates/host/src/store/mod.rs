@@ -116,8 +116,9 @@ pub trait NegotiationRepo: Send + Sync {
     async fn org(&self, handle: &str) -> Result<Option<Org>, StoreError>;
     /// A session by id.
     async fn session(&self, id: &str) -> Result<Option<Session>, StoreError>;
-    /// One event by seq (the stored JSON text).
-    async fn event_at(&self, session_id: &str, seq: u64) -> Result<Option<String>, StoreError>;
+    /// A session with its org and its standing offer event (JSON text), read
+    /// together: what every vendor event and decision is checked against.
+    async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
     /// One event by hash (the stored JSON text).
     async fn event_by_hash(
         &self,

@@ -95,6 +95,17 @@ pub struct Session {
     pub version: u64,
 }
 
+/// A session, its org and its standing offer (JSON text), read together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The session.
+    pub session: Session,
+    /// Its org.
+    pub org: Org,
+    /// The standing offer event, if any.
+    pub standing: Option<String>,
+}
+
 /// A registered vendor agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentRow {

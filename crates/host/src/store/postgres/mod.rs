@@ -411,15 +411,39 @@ impl NegotiationRepo for PgStore {
         .transpose()
     }
 
-    async fn event_at(&self, session_id: &str, seq: u64) -> Result<Option<String>, StoreError> {
-        Ok(self
+    async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        // One statement, one snapshot: the session, its org, and the event
+        // at its standing seq.
+        let columns = SESSION_COLUMNS
+            .split(", ")
+            .map(|c| format!("s.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let Some(row) = self
             .query_opt(
-                "SELECT body FROM events WHERE session_id = $1 AND seq = $2",
-                &[&session_id, &i(seq)],
+                &format!(
+                    "SELECT {columns}, o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body
+                     FROM sessions s JOIN orgs o ON o.handle = s.org_handle
+                     LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
+                     WHERE s.id = $1"
+                ),
+                &[&id],
             )
             .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(SessionRow {
+            session: session_of(&row)?,
+            org: Org {
+                handle: row.try_get(12)?,
+                name: row.try_get(13)?,
+                sandbox: row.try_get(14)?,
+                disabled: row.try_get(15)?,
+                policy: row.try_get(16)?,
+            },
+            standing: row.try_get(17)?,
+        }))
     }
 
     async fn event_by_hash(

@@ -425,14 +425,39 @@ impl NegotiationRepo for SqliteStore {
         self.read(move |c| load_session(c, &id)).await
     }
 
-    async fn event_at(&self, session_id: &str, seq: u64) -> Result<Option<String>, StoreError> {
-        let id = session_id.to_owned();
+    async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        let id = id.to_owned();
         self.read(move |c| {
-            Ok(
-                c.prepare_cached("SELECT body FROM events WHERE session_id = ?1 AND seq = ?2")?
+            let tx = c.transaction()?;
+            let Some(session) = load_session(&tx, &id)? else {
+                return Ok(None);
+            };
+            let org = tx
+                .prepare_cached(
+                    "SELECT handle, name, sandbox, disabled, policy FROM orgs WHERE handle = ?1",
+                )?
+                .query_row([&session.org_handle], |r| {
+                    Ok(Org {
+                        handle: r.get(0)?,
+                        name: r.get(1)?,
+                        sandbox: r.get(2)?,
+                        disabled: r.get(3)?,
+                        policy: r.get(4)?,
+                    })
+                })?;
+            let standing = match session.standing_seq {
+                Some(seq) => tx
+                    .prepare_cached("SELECT body FROM events WHERE session_id = ?1 AND seq = ?2")?
                     .query_row(params![id, seq], |r| r.get(0))
                     .optional()?,
-            )
+                None => None,
+            };
+            drop(tx);
+            Ok(Some(SessionRow {
+                session,
+                org,
+                standing,
+            }))
         })
         .await
     }
