@@ -301,3 +301,76 @@ async fn twenty_concurrent_copies_of_one_signed_append_are_stored_once() {
     let stored = doc.events.iter().filter(|e| e.payload == payload).count();
     assert_eq!(stored, 1);
 }
+
+#[tokio::test]
+async fn a_schema_1_database_is_upgraded_keeping_its_orgs_and_unexpired_nonces() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("schema_v1.sql")).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at) VALUES ('anp_org_0123456789abcdef0123456789abcdef', 'Tailspin', 0, 0, NULL, '2026-01-01T00:00:00.000Z')",
+            [],
+        )
+        .unwrap();
+        let later = time::OffsetDateTime::now_utc().unix_timestamp() + 200;
+        conn.execute(
+            "INSERT INTO nonces (principal, nonce, expires_at) VALUES ('agent-1', 'fresh', ?1), ('agent-1', 'stale', 1)",
+            [later],
+        )
+        .unwrap();
+    }
+    let t = {
+        let host = countersign_host::Host::open(&db, config_in(dir.path(), roomy_limits()))
+            .await
+            .unwrap();
+        host.spawn("127.0.0.1:0").await.unwrap()
+    };
+    let version: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, countersign_host::store::sqlite::LATEST_VERSION);
+    let orgs = t.host.list_orgs().await.unwrap();
+    assert!(orgs.iter().any(|o| o.name == "Tailspin"), "{orgs:?}");
+    // The unexpired nonce still refuses its replay: it moved to the nonce file.
+    let nonces =
+        rusqlite::Connection::open(countersign_host::store::sqlite::nonce_path(&db)).unwrap();
+    let kept: Vec<String> = nonces
+        .prepare("SELECT nonce FROM nonces ORDER BY nonce")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        kept,
+        ["fresh", "stale"],
+        "carried over as they were (purging drops the stale one)"
+    );
+    let old_table: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'nonces'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        old_table, 0,
+        "the old nonce table is gone from the main file"
+    );
+    // And the upgraded database negotiates.
+    let remote = RemoteHost::new(t.base_url());
+    let vendor = remote.register().await;
+    let session = remote.open(&vendor).await;
+    assert_eq!(
+        remote
+            .submit(&vendor, &session, json!({ "body": "after the upgrade" }))
+            .await,
+        200
+    );
+    t.shutdown().await;
+}
