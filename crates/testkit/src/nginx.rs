@@ -97,6 +97,11 @@ impl Nginx {
         Ok(nginx)
     }
 
+    /// Its directory (configuration, logs), removed when it stops.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
     /// `http://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)

@@ -219,6 +219,11 @@ impl Cluster {
         }
     }
 
+    /// Its directory (data, socket, log), removed when it stops.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The port it listens on (127.0.0.1).
     pub fn port(&self) -> u16 {
         self.port
