@@ -557,6 +557,9 @@ impl NegotiationRepo for PgStore {
     }
 
     async fn summary(&self, org_handle: &str) -> Result<Vec<SummaryRow>, StoreError> {
+        // Three statements in one snapshot, whatever the number of sessions
+        // (a console polls this): the sessions with their vendors, then the
+        // open pending decisions and their approvals of all open sessions.
         let mut client = self.client().await?;
         let tx = client
             .build_transaction()
@@ -564,44 +567,89 @@ impl NegotiationRepo for PgStore {
             .read_only(true)
             .start()
             .await?;
-        let sessions = tx
-            .query(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE org_handle = $1 ORDER BY opened_at, id"),
-                &[&org_handle],
+        let session_columns = SESSION_COLUMNS
+            .split(", ")
+            .map(|c| format!("s.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let agent_columns = AGENT_COLUMNS
+            .split(", ")
+            .map(|c| format!("a.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let stmt = tx
+            .prepare_cached(&format!(
+                "SELECT {session_columns}, {agent_columns} FROM sessions s JOIN agents a ON a.id = s.agent_id
+                 WHERE s.org_handle = $1 ORDER BY s.opened_at, s.id"
+            ))
+            .await?;
+        let rows = tx.query(&stmt, &[&org_handle]).await?;
+        let stmt = tx
+            .prepare_cached(
+                "SELECT p.session_id, p.ref, p.seq, p.answers, p.kind, p.actor, p.expires_at, p.payload, p.approvals_required, p.held_reason, p.created_at
+                 FROM pending p JOIN sessions s ON s.id = p.session_id
+                 WHERE s.org_handle = $1 AND s.status = 'open' AND p.state = 'open'
+                 ORDER BY p.session_id, p.seq DESC, p.created_at",
             )
             .await?;
-        let sessions = all(sessions, session_of)?;
-        let agent_stmt = tx
-            .prepare_cached(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = $1"))
+        let pending = tx.query(&stmt, &[&org_handle]).await?;
+        let stmt = tx
+            .prepare_cached(
+                "SELECT p.session_id, p.ref, p.approver_id, p.approval FROM approvals p
+                 JOIN approvers a ON a.id = p.approver_id JOIN sessions s ON s.id = p.session_id
+                 WHERE s.org_handle = $1 AND s.status = 'open' AND a.revoked_at IS NULL
+                 ORDER BY p.session_id, p.ordinal, p.recorded_at, p.approver_id",
+            )
             .await?;
-        let pending_stmt = tx.prepare_cached(PENDING_QUERY).await?;
-        let approvals_stmt = tx.prepare_cached(APPROVALS_QUERY).await?;
-        let none: Option<&str> = None;
-        let mut out = Vec::with_capacity(sessions.len());
-        for session in sessions {
-            let vendor = agent_of(&tx.query_one(&agent_stmt, &[&session.agent_id]).await?)?;
-            let (pending, approvals) = if session.status == "open" {
-                (
-                    all(
-                        tx.query(&pending_stmt, &[&session.id, &none]).await?,
-                        pending_of,
-                    )?,
-                    all(
-                        tx.query(&approvals_stmt, &[&session.id, &none]).await?,
-                        approval_of,
-                    )?,
-                )
-            } else {
-                (Vec::new(), Vec::new())
-            };
-            out.push(SummaryRow {
-                session,
-                vendor,
-                pending,
-                approvals,
+        let approvals = tx.query(&stmt, &[&org_handle]).await?;
+        tx.commit().await?;
+        let mut pending_of: std::collections::HashMap<String, Vec<PendingRow>> =
+            std::collections::HashMap::new();
+        for r in &pending {
+            let session: String = r.try_get(0)?;
+            pending_of.entry(session).or_default().push(PendingRow {
+                reference: r.try_get(1)?,
+                seq: u(r.try_get(2)?),
+                answers: r.try_get(3)?,
+                kind: r.try_get(4)?,
+                actor: r.try_get(5)?,
+                expires_at: r.try_get(6)?,
+                payload: r.try_get(7)?,
+                approvals_required: r.try_get::<_, i32>(8)?.max(0) as u32,
+                held_reason: r.try_get(9)?,
+                created_at: r.try_get(10)?,
             });
         }
-        tx.commit().await?;
+        let mut approvals_of: std::collections::HashMap<String, Vec<ApprovalRow>> =
+            std::collections::HashMap::new();
+        for r in &approvals {
+            let session: String = r.try_get(0)?;
+            approvals_of.entry(session).or_default().push(ApprovalRow {
+                reference: r.try_get(1)?,
+                approver_id: r.try_get(2)?,
+                approval: r.try_get(3)?,
+            });
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let session = session_of(row)?;
+            let vendor = AgentRow {
+                id: row.try_get(12)?,
+                public_key: row.try_get(13)?,
+                fingerprint: row.try_get(14)?,
+                agent_name: row.try_get(15)?,
+                vendor_name: row.try_get(16)?,
+                contact_email: row.try_get(17)?,
+                status: parse_status(row.try_get(18)?),
+                registered_at: row.try_get(19)?,
+            };
+            out.push(SummaryRow {
+                pending: pending_of.remove(&session.id).unwrap_or_default(),
+                approvals: approvals_of.remove(&session.id).unwrap_or_default(),
+                session,
+                vendor,
+            });
+        }
         Ok(out)
     }
 }
