@@ -315,3 +315,16 @@ pub fn rerun_this_binary(var: &str, value: &str, skip: &[&str]) -> Result<(), St
     }
     Ok(())
 }
+
+/// The value a rerun sets to run a suite through a deployment.
+pub const THROUGH_NGINX_POSTGRES: &str = "nginx-postgres";
+
+/// Whether `var` asks this run to go through a deployment (`nginx-postgres`);
+/// unset or empty means no. Any other value is a mistake worth stopping for.
+pub fn selected(var: &str) -> bool {
+    match std::env::var(var).as_deref() {
+        Ok(THROUGH_NGINX_POSTGRES) => true,
+        Ok("") | Err(_) => false,
+        Ok(other) => panic!("{var}={other:?}: expected {THROUGH_NGINX_POSTGRES} or nothing"),
+    }
+}

@@ -20,11 +20,7 @@ use serde_json::{json, Value};
 pub const DEPLOYMENT_VAR: &str = "COUNTERSIGN_CLIENT_TEST_HOST";
 
 pub fn through_deployment() -> bool {
-    match std::env::var(DEPLOYMENT_VAR).as_deref() {
-        Ok("nginx-postgres") => true,
-        Ok("") | Err(_) => false,
-        Ok(other) => panic!("{DEPLOYMENT_VAR}={other:?}: expected nginx-postgres or nothing"),
-    }
+    countersign_testkit::deployment::selected(DEPLOYMENT_VAR)
 }
 
 /// What a host process of the deployment runs (see

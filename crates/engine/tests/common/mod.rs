@@ -25,11 +25,7 @@ pub const DEPLOYMENT_VAR: &str = "COUNTERSIGN_ENGINE_TEST_HOST";
 pub const HOST_PROCESS_TEST: &str = "common::deployment_host_process";
 
 pub fn through_deployment() -> bool {
-    match std::env::var(DEPLOYMENT_VAR).as_deref() {
-        Ok("nginx-postgres") => true,
-        Ok("") | Err(_) => false,
-        Ok(other) => panic!("{DEPLOYMENT_VAR}={other:?}: expected nginx-postgres or nothing"),
-    }
+    countersign_testkit::deployment::selected(DEPLOYMENT_VAR)
 }
 
 /// What a test process of the deployment runs: a host serving the database
