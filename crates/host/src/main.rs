@@ -70,6 +70,10 @@ struct ServeArgs {
     /// Default: $COUNTERSIGN_HOST_PLATFORM_KEY.
     #[arg(long, value_name = "FILE")]
     platform_key: Option<PathBuf>,
+    /// A load balancer's address whose X-Forwarded-For names the client for
+    /// the per-IP limits (repeat for several; behind nginx, nginx's address).
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 #[derive(Subcommand)]
@@ -352,6 +356,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             Durability::Normal
         },
         platform_key_path,
+        trusted_proxies: args.trusted_proxies.clone(),
         ..HostConfig::default()
     };
     runtime.block_on(async move {

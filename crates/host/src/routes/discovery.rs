@@ -50,9 +50,11 @@ pub async fn document(host: &Host) -> Result<WellKnown, ApiError> {
 pub async fn well_known(
     State(host): State<Host>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: axum::http::HeaderMap,
 ) -> Result<impl IntoResponse, ApiError> {
+    let ip = super::support::client_ip(&host, addr, &headers);
     host.limiter()
-        .check(crate::ratelimit::Scope::Ip, &addr.ip().to_string())
+        .check(crate::ratelimit::Scope::Ip, &ip.to_string())
         .await?;
     let doc = document(&host).await?;
     Ok((

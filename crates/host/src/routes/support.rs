@@ -64,7 +64,7 @@ async fn receive(
         .ok_or_else(|| {
             ApiError::Internal("the server was started without peer addresses".into())
         })?;
-    let ip = addr.ip().to_string();
+    let ip = client_ip(host, addr, request.headers()).to_string();
     host.limiter().check(Scope::Ip, &ip).await?;
     if let Some(scope) = extra {
         host.limiter().check(scope, &ip).await?;
@@ -77,6 +77,24 @@ async fn receive(
         headers: parts.headers,
         body,
     })
+}
+
+/// The client a request counts against: the peer, or, when the peer is a
+/// trusted proxy, the last address in `X-Forwarded-For` that is not one.
+pub fn client_ip(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> std::net::IpAddr {
+    let trusted = &host.config().trusted_proxies;
+    if !trusted.contains(&peer.ip()) {
+        return peer.ip();
+    }
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|a| a.trim().parse::<std::net::IpAddr>().ok())
+        .filter(|a| !trusted.contains(a))
+        .last()
+        .unwrap_or(peer.ip())
 }
 
 /// A session's log document as JSON text, from seq `after` on: what both

@@ -425,3 +425,65 @@ async fn every_process_signs_with_the_one_platform_key() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+async fn register_from(client: &reqwest::Client, base: &str, forwarded_for: Option<&str>) -> u16 {
+    let key = anp::keys::generate_signing_key();
+    let pk = anp::keys::public_key_b64(&key.verifying_key());
+    let proof = anp::keys::sign_b64(&key, anp::signed::registration_proof_string(&pk).as_bytes());
+    let body = json!({ "agent_name": "A", "vendor_name": "V", "contact_email": "a@v.example", "public_key": pk, "proof": proof });
+    let mut req = client
+        .post(format!("{base}/api/agent/v1/register"))
+        .json(&body);
+    if let Some(xff) = forwarded_for {
+        req = req.header("x-forwarded-for", xff);
+    }
+    req.send().await.unwrap().status().as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_nginx_the_per_ip_limits_count_each_client_not_nginx() {
+    let d = match Deployment::start_with(
+        binary(),
+        3,
+        &[
+            ("--limit-registration", "2"),
+            ("--trusted-proxy", "127.0.0.1"),
+        ],
+    )
+    .await
+    {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    // Two clients on two loopback addresses, both through nginx.
+    let from = |ip: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(ip))
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (from([127, 0, 0, 2]), from([127, 0, 0, 3]));
+    let front = d.url();
+    let mut seen = Vec::new();
+    for client in [&a, &b] {
+        for _ in 0..3 {
+            seen.push(register_from(client, &front, None).await);
+        }
+    }
+    assert_eq!(
+        seen,
+        [201, 201, 429, 201, 201, 429],
+        "two registrations per client per minute"
+    );
+    // nginx sets the header itself: a client cannot pick its own address.
+    assert_eq!(register_from(&a, &front, Some("10.9.9.9")).await, 429);
+    // A host ignores the header from anyone but the trusted proxy.
+    let direct = d.hosts[0].url();
+    assert_eq!(register_from(&a, &direct, Some("10.1.1.1")).await, 429);
+    let c = from([127, 0, 0, 4]);
+    assert_eq!(
+        register_from(&c, &direct, Some("127.0.0.2")).await,
+        201,
+        "counted as 127.0.0.4"
+    );
+}
