@@ -93,7 +93,7 @@ pub fn client_ip(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> std::net
         .flat_map(|v| v.split(','))
         .filter_map(|a| a.trim().parse::<std::net::IpAddr>().ok())
         .filter(|a| !trusted.contains(a))
-        .last()
+        .next_back()
         .unwrap_or(peer.ip())
 }
 
