@@ -92,8 +92,7 @@ pub fn client_ip(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> std::net
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .filter_map(|a| a.trim().parse::<std::net::IpAddr>().ok())
-        .filter(|a| !trusted.contains(a))
-        .next_back()
+        .rfind(|a| !trusted.contains(a))
         .unwrap_or(peer.ip())
 }
 
