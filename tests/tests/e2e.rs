@@ -542,13 +542,16 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
     };
     let host =
         countersign_host::Host::open(&host_dir.path().join("host.sqlite3"), Default::default())
+            .await
             .map_err(unexpected("opening the host"))?;
     let org = host
         .create_org("Contoso Procurement")
+        .await
         .map_err(unexpected("creating an org"))?
         .org_handle;
     let code = host
         .enroll_code(&org, "Grace Hopper", "grace@contoso.example")
+        .await
         .map_err(unexpected("issuing a code"))?
         .code;
     let running = host
@@ -579,6 +582,7 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
     running
         .host
         .verify_agent(&vendor.agent_id)
+        .await
         .map_err(unexpected("verifying the vendor"))?;
     let session = vendor.open_org_session(&org, "Real Host Vendor").await?;
     vendor
@@ -588,6 +592,7 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
     let approvers = running
         .host
         .list_approvers()
+        .await
         .map_err(unexpected("listing approvers"))?;
     assert!(
         approvers.iter().any(|a| a.email == "grace@contoso.example"),

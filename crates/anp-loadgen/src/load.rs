@@ -15,8 +15,11 @@ use tokio::sync::Barrier;
 
 /// What to run.
 pub struct Plan {
-    /// The host's base URL.
+    /// The host's base URL; with `spread`, agent `i` talks to
+    /// `spread[i % spread.len()]` instead.
     pub base_url: String,
+    /// Base URLs to spread the agents over (empty: all use `base_url`).
+    pub spread: Vec<String>,
     /// Concurrent agents.
     pub agents: u32,
     /// Appends per agent.
@@ -60,7 +63,7 @@ pub async fn spawn_host(
         durability,
         ..HostConfig::default()
     };
-    Host::open(db, config)?.spawn("127.0.0.1:0").await
+    Host::open(db, config).await?.spawn("127.0.0.1:0").await
 }
 
 /// Runs the plan; fails only when no agent could start.
@@ -69,7 +72,11 @@ pub async fn run(plan: &Plan) -> Result<Outcome, String> {
     let mut tasks = Vec::new();
     for index in 0..plan.agents {
         let barrier = barrier.clone();
-        let base_url = plan.base_url.clone();
+        let base_url = if plan.spread.is_empty() {
+            plan.base_url.clone()
+        } else {
+            plan.spread[index as usize % plan.spread.len()].clone()
+        };
         let (events, per_session, budget) = (plan.events, plan.per_session, plan.budget);
         tasks.push(tokio::spawn(async move {
             let ready = prepare(&base_url, index).await;

@@ -48,3 +48,45 @@ fn a_host_off_loopback_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("must be an http:// URL on loopback"));
 }
+
+#[test]
+fn a_small_postgres_run_prints_one_and_three_processes_beside_bare_inserts() {
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-loadgen"))
+        .args([
+            "--store",
+            "postgres",
+            "--agents",
+            "4",
+            "--events",
+            "5",
+            "--per-session",
+            "3",
+            "--sqlite-rows",
+            "40",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["store"], "postgres");
+    assert_eq!(report["synchronous_commit"], "on");
+    assert_eq!(report["bare_inserts"], 40);
+    let runs = report["deployments"].as_array().unwrap();
+    let shapes: Vec<(u64, &str)> = runs
+        .iter()
+        .map(|r| (r["processes"].as_u64().unwrap(), r["via"].as_str().unwrap()))
+        .collect();
+    assert_eq!(shapes, [(1, "direct"), (3, "nginx"), (3, "direct")]);
+    for run in runs {
+        assert_eq!(run["appends"], 20, "{run}");
+        assert_eq!(run["errors"], 0, "{run}");
+        for figure in ["appends_per_second", "p50_ms", "p99_ms", "ratio"] {
+            assert!(run[figure].as_f64().unwrap() > 0.0, "{figure}: {run}");
+        }
+    }
+}

@@ -69,9 +69,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     host_config.limits.per_ip = lots;
     host_config.limits.per_agent = lots;
     host_config.limits.per_session = lots;
-    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), host_config)?;
-    let org = host.create_org("Bench Buyer")?.org_handle;
-    let code = host.enroll_code(&org, "Bench", "bench@buyer.example")?.code;
+    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), host_config).await?;
+    let org = host.create_org("Bench Buyer").await?.org_handle;
+    let code = host
+        .enroll_code(&org, "Bench", "bench@buyer.example")
+        .await?
+        .code;
     let running = host.clone().spawn("127.0.0.1:0").await?;
     let url = running.base_url();
 
@@ -79,7 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = anp::keys::generate_signing_key();
     let reg =
         AgentClient::register(&url, &key, "Bench Agent", "Bench Vendor", "v@bench.example").await?;
-    host.verify_agent(&reg.agent_id)?;
+    host.verify_agent(&reg.agent_id).await?;
     let agent = Arc::new(AgentClient::new(&url, key, &reg.agent_id)?);
     let seeded = Instant::now();
     let mut ids = Vec::new();

@@ -30,12 +30,14 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
         &dir.join("host.sqlite3"),
         countersign_host::HostConfig::default(),
     )
+    .await
     .map_err(sandbox_error)?;
     // One local approver decides everything in the sandbox.
     let mut policy = countersign_host::Policy::sandbox();
     policy.approval.approvers_required = 1;
     let policy_json = serde_json::to_string(&policy).map_err(sandbox_error)?;
     host.load_policy(countersign_host::SANDBOX_HANDLE, &policy_json)
+        .await
         .map_err(sandbox_error)?;
     let running = host
         .clone()
@@ -56,6 +58,7 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
                     &profile.name,
                     &profile.email,
                 )
+                .await
                 .map_err(sandbox_error)?;
             crate::connect::connect(engine, &url, &code.code, true, profile).await?;
         }

@@ -365,6 +365,7 @@ async fn two_approvers_are_needed_above_the_threshold() {
     world
         .host()
         .load_policy(&world.org, &policy.to_string())
+        .await
         .unwrap();
     let (_a, first) = world.engine("ada@fabrikam.example").await;
     let (_b, second) = world.engine("grace@fabrikam.example").await;
@@ -435,10 +436,7 @@ async fn a_stopped_host_is_unreachable_then_recovers_without_losing_data() {
     submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
     engine.refresh().await.unwrap();
     let host_id = engine.hosts().await.unwrap()[0].host_id.clone();
-    let addr = world.host.as_ref().unwrap().addr;
-    let stopped = world.host.take().unwrap();
-    let host = stopped.host.clone();
-    stopped.shutdown().await;
+    world.stop().await;
 
     engine.refresh().await.unwrap();
     let info = &engine.hosts().await.unwrap()[0];
@@ -450,7 +448,7 @@ async fn a_stopped_host_is_unreachable_then_recovers_without_losing_data() {
     assert_eq!(detail.timeline.len(), 3);
 
     // The same host comes back on the same address.
-    world.host = Some(host.spawn(&addr.to_string()).await.unwrap());
+    world.restart().await;
     submit(&agent, &session, EventKind::Offer, offer(1100, DAY)).await;
     engine.refresh().await.unwrap();
     let info = &engine.hosts().await.unwrap()[0];
@@ -495,21 +493,11 @@ async fn a_rewritten_old_event_marks_the_session_disputed_at_its_seq() {
     assert_eq!(recorder.pending.lock().unwrap().len(), 1);
 
     // The host's operator edits event 3 (the offer) in the database.
-    let conn = rusqlite::Connection::open(&world.db).unwrap();
-    let body: String = conn
-        .query_row(
-            "SELECT body FROM events WHERE session_id = ?1 AND seq = 3",
-            [&session],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let forged = body.replace("\"unit_price\":1140", "\"unit_price\":1400");
-    assert_ne!(forged, body);
-    conn.execute(
-        "UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = 3",
-        rusqlite::params![forged, session],
-    )
-    .unwrap();
+    world
+        .tamper_event(&session, 3, |body| {
+            body.replace("\"unit_price\":1140", "\"unit_price\":1400")
+        })
+        .await;
 
     let view = engine.audit_session(&host_id, &session).await.unwrap();
     assert_eq!(view.state, Verification::Disputed);
@@ -801,10 +789,7 @@ async fn a_decision_sent_to_a_stopped_host_is_kept_and_resent_with_the_same_id()
         reason: None,
         offer: None,
     };
-    let addr = world.host.as_ref().unwrap().addr;
-    let stopped = world.host.take().unwrap();
-    let host = stopped.host.clone();
-    stopped.shutdown().await;
+    world.stop().await;
     let err = engine.decide(request.clone()).await.unwrap_err();
     assert_eq!(err.code(), "unreachable", "{err}");
     let kept = engine
@@ -815,7 +800,7 @@ async fn a_decision_sent_to_a_stopped_host_is_kept_and_resent_with_the_same_id()
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].outcome, "pending");
 
-    world.host = Some(host.spawn(&addr.to_string()).await.unwrap());
+    world.restart().await;
     let done = engine.decide(request).await.unwrap();
     assert_eq!(done.decision_id, kept[0].decision_id);
     assert_eq!(done.outcome, "appended");
@@ -839,7 +824,7 @@ async fn several_hosts_at_once_each_with_its_own_sessions() {
         email: "grace@contoso.example".into(),
     };
     // The code was issued for Grace: enrolling as the configured Ada fails.
-    let code = second.code("grace@contoso.example");
+    let code = second.code("grace@contoso.example").await;
     let refused = engine.connect_host(&second.url, &code).await.unwrap_err();
     assert_eq!(refused.code(), "host_refused", "{refused}");
     // A mistyped email is named before anything reaches the host: the code
@@ -865,7 +850,7 @@ async fn several_hosts_at_once_each_with_its_own_sessions() {
         second.host().platform_fingerprint()
     );
     let err = engine
-        .connect_host(&second.url, &second.code("ada@fabrikam.example"))
+        .connect_host(&second.url, &second.code("ada@fabrikam.example").await)
         .await
         .unwrap_err();
     assert_eq!(err.code(), "already_connected");
@@ -898,8 +883,8 @@ async fn a_host_answering_garbage_is_unreachable_with_the_reason_and_nothing_cha
     let before = engine.session_detail(&host_id, &session).await.unwrap();
 
     // Something else now answers on the host's address, with a body that is not ANP.
-    let addr = world.host.as_ref().unwrap().addr;
-    world.host.take().unwrap().shutdown().await;
+    let addr = world.addr();
+    world.stop().await;
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let impostor = tokio::spawn(async move {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -1015,7 +1000,7 @@ async fn after_a_real_host_is_connected_the_next_start_leaves_the_sandbox_out() 
         email: "ada@fabrikam.example".into(),
     };
     let real = engine
-        .connect_host_as(&world.url, &world.code("ada@fabrikam.example"), &ada)
+        .connect_host_as(&world.url, &world.code("ada@fabrikam.example").await, &ada)
         .await
         .unwrap();
     // In this run the sandbox keeps going; the app is no longer "sandbox only".
@@ -1054,6 +1039,7 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
     world
         .host()
         .load_policy(&world.org, include_str!("../../host/examples/policy.json"))
+        .await
         .unwrap();
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let (vendor, session) = world.vendor("Northwind").await;
@@ -1187,13 +1173,16 @@ async fn connect_to(
         discovery,
         ..countersign_host::HostConfig::default()
     };
-    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), config).unwrap();
+    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), config)
+        .await
+        .unwrap();
     let code = host
         .enroll_code(
             countersign_host::SANDBOX_HANDLE,
             "Ada",
             "ada@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let running = host.spawn("127.0.0.1:0").await.unwrap();
@@ -1206,7 +1195,7 @@ async fn connect_to(
         .await
         .unwrap_err();
     let stored = !engine.hosts().await.unwrap().is_empty();
-    let enrolled = !running.host.list_approvers().unwrap().is_empty();
+    let enrolled = !running.host.list_approvers().await.unwrap().is_empty();
     running.shutdown().await;
     (err, stored, enrolled)
 }

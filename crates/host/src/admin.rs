@@ -1,16 +1,18 @@
 //! The admin operations: orgs, agents, approvers and policies. The CLI and
 //! an embedding console engine call these same functions, against the same
-//! database file a running server uses.
+//! store a running server uses (a SQLite file or a PostgreSQL database).
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use time::OffsetDateTime;
 
 use anp::api::AgentStatus;
 
-use crate::db::now_text;
 use crate::ids;
 use crate::policy::{Policy, PolicyError};
+use crate::store::{CodeRow, Org, Storage, StoreError};
+
+pub use crate::domain::negotiation::plausible_email;
+pub use crate::store::{parse_status, status_text};
 
 /// How long an enrollment code works unless told otherwise.
 pub const DEFAULT_ENROLLMENT_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
@@ -42,9 +44,9 @@ pub enum AdminError {
     /// The sandbox org cannot be disabled.
     #[error("the built-in sandbox org cannot be disabled")]
     SandboxFixed,
-    /// SQLite failed.
+    /// The store failed.
     #[error("database: {0}")]
-    Db(#[from] rusqlite::Error),
+    Store(#[from] StoreError),
 }
 
 /// One org, as `org list` prints it.
@@ -111,9 +113,13 @@ pub struct EnrollmentCode {
     pub expires_at: String,
 }
 
+fn now_text(now: OffsetDateTime) -> String {
+    anp::api::format_timestamp(now)
+}
+
 /// Creates an org with a fresh unguessable handle and the initial policy.
-pub fn create_org(
-    conn: &Connection,
+pub async fn create_org(
+    store: &dyn Storage,
     name: &str,
     now: OffsetDateTime,
 ) -> Result<OrgInfo, AdminError> {
@@ -127,10 +133,14 @@ pub fn create_org(
     let policy = serde_json::to_string(&Policy::initial())
         .map_err(|e| AdminError::Invalid(e.to_string()))?;
     let created_at = now_text(now);
-    conn.execute(
-        "INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at) VALUES (?1, ?2, 0, 0, ?3, ?4)",
-        params![handle, name, policy, created_at],
-    )?;
+    let org = Org {
+        handle: handle.clone(),
+        name: name.to_owned(),
+        sandbox: false,
+        disabled: false,
+        policy: Some(policy),
+    };
+    store.admin().insert_org(&org, &created_at).await?;
     Ok(OrgInfo {
         org_handle: handle,
         name: name.to_owned(),
@@ -140,120 +150,95 @@ pub fn create_org(
     })
 }
 
-fn require_org(conn: &Connection, handle: &str) -> Result<bool, AdminError> {
-    conn.query_row(
-        "SELECT sandbox FROM orgs WHERE handle = ?1",
-        [handle],
-        |r| r.get::<_, bool>(0),
-    )
-    .optional()?
-    .ok_or_else(|| AdminError::UnknownOrg(handle.to_owned()))
+async fn require_org(store: &dyn Storage, handle: &str) -> Result<Org, AdminError> {
+    store
+        .negotiations()
+        .org(handle)
+        .await?
+        .ok_or_else(|| AdminError::UnknownOrg(handle.to_owned()))
 }
 
 /// Disables an org: every later session open to it is a uniform refusal.
-pub fn disable_org(conn: &Connection, handle: &str) -> Result<(), AdminError> {
-    if require_org(conn, handle)? {
+pub async fn disable_org(store: &dyn Storage, handle: &str) -> Result<(), AdminError> {
+    if require_org(store, handle).await?.sandbox {
         return Err(AdminError::SandboxFixed);
     }
-    conn.execute("UPDATE orgs SET disabled = 1 WHERE handle = ?1", [handle])?;
+    store.admin().disable_org(handle).await?;
     Ok(())
 }
 
-/// Every org, oldest first.
-pub fn list_orgs(conn: &Connection) -> Result<Vec<OrgInfo>, AdminError> {
-    let mut stmt = conn.prepare(
-        "SELECT handle, name, sandbox, disabled, created_at FROM orgs ORDER BY sandbox DESC, created_at, handle",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(OrgInfo {
-            org_handle: r.get(0)?,
-            name: r.get(1)?,
-            sandbox: r.get(2)?,
-            disabled: r.get(3)?,
-            created_at: r.get(4)?,
+/// Every org, the sandbox first, then oldest first.
+pub async fn list_orgs(store: &dyn Storage) -> Result<Vec<OrgInfo>, AdminError> {
+    Ok(store
+        .admin()
+        .orgs()
+        .await?
+        .into_iter()
+        .map(|o| OrgInfo {
+            org_handle: o.org.handle,
+            name: o.org.name,
+            sandbox: o.org.sandbox,
+            disabled: o.org.disabled,
+            created_at: o.created_at,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// Reads an agent status as stored.
-pub fn parse_status(text: &str) -> AgentStatus {
-    match text {
-        "verified" => AgentStatus::Verified,
-        "sandbox" => AgentStatus::Sandbox,
-        _ => AgentStatus::Revoked,
-    }
-}
-
-/// The stored form of an agent status.
-pub fn status_text(status: AgentStatus) -> &'static str {
-    match status {
-        AgentStatus::Sandbox => "sandbox",
-        AgentStatus::Verified => "verified",
-        AgentStatus::Revoked => "revoked",
-    }
+        .collect())
 }
 
 /// Every registered agent, oldest first.
-pub fn list_agents(conn: &Connection) -> Result<Vec<AgentInfo>, AdminError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, agent_name, vendor_name, contact_email, fingerprint, status, registered_at FROM agents ORDER BY registered_at, id",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(AgentInfo {
-            agent_id: r.get(0)?,
-            agent_name: r.get(1)?,
-            vendor_name: r.get(2)?,
-            contact_email: r.get(3)?,
-            fingerprint: r.get(4)?,
-            status: parse_status(&r.get::<_, String>(5)?),
-            registered_at: r.get(6)?,
+pub async fn list_agents(store: &dyn Storage) -> Result<Vec<AgentInfo>, AdminError> {
+    Ok(store
+        .admin()
+        .agents()
+        .await?
+        .into_iter()
+        .map(|a| AgentInfo {
+            agent_id: a.id,
+            agent_name: a.agent_name,
+            vendor_name: a.vendor_name,
+            contact_email: a.contact_email,
+            fingerprint: a.fingerprint,
+            status: a.status,
+            registered_at: a.registered_at,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        .collect())
 }
 
-fn agent_status(conn: &Connection, agent_id: &str) -> Result<AgentStatus, AdminError> {
-    conn.query_row("SELECT status FROM agents WHERE id = ?1", [agent_id], |r| {
-        r.get::<_, String>(0)
-    })
-    .optional()?
-    .map(|s| parse_status(&s))
-    .ok_or_else(|| AdminError::UnknownAgent(agent_id.to_owned()))
+async fn agent_status(store: &dyn Storage, agent_id: &str) -> Result<AgentStatus, AdminError> {
+    store
+        .principals()
+        .agent(agent_id)
+        .await?
+        .map(|a| a.status)
+        .ok_or_else(|| AdminError::UnknownAgent(agent_id.to_owned()))
 }
 
 /// Marks an agent verified by a person: it may now open live sessions.
-pub fn verify_agent(conn: &Connection, agent_id: &str) -> Result<(), AdminError> {
-    if agent_status(conn, agent_id)? == AgentStatus::Revoked {
+pub async fn verify_agent(store: &dyn Storage, agent_id: &str) -> Result<(), AdminError> {
+    if agent_status(store, agent_id).await? == AgentStatus::Revoked {
         return Err(AdminError::AgentRevoked(agent_id.to_owned()));
     }
-    conn.execute(
-        "UPDATE agents SET status = 'verified' WHERE id = ?1",
-        [agent_id],
-    )?;
+    store.admin().set_agent_status(agent_id, "verified").await?;
     Ok(())
 }
 
 /// Revokes an agent: it is refused everywhere from now on.
-pub fn revoke_agent(conn: &Connection, agent_id: &str) -> Result<(), AdminError> {
-    agent_status(conn, agent_id)?;
-    conn.execute(
-        "UPDATE agents SET status = 'revoked' WHERE id = ?1",
-        [agent_id],
-    )?;
+pub async fn revoke_agent(store: &dyn Storage, agent_id: &str) -> Result<(), AdminError> {
+    if !store.admin().set_agent_status(agent_id, "revoked").await? {
+        return Err(AdminError::UnknownAgent(agent_id.to_owned()));
+    }
     Ok(())
 }
 
 /// Issues a one-time enrollment code for an approver of `org_handle`.
-pub fn enroll_code(
-    conn: &Connection,
+pub async fn enroll_code(
+    store: &dyn Storage,
     org_handle: &str,
     name: &str,
     email: &str,
     ttl: std::time::Duration,
     now: OffsetDateTime,
 ) -> Result<EnrollmentCode, AdminError> {
-    require_org(conn, org_handle)?;
+    require_org(store, org_handle).await?;
     let name = name.trim();
     let email = email.trim();
     if name.is_empty() || name.chars().count() > 160 {
@@ -269,10 +254,19 @@ pub fn enroll_code(
     let code = ids::enrollment_code();
     let expires =
         now + time::Duration::seconds(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 4));
-    conn.execute(
-        "INSERT INTO enrollment_codes (code_hash, org_handle, name, email, expires_at, used_at) VALUES (?1, ?2, ?3, ?4, ?5, NULL)",
-        params![ids::code_hash(&code), org_handle, name, email, expires.unix_timestamp()],
-    )?;
+    store
+        .admin()
+        .insert_code(
+            &ids::code_hash(&code),
+            &CodeRow {
+                org_handle: org_handle.to_owned(),
+                name: name.to_owned(),
+                email: email.to_owned(),
+                expires_at: expires.unix_timestamp(),
+                used: false,
+            },
+        )
+        .await?;
     Ok(EnrollmentCode {
         code,
         org_handle: org_handle.to_owned(),
@@ -280,63 +274,50 @@ pub fn enroll_code(
     })
 }
 
-/// A cheap sanity check: one `@`, something on each side, no spaces.
-pub fn plausible_email(email: &str) -> bool {
-    let parts: Vec<&str> = email.split('@').collect();
-    parts.len() == 2
-        && !parts[0].is_empty()
-        && parts[1].contains('.')
-        && email.len() <= 320
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
 /// Every approver, oldest first.
-pub fn list_approvers(conn: &Connection) -> Result<Vec<ApproverInfo>, AdminError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, org_handle, name, email, fingerprint, enrolled_at, revoked_at FROM approvers ORDER BY enrolled_at, id",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(ApproverInfo {
-            approver_id: r.get(0)?,
-            org_handle: r.get(1)?,
-            name: r.get(2)?,
-            email: r.get(3)?,
-            fingerprint: r.get(4)?,
-            enrolled_at: r.get(5)?,
-            revoked_at: r.get(6)?,
+pub async fn list_approvers(store: &dyn Storage) -> Result<Vec<ApproverInfo>, AdminError> {
+    Ok(store
+        .admin()
+        .approvers()
+        .await?
+        .into_iter()
+        .map(|a| ApproverInfo {
+            approver_id: a.id,
+            org_handle: a.org_handle,
+            name: a.name,
+            email: a.email,
+            fingerprint: a.fingerprint,
+            enrolled_at: a.enrolled_at,
+            revoked_at: a.revoked_at,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        .collect())
 }
 
 /// Revokes an approver: refused from now on; its key's `valid_to` is set.
-pub fn revoke_approver(
-    conn: &Connection,
+pub async fn revoke_approver(
+    store: &dyn Storage,
     approver_id: &str,
     now: OffsetDateTime,
 ) -> Result<(), AdminError> {
-    let changed = conn.execute(
-        "UPDATE approvers SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1",
-        params![approver_id, now_text(now)],
-    )?;
-    if changed == 0 {
+    if !store
+        .admin()
+        .revoke_approver(approver_id, &now_text(now))
+        .await?
+    {
         return Err(AdminError::UnknownApprover(approver_id.to_owned()));
     }
     Ok(())
 }
 
 /// Loads a policy (JSON text) for an org, replacing the previous one.
-pub fn load_policy(
-    conn: &Connection,
+pub async fn load_policy(
+    store: &dyn Storage,
     org_handle: &str,
     policy_json: &str,
 ) -> Result<Policy, AdminError> {
-    require_org(conn, org_handle)?;
+    require_org(store, org_handle).await?;
     let policy = Policy::from_json(policy_json)?;
     let stored = serde_json::to_string(&policy).map_err(|e| AdminError::Invalid(e.to_string()))?;
-    conn.execute(
-        "UPDATE orgs SET policy = ?2 WHERE handle = ?1",
-        params![org_handle, stored],
-    )?;
+    store.admin().set_policy(org_handle, &stored).await?;
     Ok(policy)
 }

@@ -1,44 +1,26 @@
 //! Signed-request authentication (SPEC §3) for both roles: vendor agents on
 //! the agent API and approvers on the approver API. Every failure is the one
 //! uniform refusal; the precise reason only goes to the host's log.
+//!
+//! The order keeps the expensive and the shared parts apart: the principal
+//! and its key are read (a read connection), the signature is checked (pure
+//! CPU, no lock held), then the nonce is spent with one insert under its
+//! primary key, which never waits for an append.
 
 use anp::api::{self, AgentStatus, SignedHeaders, TIMESTAMP_WINDOW_SECS};
 use anp::keys;
+use async_trait::async_trait;
 use axum::http::HeaderMap;
-use rusqlite::{params, Connection, OptionalExtension};
 use time::OffsetDateTime;
 
-use crate::admin::parse_status;
-use crate::error::ApiError;
+use crate::domain::DomainError;
+use crate::store::{AgentRow, ApproverRow, Storage, StoreError};
 use crate::Host;
 
-/// An authenticated vendor agent.
-#[derive(Debug, Clone)]
-pub struct Agent {
-    /// Registration id.
-    pub id: String,
-    /// Public key, base64url.
-    pub public_key: String,
-    /// Fingerprint.
-    pub fingerprint: String,
-    /// Display name.
-    pub name: String,
-    /// Sandbox or verified (never revoked: those are refused).
-    pub status: AgentStatus,
-}
-
-/// An authenticated approver.
-#[derive(Debug, Clone)]
-pub struct Approver {
-    /// Approver id.
-    pub id: String,
-    /// The org it decides for.
-    pub org_handle: String,
-    /// Its email, which must be the approval's `approved_by`.
-    pub email: String,
-    /// Public key, base64url.
-    pub public_key: String,
-}
+/// An authenticated vendor agent (never a revoked one).
+pub type Agent = AgentRow;
+/// An authenticated approver (never a revoked one, nor of a disabled org).
+pub type Approver = ApproverRow;
 
 /// The four headers as received (absent or non-text headers read as empty,
 /// which the check refuses).
@@ -70,121 +52,89 @@ pub struct Signed<'a> {
     pub headers: &'a SignedHeaders,
 }
 
-fn refuse(reason: impl std::fmt::Display) -> ApiError {
+fn refuse(reason: impl std::fmt::Display) -> DomainError {
     tracing::info!(%reason, "refused signed request");
-    ApiError::Unauthorized
+    DomainError::Unauthorized
 }
 
 /// Checks header shape, the time window and the signature against the
-/// principal's key. Pure CPU, so it runs outside the database lock.
+/// principal's key. Pure CPU.
 pub fn verify_request(
     req: &Signed<'_>,
     public_key: &str,
     now: OffsetDateTime,
-) -> Result<(), ApiError> {
+) -> Result<(), DomainError> {
     let key = keys::parse_public_key(public_key).map_err(refuse)?;
     api::check_signed_request(req.headers, &key, req.method, req.path, req.body, now)
         .map_err(refuse)
 }
 
-/// Single use: the nonce is remembered until its timestamp leaves the window.
-fn consume_nonce(conn: &Connection, headers: &SignedHeaders) -> Result<(), ApiError> {
+/// The principal of a signed request.
+#[async_trait]
+pub trait Principal: Sized + Send + Sync + 'static {
+    /// The principal with this id, if it may sign requests at all.
+    async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError>;
+    /// The key its requests are signed with.
+    fn public_key(&self) -> &str;
+    /// Its id, for the per-agent limit.
+    fn id(&self) -> &str;
+}
+
+#[async_trait]
+impl Principal for AgentRow {
+    async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
+        Ok(store
+            .principals()
+            .agent(id)
+            .await?
+            .filter(|a| a.status != AgentStatus::Revoked))
+    }
+    fn public_key(&self) -> &str {
+        &self.public_key
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+#[async_trait]
+impl Principal for ApproverRow {
+    async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
+        store.principals().active_approver(id).await
+    }
+    fn public_key(&self) -> &str {
+        &self.public_key
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Authenticates a signed request: the principal exists and may sign, the
+/// signature and time window hold, and the nonce is fresh (spent now, so a
+/// request refused later can never be replayed into success).
+pub async fn authenticate<P: Principal>(
+    host: &Host,
+    request: &Signed<'_>,
+    now: OffsetDateTime,
+) -> Result<P, DomainError> {
+    let headers = request.headers;
+    let principal = P::load(host.store().as_ref(), &headers.agent)
+        .await?
+        .ok_or_else(|| refuse("unknown or revoked principal"))?;
+    verify_request(request, principal.public_key(), now)?;
     let expires = api::parse_timestamp(&headers.timestamp)
         .map(|t| t.unix_timestamp() + TIMESTAMP_WINDOW_SECS)
         .ok_or_else(|| refuse("timestamp"))?;
-    let inserted = conn
-        .prepare_cached(
-            "INSERT OR IGNORE INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)",
-        )?
-        .execute(params![headers.agent, headers.nonce, expires])?;
-    if inserted == 0 {
+    if !host
+        .store()
+        .principals()
+        .spend_nonce(&headers.agent, &headers.nonce, expires)
+        .await?
+    {
         return Err(refuse("nonce reused"));
     }
-    Ok(())
-}
-
-/// The key of a non-revoked agent, to verify a request with before the
-/// transaction.
-pub fn agent_key(conn: &Connection, agent_id: &str) -> Result<Option<String>, ApiError> {
-    Ok(conn
-        .prepare_cached("SELECT public_key FROM agents WHERE id = ?1 AND status != 'revoked'")?
-        .query_row([agent_id], |r| r.get(0))
-        .optional()?)
-}
-
-/// Completes a vendor agent's authentication inside the transaction: the
-/// agent still exists with the verified key, is not revoked, and the nonce
-/// is fresh.
-pub fn agent(
-    conn: &Connection,
-    headers: &SignedHeaders,
-    verified_key: &str,
-) -> Result<Agent, ApiError> {
-    let found = conn
-        .prepare_cached(
-            "SELECT public_key, fingerprint, agent_name, status FROM agents WHERE id = ?1",
-        )?
-        .query_row([&headers.agent], |r| {
-            Ok(Agent {
-                id: headers.agent.clone(),
-                public_key: r.get(0)?,
-                fingerprint: r.get(1)?,
-                name: r.get(2)?,
-                status: parse_status(&r.get::<_, String>(3)?),
-            })
-        })
-        .optional()?
-        .ok_or_else(|| refuse("unknown agent"))?;
-    if found.status == AgentStatus::Revoked || found.public_key != verified_key {
-        return Err(refuse("revoked agent"));
-    }
-    consume_nonce(conn, headers)?;
-    Ok(found)
-}
-
-const APPROVER_QUERY: &str = "SELECT a.org_handle, a.email, a.public_key FROM approvers a JOIN orgs o ON o.handle = a.org_handle
-     WHERE a.id = ?1 AND a.revoked_at IS NULL AND o.disabled = 0";
-
-/// The key of an active approver, to verify a request with before the
-/// transaction.
-pub fn approver_key(conn: &Connection, approver_id: &str) -> Result<Option<String>, ApiError> {
-    Ok(conn
-        .prepare_cached(APPROVER_QUERY)?
-        .query_row([approver_id], |r| r.get(2))
-        .optional()?)
-}
-
-/// Completes an approver's authentication inside the transaction.
-pub fn approver(
-    conn: &Connection,
-    headers: &SignedHeaders,
-    verified_key: &str,
-) -> Result<Approver, ApiError> {
-    let found = conn
-        .prepare_cached(APPROVER_QUERY)?
-        .query_row([&headers.agent], |r| {
-            Ok(Approver {
-                id: headers.agent.clone(),
-                org_handle: r.get(0)?,
-                email: r.get(1)?,
-                public_key: r.get(2)?,
-            })
-        })
-        .optional()?
-        .ok_or_else(|| refuse("unknown or revoked approver"))?;
-    if found.public_key != verified_key {
-        return Err(refuse("approver key changed"));
-    }
-    consume_nonce(conn, headers)?;
-    Ok(found)
-}
-
-/// Forgets nonces whose timestamps have left the window.
-pub fn purge_nonces(conn: &Connection, now: OffsetDateTime) -> rusqlite::Result<usize> {
-    conn.execute(
-        "DELETE FROM nonces WHERE expires_at < ?1",
-        [now.unix_timestamp()],
-    )
+    Ok(principal)
 }
 
 /// Purges expired nonces once a minute for as long as the server runs.
@@ -192,8 +142,7 @@ pub async fn purge_nonces_forever(host: Host) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
     loop {
         tick.tick().await;
-        let h = host.clone();
-        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || h.purge_expired_nonces()).await {
+        if let Err(e) = host.purge_expired_nonces().await {
             tracing::warn!(error = %e, "purging expired nonces failed");
         }
     }

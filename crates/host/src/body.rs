@@ -1,9 +1,10 @@
 //! Reading a request body under the size limit, answering 413 in the ANP
-//! shape (axum's own rejection would not be).
+//! shape (axum's own rejection would not be), and parsing JSON bodies.
 
 use axum::body::{Body, Bytes};
 use axum::http::HeaderMap;
 
+use crate::domain::DomainError;
 use crate::error::ApiError;
 
 /// The whole body, or [`ApiError::TooLarge`] when it exceeds `max` bytes
@@ -24,7 +25,10 @@ pub async fn read_limited(headers: &HeaderMap, body: Body, max: usize) -> Result
 }
 
 /// Parses a JSON body into `T`, naming what was wrong when it does not fit.
-pub fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ApiError> {
+pub fn parse_json<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    what: &str,
+) -> Result<T, DomainError> {
     serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::Invalid(format!("The {what} body is not valid: {e}.")))
+        .map_err(|e| DomainError::Invalid(format!("The {what} body is not valid: {e}.")))
 }

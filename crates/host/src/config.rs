@@ -151,4 +151,10 @@ pub struct HostConfig {
     pub clock: Clock,
     /// What discovery serves.
     pub discovery: DiscoveryMode,
+    /// Load balancers whose `X-Forwarded-For` header names the client. A
+    /// request from one of these addresses is counted, for the per-IP
+    /// limits, against the last address in that header that is not itself a
+    /// trusted proxy; from anywhere else the header is ignored. Behind nginx
+    /// (`proxy_set_header X-Forwarded-For $remote_addr`), name nginx's address.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }

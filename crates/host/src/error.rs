@@ -1,9 +1,13 @@
 //! Typed errors and their one mapping to the ANP error shape. Handlers never
-//! build a response body by hand: they return an [`ApiError`].
+//! build a response body by hand: they return an [`ApiError`], which a
+//! [`DomainError`] becomes in exactly one place ([`From`] below).
 
 use anp::api::{codes, ErrorBody};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+
+use crate::domain::DomainError;
+use crate::store::StoreError;
 
 /// The one message of the uniform refusal (SPEC §3, §7): the same bytes for
 /// every authentication failure, unknown agent, session or org handle.
@@ -13,17 +17,12 @@ pub const UNIFORM_REFUSAL_MESSAGE: &str =
 /// Errors opening or migrating the host's storage and keys.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
-    /// SQLite failed.
+    /// The store failed to open, migrate or answer.
     #[error("database: {0}")]
-    Db(#[from] rusqlite::Error),
-    /// The database was written by a newer countersign-host.
-    #[error("the database is at schema version {found}, newer than this countersign-host understands ({supported}); upgrade countersign-host")]
-    NewerSchema {
-        /// Version in the file.
-        found: i64,
-        /// Latest version this build knows.
-        supported: i64,
-    },
+    Store(#[from] StoreError),
+    /// The configuration is unusable (a bad URL, a missing key path).
+    #[error("{0}")]
+    Config(String),
     /// Reading or writing a file failed.
     #[error("{what}: {source}")]
     Io {
@@ -109,8 +108,30 @@ impl ApiError {
     }
 }
 
-impl From<rusqlite::Error> for ApiError {
-    fn from(e: rusqlite::Error) -> ApiError {
+impl From<DomainError> for ApiError {
+    fn from(e: DomainError) -> ApiError {
+        use DomainError as D;
+        match e {
+            D::Unauthorized => ApiError::Unauthorized,
+            D::Invalid(m) => ApiError::Invalid(m),
+            D::BadProof(m) => ApiError::refused(400, codes::BAD_PROOF, m),
+            D::BadSignature(m) => ApiError::refused(400, codes::BAD_SIGNATURE, m),
+            D::NotVerified(m) => ApiError::refused(403, codes::NOT_VERIFIED, m),
+            D::BadEnrollmentCode(m) => ApiError::refused(403, codes::BAD_ENROLLMENT_CODE, m),
+            D::SessionClosed(m) => ApiError::refused(409, codes::SESSION_CLOSED, m),
+            D::NoStandingOffer(m) => ApiError::refused(409, codes::NO_STANDING_OFFER, m),
+            D::NotStanding(m) => ApiError::refused(409, codes::NOT_STANDING, m),
+            D::OfferExpired(m) => ApiError::refused(409, codes::OFFER_EXPIRED, m),
+            D::Policy(m) => ApiError::refused(409, codes::POLICY, m),
+            D::DecisionConflict(m) => ApiError::refused(409, codes::DECISION_CONFLICT, m),
+            D::RateLimited(m) => ApiError::RateLimited(m),
+            D::Internal(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
         ApiError::Internal(e.to_string())
     }
 }

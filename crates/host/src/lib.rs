@@ -1,17 +1,18 @@
 //! `countersign-host`: the reference ANP/0.1 buyer host.
 //!
 //! It serves the four agent endpoints of SPEC §6, discovery (RFC-003) and
-//! the approver API v1, stores everything in one SQLite file, runs each
-//! org's rule-based buyer agent, and never accepts an offer without a signed
-//! human decision.
+//! the approver API v1, stores everything in one SQLite file or in a
+//! PostgreSQL database that several host processes share, runs each org's
+//! rule-based buyer agent, and never accepts an offer without a signed human
+//! decision.
 //!
 //! Embedding (what the console engine does for its sandbox):
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), countersign_host::HostError> {
 //! use countersign_host::{Host, HostConfig};
-//! let host = Host::open("host.db".as_ref(), HostConfig::default())?;
-//! let code = host.enroll_code(countersign_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example")?;
+//! let host = Host::open(std::path::Path::new("host.db"), HostConfig::default()).await?;
+//! let code = host.enroll_code(countersign_host::SANDBOX_HANDLE, "Ada", "ada@fabrikam.example").await?;
 //! let running = host.spawn("127.0.0.1:0").await?;
 //! println!("listening on {}, enroll with {}", running.addr, code.code);
 //! running.shutdown().await;
@@ -25,9 +26,7 @@ mod auth;
 mod body;
 pub mod buyer_agent;
 pub mod config;
-pub mod db;
-mod decisions;
-mod domain;
+pub mod domain;
 pub mod error;
 mod ids;
 pub mod platform_key;
@@ -35,15 +34,15 @@ pub mod policy;
 pub mod ratelimit;
 mod routes;
 pub mod screening;
-mod store;
+mod service;
+pub mod store;
 mod validate;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use anp::keys::{self, SigningKey};
-use rusqlite::Connection;
 use tokio::net::TcpListener;
 
 pub use admin::{
@@ -53,16 +52,19 @@ pub use admin::{
 pub use config::{Clock, Durability, HostConfig, Limit, Limits};
 pub use error::{ApiError, HostError};
 pub use policy::Policy;
+pub use store::{Store, Target};
 
-/// A buyer host over one database: cheap to clone, shared by every request.
+/// A buyer host over one store: cheap to clone, shared by every request.
+/// Several `Host`s (in one process or many) may serve one PostgreSQL
+/// database at once; they share nothing but the database and the key file.
 #[derive(Clone)]
 pub struct Host {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    db_path: PathBuf,
-    conn: Mutex<Connection>,
+    target: Target,
+    store: Store,
     config: HostConfig,
     platform_key: SigningKey,
     platform_public: String,
@@ -70,47 +72,54 @@ struct Inner {
     limiter: ratelimit::RateLimiter,
 }
 
+/// Where the platform key is: the configured file, or for SQLite the file
+/// beside the database. PostgreSQL has no "beside": every process of a
+/// deployment must be given the same file.
+fn key_path(target: &Target, config: &HostConfig) -> Result<std::path::PathBuf, HostError> {
+    match (&config.platform_key_path, target) {
+        (Some(path), _) => Ok(path.clone()),
+        (None, Target::Sqlite(db)) => Ok(platform_key::default_path(db)),
+        (None, Target::Postgres(_)) => Err(HostError::Config(
+            "with PostgreSQL the platform key file must be named (--platform-key FILE or COUNTERSIGN_HOST_PLATFORM_KEY): every host process on one database signs with the same key; the first start creates it (mode 0600), copy it to the others".into(),
+        )),
+    }
+}
+
 impl Host {
-    /// Opens (creating and migrating) the database and the platform key.
-    /// Refuses a database written by a newer version.
-    pub fn open(db_path: &Path, config: HostConfig) -> Result<Host, HostError> {
-        let conn = db::open(db_path, config.durability)?;
-        let key_path = config
-            .platform_key_path
-            .clone()
-            .unwrap_or_else(|| platform_key::default_path(db_path));
+    /// Opens (creating and migrating) the store and the platform key.
+    /// Refuses a database written by a newer version, and a key other than
+    /// the one this database's events are signed with.
+    pub async fn open(target: impl Into<Target>, config: HostConfig) -> Result<Host, HostError> {
+        let target = target.into();
+        let key_path = key_path(&target, &config)?;
+        let store = store::open(&target, config.durability).await?;
         let platform_key = platform_key::load_or_create(&key_path)?;
         let vk = platform_key.verifying_key();
         let now = config.clock.now();
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('platform_key_since', ?1)",
-            [db::now_text(now)],
-        )?;
+        store
+            .admin()
+            .meta_init("platform_key_since", &anp::api::format_timestamp(now))
+            .await?;
         // Every buyer event in this database is signed by one key: a
         // different key file would silently orphan them, so refuse it.
         let fingerprint = keys::fingerprint(&vk);
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('platform_fingerprint', ?1)",
-            [&fingerprint],
-        )?;
-        let recorded: String = conn.query_row(
-            "SELECT value FROM meta WHERE key = 'platform_fingerprint'",
-            [],
-            |r| r.get(0),
-        )?;
+        let recorded = store
+            .admin()
+            .meta_init("platform_fingerprint", &fingerprint)
+            .await?;
         if recorded != fingerprint {
             return Err(HostError::Key(format!(
                 "{} holds key {fingerprint}, but this database's events are signed by {recorded}; restore the original key file",
                 key_path.display()
             )));
         }
-        let limiter = ratelimit::RateLimiter::new(config.limits.clone());
+        let limiter = ratelimit::RateLimiter::for_store(config.limits.clone(), &store);
         Ok(Host {
             inner: Arc::new(Inner {
-                db_path: db_path.to_owned(),
-                conn: Mutex::new(conn),
+                target,
+                store,
                 platform_public: keys::public_key_b64(&vk),
-                platform_fingerprint: keys::fingerprint(&vk),
+                platform_fingerprint: fingerprint,
                 platform_key,
                 config,
                 limiter,
@@ -118,9 +127,22 @@ impl Host {
         })
     }
 
-    /// The database file this host uses.
-    pub fn db_path(&self) -> &Path {
-        &self.inner.db_path
+    /// Where this host's data lives.
+    pub fn target(&self) -> &Target {
+        &self.inner.target
+    }
+
+    /// The SQLite file this host uses (`None` on PostgreSQL).
+    pub fn db_path(&self) -> Option<&Path> {
+        match &self.inner.target {
+            Target::Sqlite(path) => Some(path),
+            Target::Postgres(_) => None,
+        }
+    }
+
+    /// The store (what the admin functions take).
+    pub fn store(&self) -> &Store {
+        &self.inner.store
     }
 
     /// The platform key's fingerprint (signer of every buyer event).
@@ -133,99 +155,103 @@ impl Host {
         &self.inner.platform_public
     }
 
+    pub(crate) fn platform_key(&self) -> &SigningKey {
+        &self.inner.platform_key
+    }
+
+    pub(crate) fn limiter(&self) -> &ratelimit::RateLimiter {
+        &self.inner.limiter
+    }
+
+    pub(crate) fn config(&self) -> &HostConfig {
+        &self.inner.config
+    }
+
     /// The host's clock (tests move it forward).
     pub fn clock(&self) -> &Clock {
         &self.inner.config.clock
     }
 
-    /// Runs `f` on the database connection (blocking; call from
-    /// `spawn_blocking` when inside the async runtime).
-    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> Result<T, ApiError> {
-        let mut guard = self
-            .inner
-            .conn
-            .lock()
-            .map_err(|_| ApiError::Internal("database lock poisoned".into()))?;
-        Ok(f(&mut guard))
-    }
-
-    fn admin<T>(
-        &self,
-        f: impl FnOnce(&Connection) -> Result<T, AdminError>,
-    ) -> Result<T, HostError> {
-        let guard =
-            self.inner.conn.lock().map_err(|_| {
-                HostError::Admin(AdminError::Invalid("database lock poisoned".into()))
-            })?;
-        Ok(f(&guard)?)
+    fn store_ref(&self) -> &dyn store::Storage {
+        self.inner.store.as_ref()
     }
 
     /// Creates an org; the answer carries its new `org_handle`.
-    pub fn create_org(&self, name: &str) -> Result<OrgInfo, HostError> {
-        let now = self.clock().now();
-        self.admin(|c| admin::create_org(c, name, now))
+    pub async fn create_org(&self, name: &str) -> Result<OrgInfo, HostError> {
+        Ok(admin::create_org(self.store_ref(), name, self.clock().now()).await?)
     }
 
     /// Issues a one-time approver enrollment code (valid 24 h) for an org
     /// (`SANDBOX_HANDLE` for the sandbox).
-    pub fn enroll_code(
+    pub async fn enroll_code(
         &self,
         org_handle: &str,
         name: &str,
         email: &str,
     ) -> Result<EnrollmentCode, HostError> {
         let now = self.clock().now();
-        self.admin(|c| admin::enroll_code(c, org_handle, name, email, DEFAULT_ENROLLMENT_TTL, now))
+        Ok(admin::enroll_code(
+            self.store_ref(),
+            org_handle,
+            name,
+            email,
+            DEFAULT_ENROLLMENT_TTL,
+            now,
+        )
+        .await?)
     }
 
     /// Loads an org's policy from JSON text (the policy file's content).
-    pub fn load_policy(&self, org_handle: &str, policy_json: &str) -> Result<Policy, HostError> {
-        self.admin(|c| admin::load_policy(c, org_handle, policy_json))
+    pub async fn load_policy(
+        &self,
+        org_handle: &str,
+        policy_json: &str,
+    ) -> Result<Policy, HostError> {
+        Ok(admin::load_policy(self.store_ref(), org_handle, policy_json).await?)
     }
 
     /// Marks an agent verified by a person.
-    pub fn verify_agent(&self, agent_id: &str) -> Result<(), HostError> {
-        self.admin(|c| admin::verify_agent(c, agent_id))
+    pub async fn verify_agent(&self, agent_id: &str) -> Result<(), HostError> {
+        Ok(admin::verify_agent(self.store_ref(), agent_id).await?)
     }
 
     /// Revokes an agent.
-    pub fn revoke_agent(&self, agent_id: &str) -> Result<(), HostError> {
-        self.admin(|c| admin::revoke_agent(c, agent_id))
+    pub async fn revoke_agent(&self, agent_id: &str) -> Result<(), HostError> {
+        Ok(admin::revoke_agent(self.store_ref(), agent_id).await?)
     }
 
     /// Every org, the sandbox first.
-    pub fn list_orgs(&self) -> Result<Vec<OrgInfo>, HostError> {
-        self.admin(admin::list_orgs)
+    pub async fn list_orgs(&self) -> Result<Vec<OrgInfo>, HostError> {
+        Ok(admin::list_orgs(self.store_ref()).await?)
     }
 
     /// Disables an org: sessions to it are refused from now on.
-    pub fn disable_org(&self, org_handle: &str) -> Result<(), HostError> {
-        self.admin(|c| admin::disable_org(c, org_handle))
+    pub async fn disable_org(&self, org_handle: &str) -> Result<(), HostError> {
+        Ok(admin::disable_org(self.store_ref(), org_handle).await?)
     }
 
     /// Every enrolled approver.
-    pub fn list_approvers(&self) -> Result<Vec<ApproverInfo>, HostError> {
-        self.admin(admin::list_approvers)
+    pub async fn list_approvers(&self) -> Result<Vec<ApproverInfo>, HostError> {
+        Ok(admin::list_approvers(self.store_ref()).await?)
     }
 
     /// Revokes an approver: refused from now on, key closed in discovery,
     /// its pending approvals no longer count.
-    pub fn revoke_approver(&self, approver_id: &str) -> Result<(), HostError> {
-        let now = self.clock().now();
-        self.admin(|c| admin::revoke_approver(c, approver_id, now))
+    pub async fn revoke_approver(&self, approver_id: &str) -> Result<(), HostError> {
+        Ok(admin::revoke_approver(self.store_ref(), approver_id, self.clock().now()).await?)
     }
 
     /// Every registered agent.
-    pub fn list_agents(&self) -> Result<Vec<AgentInfo>, HostError> {
-        self.admin(admin::list_agents)
+    pub async fn list_agents(&self) -> Result<Vec<AgentInfo>, HostError> {
+        Ok(admin::list_agents(self.store_ref()).await?)
     }
 
     /// Forgets nonces whose timestamps have left the 300-second window (the
     /// server does this every minute); returns how many were removed. A
     /// purged nonce cannot be replayed: its timestamp is outside the window.
-    pub fn purge_expired_nonces(&self) -> Result<usize, HostError> {
-        let now = self.clock().now();
-        self.admin(|c| Ok(auth::purge_nonces(c, now)?))
+    pub async fn purge_expired_nonces(&self) -> Result<u64, HostError> {
+        let now = self.clock().now().unix_timestamp();
+        Ok(self.store_ref().principals().purge_nonces(now).await?)
     }
 
     /// Serves HTTP on `listener` until the future is dropped or fails.
@@ -276,13 +302,13 @@ impl Host {
     }
 }
 
-/// Opens `db_path` with `config` and serves on `addr` in the background.
+/// Opens `target` with `config` and serves on `addr` in the background.
 pub async fn spawn(
-    db_path: &Path,
+    target: impl Into<Target>,
     config: HostConfig,
     addr: &str,
 ) -> Result<RunningHost, HostError> {
-    Host::open(db_path, config)?.spawn(addr).await
+    Host::open(target, config).await?.spawn(addr).await
 }
 
 /// A host serving in the background; dropping it does not stop it, call

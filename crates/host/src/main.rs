@@ -7,16 +7,17 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use countersign_host::config::DiscoveryMode;
-use countersign_host::{admin, db, Durability, Host, HostConfig, Limit, Limits};
+use countersign_host::{admin, store, Durability, Host, HostConfig, Limit, Limits, Target};
 use serde_json::json;
 
 /// The reference ANP/0.1 buyer host and its admin commands.
 #[derive(Parser)]
 #[command(name = "countersign-host", version)]
 struct Cli {
-    /// The SQLite database file (created on first use).
-    #[arg(long, global = true, value_name = "FILE")]
-    db: Option<PathBuf>,
+    /// The SQLite database file (created on first use), or a PostgreSQL
+    /// database as postgres://USER@HOST:PORT/DB. Default: $COUNTERSIGN_HOST_DB.
+    #[arg(long, global = true, value_name = "FILE|URL")]
+    db: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long, global = true)]
     json: bool,
@@ -69,6 +70,15 @@ struct ServeArgs {
     /// rfc003 (exactly RFC-003's members) or full (plus drafts and approved_by).
     #[arg(long, default_value = "full", value_parser = ["none", "rfc003", "full"])]
     discovery: String,
+    /// The platform key file (default with SQLite: beside the database;
+    /// required with PostgreSQL, the same file for every process).
+    /// Default: $COUNTERSIGN_HOST_PLATFORM_KEY.
+    #[arg(long, value_name = "FILE")]
+    platform_key: Option<PathBuf>,
+    /// A load balancer's address whose X-Forwarded-For names the client for
+    /// the per-IP limits (repeat for several; behind nginx, nginx's address).
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 #[derive(Subcommand)]
@@ -154,11 +164,16 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    let Some(db_path) = cli.db.clone() else {
-        eprintln!("countersign-host: --db FILE is required");
+    let Some(db) = cli
+        .db
+        .clone()
+        .or_else(|| std::env::var("COUNTERSIGN_HOST_DB").ok())
+        .filter(|db| !db.is_empty())
+    else {
+        eprintln!("countersign-host: --db FILE|URL (or COUNTERSIGN_HOST_DB) is required");
         return ExitCode::from(2);
     };
-    match run(cli, db_path) {
+    match run(cli, Target::parse(&db)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("countersign-host: {message}");
@@ -175,22 +190,33 @@ fn print(as_json: bool, value: serde_json::Value, text: String) {
     }
 }
 
-fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
-    let as_json = cli.json;
+fn run(cli: Cli, target: Target) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the runtime: {e}"))?;
     if let Command::Serve(args) = cli.command {
-        return serve(db_path, args);
+        return serve(&runtime, target, args);
     }
-    let conn = db::open(&db_path, Durability::Normal).map_err(|e| e.to_string())?;
+    runtime.block_on(admin_command(cli, target))
+}
+
+async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
+    let as_json = cli.json;
+    let opened = store::open(&target, Durability::Normal)
+        .await
+        .map_err(|e| e.to_string())?;
+    let conn = opened.as_ref();
     let now = time::OffsetDateTime::now_utc();
     let err = |e: admin::AdminError| e.to_string();
     match cli.command {
         Command::Serve(_) => unreachable!("handled above"),
         Command::Org(OrgCommand::Create { name }) => {
-            let org = admin::create_org(&conn, &name, now).map_err(err)?;
+            let org = admin::create_org(conn, &name, now).await.map_err(err)?;
             print(as_json, json!(org), org.org_handle.clone());
         }
         Command::Org(OrgCommand::Disable { handle }) => {
-            admin::disable_org(&conn, &handle).map_err(err)?;
+            admin::disable_org(conn, &handle).await.map_err(err)?;
             print(
                 as_json,
                 json!({ "org_handle": handle, "disabled": true }),
@@ -198,7 +224,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             );
         }
         Command::Org(OrgCommand::List) => {
-            let orgs = admin::list_orgs(&conn).map_err(err)?;
+            let orgs = admin::list_orgs(conn).await.map_err(err)?;
             let text = orgs
                 .iter()
                 .map(|o| {
@@ -214,7 +240,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             print(as_json, json!({ "orgs": orgs }), text);
         }
         Command::Agent(AgentCommand::List) => {
-            let agents = admin::list_agents(&conn).map_err(err)?;
+            let agents = admin::list_agents(conn).await.map_err(err)?;
             let text = agents
                 .iter()
                 .map(|a| {
@@ -231,7 +257,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             print(as_json, json!({ "agents": agents }), text);
         }
         Command::Agent(AgentCommand::Verify { agent_id }) => {
-            admin::verify_agent(&conn, &agent_id).map_err(err)?;
+            admin::verify_agent(conn, &agent_id).await.map_err(err)?;
             print(
                 as_json,
                 json!({ "agent_id": agent_id, "status": "verified" }),
@@ -239,7 +265,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             );
         }
         Command::Agent(AgentCommand::Revoke { agent_id }) => {
-            admin::revoke_agent(&conn, &agent_id).map_err(err)?;
+            admin::revoke_agent(conn, &agent_id).await.map_err(err)?;
             print(
                 as_json,
                 json!({ "agent_id": agent_id, "status": "revoked" }),
@@ -253,7 +279,9 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             valid_hours,
         }) => {
             let ttl = Duration::from_secs(valid_hours.saturating_mul(3600));
-            let code = admin::enroll_code(&conn, &org, &name, &email, ttl, now).map_err(err)?;
+            let code = admin::enroll_code(conn, &org, &name, &email, ttl, now)
+                .await
+                .map_err(err)?;
             let text = format!(
                 "{}\n(one-time code for {email}, expires {})",
                 code.code, code.expires_at
@@ -261,7 +289,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             print(as_json, json!(code), text);
         }
         Command::Approver(ApproverCommand::List) => {
-            let approvers = admin::list_approvers(&conn).map_err(err)?;
+            let approvers = admin::list_approvers(conn).await.map_err(err)?;
             let text = approvers
                 .iter()
                 .map(|a| {
@@ -282,7 +310,9 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
             print(as_json, json!({ "approvers": approvers }), text);
         }
         Command::Approver(ApproverCommand::Revoke { approver_id }) => {
-            admin::revoke_approver(&conn, &approver_id, now).map_err(err)?;
+            admin::revoke_approver(conn, &approver_id, now)
+                .await
+                .map_err(err)?;
             print(
                 as_json,
                 json!({ "approver_id": approver_id, "revoked": true }),
@@ -292,7 +322,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
         Command::Policy(PolicyCommand::Load { org, file }) => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("cannot read policy file {}: {e}", file.display()))?;
-            let policy = admin::load_policy(&conn, &org, &text).map_err(err)?;
+            let policy = admin::load_policy(conn, &org, &text).await.map_err(err)?;
             print(
                 as_json,
                 json!({ "org_handle": org, "loaded": true, "skus": policy.skus.keys().collect::<Vec<_>>() }),
@@ -303,7 +333,7 @@ fn run(cli: Cli, db_path: PathBuf) -> Result<(), String> {
     Ok(())
 }
 
-fn serve(db_path: PathBuf, args: ServeArgs) -> Result<(), String> {
+fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> Result<(), String> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -311,6 +341,11 @@ fn serve(db_path: PathBuf, args: ServeArgs) -> Result<(), String> {
         )
         .with_writer(std::io::stderr)
         .init();
+    let platform_key_path = args.platform_key.clone().or_else(|| {
+        std::env::var_os("COUNTERSIGN_HOST_PLATFORM_KEY")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
     let config = HostConfig {
         limits: Limits {
             per_ip: Limit::per_minute(args.limit_ip),
@@ -327,12 +362,14 @@ fn serve(db_path: PathBuf, args: ServeArgs) -> Result<(), String> {
         },
         discovery: DiscoveryMode::parse(&args.discovery)
             .ok_or_else(|| format!("unknown discovery mode {:?}", args.discovery))?,
+        platform_key_path,
+        trusted_proxies: args.trusted_proxies.clone(),
         ..HostConfig::default()
     };
-    let host = Host::open(&db_path, config).map_err(|e| e.to_string())?;
-    let runtime =
-        tokio::runtime::Runtime::new().map_err(|e| format!("starting the runtime: {e}"))?;
     runtime.block_on(async move {
+        let host = Host::open(target, config)
+            .await
+            .map_err(|e| e.to_string())?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

@@ -1,14 +1,23 @@
 //! Fixed-window rate limits per IP, agent, session and for registration
-//! (SPEC §7). In memory, and failing closed: when the limiter cannot decide
-//! (its lock is poisoned, or it tracks too many keys to admit another) it
-//! refuses.
+//! (SPEC §7), failing closed: when the limiter cannot decide (its lock is
+//! poisoned, it tracks too many keys to admit another, or the shared
+//! counters cannot be reached) it refuses.
+//!
+//! On SQLite the windows are counted in this process's memory (one process
+//! serves one file). On PostgreSQL they are counted in the database
+//! (`rate_windows`, an unlogged table), so a limit holds for the whole
+//! deployment however a load balancer spreads the requests: N processes
+//! together admit at most `max` requests per window for one key. Windows
+//! are aligned to the wall clock (`unix_time / window`), the same in every
+//! process.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::config::{Limit, Limits};
-use crate::error::ApiError;
+use crate::domain::DomainError;
+use crate::store::Store;
 
 /// What a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,6 +33,16 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The scope's name in the shared counters.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Ip => "ip",
+            Scope::Agent => "agent",
+            Scope::Session => "session",
+            Scope::Registration => "registration",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Scope::Ip => "requests from this address",
@@ -43,14 +62,64 @@ struct Window {
 pub struct RateLimiter {
     limits: Limits,
     windows: Mutex<HashMap<(Scope, String), Window>>,
+    shared: Option<Store>,
+}
+
+fn unavailable() -> DomainError {
+    DomainError::RateLimited(
+        "The rate limiter is unavailable, so the host refuses requests until it recovers.".into(),
+    )
+}
+
+fn over(scope: Scope, limit: Limit) -> DomainError {
+    DomainError::RateLimited(format!(
+        "Too many {}: at most {} per {} seconds.",
+        scope.describe(),
+        limit.max,
+        limit.window.as_secs()
+    ))
 }
 
 impl RateLimiter {
-    /// A limiter enforcing `limits`.
+    /// A limiter enforcing `limits` in this process's memory.
     pub fn new(limits: Limits) -> RateLimiter {
         RateLimiter {
             limits,
             windows: Mutex::new(HashMap::new()),
+            shared: None,
+        }
+    }
+
+    /// A limiter enforcing `limits` for the whole deployment when `store`
+    /// has shared counters, else in memory.
+    pub fn for_store(limits: Limits, store: &Store) -> RateLimiter {
+        let shared = store.shared_limits().is_some().then(|| store.clone());
+        RateLimiter {
+            shared,
+            ..RateLimiter::new(limits)
+        }
+    }
+
+    /// Counts one request against `key` in `scope`; refuses when over the
+    /// limit or when the limiter cannot decide.
+    pub async fn check(&self, scope: Scope, key: &str) -> Result<(), DomainError> {
+        let Some(store) = &self.shared else {
+            return self.check_local(scope, key);
+        };
+        let Some(counters) = store.shared_limits() else {
+            return Err(unavailable());
+        };
+        let limit = self.limit(scope);
+        let window = i64::try_from(limit.window.as_secs().max(1)).unwrap_or(i64::MAX);
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let start = now - now.rem_euclid(window);
+        match counters.count(scope.name(), key, start, window).await {
+            Ok(count) if count <= u64::from(limit.max) => Ok(()),
+            Ok(_) => Err(over(scope, limit)),
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate-limit counters unavailable");
+                Err(unavailable())
+            }
         }
     }
 
@@ -63,16 +132,9 @@ impl RateLimiter {
         }
     }
 
-    /// Counts one request against `key` in `scope`; refuses with a 429 when
-    /// over the limit or when the limiter cannot decide.
-    pub fn check(&self, scope: Scope, key: &str) -> Result<(), ApiError> {
+    /// Counts one request in this process's memory.
+    pub fn check_local(&self, scope: Scope, key: &str) -> Result<(), DomainError> {
         let limit = self.limit(scope);
-        let unavailable = || {
-            ApiError::RateLimited(
-                "The rate limiter is unavailable, so the host refuses requests until it recovers."
-                    .into(),
-            )
-        };
         let mut windows = self.windows.lock().map_err(|_| unavailable())?;
         let now = Instant::now();
         let entry_key = (scope, key.to_owned());
@@ -91,12 +153,7 @@ impl RateLimiter {
             window.count = 0;
         }
         if window.count >= limit.max {
-            return Err(ApiError::RateLimited(format!(
-                "Too many {}: at most {} per {} seconds.",
-                scope.describe(),
-                limit.max,
-                limit.window.as_secs()
-            )));
+            return Err(over(scope, limit));
         }
         window.count += 1;
         Ok(())
@@ -126,20 +183,20 @@ mod tests {
     #[test]
     fn refuses_after_max_and_keys_are_independent() {
         let limiter = RateLimiter::new(limits(2, 100));
-        assert!(limiter.check(Scope::Agent, "a").is_ok());
-        assert!(limiter.check(Scope::Agent, "a").is_ok());
-        let refused = limiter.check(Scope::Agent, "a").unwrap_err();
+        assert!(limiter.check_local(Scope::Agent, "a").is_ok());
+        assert!(limiter.check_local(Scope::Agent, "a").is_ok());
+        let refused = limiter.check_local(Scope::Agent, "a").unwrap_err();
         assert!(refused.to_string().contains("at most 2"));
-        assert!(limiter.check(Scope::Agent, "b").is_ok());
-        assert!(limiter.check(Scope::Session, "a").is_ok());
+        assert!(limiter.check_local(Scope::Agent, "b").is_ok());
+        assert!(limiter.check_local(Scope::Session, "a").is_ok());
     }
 
     #[test]
     fn fails_closed_when_it_cannot_track_another_key() {
         let limiter = RateLimiter::new(limits(5, 2));
-        assert!(limiter.check(Scope::Ip, "1").is_ok());
-        assert!(limiter.check(Scope::Ip, "2").is_ok());
-        let refused = limiter.check(Scope::Ip, "3").unwrap_err();
+        assert!(limiter.check_local(Scope::Ip, "1").is_ok());
+        assert!(limiter.check_local(Scope::Ip, "2").is_ok());
+        let refused = limiter.check_local(Scope::Ip, "3").unwrap_err();
         assert!(refused.to_string().contains("unavailable"));
     }
 }

@@ -8,27 +8,27 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::error::ApiError;
+use crate::domain::DomainError;
 
 /// Validates a payload for `kind`; the error names every violating path.
-pub fn payload(kind: EventKind, payload: &Value) -> Result<Payload, ApiError> {
+pub fn payload(kind: EventKind, payload: &Value) -> Result<Payload, DomainError> {
     parse_payload(kind, payload)
-        .map_err(|e| ApiError::Invalid(format!("The {kind} payload is invalid: {e}")))
+        .map_err(|e| DomainError::Invalid(format!("The {kind} payload is invalid: {e}")))
 }
 
 /// Reads an offer (for `offer` and `counter_offer` payloads).
-pub fn offer(value: &Value) -> Result<Offer, ApiError> {
-    Offer::parse(value).map_err(|e| ApiError::Invalid(format!("The offer is invalid: {e}")))
+pub fn offer(value: &Value) -> Result<Offer, DomainError> {
+    Offer::parse(value).map_err(|e| DomainError::Invalid(format!("The offer is invalid: {e}")))
 }
 
 /// An offer's `expires_at`, parsed.
-pub fn offer_expiry(value: &Value) -> Result<OffsetDateTime, ApiError> {
+pub fn offer_expiry(value: &Value) -> Result<OffsetDateTime, DomainError> {
     offer(value)?
         .expires_at_utc()
-        .ok_or_else(|| ApiError::Invalid("offer.expires_at must be an ISO 8601 time.".into()))
+        .ok_or_else(|| DomainError::Invalid("offer.expires_at must be an ISO 8601 time.".into()))
 }
 
 /// An offer's annual total (stated, or computed) as an exact decimal.
-pub fn offer_total(value: &Value) -> Result<Decimal, ApiError> {
+pub fn offer_total(value: &Value) -> Result<Decimal, DomainError> {
     Ok(anp::money::offer_total(&offer(value)?).amount.decimal())
 }

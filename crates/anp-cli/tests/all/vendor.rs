@@ -32,7 +32,9 @@ pub(crate) async fn fixture_in(discovery: countersign_host::config::DiscoveryMod
         discovery,
         ..HostConfig::default()
     };
-    let host = Host::open(&db.path().join("host.db"), config).unwrap();
+    let host = Host::open(&db.path().join("host.db"), config)
+        .await
+        .unwrap();
     Fixture {
         running: host.spawn("127.0.0.1:0").await.unwrap(),
         home: tempfile::tempdir().unwrap(),
@@ -323,6 +325,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
         .running
         .host
         .create_org("Tailspin Toys")
+        .await
         .unwrap()
         .org_handle;
 
@@ -335,6 +338,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     f.running
         .host
         .verify_agent(saved["agent_id"].as_str().unwrap())
+        .await
         .unwrap();
     let opened = json_of(&anp(home, &["vendor", "open", "--org", &org, "--json"]).await);
     assert_eq!(opened["buyer_envelope"]["party"], "Tailspin Toys");
@@ -426,6 +430,7 @@ pub(crate) async fn sandbox_approver(f: &Fixture) -> anp_client::ApproverClient 
             "Ada",
             "ada@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();

@@ -86,7 +86,7 @@ async fn two_approvers_accept_a_large_offer_and_repeats_change_nothing() {
     // The vendor sees it too, verified against its pin.
     let seen = vendor.log(&sid, Some(3)).await.unwrap();
     assert_eq!(seen.events.last().unwrap().kind, EventKind::Accept);
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -128,6 +128,7 @@ async fn a_decline_carries_its_reason_and_enrollment_codes_work_once() {
             "Cy",
             "cy@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
@@ -138,7 +139,7 @@ async fn a_decline_carries_its_reason_and_enrollment_codes_work_once() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Some("bad_enrollment_code"), "{err}");
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 /// A stand-in for a host's summary route that answers with `etag` and, when

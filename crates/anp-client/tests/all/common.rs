@@ -14,12 +14,51 @@ use countersign_host::config::DiscoveryMode;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::{json, Value};
 
+/// The variable that runs the vendor and approver checks against a
+/// deployment instead of an in-process host: `nginx-postgres` means three
+/// host processes on one PostgreSQL database behind nginx.
+/// `deployment::the_conformance_checks_pass_through_nginx_...` sets it.
+pub const DEPLOYMENT_VAR: &str = "COUNTERSIGN_CLIENT_TEST_HOST";
+
+pub fn through_deployment() -> bool {
+    countersign_testkit::deployment::selected(DEPLOYMENT_VAR)
+}
+
+/// What a host process of the deployment runs (see
+/// `countersign_testkit::deployment::Launch::ThisTest`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a host process of the nginx + PostgreSQL deployment fixture; the fixture runs it"]
+async fn deployment_host_process() {
+    countersign_testkit::deployment::serve_from_env().await;
+}
+
+enum Serving {
+    InProcess(RunningHost),
+    Deployment(Box<countersign_testkit::deployment::Deployment>),
+}
+
 pub struct TestHost {
-    pub running: RunningHost,
+    serving: Serving,
+    admin: Host,
     _dir: tempfile::TempDir,
 }
 
 pub async fn start_host() -> TestHost {
+    if through_deployment() {
+        let deployment = countersign_testkit::deployment::Deployment::start(
+            countersign_testkit::deployment::Launch::ThisTest(
+                "common::deployment_host_process".into(),
+            ),
+            3,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        return TestHost {
+            admin: deployment.admin.clone(),
+            serving: Serving::Deployment(Box::new(deployment)),
+            _dir: tempfile::tempdir().unwrap(),
+        };
+    }
     start_host_with_agent_limit(1_000_000).await
 }
 
@@ -53,17 +92,33 @@ async fn start_host_with(per_agent: u32, discovery: DiscoveryMode) -> TestHost {
         discovery,
         ..HostConfig::default()
     };
-    let host = Host::open(&dir.path().join("host.db"), config).unwrap();
-    let running = host.spawn("127.0.0.1:0").await.unwrap();
-    TestHost { running, _dir: dir }
+    let host = Host::open(&dir.path().join("host.db"), config)
+        .await
+        .unwrap();
+    let running = host.clone().spawn("127.0.0.1:0").await.unwrap();
+    TestHost {
+        serving: Serving::InProcess(running),
+        admin: host,
+        _dir: dir,
+    }
 }
 
 impl TestHost {
     pub fn url(&self) -> String {
-        self.running.base_url()
+        match &self.serving {
+            Serving::InProcess(running) => running.base_url(),
+            Serving::Deployment(d) => d.url(),
+        }
     }
+    /// The admin's handle on the host's store.
     pub fn host(&self) -> &Host {
-        &self.running.host
+        &self.admin
+    }
+    pub async fn shutdown(self) {
+        match self.serving {
+            Serving::InProcess(running) => running.shutdown().await,
+            Serving::Deployment(d) => drop(d),
+        }
     }
 }
 
@@ -72,6 +127,7 @@ pub async fn enroll(host: &TestHost, name: &str, email: &str) -> ApproverClient 
     let code = host
         .host()
         .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
+        .await
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();

@@ -162,7 +162,7 @@ async fn a_negotiation_completes_against_every_discovery_mode_and_says_what_was_
                 assert!(check.not_cross_checked.is_empty());
             }
         }
-        host.running.shutdown().await;
+        host.shutdown().await;
     }
 }
 
@@ -209,7 +209,7 @@ async fn without_discovery_tampering_is_still_caught_and_the_buyer_key_may_not_c
     proxy.set(Mode::Pass);
     let doc = vendor.log(&sid, None).await.unwrap();
     assert_eq!(doc.events.len(), 3, "the host did append the message");
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -241,5 +241,5 @@ async fn the_wrapped_and_the_bare_append_answer_are_both_accepted() {
         "the proxy unwrapped it"
     );
     assert_eq!(vendor.pin(&sid).unwrap().seq, 4);
-    host.running.shutdown().await;
+    host.shutdown().await;
 }

@@ -4,6 +4,7 @@
 
 mod approver;
 mod common;
+mod deployment;
 mod discovery;
 mod transport;
 mod vendor;

@@ -67,7 +67,7 @@ async fn idempotent_calls_are_retried_and_appends_are_not() {
         .unwrap_err();
     assert_eq!(err.status(), Some(503), "{err}");
     assert_eq!(proxy.seen.lock().unwrap().len() - before, 1);
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -109,7 +109,7 @@ async fn a_silent_host_times_out_and_a_closed_port_is_a_transport_error() {
         err.to_string().contains("could not reach the host"),
         "{err}"
     );
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -133,7 +133,7 @@ async fn rate_limits_are_retried_then_reported_in_the_hosts_words() {
         (Some(429), Some("rate_limited")),
         "{err}"
     );
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -161,5 +161,5 @@ async fn an_answer_larger_than_the_cap_is_refused_unread() {
         }
         other => panic!("expected Decode, got {other}"),
     }
-    host.running.shutdown().await;
+    host.shutdown().await;
 }

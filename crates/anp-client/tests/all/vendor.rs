@@ -77,6 +77,7 @@ async fn a_full_sandbox_negotiation_verifies_after_every_append() {
             "Ada",
             "ada@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let approver_key = anp::keys::generate_signing_key();
@@ -141,7 +142,7 @@ async fn a_full_sandbox_negotiation_verifies_after_every_append() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Some("session_closed"), "{refused}");
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -198,7 +199,7 @@ async fn invalid_payloads_are_refused_before_anything_is_sent() {
 
     // The host's log did not move.
     assert_eq!(vendor.status(&sid).await.unwrap().session.event_count, 2);
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -256,7 +257,7 @@ async fn host_refusals_become_typed_errors() {
     // A session id that would change the route is refused locally.
     let err = vendor.log("../../register", None).await.unwrap_err();
     assert!(matches!(err, ClientError::InvalidInput { .. }), "{err}");
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -311,7 +312,7 @@ async fn a_tampered_event_is_detected_and_the_pin_is_kept() {
     let log = vendor.log(&sid, None).await.unwrap();
     assert_eq!(log.events.len(), 4);
     assert_eq!(vendor.pin(&sid).unwrap().seq, 4);
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -341,7 +342,7 @@ async fn rewritten_history_is_detected_against_the_pin() {
     assert!(err.to_string().contains("history was rewritten"), "{err}");
     assert_eq!(vendor.pin(&sid), Some(pinned));
 
-    host.running.shutdown().await;
+    host.shutdown().await;
 }
 
 #[tokio::test]
@@ -364,5 +365,5 @@ async fn a_status_that_contradicts_the_pin_is_a_broken_chain() {
     assert!(matches!(err, ClientError::ChainBroken(_)), "{err}");
     let err = vendor.log(&sid, None).await.unwrap_err();
     assert!(matches!(err, ClientError::ChainBroken(_)), "{err}");
-    host.running.shutdown().await;
+    host.shutdown().await;
 }

@@ -14,10 +14,63 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use time::OffsetDateTime;
 
+/// The variable that runs every engine test against a deployment instead
+/// of an in-process host: `nginx-postgres` means three host processes on one
+/// PostgreSQL database behind nginx (`countersign_testkit::deployment`).
+/// `deployment::every_engine_test_passes_through_nginx_...` sets it.
+pub const DEPLOYMENT_VAR: &str = "COUNTERSIGN_ENGINE_TEST_HOST";
+
+/// The ignored test a host process of the deployment runs (see
+/// `countersign_testkit::deployment::Launch::ThisTest`).
+pub const HOST_PROCESS_TEST: &str = "common::deployment_host_process";
+
+pub fn through_deployment() -> bool {
+    countersign_testkit::deployment::selected(DEPLOYMENT_VAR)
+}
+
+/// What a test process of the deployment runs: a host serving the database
+/// the fixture names, until it is killed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a host process of the nginx + PostgreSQL deployment fixture; the fixture runs it"]
+async fn deployment_host_process() {
+    countersign_testkit::deployment::serve_from_env().await;
+}
+
+/// Every engine test again, against the deployment: this test runs this
+/// binary once more with [`DEPLOYMENT_VAR`] set, so `cargo test` proves the
+/// engine works unchanged through nginx in front of three host processes on
+/// one PostgreSQL database. A failure prints the inner run's report.
+#[test]
+fn every_engine_test_passes_through_nginx_in_front_of_three_host_processes_on_postgresql() {
+    if through_deployment() {
+        return; // the inner run skips this test; nothing to nest
+    }
+    if let Err(report) = countersign_testkit::deployment::rerun_this_binary(
+        DEPLOYMENT_VAR,
+        "nginx-postgres",
+        &["every_engine_test_passes_through_nginx"],
+    ) {
+        panic!("{report}");
+    }
+}
+
+/// Where the world's host is served from.
+enum Serving {
+    /// One host in this process on a SQLite file; `None` while stopped.
+    InProcess {
+        db: PathBuf,
+        running: Option<countersign_host::RunningHost>,
+        addr: std::net::SocketAddr,
+    },
+    /// Three host processes on PostgreSQL behind nginx; "stopping the host"
+    /// stops nginx, the deployment's one address.
+    Deployment(Box<countersign_testkit::deployment::Deployment>),
+}
+
 pub struct World {
     pub dir: TempDir,
-    pub db: PathBuf,
-    pub host: Option<countersign_host::RunningHost>,
+    serving: Serving,
+    admin: countersign_host::Host,
     pub url: String,
     pub org: String,
 }
@@ -25,28 +78,139 @@ pub struct World {
 impl World {
     pub async fn start() -> World {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("host.sqlite3");
-        let host =
-            countersign_host::Host::open(&db, countersign_host::HostConfig::default()).unwrap();
-        let org = host.create_org("Fabrikam Industries").unwrap().org_handle;
-        let running = host.spawn("127.0.0.1:0").await.unwrap();
-        let url = running.base_url();
+        let (serving, admin, url) = if through_deployment() {
+            let deployment = countersign_testkit::deployment::Deployment::start(
+                countersign_testkit::deployment::Launch::ThisTest(HOST_PROCESS_TEST.into()),
+                3,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+            let admin = deployment.admin.clone();
+            let url = deployment.url();
+            (Serving::Deployment(Box::new(deployment)), admin, url)
+        } else {
+            let db = dir.path().join("host.sqlite3");
+            let host = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
+                .await
+                .unwrap();
+            let running = host.clone().spawn("127.0.0.1:0").await.unwrap();
+            let (addr, url) = (running.addr, running.base_url());
+            let serving = Serving::InProcess {
+                db,
+                running: Some(running),
+                addr,
+            };
+            (serving, host, url)
+        };
+        let org = admin
+            .create_org("Fabrikam Industries")
+            .await
+            .unwrap()
+            .org_handle;
         World {
             dir,
-            db,
-            host: Some(running),
+            serving,
+            admin,
             url,
             org,
         }
     }
 
+    /// The host the admin works on (the serving one, or one on the same
+    /// database).
     pub fn host(&self) -> &countersign_host::Host {
-        &self.host.as_ref().unwrap().host
+        &self.admin
     }
 
-    pub fn code(&self, email: &str) -> String {
+    /// The one address consoles know the host by.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        match &self.serving {
+            Serving::InProcess { addr, .. } => *addr,
+            Serving::Deployment(d) => d.nginx.addr(),
+        }
+    }
+
+    /// The host stops answering at its address (which is then free).
+    pub async fn stop(&mut self) {
+        match &mut self.serving {
+            Serving::InProcess { running, .. } => {
+                if let Some(running) = running.take() {
+                    running.shutdown().await;
+                }
+            }
+            Serving::Deployment(d) => {
+                d.nginx.stop();
+                // Stopping blocked this thread; let the clients' connection
+                // tasks see their connections closed, as they would have while
+                // an in-process host shut down.
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        }
+    }
+
+    /// The same host answers again at the same address.
+    pub async fn restart(&mut self) {
+        let addr = self.addr();
+        match &mut self.serving {
+            Serving::InProcess { running, .. } => {
+                *running = Some(self.admin.clone().spawn(&addr.to_string()).await.unwrap());
+            }
+            Serving::Deployment(d) => d.nginx.restart().unwrap(),
+        }
+    }
+
+    /// What the host's operator could do with database access: rewrite one
+    /// stored event's JSON text.
+    pub async fn tamper_event(&self, session: &str, seq: i64, edit: impl Fn(&str) -> String) {
+        match &self.serving {
+            Serving::InProcess { db, .. } => {
+                let conn = rusqlite::Connection::open(db).unwrap();
+                let body: String = conn
+                    .query_row(
+                        "SELECT body FROM events WHERE session_id = ?1 AND seq = ?2",
+                        rusqlite::params![session, seq],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                let forged = edit(&body);
+                assert_ne!(forged, body);
+                conn.execute(
+                    "UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = ?3",
+                    rusqlite::params![forged, session, seq],
+                )
+                .unwrap();
+            }
+            Serving::Deployment(d) => {
+                let (client, connection) =
+                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                tokio::spawn(connection);
+                let row = client
+                    .query_one(
+                        "SELECT body FROM events WHERE session_id = $1 AND seq = $2",
+                        &[&session, &seq],
+                    )
+                    .await
+                    .unwrap();
+                let body: String = row.get(0);
+                let forged = edit(&body);
+                assert_ne!(forged, body);
+                client
+                    .execute(
+                        "UPDATE events SET body = $1 WHERE session_id = $2 AND seq = $3",
+                        &[&forged, &session, &seq],
+                    )
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+
+    pub async fn code(&self, email: &str) -> String {
         self.host()
             .enroll_code(&self.org, "Test Approver", email)
+            .await
             .unwrap()
             .code
     }
@@ -63,7 +227,7 @@ impl World {
         };
         let engine = Engine::open(config).unwrap();
         engine
-            .connect_host(&self.url, &self.code(email))
+            .connect_host(&self.url, &self.code(email).await)
             .await
             .unwrap();
         (data, engine)
@@ -81,7 +245,7 @@ impl World {
         )
         .await
         .unwrap();
-        self.host().verify_agent(&reg.agent_id).unwrap();
+        self.host().verify_agent(&reg.agent_id).await.unwrap();
         let agent = AgentClient::new(&self.url, key, &reg.agent_id).unwrap();
         let envelope =
             anp_client::default_envelope(name, &format!("{name} Agent"), "sales@vendor.example");

@@ -1,19 +1,17 @@
 //! The four ANP/0.1 endpoints of SPEC §6, plus `?after=SEQ` on the log.
 
-use anp::api::{
-    OpenSessionRequest, OpenSessionResponse, RegisterRequest, SessionStatus, SubmitEventRequest,
-};
+use anp::api::{OpenSessionRequest, OpenSessionResponse, RegisterRequest, SessionStatus};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::support::{self, after_param, json_text, Incoming, Registration};
+use super::support::Incoming;
+use super::support::{self, after_param, json_text, Registration};
 use crate::auth::Agent;
 use crate::body::parse_json;
 use crate::error::ApiError;
-use crate::ratelimit::Scope;
-use crate::{domain, store, Host};
+use crate::{service, Host};
 
 /// `POST /register`: unauthenticated, rate limited per IP.
 pub async fn register(
@@ -21,8 +19,7 @@ pub async fn register(
     Registration(incoming): Registration,
 ) -> Result<impl IntoResponse, ApiError> {
     let req: RegisterRequest = parse_json(&incoming.body, "register")?;
-    let (response, created) =
-        support::in_tx(&host, move |conn, _, now| domain::register(conn, &req, now)).await?;
+    let (response, created) = service::register(&host, &req, host.clock().now()).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -36,33 +33,21 @@ pub async fn open_session(
     State(host): State<Host>,
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let response = support::signed(
-        &host,
-        incoming,
-        |conn, host, agent: &Agent, incoming, _, now| {
-            let req: OpenSessionRequest = parse_json(&incoming.body, "open session")?;
-            let session = domain::open_session(conn, &host.inner.platform_key, agent, &req, now)?;
-            let log = store::log_document(
-                conn,
-                &session,
-                host.platform_public_key(),
-                host.platform_fingerprint(),
-                0,
-            )?;
-            let buyer_envelope = log
-                .events
-                .get(1)
-                .map(|e| e.payload.clone())
-                .unwrap_or_default();
-            Ok(OpenSessionResponse {
-                session_id: session.id,
-                buyer_envelope,
-                log,
-                protocol: anp::PROTOCOL.to_owned(),
-            })
-        },
-    )
-    .await?;
+    let signed = support::signed::<Agent>(&host, incoming).await?;
+    let req: OpenSessionRequest = parse_json(&signed.incoming.body, "open session")?;
+    let session_id = service::open_session(&host, &signed.principal, &req, signed.now).await?;
+    let log = service::log_document(&host, &session_id, 0).await?;
+    let buyer_envelope = log
+        .events
+        .get(1)
+        .map(|e| e.payload.clone())
+        .unwrap_or_default();
+    let response = OpenSessionResponse {
+        session_id,
+        buyer_envelope,
+        log,
+        protocol: anp::PROTOCOL.to_owned(),
+    };
     Ok((StatusCode::CREATED, Json(response)))
 }
 
@@ -73,18 +58,16 @@ pub async fn submit_event(
     Path(id): Path<String>,
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let doc = support::signed(
+    let signed = support::signed::<Agent>(&host, incoming).await?;
+    service::submit_event(
         &host,
-        incoming,
-        move |conn, host, agent: &Agent, incoming, _, now| {
-            let mut session = domain::owned_session(conn, &agent.id, &id)?;
-            host.inner.limiter.check(Scope::Session, &session.id)?;
-            let req: SubmitEventRequest = parse_json(&incoming.body, "event")?;
-            domain::submit_event(conn, agent, &mut session, &req, now)?;
-            support::log_text(conn, host, &session, 0)
-        },
+        &signed.principal,
+        &id,
+        &signed.incoming.body,
+        signed.now,
     )
     .await?;
+    let doc = support::log_text(&host, &id, 0).await?;
     // The log is already JSON text; wrap it without parsing it again.
     Ok(json_text(format!(
         "{{\"log\":{doc},\"protocol\":\"{}\"}}",
@@ -99,15 +82,12 @@ pub async fn status(
     Path(id): Path<String>,
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let status = support::signed(&host, incoming, move |conn, _, agent: &Agent, _, _, _| {
-        let session = domain::owned_session(conn, &agent.id, &id)?;
-        Ok(SessionStatus {
-            protocol: anp::PROTOCOL.to_owned(),
-            session: store::info(&session).into(),
-        })
-    })
-    .await?;
-    Ok(Json(status))
+    let signed = support::signed::<Agent>(&host, incoming).await?;
+    let session = service::owned_session(&host, &signed.principal, &id).await?;
+    Ok(Json(SessionStatus {
+        protocol: anp::PROTOCOL.to_owned(),
+        session: service::info(&session).into(),
+    }))
 }
 
 /// `GET /sessions/:id/log[?after=SEQ]`: the verifiable log document.
@@ -117,14 +97,8 @@ pub async fn log(
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
     let after = after_param(&incoming.uri)?;
-    let doc = support::signed(
-        &host,
-        incoming,
-        move |conn, host, agent: &Agent, _, _, _| {
-            let session = domain::owned_session(conn, &agent.id, &id)?;
-            support::log_text(conn, host, &session, after)
-        },
-    )
-    .await?;
+    let signed = support::signed::<Agent>(&host, incoming).await?;
+    service::owned_session(&host, &signed.principal, &id).await?;
+    let doc = support::log_text(&host, &id, after).await?;
     Ok(json_text(doc))
 }

@@ -11,9 +11,9 @@ use axum::Json;
 use super::support::{self, after_param, json_text, Incoming, Registration};
 use crate::auth::Approver;
 use crate::body::parse_json;
-use crate::decisions::{self, Received};
+use crate::domain::decisions::Received;
 use crate::error::ApiError;
-use crate::{store, Host};
+use crate::{service, Host};
 
 /// `POST /enroll`: unsigned, rate limited; a one-time code makes an approver.
 pub async fn enroll(
@@ -21,16 +21,7 @@ pub async fn enroll(
     Registration(incoming): Registration,
 ) -> Result<impl IntoResponse, ApiError> {
     let req: EnrollRequest = parse_json(&incoming.body, "enroll")?;
-    let response = support::in_tx(&host, move |conn, host, now| {
-        decisions::enroll(
-            conn,
-            &req,
-            host.platform_public_key(),
-            host.platform_fingerprint(),
-            now,
-        )
-    })
-    .await?;
+    let response = service::enroll(&host, &req, host.clock().now()).await?;
     Ok((StatusCode::CREATED, Json(response)))
 }
 
@@ -45,10 +36,8 @@ pub async fn summary(State(host): State<Host>, incoming: Incoming) -> Result<Res
         .get(IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
-    let summary = support::signed(&host, incoming, |conn, _, approver: &Approver, _, _, _| {
-        decisions::summary(conn, approver)
-    })
-    .await?;
+    let signed = support::signed::<Approver>(&host, incoming).await?;
+    let summary = service::summary(&host, &signed.principal).await?;
     let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
     let tag = etag_of(&text);
     if known.is_some_and(|header| etag_matches(&header, &tag)) {
@@ -80,15 +69,9 @@ pub async fn log(
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
     let after = after_param(&incoming.uri)?;
-    let doc = support::signed(
-        &host,
-        incoming,
-        move |conn, host, approver: &Approver, _, _, _| {
-            let session = decisions::visible_session(conn, approver, &id)?;
-            support::log_text(conn, host, &session, after)
-        },
-    )
-    .await?;
+    let signed = support::signed::<Approver>(&host, incoming).await?;
+    service::visible_session(&host, &signed.principal, &id).await?;
+    let doc = support::log_text(&host, &id, after).await?;
     Ok(json_text(doc))
 }
 
@@ -98,43 +81,18 @@ pub async fn decide(
     Path(id): Path<String>,
     incoming: Incoming,
 ) -> Result<impl IntoResponse, ApiError> {
-    let response = support::signed(
-        &host,
-        incoming,
-        move |conn, host, approver: &Approver, incoming, signed_headers, now| {
-            let mut session = decisions::visible_session(conn, approver, &id)?;
-            let received = Received {
-                body: &incoming.body,
-                headers: signed_headers,
-            };
-            let decided = decisions::decide(
-                conn,
-                &host.inner.platform_key,
-                approver,
-                &mut session,
-                received,
-                now,
-            )?;
-            let decision_id = parse_json::<serde_json::Value>(&incoming.body, "decision")?
-                .get("decision_id")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_owned();
-            let log = store::log_document(
-                conn,
-                &session,
-                host.platform_public_key(),
-                host.platform_fingerprint(),
-                0,
-            )?;
-            Ok(DecisionResponse {
-                decision_id,
-                outcome: decided.outcome,
-                detail: decided.detail,
-                log,
-            })
-        },
-    )
-    .await?;
-    Ok(Json(response))
+    let signed = support::signed::<Approver>(&host, incoming).await?;
+    let received = Received {
+        body: &signed.incoming.body,
+        headers: &signed.headers,
+    };
+    let (decision_id, decided) =
+        service::decide(&host, &signed.principal, &id, received, signed.now).await?;
+    let log = service::log_document(&host, &id, 0).await?;
+    Ok(Json(DecisionResponse {
+        decision_id,
+        outcome: decided.outcome,
+        detail: decided.detail,
+        log,
+    }))
 }

@@ -10,19 +10,19 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
-use rusqlite::Connection;
 
 use crate::config::DiscoveryMode;
 use crate::error::ApiError;
 use crate::Host;
 
-/// Builds the discovery document from the database.
-pub fn document(host: &Host, conn: &Connection) -> Result<WellKnown, ApiError> {
-    let since: String = conn.query_row(
-        "SELECT value FROM meta WHERE key = 'platform_key_since'",
-        [],
-        |r| r.get(0),
-    )?;
+/// Builds the discovery document from the store.
+pub async fn document(host: &Host) -> Result<WellKnown, ApiError> {
+    let since = host
+        .store()
+        .admin()
+        .meta("platform_key_since")
+        .await?
+        .unwrap_or_default();
     let mut keys = vec![DiscoveredKey {
         public_key: host.platform_public_key().to_owned(),
         fingerprint: host.platform_fingerprint().to_owned(),
@@ -31,21 +31,15 @@ pub fn document(host: &Host, conn: &Connection) -> Result<WellKnown, ApiError> {
         valid_to: None,
         approved_by: None,
     }];
-    let mut stmt = conn.prepare(
-        "SELECT public_key, fingerprint, enrolled_at, revoked_at, email FROM approvers ORDER BY enrolled_at, id",
-    )?;
-    let approvers = stmt.query_map([], |r| {
-        Ok(DiscoveredKey {
-            public_key: r.get(0)?,
-            fingerprint: r.get(1)?,
+    for a in host.store().principals().approver_keys().await? {
+        keys.push(DiscoveredKey {
+            public_key: a.public_key,
+            fingerprint: a.fingerprint,
             roles: vec!["approval".into()],
-            valid_from: r.get(2)?,
-            valid_to: r.get(3)?,
-            approved_by: Some(r.get(4)?),
-        })
-    })?;
-    for key in approvers {
-        keys.push(key?);
+            valid_from: a.enrolled_at,
+            valid_to: a.revoked_at,
+            approved_by: Some(a.email),
+        });
     }
     Ok(WellKnown {
         protocol_versions: vec![anp::PROTOCOL.to_owned()],
@@ -68,19 +62,18 @@ fn rfc003_only(mut doc: WellKnown) -> WellKnown {
 pub async fn well_known(
     State(host): State<Host>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: axum::http::HeaderMap,
 ) -> Result<impl IntoResponse, ApiError> {
-    let mode = host.inner.config.discovery;
+    let mode = host.config().discovery;
     if mode == DiscoveryMode::None {
         // Exactly what any path this host does not serve answers.
         return Err(super::not_found().await);
     }
-    host.inner
-        .limiter
-        .check(crate::ratelimit::Scope::Ip, &addr.ip().to_string())?;
-    let h = host.clone();
-    let doc = tokio::task::spawn_blocking(move || h.with_conn(|c| document(&h, c)))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))???;
+    let ip = super::support::client_ip(&host, addr, &headers);
+    host.limiter()
+        .check(crate::ratelimit::Scope::Ip, &ip.to_string())
+        .await?;
+    let doc = document(&host).await?;
     let doc = match mode {
         DiscoveryMode::Rfc003 => rfc003_only(doc),
         _ => doc,

@@ -1,6 +1,5 @@
 //! What every handler shares: the per-IP limit, the bounded body, and
-//! running authentication plus the domain call in one transaction on a
-//! blocking thread.
+//! authenticating a signed request before the operation runs.
 
 use std::net::SocketAddr;
 
@@ -8,14 +7,13 @@ use anp::api::SignedHeaders;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, Request};
 use axum::http::{HeaderMap, Method, Uri};
-use rusqlite::{Connection, TransactionBehavior};
 use time::OffsetDateTime;
 
-use crate::auth::{self, Signed};
+use crate::auth::{self, Principal, Signed};
 use crate::body::read_limited;
 use crate::error::ApiError;
 use crate::ratelimit::Scope;
-use crate::{store, Host};
+use crate::{service, Host};
 
 /// A request as received, before authentication: the per-IP limit passed
 /// and the body read within the size limit. As an extractor it must come
@@ -66,18 +64,13 @@ async fn receive(
         .ok_or_else(|| {
             ApiError::Internal("the server was started without peer addresses".into())
         })?;
-    let ip = addr.ip().to_string();
-    host.inner.limiter.check(Scope::Ip, &ip)?;
+    let ip = client_ip(host, addr, request.headers()).to_string();
+    host.limiter().check(Scope::Ip, &ip).await?;
     if let Some(scope) = extra {
-        host.inner.limiter.check(scope, &ip)?;
+        host.limiter().check(scope, &ip).await?;
     }
     let (parts, body) = request.into_parts();
-    let body = read_limited(
-        &parts.headers,
-        body,
-        host.inner.config.limits.max_body_bytes,
-    )
-    .await?;
+    let body = read_limited(&parts.headers, body, host.config().limits.max_body_bytes).await?;
     Ok(Incoming {
         method: parts.method,
         uri: parts.uri,
@@ -86,144 +79,66 @@ async fn receive(
     })
 }
 
+/// The client a request counts against: the peer, or, when the peer is a
+/// trusted proxy, the last address in `X-Forwarded-For` that is not one.
+pub fn client_ip(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> std::net::IpAddr {
+    let trusted = &host.config().trusted_proxies;
+    if !trusted.contains(&peer.ip()) {
+        return peer.ip();
+    }
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|a| a.trim().parse::<std::net::IpAddr>().ok())
+        .rfind(|a| !trusted.contains(a))
+        .unwrap_or(peer.ip())
+}
+
 /// A session's log document as JSON text, from seq `after` on: what both
-/// the vendor's and the approver's log endpoints answer.
-pub fn log_text(
-    conn: &Connection,
-    host: &Host,
-    session: &store::Session,
-    after: u64,
-) -> Result<String, ApiError> {
-    store::log_json(
-        conn,
-        session,
-        host.platform_public_key(),
-        host.platform_fingerprint(),
-        after,
-    )
+/// the vendor's and the approver's log endpoints answer. Read after the
+/// request's commit, on a read connection.
+pub async fn log_text(host: &Host, session_id: &str, after: u64) -> Result<String, ApiError> {
+    Ok(service::log_json(host, session_id, after).await?)
 }
 
-/// Runs `f` in one IMMEDIATE transaction on a blocking thread; commits on
-/// success, rolls back on error.
-pub async fn in_tx<T: Send + 'static>(
-    host: &Host,
-    f: impl FnOnce(&Connection, &Host, OffsetDateTime) -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let host = host.clone();
-    tokio::task::spawn_blocking(move || {
-        let now = host.clock().now();
-        host.with_conn(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let value = f(&tx, &host, now)?;
-            tx.commit()?;
-            Ok(value)
-        })?
-    })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?
+/// A signed request, authenticated.
+pub struct Authenticated<P> {
+    /// Who signed it.
+    pub principal: P,
+    /// The request.
+    pub incoming: Incoming,
+    /// Its four signed headers, as received.
+    pub headers: SignedHeaders,
+    /// The host's time when it was checked.
+    pub now: OffsetDateTime,
 }
 
-/// The principal of a signed request.
-pub trait Principal: Sized {
-    /// The key to verify its requests with (`None`: unknown or revoked).
-    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError>;
-    /// Completes authentication in the transaction (and consumes the nonce).
-    fn authenticate(
-        conn: &Connection,
-        headers: &SignedHeaders,
-        verified_key: &str,
-    ) -> Result<Self, ApiError>;
-    /// Its id, for the per-agent limit.
-    fn id(&self) -> &str;
-}
-
-impl Principal for auth::Agent {
-    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError> {
-        auth::agent_key(conn, id)
-    }
-    fn authenticate(
-        conn: &Connection,
-        headers: &SignedHeaders,
-        verified_key: &str,
-    ) -> Result<Self, ApiError> {
-        auth::agent(conn, headers, verified_key)
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-}
-
-impl Principal for auth::Approver {
-    fn key(conn: &Connection, id: &str) -> Result<Option<String>, ApiError> {
-        auth::approver_key(conn, id)
-    }
-    fn authenticate(
-        conn: &Connection,
-        headers: &SignedHeaders,
-        verified_key: &str,
-    ) -> Result<Self, ApiError> {
-        auth::approver(conn, headers, verified_key)
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-}
-
-/// Authenticates a signed request and runs `f` for its principal. The
-/// signature is checked outside the database lock (it is pure CPU); the
-/// principal's status and the nonce are then rechecked and consumed in the
-/// same transaction as `f`. The nonce is consumed even when `f` refuses (so
-/// a refused request can never be replayed into success later); nothing
-/// else `f` did survives its error.
-pub async fn signed<P: Principal + Send + 'static, T: Send + 'static>(
+/// Authenticates a signed request (principal, signature, window, nonce) and
+/// applies the per-agent limit. The nonce is spent even when the operation
+/// that follows refuses, so a refused request can never be replayed into
+/// success later.
+pub async fn signed<P: Principal>(
     host: &Host,
     incoming: Incoming,
-    f: impl FnOnce(
-            &Connection,
-            &Host,
-            &P,
-            &Incoming,
-            &SignedHeaders,
-            OffsetDateTime,
-        ) -> Result<T, ApiError>
-        + Send
-        + 'static,
-) -> Result<T, ApiError> {
-    let host2 = host.clone();
-    tokio::task::spawn_blocking(move || {
-        let now = host2.clock().now();
-        let headers = auth::signed_headers(&incoming.headers);
-        let request = Signed {
-            method: incoming.method.as_str(),
-            path: incoming.uri.path(),
-            body: &incoming.body,
-            headers: &headers,
-        };
-        let key = host2
-            .with_conn(|conn| P::key(conn, &headers.agent))??
-            .ok_or(ApiError::Unauthorized)?;
-        auth::verify_request(&request, &key, now)?;
-        host2.with_conn(|conn| {
-            let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let principal = P::authenticate(&tx, &headers, &key)?;
-            let limited = host2.inner.limiter.check(Scope::Agent, principal.id());
-            let result = match limited {
-                Err(e) => Err(e),
-                Ok(()) => {
-                    let sp = tx.savepoint()?;
-                    let result = f(&sp, &host2, &principal, &incoming, &headers, now);
-                    if result.is_ok() {
-                        sp.commit()?;
-                    }
-                    result
-                }
-            };
-            tx.commit()?;
-            result
-        })?
+) -> Result<Authenticated<P>, ApiError> {
+    let now = host.clock().now();
+    let headers = auth::signed_headers(&incoming.headers);
+    let request = Signed {
+        method: incoming.method.as_str(),
+        path: incoming.uri.path(),
+        body: &incoming.body,
+        headers: &headers,
+    };
+    let principal: P = auth::authenticate(host, &request, now).await?;
+    host.limiter().check(Scope::Agent, principal.id()).await?;
+    Ok(Authenticated {
+        principal,
+        incoming,
+        headers,
+        now,
     })
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
 /// Reads `?after=SEQ` (absent: 0).

@@ -193,7 +193,7 @@ async fn registering_the_same_key_twice_returns_the_same_identity_and_bad_proofs
         "names the unknown field"
     );
     assert_eq!(
-        t.host().list_agents().unwrap().len(),
+        t.host().list_agents().await.unwrap().len(),
         1,
         "nothing stored for refused registrations"
     );
@@ -239,8 +239,7 @@ async fn discovery_publishes_platform_and_approver_keys_with_windows() {
     );
     assert!(appr.valid_to.is_none());
 
-    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    countersign_host::admin::revoke_approver(&conn, &approver.id, t.host().clock().now()).unwrap();
+    t.host().revoke_approver(&approver.id).await.unwrap();
     let wk: api::WellKnown = t
         .http
         .get(t.url("/.well-known/anp.json"))

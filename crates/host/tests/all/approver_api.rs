@@ -32,6 +32,7 @@ async fn enrollment_codes_work_once() {
             "Ada",
             "ada@fabrikam.example",
         )
+        .await
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
@@ -336,8 +337,8 @@ async fn screening_holds_a_leaking_counter_and_sends_a_clean_one() {
 async fn an_unreadable_policy_holds_everything() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
-    let org = t.host().create_org("Tailspin").unwrap().org_handle;
-    t.host().verify_agent(&vendor.id).unwrap();
+    let org = t.host().create_org("Tailspin").await.unwrap().org_handle;
+    t.host().verify_agent(&vendor.id).await.unwrap();
     let ada = t.enroll(&org, "Ada", "ada@tailspin.example").await;
     let (s, b) = t
         .signed(
@@ -354,12 +355,11 @@ async fn an_unreadable_policy_holds_everything() {
         .to_owned();
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
         .await;
-    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    conn.execute(
-        "UPDATE orgs SET policy = '{broken' WHERE handle = ?1",
-        [&org],
+    t.sql_execute(
+        "UPDATE orgs SET policy = '{broken' WHERE handle = $1",
+        &[&org],
     )
-    .unwrap();
+    .await;
     let hash = pending_of(&t.summary(&ada).await, &session)[0]["event_hash"]
         .as_str()
         .unwrap()
@@ -514,14 +514,13 @@ async fn each_decision_is_kept_exactly_as_received() {
     let (s, _) = t.raw("POST", &path, &headers, body.clone()).await;
     assert_eq!(s, 200);
 
-    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    let (stored, stored_headers): (Vec<u8>, String) = conn
-        .query_row(
-            "SELECT body, signed_headers FROM decisions WHERE decision_id = ?1",
-            [&id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+    let row = t
+        .sql_row(
+            "SELECT body, signed_headers FROM decisions WHERE decision_id = $1",
+            &[&id],
         )
-        .unwrap();
+        .await;
+    let (stored, stored_headers) = (row[0].bytes().to_vec(), row[1].text().to_owned());
     assert_eq!(stored, body, "body bytes as sent");
     let kept: api::SignedHeaders = serde_json::from_str(&stored_headers).unwrap();
     assert_eq!(kept, h);
@@ -543,14 +542,14 @@ async fn each_decision_is_kept_exactly_as_received() {
 async fn a_draft_that_would_reveal_the_walk_away_price_is_held_with_its_reason() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
-    t.host().verify_agent(&vendor.id).unwrap();
-    let org = t.host().create_org("Tailspin").unwrap().org_handle;
+    t.host().verify_agent(&vendor.id).await.unwrap();
+    let org = t.host().create_org("Tailspin").await.unwrap().org_handle;
     // target == walk-away: the only price the agent can draft is the secret one
     let policy = r#"{ "max_rounds": 2, "concession_per_round": "0.5",
         "skus": { "CRM-ENT": { "target_unit_price": "1100", "walk_away_unit_price": "1100" } },
         "approval": { "above_total": "1000000", "approvers_required": 2 },
         "may_discuss": ["pricing"], "will_not_disclose": ["walk-away thresholds"] }"#;
-    t.host().load_policy(&org, policy).unwrap();
+    t.host().load_policy(&org, policy).await.unwrap();
     let ada = t.enroll(&org, "Ada", "ada@tailspin.example").await;
     let (s, b) = t
         .signed(
@@ -630,7 +629,7 @@ async fn a_revoked_approvers_approval_stops_counting() {
         .to_owned();
     let (_, r) = t.decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &t.now()) })).await;
     assert_eq!(r["outcome"], "awaiting_approvals");
-    t.host().revoke_approver(&ada.id).unwrap();
+    t.host().revoke_approver(&ada.id).await.unwrap();
     let (_, r) = t.decide(&bob, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": bob.approval(&hash, &t.now()) })).await;
     assert_eq!(
         r["outcome"], "awaiting_approvals",

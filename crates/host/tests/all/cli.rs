@@ -6,7 +6,15 @@ use serde_json::Value;
 
 use crate::common;
 
-fn run(db: &std::path::Path, args: &[&str]) -> Output {
+/// `--db` for a target: the SQLite path or the PostgreSQL URL.
+pub fn db_arg(target: &countersign_host::Target) -> String {
+    match target {
+        countersign_host::Target::Sqlite(path) => path.display().to_string(),
+        countersign_host::Target::Postgres(url) => url.clone(),
+    }
+}
+
+fn run(db: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(db)
@@ -27,20 +35,21 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-#[test]
-fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
+#[tokio::test]
+async fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("host.db");
+    let db = db_arg(&common::fresh_target(dir.path()).await);
+    let db = db.as_str();
 
     let org = json_of(&run(
-        &db,
+        db,
         &["org", "create", "--name", "Tailspin Toys", "--json"],
     ));
     let handle = org["org_handle"].as_str().unwrap().to_owned();
     assert!(handle.starts_with("anp_org_"));
     assert_eq!(handle.len(), "anp_org_".len() + 32, "128 random bits, hex");
 
-    let list = json_of(&run(&db, &["org", "list", "--json"]));
+    let list = json_of(&run(db, &["org", "list", "--json"]));
     let handles: Vec<&str> = list["orgs"]
         .as_array()
         .unwrap()
@@ -50,7 +59,7 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
     assert_eq!(handles, ["sandbox", handle.as_str()]);
 
     let code = json_of(&run(
-        &db,
+        db,
         &[
             "approver",
             "enroll",
@@ -67,7 +76,7 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
 
     let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/policy.json");
     let loaded = json_of(&run(
-        &db,
+        db,
         &["policy", "load", "--org", &handle, policy, "--json"],
     ));
     assert_eq!(loaded["loaded"], true);
@@ -75,7 +84,7 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
     let bad_policy = dir.path().join("bad.json");
     std::fs::write(&bad_policy, r#"{"max_rounds": 1, "concession_per_round": "2", "approval": {"above_total": "1", "approvers_required": 1}, "may_discuss": ["x"]}"#).unwrap();
     let out = run(
-        &db,
+        db,
         &[
             "policy",
             "load",
@@ -88,16 +97,16 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("concession_per_round must be between 0 and 1"));
 
-    let out = run(&db, &["agent", "verify", "no-such-agent"]);
+    let out = run(db, &["agent", "verify", "no-such-agent"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no agent with id \"no-such-agent\""));
 
-    let out = run(&db, &["org", "disable", "sandbox"]);
+    let out = run(db, &["org", "disable", "sandbox"]);
     assert_eq!(out.status.code(), Some(1));
-    let disabled = json_of(&run(&db, &["org", "disable", &handle, "--json"]));
+    let disabled = json_of(&run(db, &["org", "disable", &handle, "--json"]));
     assert_eq!(disabled["disabled"], true);
 
-    let out = run(&db, &["org", "frobnicate"]);
+    let out = run(db, &["org", "frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
     let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .args(["org", "list"])
@@ -109,35 +118,33 @@ fn admin_commands_print_one_json_object_and_exit_codes_mean_something() {
 #[tokio::test]
 async fn admin_commands_work_on_the_database_of_a_running_server() {
     let t = common::start(common::roomy_limits()).await;
-    let db = t.host().db_path().to_owned();
+    let db = db_arg(t.host().target());
+    let db = db.as_str();
     let vendor = t.register("Contoso").await;
-    let org = json_of(&run(
-        &db,
-        &["org", "create", "--name", "Tailspin", "--json"],
-    ))["org_handle"]
+    let org = json_of(&run(db, &["org", "create", "--name", "Tailspin", "--json"]))["org_handle"]
         .as_str()
         .unwrap()
         .to_owned();
-    let agents = json_of(&run(&db, &["agent", "list", "--json"]));
+    let agents = json_of(&run(db, &["agent", "list", "--json"]));
     assert_eq!(agents["agents"][0]["agent_id"], vendor.id.as_str());
     assert_eq!(agents["agents"][0]["status"], "sandbox");
-    json_of(&run(&db, &["agent", "verify", &vendor.id, "--json"]));
+    json_of(&run(db, &["agent", "verify", &vendor.id, "--json"]));
     let body = serde_json::json!({ "target": { "org_handle": org }, "envelope": common::vendor_envelope() });
     let (s, b) = t
         .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
         .await;
     assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
-    json_of(&run(&db, &["agent", "revoke", &vendor.id, "--json"]));
+    json_of(&run(db, &["agent", "revoke", &vendor.id, "--json"]));
     let (s, _) = t
         .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
         .await;
     assert_eq!(s, 401, "revoked by the CLI while serving");
 }
 
-#[test]
-fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
+#[tokio::test]
+async fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("host.db");
+    let db = db_arg(&common::fresh_target(dir.path()).await);
     let out = Command::new(env!("CARGO_BIN_EXE_anp-host"))
         .arg("--db")
         .arg(&db)
@@ -157,12 +164,18 @@ fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
 }
 
 /// Starts `serve --discovery MODE` on a free port; the first stdout line names it.
-fn serve_with_discovery(db: &std::path::Path, mode: &str) -> (std::process::Child, String) {
+fn serve_with_discovery(
+    db: &str,
+    key: &std::path::Path,
+    mode: &str,
+) -> (std::process::Child, String) {
     use std::io::{BufRead, BufReader};
     let mut child = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
         .arg("--db")
         .arg(db)
         .args(["serve", "--listen", "127.0.0.1:0", "--discovery", mode])
+        .arg("--platform-key")
+        .arg(key)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -182,14 +195,15 @@ fn serve_with_discovery(db: &std::path::Path, mode: &str) -> (std::process::Chil
 #[tokio::test]
 async fn serve_discovery_flag_chooses_what_the_well_known_path_serves() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("host.db");
+    let db = db_arg(&common::fresh_target(dir.path()).await);
+    let key = dir.path().join("platform-key.json");
     let http = reqwest::Client::new();
     for (mode, status, drafts) in [
         ("none", 404, false),
         ("rfc003", 200, false),
         ("full", 200, true),
     ] {
-        let (mut child, base) = serve_with_discovery(&db, mode);
+        let (mut child, base) = serve_with_discovery(&db, &key, mode);
         let resp = http
             .get(format!("{base}/.well-known/anp.json"))
             .send()
@@ -209,4 +223,33 @@ async fn serve_discovery_flag_chooses_what_the_well_known_path_serves() {
     let out = run(&db, &["serve", "--discovery", "everything"]);
     assert_eq!(out.status.code(), Some(2), "an unknown mode is bad usage");
     assert!(String::from_utf8_lossy(&out.stderr).contains("none"));
+}
+
+#[tokio::test]
+async fn countersign_host_db_names_the_database_when_db_is_not_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_arg(&common::fresh_target(dir.path()).await);
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
+        .env("COUNTERSIGN_HOST_DB", &db)
+        .args(["org", "create", "--name", "Tailspin Toys", "--json"])
+        .output()
+        .unwrap();
+    let handle = json_of(&out)["org_handle"].as_str().unwrap().to_owned();
+    let listed = json_of(&run(&db, &["org", "list", "--json"]));
+    assert!(listed.to_string().contains(&handle), "{listed}");
+}
+
+#[test]
+fn a_postgres_url_that_cannot_be_reached_is_named_without_its_password() {
+    let out = run(
+        "postgres://countersign:secret@127.0.0.1:1/nowhere",
+        &["org", "list"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot connect to postgres://countersign:***@127.0.0.1:1/nowhere"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret"), "{stderr}");
 }

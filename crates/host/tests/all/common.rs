@@ -1,11 +1,20 @@
 //! Test helpers: a real host on 127.0.0.1:0, and signed raw HTTP for the
 //! vendor and approver roles (built with anp::api::sign_request).
+//!
+//! The store is a parameter of the whole suite: `COUNTERSIGN_TEST_STORE`
+//! unset or `sqlite` runs every test on a SQLite file, `postgres` on a fresh
+//! database of a PostgreSQL cluster the test process starts for itself
+//! (`countersign_testkit::postgres`). `cargo test` runs both:
+//! `stores::the_whole_suite_passes_on_postgresql` runs this binary again
+//! with `postgres`.
 #![allow(dead_code)]
 
 use anp::api::{self, EnrollRequest, EnrollResponse, RegisterRequest, RegisterResponse};
 use anp::keys::{self, SigningKey};
 use anp::signed;
-use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
+use anp::LogDocument;
+use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost, Target};
+use countersign_testkit::postgres::Cluster;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -34,17 +43,81 @@ pub fn roomy_limits() -> Limits {
     small_limits(1_000_000)
 }
 
-pub async fn start(limits: Limits) -> TestHost {
-    start_with(HostConfig {
-        limits,
-        ..HostConfig::default()
-    })
-    .await
+/// The variable that selects the store of the whole suite.
+pub const STORE_VAR: &str = "COUNTERSIGN_TEST_STORE";
+
+/// Which store this run of the suite uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// A SQLite file in the test's temporary directory.
+    Sqlite,
+    /// A fresh database in this process's PostgreSQL cluster.
+    Postgres,
 }
 
-pub async fn start_with(config: HostConfig) -> TestHost {
+pub fn store_kind() -> StoreKind {
+    match std::env::var(STORE_VAR).as_deref() {
+        Ok("postgres") => StoreKind::Postgres,
+        Ok("sqlite") | Err(_) => StoreKind::Sqlite,
+        Ok(other) => panic!("{STORE_VAR}={other:?}: expected sqlite or postgres"),
+    }
+}
+
+/// A fresh database of the suite's store: a SQLite path in `dir`, or a new
+/// PostgreSQL database. Panics with the fix when PostgreSQL is missing.
+pub async fn fresh_target(dir: &std::path::Path) -> Target {
+    match store_kind() {
+        StoreKind::Sqlite => Target::Sqlite(dir.join("host.db")),
+        StoreKind::Postgres => Target::Postgres(fresh_postgres().await),
+    }
+}
+
+/// A fresh database in this process's PostgreSQL cluster.
+pub async fn fresh_postgres() -> String {
+    let cluster = tokio::task::spawn_blocking(|| Cluster::shared().map(|c| c.port()))
+        .await
+        .unwrap();
+    if let Err(e) = cluster {
+        panic!("{e}");
+    }
+    match Cluster::shared().unwrap().fresh_database().await {
+        Ok(url) => url,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A host configuration whose key file lives in `dir` (PostgreSQL has no
+/// "beside the database").
+pub fn config_in(dir: &std::path::Path, limits: Limits) -> HostConfig {
+    HostConfig {
+        limits,
+        platform_key_path: Some(dir.join("platform-key.json")),
+        ..HostConfig::default()
+    }
+}
+
+pub async fn start(limits: Limits) -> TestHost {
+    start_with(config_in_limits(limits)).await
+}
+
+/// Like [`config_in`] without a directory yet: [`start_with`] sets the key
+/// path inside the directory it creates.
+fn config_in_limits(limits: Limits) -> HostConfig {
+    HostConfig {
+        limits,
+        ..HostConfig::default()
+    }
+}
+
+/// Starts a host with `config` (its key file goes into the test's own
+/// directory unless the config names one).
+pub async fn start_with(mut config: HostConfig) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
-    let host = Host::open(&dir.path().join("host.db"), config).unwrap();
+    let target = fresh_target(dir.path()).await;
+    if config.platform_key_path.is_none() {
+        config.platform_key_path = Some(dir.path().join("platform-key.json"));
+    }
+    let host = Host::open(target, config).await.unwrap();
     let running = host.spawn("127.0.0.1:0").await.unwrap();
     TestHost {
         running,
@@ -53,9 +126,103 @@ pub async fn start_with(config: HostConfig) -> TestHost {
     }
 }
 
+/// A value read back with [`TestHost::sql_row`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqlValue {
+    Null,
+    Int(i64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl SqlValue {
+    pub fn text(&self) -> &str {
+        match self {
+            SqlValue::Text(t) => t,
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            SqlValue::Bytes(b) => b,
+            other => panic!("expected bytes, got {other:?}"),
+        }
+    }
+}
+
 impl TestHost {
     pub fn host(&self) -> &Host {
         &self.running.host
+    }
+
+    /// What an operator with database access does by hand: one statement
+    /// with text parameters `$1, $2, ...` (both stores read that form),
+    /// answering how many rows changed.
+    pub async fn sql_execute(&self, sql: &str, params: &[&str]) -> u64 {
+        match self.host().target().clone() {
+            Target::Sqlite(path) => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.execute(sql, rusqlite::params_from_iter(params.iter()))
+                    .unwrap() as u64
+            }
+            Target::Postgres(url) => {
+                let client = pg_client(&url).await;
+                let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+                    params.iter().map(|p| p as _).collect();
+                client.execute(sql, &params).await.unwrap()
+            }
+        }
+    }
+
+    /// One row of a query with text parameters, read by hand.
+    pub async fn sql_row(&self, sql: &str, params: &[&str]) -> Vec<SqlValue> {
+        match self.host().target().clone() {
+            Target::Sqlite(path) => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.query_row(sql, rusqlite::params_from_iter(params.iter()), |r| {
+                    let mut out = Vec::new();
+                    for i in 0..r.as_ref().column_count() {
+                        out.push(match r.get_ref(i)? {
+                            rusqlite::types::ValueRef::Null => SqlValue::Null,
+                            rusqlite::types::ValueRef::Integer(n) => SqlValue::Int(n),
+                            rusqlite::types::ValueRef::Real(x) => SqlValue::Text(x.to_string()),
+                            rusqlite::types::ValueRef::Text(t) => {
+                                SqlValue::Text(String::from_utf8_lossy(t).into_owned())
+                            }
+                            rusqlite::types::ValueRef::Blob(b) => SqlValue::Bytes(b.to_vec()),
+                        });
+                    }
+                    Ok(out)
+                })
+                .unwrap()
+            }
+            Target::Postgres(url) => {
+                let client = pg_client(&url).await;
+                let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+                    params.iter().map(|p| p as _).collect();
+                let row = client.query_one(sql, &params).await.unwrap();
+                use tokio_postgres::types::Type;
+                (0..row.len())
+                    .map(|i| match *row.columns()[i].type_() {
+                        Type::BYTEA => row
+                            .get::<_, Option<Vec<u8>>>(i)
+                            .map_or(SqlValue::Null, SqlValue::Bytes),
+                        Type::INT8 => row
+                            .get::<_, Option<i64>>(i)
+                            .map_or(SqlValue::Null, SqlValue::Int),
+                        Type::INT4 => row
+                            .get::<_, Option<i32>>(i)
+                            .map_or(SqlValue::Null, |n| SqlValue::Int(n.into())),
+                        Type::BOOL => row
+                            .get::<_, Option<bool>>(i)
+                            .map_or(SqlValue::Null, |b| SqlValue::Int(b.into())),
+                        _ => row
+                            .get::<_, Option<String>>(i)
+                            .map_or(SqlValue::Null, SqlValue::Text),
+                    })
+                    .collect()
+            }
+        }
     }
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.running.base_url(), path)
@@ -114,7 +281,12 @@ impl TestHost {
     }
 
     pub async fn enroll(&self, org: &str, name: &str, email: &str) -> Party {
-        let code = self.host().enroll_code(org, name, email).unwrap().code;
+        let code = self
+            .host()
+            .enroll_code(org, name, email)
+            .await
+            .unwrap()
+            .code;
         let key = keys::generate_signing_key();
         let public_key = keys::public_key_b64(&key.verifying_key());
         let proof = keys::sign_b64(
@@ -311,3 +483,178 @@ pub fn offer(unit_price: u64, expires_at: &str) -> Value {
 }
 
 pub const FAR_FUTURE: &str = "2099-01-01T00:00:00Z";
+
+/// A plain client of a PostgreSQL database, for what a test reads by hand.
+pub async fn pg_client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+}
+
+/// A host reached only over HTTP (another process), with the system clock.
+pub struct RemoteHost {
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+impl RemoteHost {
+    pub fn new(base: impl Into<String>) -> RemoteHost {
+        RemoteHost {
+            base: base.into(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// A signed JSON request; status and parsed body (null when not JSON).
+    pub async fn json(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: &Value,
+    ) -> (u16, Value) {
+        let bytes = if body.is_null() {
+            Vec::new()
+        } else {
+            serde_json::to_vec(body).unwrap()
+        };
+        let (s, b) = self.send(party, method, path, bytes).await;
+        (s, serde_json::from_slice(&b).unwrap_or(Value::Null))
+    }
+
+    /// Enrolls an approver with a code the admin issued.
+    pub async fn enroll(&self, code: &str, name: &str, email: &str) -> Party {
+        let key = keys::generate_signing_key();
+        let public_key = keys::public_key_b64(&key.verifying_key());
+        let proof = keys::sign_b64(
+            &key,
+            signed::registration_proof_string(&public_key).as_bytes(),
+        );
+        let req = EnrollRequest {
+            code: code.into(),
+            name: name.into(),
+            email: email.into(),
+            public_key,
+            proof,
+        };
+        let resp = self
+            .http
+            .post(format!("{}/api/console/v1/enroll", self.base))
+            .json(&req)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 201);
+        let r: EnrollResponse = resp.json().await.unwrap();
+        Party {
+            id: r.approver_id,
+            key,
+            email: email.into(),
+        }
+    }
+
+    pub async fn send(
+        &self,
+        party: &Party,
+        method: &str,
+        path: &str,
+        body: Vec<u8>,
+    ) -> (u16, Vec<u8>) {
+        let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+        let h = anp::api::sign_request(
+            &party.key,
+            &party.id,
+            method,
+            path,
+            &body,
+            &ts,
+            &uuid::Uuid::new_v4().to_string(),
+        );
+        let mut req = self
+            .http
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                format!("{}{path}", self.base),
+            )
+            .body(body);
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        let resp = req.send().await.unwrap();
+        (resp.status().as_u16(), resp.bytes().await.unwrap().to_vec())
+    }
+
+    pub async fn send_with(&self, h: &anp::api::SignedHeaders, method: &str, path: &str) -> u16 {
+        let mut req = self.http.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("{}{path}", self.base),
+        );
+        for (k, v) in h.pairs() {
+            req = req.header(k, v);
+        }
+        req.send().await.unwrap().status().as_u16()
+    }
+
+    pub async fn register(&self) -> Party {
+        let key = anp::keys::generate_signing_key();
+        let pk = anp::keys::public_key_b64(&key.verifying_key());
+        let proof =
+            anp::keys::sign_b64(&key, anp::signed::registration_proof_string(&pk).as_bytes());
+        let body = json!({ "agent_name": "A", "vendor_name": "V", "contact_email": "a@v.example", "public_key": pk, "proof": proof });
+        let resp = self
+            .http
+            .post(format!("{}/api/agent/v1/register", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let v: Value = resp.json().await.unwrap();
+        Party {
+            id: v["agent_id"].as_str().unwrap().to_owned(),
+            key,
+            email: String::new(),
+        }
+    }
+
+    pub async fn open(&self, vendor: &Party) -> String {
+        let body = serde_json::to_vec(
+            &json!({ "target": { "sandbox": true }, "envelope": vendor_envelope() }),
+        )
+        .unwrap();
+        let (s, b) = self
+            .send(vendor, "POST", "/api/agent/v1/sessions", body)
+            .await;
+        assert_eq!(s, 201);
+        serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn submit(&self, vendor: &Party, session: &str, payload: Value) -> u16 {
+        let body = serde_json::to_vec(&json!({ "kind": "message", "signature": vendor.authorship("message", &payload), "payload": payload })).unwrap();
+        self.send(
+            vendor,
+            "POST",
+            &format!("/api/agent/v1/sessions/{session}/events"),
+            body,
+        )
+        .await
+        .0
+    }
+
+    pub async fn log(&self, vendor: &Party, session: &str) -> LogDocument {
+        let (s, b) = self
+            .send(
+                vendor,
+                "GET",
+                &format!("/api/agent/v1/sessions/{session}/log"),
+                Vec::new(),
+            )
+            .await;
+        assert_eq!(s, 200);
+        serde_json::from_slice(&b).unwrap()
+    }
+}

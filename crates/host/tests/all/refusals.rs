@@ -25,11 +25,10 @@ async fn every_authentication_failure_is_the_same_bytes() {
     let vendor = t.register("Contoso").await;
     let other = t.register("Northwind").await;
     let (session, _) = t.open_sandbox(&vendor).await;
-    let org = t.host().create_org("Tailspin").unwrap().org_handle;
-    t.host().verify_agent(&vendor.id).unwrap();
-    let disabled = t.host().create_org("Gone").unwrap().org_handle;
-    let conn = rusqlite::Connection::open(t.host().db_path()).unwrap();
-    countersign_host::admin::disable_org(&conn, &disabled).unwrap();
+    let org = t.host().create_org("Tailspin").await.unwrap().org_handle;
+    t.host().verify_agent(&vendor.id).await.unwrap();
+    let disabled = t.host().create_org("Gone").await.unwrap().org_handle;
+    t.host().disable_org(&disabled).await.unwrap();
 
     let status_path = format!("/api/agent/v1/sessions/{session}");
     let now = t.now();
@@ -140,7 +139,7 @@ async fn every_authentication_failure_is_the_same_bytes() {
         .await;
     refusals.push(("agent on approver API", s, b));
     // revoked agent
-    t.host().revoke_agent(&other.id).unwrap();
+    t.host().revoke_agent(&other.id).await.unwrap();
     let (s, b) = t
         .signed(
             &other,
@@ -176,14 +175,14 @@ async fn every_authentication_failure_is_the_same_bytes() {
 async fn live_targets_need_a_verified_agent() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
-    let org = t.host().create_org("Tailspin").unwrap().org_handle;
+    let org = t.host().create_org("Tailspin").await.unwrap().org_handle;
     let body = json!({ "target": { "org_handle": org }, "envelope": vendor_envelope() });
     let (s, b) = t
         .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
         .await;
     assert_eq!(s, 403);
     assert!(String::from_utf8_lossy(&b).contains("not_verified"));
-    t.host().verify_agent(&vendor.id).unwrap();
+    t.host().verify_agent(&vendor.id).await.unwrap();
     let (s, _) = t
         .signed(&vendor, "POST", "/api/agent/v1/sessions", &body)
         .await;
@@ -430,7 +429,7 @@ async fn nonces_are_purged_after_the_window_and_old_requests_stay_refused() {
     let h = signed_headers(&vendor, "GET", &path, b"", &t.now(), "n-purge");
     assert_eq!(t.raw("GET", &path, &h, vec![]).await.0, 200);
     assert_eq!(
-        t.host().purge_expired_nonces().unwrap(),
+        t.host().purge_expired_nonces().await.unwrap(),
         0,
         "nonces inside the window are kept"
     );
@@ -438,7 +437,7 @@ async fn nonces_are_purged_after_the_window_and_old_requests_stay_refused() {
         .clock()
         .advance(std::time::Duration::from_secs(601));
     assert_eq!(
-        t.host().purge_expired_nonces().unwrap(),
+        t.host().purge_expired_nonces().await.unwrap(),
         2,
         "the open and the status nonces"
     );

@@ -45,6 +45,7 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
         let code = t
             .host()
             .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
+            .await
             .unwrap()
             .code;
         let key = anp::keys::generate_signing_key();

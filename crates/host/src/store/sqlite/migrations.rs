@@ -1,9 +1,9 @@
-//! Versioned schema migrations, tracked in `PRAGMA user_version`. A database
-//! from a newer version is refused, never silently downgraded.
+//! SQLite's versioned schema migrations, tracked in `PRAGMA user_version`.
+//! A database from a newer version is refused, never silently downgraded.
 
 use rusqlite::Connection;
 
-use crate::error::HostError;
+use crate::store::StoreError;
 
 /// Each migration, in order; version N is `MIGRATIONS[N-1]`.
 const MIGRATIONS: &[&str] = &[
@@ -112,16 +112,24 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at)
         VALUES ('sandbox', 'Fabrikam Industries', 1, 0, NULL, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
     "#,
+    // 2: the write path compares a session's version instead of holding a
+    // transaction across the request; approvals keep the order they were
+    // given in. (Nonces move to their own file when the store opens: see
+    // `SqliteStore::open`.)
+    r#"
+    ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE approvals ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Brings the database up to [`LATEST_VERSION`], each step in a transaction.
-pub fn migrate(conn: &mut Connection) -> Result<(), HostError> {
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if found > LATEST_VERSION {
-        return Err(HostError::NewerSchema {
+        return Err(StoreError::NewerSchema {
             found,
             supported: LATEST_VERSION,
         });

@@ -1,0 +1,173 @@
+//! `--store postgres`: in one run, on a throwaway PostgreSQL cluster of its
+//! own (`synchronous_commit = on`), the same load against one host process
+//! and then against three behind nginx, and the bare PostgreSQL insert rate
+//! from as many connections as there are agents, with the ratios.
+
+use std::time::Duration;
+
+use countersign_testkit::deployment::{Deployment, Launch};
+use countersign_testkit::postgres::Cluster;
+use serde::Serialize;
+
+use crate::{bare_postgres, load, stats, Args, TARGET_P99_MS, TARGET_RATIO};
+
+/// One load against one deployment.
+#[derive(Serialize, Debug)]
+pub struct DeploymentFigures {
+    /// Host processes.
+    pub processes: usize,
+    /// `nginx` (in front of the processes) or `direct` (agents spread over
+    /// them).
+    pub via: &'static str,
+    /// Acknowledged, verified appends.
+    pub appends: usize,
+    /// Failed appends.
+    pub errors: usize,
+    /// The first failure.
+    pub first_error: Option<String>,
+    /// Wall time of the append phase.
+    pub seconds: f64,
+    /// Appends per second.
+    pub appends_per_second: f64,
+    /// Latency percentiles and maximum, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Slowest append, ms.
+    pub max_ms: f64,
+    /// Appends per second over bare inserts per second.
+    pub ratio: f64,
+    /// Ratio ≥ 0.3, p99 < 50 ms, no errors.
+    pub target_met: bool,
+}
+
+/// The figures of one `--store postgres` run.
+#[derive(Serialize, Debug)]
+pub struct PgReport {
+    /// Always `postgres`.
+    pub store: &'static str,
+    /// The server's `synchronous_commit`.
+    pub synchronous_commit: String,
+    /// Concurrent agents.
+    pub agents: u32,
+    /// One host process, three behind nginx, three reached directly.
+    pub deployments: Vec<DeploymentFigures>,
+    /// Bare inserts committed.
+    pub bare_inserts: usize,
+    /// Their wall time.
+    pub bare_seconds: f64,
+    /// Bare inserts per second (from `agents` connections).
+    pub bare_inserts_per_second: f64,
+    /// Errors over every deployment.
+    pub errors: usize,
+}
+
+pub async fn run(args: &Args) -> Result<PgReport, String> {
+    let cluster = tokio::task::spawn_blocking(Cluster::start)
+        .await
+        .map_err(|e| e.to_string())??;
+    let launch = Launch::ThisBinary(vec!["--as-host-process".into()]);
+    let mut measured = Vec::new();
+    // One process; three behind nginx (what a deployment runs); three with
+    // the agents spread over them directly (what nginx itself costs).
+    for (processes, via) in [(1usize, "direct"), (3, "nginx"), (3, "direct")] {
+        let deployment = Deployment::start_on(&cluster, launch.clone(), processes).await?;
+        let spread: Vec<String> = deployment.hosts.iter().map(|h| h.url()).collect();
+        let (base_url, spread) = if via == "nginx" {
+            (deployment.url(), Vec::new())
+        } else {
+            (spread[0].clone(), spread)
+        };
+        let plan = load::Plan {
+            base_url,
+            spread,
+            agents: args.agents,
+            events: args.events,
+            per_session: args.per_session,
+            budget: Duration::from_secs(args.max_seconds),
+        };
+        let outcome = load::run(&plan).await?;
+        drop(deployment);
+        measured.push((processes, via, outcome));
+    }
+    let bare_db = cluster.fresh_database().await?;
+    let (rows, bare_elapsed, synchronous_commit) = bare_postgres::insert_rows(
+        &bare_db,
+        args.agents,
+        args.sqlite_rows as usize,
+        Duration::from_secs(args.max_seconds),
+    )
+    .await
+    .map_err(|e| format!("bare PostgreSQL baseline: {e}"))?;
+    let bare_rate = stats::rate(rows, bare_elapsed);
+    let mut errors = 0;
+    let deployments = measured
+        .into_iter()
+        .map(|(processes, via, outcome)| {
+            let mut latencies = outcome.latencies;
+            latencies.sort();
+            let rate = stats::rate(latencies.len(), outcome.elapsed);
+            let ratio = if bare_rate > 0.0 {
+                rate / bare_rate
+            } else {
+                0.0
+            };
+            let p99 = stats::ms(stats::percentile(&latencies, 99.0));
+            errors += outcome.errors;
+            DeploymentFigures {
+                processes,
+                via,
+                appends: latencies.len(),
+                errors: outcome.errors,
+                first_error: outcome.first_error,
+                seconds: outcome.elapsed.as_secs_f64(),
+                appends_per_second: rate,
+                p50_ms: stats::ms(stats::percentile(&latencies, 50.0)),
+                p99_ms: p99,
+                max_ms: stats::ms(latencies.last().copied().unwrap_or_default()),
+                ratio,
+                target_met: ratio >= TARGET_RATIO && p99 < TARGET_P99_MS && outcome.errors == 0,
+            }
+        })
+        .collect();
+    Ok(PgReport {
+        store: "postgres",
+        synchronous_commit,
+        agents: args.agents,
+        deployments,
+        bare_inserts: rows,
+        bare_seconds: bare_elapsed.as_secs_f64(),
+        bare_inserts_per_second: bare_rate,
+        errors,
+    })
+}
+
+pub fn print_text(r: &PgReport) {
+    println!(
+        "store: PostgreSQL (a throwaway cluster of this run, synchronous_commit={})",
+        r.synchronous_commit
+    );
+    for d in &r.deployments {
+        println!(
+            "{} host process(es) ({}): {} signed appends by {} agents in {:.2} s = {:.0} appends/s; latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; ratio to bare inserts {:.3}; target (ratio >= {TARGET_RATIO}, p99 < {TARGET_P99_MS:.0} ms, no errors): {}",
+            d.processes,
+            d.via,
+            d.appends,
+            r.agents,
+            d.seconds,
+            d.appends_per_second,
+            d.p50_ms,
+            d.p99_ms,
+            d.max_ms,
+            d.ratio,
+            if d.target_met { "met" } else { "missed" }
+        );
+        if let Some(e) = &d.first_error {
+            println!("  errors: {} (first: {e})", d.errors);
+        }
+    }
+    println!(
+        "bare PostgreSQL inserts ({} connections, one row per transaction): {} in {:.2} s = {:.0} inserts/s",
+        r.agents, r.bare_inserts, r.bare_seconds, r.bare_inserts_per_second
+    );
+}

@@ -1,0 +1,498 @@
+//! The approver's side: the one-request summary, and decisions (approve,
+//! decline, counter) with their approval policy, screening and idempotency
+//! by `decision_id`. A decision is planned from what was read and applied
+//! as one [`Commit`]; when two approvers decide at once (through different
+//! processes, too), one commit wins and the other is planned again from
+//! what the winner wrote, so approval counts stay exact.
+
+use anp::api::{
+    DecisionAction, DecisionOutcome, DecisionRequest, GivenApproval, PendingDecision,
+    SessionSummary, SignedHeaders, Summary, VendorIdentity,
+};
+use anp::canonical::sha256_hex;
+use anp::keys::{self, SigningKey};
+use anp::payload::Approval;
+use anp::{Actor, Event, EventKind};
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use super::negotiation::{self, append, Author};
+use super::DomainError;
+use crate::store::{
+    ApprovalRow, ApproverRow, Commit, DecisionRow, NewApproval, NewDecision, Org, PendingChange,
+    PendingRow, Session, SummaryRow,
+};
+use crate::validate;
+
+fn approval_of(row: &ApprovalRow) -> Result<Approval, DomainError> {
+    serde_json::from_str(&row.approval).map_err(|e| DomainError::Internal(e.to_string()))
+}
+
+fn parse_actor(text: &str) -> Actor {
+    if text == "buyer" {
+        Actor::Buyer
+    } else {
+        Actor::VendorAgent
+    }
+}
+
+/// `GET /summary`: every session of the approver's org with its head and
+/// pending decisions, assembled from one snapshot.
+pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
+    let mut sessions = Vec::with_capacity(rows.len());
+    for row in rows {
+        let s = row.session;
+        let mut pending = Vec::with_capacity(row.pending.len());
+        for p in row.pending {
+            let approvals = row
+                .approvals
+                .iter()
+                .filter(|a| a.reference == p.reference)
+                .map(|a| {
+                    approval_of(a).map(|a| GivenApproval {
+                        approved_by: a.approved_by,
+                        at: a.at,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let draft = if p.reference.starts_with("draft:") {
+                Some(
+                    serde_json::from_str::<Value>(&p.payload)
+                        .map_err(|e| DomainError::Internal(e.to_string()))?,
+                )
+            } else {
+                None
+            };
+            pending.push(PendingDecision {
+                seq: p.seq,
+                event_hash: p.reference,
+                kind: EventKind::parse(&p.kind).unwrap_or(EventKind::Offer),
+                actor: parse_actor(&p.actor),
+                expires_at: p.expires_at,
+                approvals,
+                approvals_required: p.approvals_required,
+                draft,
+                held_reason: p.held_reason,
+            });
+        }
+        sessions.push(SessionSummary {
+            id: s.id,
+            status: s.status,
+            sandbox: s.sandbox,
+            vendor: VendorIdentity {
+                agent_id: row.vendor.id,
+                agent_name: row.vendor.agent_name,
+                vendor_name: row.vendor.vendor_name,
+                fingerprint: row.vendor.fingerprint,
+                status: row.vendor.status,
+            },
+            event_count: s.event_count,
+            chain_head: s.chain_head,
+            pending,
+        });
+    }
+    Ok(Summary {
+        protocol: anp::PROTOCOL.to_owned(),
+        sessions,
+    })
+}
+
+/// The session an approver may see; anything else is the uniform refusal.
+pub fn visible(session: Option<Session>, approver: &ApproverRow) -> Result<Session, DomainError> {
+    match session {
+        Some(s) if s.org_handle == approver.org_handle => Ok(s),
+        _ => Err(DomainError::Unauthorized),
+    }
+}
+
+/// A decision's result, and what to store for it (`None`: a replay).
+pub struct Decided {
+    /// What to apply; `None` when this repeats an earlier decision.
+    pub commit: Option<Commit>,
+    /// What happened.
+    pub outcome: DecisionOutcome,
+    /// A sentence for the console.
+    pub detail: String,
+}
+
+fn outcome_text(o: DecisionOutcome) -> &'static str {
+    match o {
+        DecisionOutcome::Appended => "appended",
+        DecisionOutcome::AwaitingApprovals => "awaiting_approvals",
+        DecisionOutcome::Held => "held",
+    }
+}
+
+fn parse_outcome(text: &str) -> DecisionOutcome {
+    match text {
+        "appended" => DecisionOutcome::Appended,
+        "awaiting_approvals" => DecisionOutcome::AwaitingApprovals,
+        _ => DecisionOutcome::Held,
+    }
+}
+
+/// What the host received, kept verbatim.
+pub struct Received<'a> {
+    /// Body bytes as sent.
+    pub body: &'a [u8],
+    /// The four signed headers as sent.
+    pub headers: &'a SignedHeaders,
+}
+
+/// Reads a decision body; its `decision_id` must be a UUID.
+pub fn parse_request(body: &[u8]) -> Result<DecisionRequest, DomainError> {
+    let req: DecisionRequest = crate::body::parse_json(body, "decision")?;
+    if uuid::Uuid::parse_str(&req.decision_id).is_err() {
+        return Err(DomainError::Invalid("decision_id must be a UUID.".into()));
+    }
+    Ok(req)
+}
+
+/// The pending decision a request answers, as the caller found it. A draft
+/// (`draft:<uuid>`) answers the offer named in its row.
+pub fn answered_offer<'a>(reference: &'a str, pending: Option<&'a PendingRow>) -> &'a str {
+    match pending {
+        Some(p) if reference.starts_with("draft:") => p.answers.as_deref().unwrap_or_default(),
+        _ => reference,
+    }
+}
+
+/// Everything a decision is checked against, read before it is planned.
+pub struct DecisionState {
+    /// The session.
+    pub session: Session,
+    /// Its org.
+    pub org: Org,
+    /// The standing offer event, if any.
+    pub standing: Option<Event>,
+    /// The open pending decision the request answers, if there is one.
+    pub pending: Option<PendingRow>,
+    /// Approvals already given towards it (by approvers not revoked).
+    pub approvals: Vec<ApprovalRow>,
+    /// The offer event it answers, by hash, if stored (for the refusal's words).
+    pub answered: Option<Event>,
+    /// An earlier decision with the same id, if any.
+    pub earlier: Option<DecisionRow>,
+}
+
+/// `POST /sessions/:id/decisions`: plans (or replays) one decision.
+pub fn decide(
+    platform: &SigningKey,
+    approver: &ApproverRow,
+    state: DecisionState,
+    req: &DecisionRequest,
+    received: Received<'_>,
+    now: OffsetDateTime,
+) -> Result<Decided, DomainError> {
+    let body_hash = sha256_hex(received.body);
+    if let Some(earlier) = &state.earlier {
+        if earlier.approver_id == approver.id
+            && earlier.session_id == state.session.id
+            && earlier.body_sha256 == body_hash
+        {
+            return Ok(Decided {
+                commit: None,
+                outcome: parse_outcome(&earlier.outcome),
+                detail: earlier.detail.clone(),
+            });
+        }
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a different decision.",
+            req.decision_id
+        )));
+    }
+    let headers = serde_json::to_string(received.headers)
+        .map_err(|e| DomainError::Internal(e.to_string()))?;
+    let (mut commit, outcome, detail) = apply(platform, approver, state, req, now)?;
+    commit.decision = Some(NewDecision {
+        decision_id: req.decision_id.clone(),
+        approver_id: approver.id.clone(),
+        body: received.body.to_vec(),
+        body_sha256: body_hash,
+        signed_headers: headers,
+        outcome: outcome_text(outcome).to_owned(),
+        detail: detail.clone(),
+        received_at: anp::api::format_timestamp(now),
+    });
+    Ok(Decided {
+        commit: Some(commit),
+        outcome,
+        detail,
+    })
+}
+
+fn state_error(session: &Session, reference: &str, answered: Option<&Event>) -> DomainError {
+    if session.status != "open" {
+        return DomainError::SessionClosed(format!(
+            "Session {} is {}; no decision can be applied.",
+            session.id, session.status
+        ));
+    }
+    if !reference.starts_with("draft:") {
+        if let Some(e) = answered.filter(|e| e.event_hash == reference) {
+            if e.kind.is_offer() {
+                return DomainError::NotStanding(format!(
+                    "The offer at seq {} is no longer the standing offer; a later event answered it.",
+                    e.seq
+                ));
+            }
+        }
+    }
+    DomainError::NoStandingOffer(format!(
+        "There is no pending decision {reference} in this session."
+    ))
+}
+
+fn screen_outbound(org: &Org, payload: &Value) -> Option<String> {
+    match org.screen() {
+        Ok(screen) => screen
+            .check(payload)
+            .err()
+            .map(|l| format!("Held by outbound screening: {}.", l.reason)),
+        Err(e) => Some(format!("Held: {e}.")),
+    }
+}
+
+type Planned = (Commit, DecisionOutcome, String);
+
+fn hold(mut commit: Commit, reference: &str, reason: String) -> Planned {
+    commit.pending_changes.push(PendingChange::Held {
+        reference: reference.to_owned(),
+        reason: reason.clone(),
+    });
+    (commit, DecisionOutcome::Held, reason)
+}
+
+fn apply(
+    platform: &SigningKey,
+    approver: &ApproverRow,
+    state: DecisionState,
+    req: &DecisionRequest,
+    now: OffsetDateTime,
+) -> Result<Planned, DomainError> {
+    let reference = req.in_response_to.as_str();
+    let DecisionState {
+        session,
+        org,
+        standing,
+        pending,
+        approvals,
+        answered,
+        earlier: _,
+    } = state;
+    let pending = match pending {
+        Some(p) if session.status == "open" => p,
+        _ => return Err(state_error(&session, reference, answered.as_ref())),
+    };
+    let is_draft = reference.starts_with("draft:");
+    let answered_hash = answered_offer(reference, Some(&pending)).to_owned();
+    if standing.as_ref().map(|e| e.event_hash.as_str()) != Some(answered_hash.as_str()) {
+        return Err(state_error(&session, &answered_hash, answered.as_ref()));
+    }
+    let payload: Value =
+        serde_json::from_str(&pending.payload).map_err(|e| DomainError::Internal(e.to_string()))?;
+    let commit = Commit::on(session);
+    match (req.action, is_draft) {
+        (DecisionAction::Approve, false) => approve(
+            platform, approver, commit, &org, &pending, &payload, approvals, req, now,
+        ),
+        (DecisionAction::Approve, true) => {
+            send_counter(platform, commit, &org, reference, payload, now)
+        }
+        (DecisionAction::Decline, true) => {
+            let mut commit = commit;
+            commit.pending_changes.push(PendingChange::Resolved {
+                reference: reference.to_owned(),
+                state: "discarded".into(),
+            });
+            Ok((
+                commit,
+                DecisionOutcome::Appended,
+                "The draft was discarded; nothing was sent.".into(),
+            ))
+        }
+        (DecisionAction::Decline, false) => {
+            let reason = req.reason.as_deref().map(str::trim).unwrap_or_default();
+            if reason.is_empty() || reason.chars().count() > 4000 {
+                return Err(DomainError::Invalid(
+                    "decline needs a reason of 1 to 4000 characters.".into(),
+                ));
+            }
+            let decline = json!({ "reason": reason });
+            validate::payload(EventKind::Decline, &decline)?;
+            if let Some(why) = screen_outbound(&org, &decline) {
+                return Ok(hold(commit, reference, why));
+            }
+            let mut commit = commit;
+            append(
+                &mut commit,
+                Actor::Buyer,
+                EventKind::Decline,
+                decline,
+                Author::Platform(platform),
+                anp::api::format_timestamp(now),
+            )?;
+            commit.supersede_pending = true;
+            commit.session.standing_seq = None;
+            Ok((
+                commit,
+                DecisionOutcome::Appended,
+                format!("Declined the offer at seq {}.", pending.seq),
+            ))
+        }
+        (DecisionAction::Counter, _) => {
+            let offer = req
+                .offer
+                .clone()
+                .ok_or_else(|| DomainError::Invalid("counter needs an offer.".into()))?;
+            send_counter(platform, commit, &org, reference, offer, now)
+        }
+    }
+}
+
+fn send_counter(
+    platform: &SigningKey,
+    mut commit: Commit,
+    org: &Org,
+    reference: &str,
+    offer: Value,
+    now: OffsetDateTime,
+) -> Result<Planned, DomainError> {
+    validate::payload(EventKind::CounterOffer, &offer)?;
+    negotiation::require_future_expiry(&offer, now, "counter-offer")?;
+    if let Some(why) = screen_outbound(org, &offer) {
+        return Ok(hold(commit, reference, why));
+    }
+    let event = append(
+        &mut commit,
+        Actor::Buyer,
+        EventKind::CounterOffer,
+        offer,
+        Author::Platform(platform),
+        anp::api::format_timestamp(now),
+    )?;
+    commit.supersede_pending = true;
+    commit.session.standing_seq = Some(event.seq);
+    commit.session.buyer_rounds += 1;
+    Ok((
+        commit,
+        DecisionOutcome::Appended,
+        format!("Sent the counter-offer as seq {}.", event.seq),
+    ))
+}
+
+fn verify_approval(
+    approver: &ApproverRow,
+    reference: &str,
+    approval: &Approval,
+    now: OffsetDateTime,
+) -> Result<(), DomainError> {
+    if approval.approved_by != approver.email {
+        return Err(DomainError::Invalid(format!(
+            "approval.approved_by must be your enrolled email ({}).",
+            approver.email
+        )));
+    }
+    let Some(at) = anp::api::parse_timestamp(&approval.at) else {
+        return Err(DomainError::Invalid(
+            "approval.at must be an ISO 8601 time.".into(),
+        ));
+    };
+    if at > now + time::Duration::seconds(anp::api::TIMESTAMP_WINDOW_SECS) {
+        return Err(DomainError::Invalid(
+            "approval.at is in the future; sign the approval at the time of the decision.".into(),
+        ));
+    }
+    let key = keys::parse_public_key(&approver.public_key)
+        .map_err(|e| DomainError::Internal(e.to_string()))?;
+    anp::approval::verify_approval(approval, reference, &key).map_err(|e| match e {
+        anp::approval::ApprovalError::NotHuman(_) => {
+            DomainError::Invalid(format!("approval: {e}."))
+        }
+        _ => DomainError::BadSignature(format!(
+            "approval: {e}; sign \"ANP/0.2\\napproval\\n<in_response_to>\\n<approved_by>\\n<at>\" with your enrolled key."
+        )),
+    })?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn approve(
+    platform: &SigningKey,
+    approver: &ApproverRow,
+    mut commit: Commit,
+    org: &Org,
+    pending: &PendingRow,
+    offer: &Value,
+    given: Vec<ApprovalRow>,
+    req: &DecisionRequest,
+    now: OffsetDateTime,
+) -> Result<Planned, DomainError> {
+    let approval = req.approval.as_ref().ok_or_else(|| {
+        DomainError::Invalid("approve needs an approval signed by your key.".into())
+    })?;
+    negotiation::require_future_expiry(offer, now, "offer")?;
+    verify_approval(approver, &pending.reference, approval, now)?;
+    let mut given = given
+        .iter()
+        .map(|row| approval_of(row).map(|a| (row.approver_id.clone(), a)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if given
+        .iter()
+        .any(|(who, a)| who == &approver.id || a.approved_by == approver.email)
+    {
+        return Err(DomainError::Policy(format!(
+            "You have already approved this offer; the policy needs {} distinct approvers.",
+            pending.approvals_required
+        )));
+    }
+    let stored =
+        serde_json::to_string(approval).map_err(|e| DomainError::Internal(e.to_string()))?;
+    commit.approvals.push(NewApproval {
+        reference: pending.reference.clone(),
+        approver_id: approver.id.clone(),
+        approval: stored,
+        recorded_at: anp::api::format_timestamp(now),
+        ordinal: given.len() as u32 + 1,
+    });
+    given.push((approver.id.clone(), approval.clone()));
+    let count = given.len() as u32;
+    if count < pending.approvals_required {
+        let missing = pending.approvals_required - count;
+        let detail = format!(
+            "Approval {count} of {} recorded; {missing} more distinct approver(s) needed.",
+            pending.approvals_required
+        );
+        return Ok((commit, DecisionOutcome::AwaitingApprovals, detail));
+    }
+    let mut approvals = given.into_iter().map(|(_, a)| a);
+    let first = approvals
+        .next()
+        .ok_or_else(|| DomainError::Internal("no approval".into()))?;
+    let rest: Vec<Approval> = approvals.collect();
+    let mut payload = json!({ "in_response_to": pending.reference, "approval": first });
+    if !rest.is_empty() {
+        payload["approvals"] =
+            serde_json::to_value(&rest).map_err(|e| DomainError::Internal(e.to_string()))?;
+    }
+    validate::payload(EventKind::Accept, &payload)?;
+    if let Some(why) = screen_outbound(org, &payload) {
+        return Ok(hold(commit, &pending.reference, why));
+    }
+    let event = append(
+        &mut commit,
+        Actor::Buyer,
+        EventKind::Accept,
+        payload,
+        Author::Platform(platform),
+        anp::api::format_timestamp(now),
+    )?;
+    commit.supersede_pending = true;
+    commit.session.standing_seq = None;
+    commit.session.status = "accepted".into();
+    let detail = format!(
+        "Accepted the offer at seq {} (accept is seq {}).",
+        pending.seq, event.seq
+    );
+    Ok((commit, DecisionOutcome::Appended, detail))
+}

@@ -1,0 +1,351 @@
+//! The host's operations, between the surfaces and the store: read what a
+//! rule needs, let the domain plan, commit, and plan again when another
+//! request (in this process or another) changed the session meanwhile.
+//! Only the commit holds a write transaction; reads, signature checks,
+//! sealing and the answer's log document happen outside it.
+
+use anp::api::{
+    EnrollRequest, EnrollResponse, OpenSessionRequest, RegisterRequest, RegisterResponse,
+    SubmitEventRequest, Summary,
+};
+use anp::event::{ChainClaim, LogDocument, LogKeys, PublishedKey, SessionInfo};
+use time::OffsetDateTime;
+
+use crate::auth::{Agent, Approver};
+use crate::domain::decisions::{self, Decided, DecisionState, Received};
+use crate::domain::negotiation::{self, SessionState};
+use crate::domain::{enrollment, parse_event, DomainError};
+use crate::ratelimit::Scope;
+use crate::store::{Commit, CommitError, LogSnapshot, Session};
+use crate::Host;
+
+/// How often a plan is redone after conflicting commits before giving up.
+/// Each conflict means another commit to the same session succeeded, so
+/// this bounds waiting, not progress.
+const ATTEMPTS: usize = 200;
+
+fn busy() -> DomainError {
+    DomainError::Internal("the session kept changing; gave up after many attempts".into())
+}
+
+/// Applies `commit`; `Ok(false)` when it conflicted and must be planned again.
+async fn try_commit(host: &Host, commit: &Commit) -> Result<bool, DomainError> {
+    match host.store().negotiations().commit(commit).await {
+        Ok(()) => Ok(true),
+        Err(CommitError::Conflict) => {
+            tokio::task::yield_now().await;
+            Ok(false)
+        }
+        Err(CommitError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// SPEC §6.1: registers a key; the same key again answers the same agent.
+pub async fn register(
+    host: &Host,
+    req: &RegisterRequest,
+    now: OffsetDateTime,
+) -> Result<(RegisterResponse, bool), DomainError> {
+    let fresh = negotiation::registration(req, now)?;
+    let stored = host.store().principals().register_agent(&fresh).await?;
+    if stored.status == anp::api::AgentStatus::Revoked {
+        return Err(DomainError::Unauthorized);
+    }
+    let created = stored.id == fresh.id;
+    Ok((
+        RegisterResponse {
+            agent_id: stored.id,
+            fingerprint: stored.fingerprint,
+            status: stored.status,
+            protocol: anp::PROTOCOL.to_owned(),
+        },
+        created,
+    ))
+}
+
+/// SPEC §6.2: opens a session; answers its id.
+pub async fn open_session(
+    host: &Host,
+    agent: &Agent,
+    req: &OpenSessionRequest,
+    now: OffsetDateTime,
+) -> Result<String, DomainError> {
+    let org = match negotiation::target_handle(&req.target)? {
+        Some(handle) => host.store().negotiations().org(handle).await?,
+        None => None,
+    };
+    let commit = negotiation::open_session(host.platform_key(), agent, org, req, now)?;
+    if !try_commit(host, &commit).await? {
+        return Err(DomainError::Internal("a fresh session id was taken".into()));
+    }
+    Ok(commit.session.id)
+}
+
+/// A session the agent owns; anything else is the uniform refusal.
+pub async fn owned_session(
+    host: &Host,
+    agent: &Agent,
+    session_id: &str,
+) -> Result<Session, DomainError> {
+    match host.store().negotiations().session(session_id).await? {
+        Some(s) if s.agent_id == agent.id => Ok(s),
+        _ => Err(DomainError::Unauthorized),
+    }
+}
+
+/// SPEC §6.3: appends a vendor event to a session the agent owns, and runs
+/// the buyer side.
+pub async fn submit_event(
+    host: &Host,
+    agent: &Agent,
+    session_id: &str,
+    body: &[u8],
+    now: OffsetDateTime,
+) -> Result<(), DomainError> {
+    let mut row = owned_state(host, agent, session_id).await?;
+    host.limiter()
+        .check(Scope::Session, &row.session.id)
+        .await?;
+    let req: SubmitEventRequest = crate::body::parse_json(body, "event")?;
+    for _ in 0..ATTEMPTS {
+        let state = SessionState {
+            standing: row.standing.as_deref().map(parse_event).transpose()?,
+            session: row.session,
+            org: row.org,
+        };
+        let commit = negotiation::submit_event(agent, state, &req, now)?;
+        if try_commit(host, &commit).await? {
+            return Ok(());
+        }
+        row = owned_state(host, agent, session_id).await?;
+    }
+    Err(busy())
+}
+
+/// A session the agent owns, with its org and standing offer.
+async fn owned_state(
+    host: &Host,
+    agent: &Agent,
+    session_id: &str,
+) -> Result<crate::store::SessionRow, DomainError> {
+    match host
+        .store()
+        .negotiations()
+        .session_state(session_id)
+        .await?
+    {
+        Some(row) if row.session.agent_id == agent.id => Ok(row),
+        _ => Err(DomainError::Unauthorized),
+    }
+}
+
+/// The session an approver may see.
+pub async fn visible_session(
+    host: &Host,
+    approver: &Approver,
+    session_id: &str,
+) -> Result<Session, DomainError> {
+    decisions::visible(
+        host.store().negotiations().session(session_id).await?,
+        approver,
+    )
+}
+
+/// `POST /sessions/:id/decisions`: applies (or replays) one decision.
+pub async fn decide(
+    host: &Host,
+    approver: &Approver,
+    session_id: &str,
+    received: Received<'_>,
+    now: OffsetDateTime,
+) -> Result<(String, Decided), DomainError> {
+    let req = decisions::parse_request(received.body)?;
+    let repo = host.store().negotiations();
+    for _ in 0..ATTEMPTS {
+        let row = match repo.session_state(session_id).await? {
+            Some(row) if row.session.org_handle == approver.org_handle => row,
+            _ => return Err(DomainError::Unauthorized),
+        };
+        let session = row.session;
+        let reference = req.in_response_to.as_str();
+        let pending = if session.status == "open" {
+            repo.pending(&session.id, Some(reference)).await?.pop()
+        } else {
+            None
+        };
+        let answered_hash = decisions::answered_offer(reference, pending.as_ref()).to_owned();
+        let answered = if answered_hash.starts_with("draft:") || answered_hash.is_empty() {
+            None
+        } else {
+            repo.event_by_hash(&session.id, &answered_hash)
+                .await?
+                .map(|text| parse_event(&text))
+                .transpose()?
+        };
+        let approvals = if pending.is_some() {
+            repo.approvals(&session.id, reference).await?
+        } else {
+            Vec::new()
+        };
+        let state = DecisionState {
+            org: row.org,
+            standing: row.standing.as_deref().map(parse_event).transpose()?,
+            earlier: repo.decision(&req.decision_id).await?,
+            session,
+            pending,
+            approvals,
+            answered,
+        };
+        let received = Received {
+            body: received.body,
+            headers: received.headers,
+        };
+        let decided = decisions::decide(host.platform_key(), approver, state, &req, received, now)?;
+        match &decided.commit {
+            None => return Ok((req.decision_id.clone(), decided)),
+            Some(commit) => {
+                if try_commit(host, commit).await? {
+                    return Ok((req.decision_id.clone(), decided));
+                }
+            }
+        }
+    }
+    Err(busy())
+}
+
+/// `GET /summary` for an approver's org.
+pub async fn summary(host: &Host, approver: &Approver) -> Result<Summary, DomainError> {
+    let rows = host
+        .store()
+        .negotiations()
+        .summary(&approver.org_handle)
+        .await?;
+    decisions::summary(rows)
+}
+
+/// `POST /enroll`: a one-time code makes an approver.
+pub async fn enroll(
+    host: &Host,
+    req: &EnrollRequest,
+    now: OffsetDateTime,
+) -> Result<EnrollResponse, DomainError> {
+    enrollment::check_proof(req)?;
+    let code_hash = crate::ids::code_hash(&req.code);
+    let code = host
+        .store()
+        .principals()
+        .enrollment_code(&code_hash)
+        .await?;
+    let approver = enrollment::approver(req, code, now)?;
+    if !host
+        .store()
+        .principals()
+        .enroll(&code_hash, &approver, now.unix_timestamp())
+        .await?
+    {
+        return Err(enrollment::bad_code());
+    }
+    Ok(EnrollResponse {
+        approver_id: approver.id,
+        fingerprint: approver.fingerprint,
+        platform_key: host.platform_public_key().to_owned(),
+        platform_fingerprint: host.platform_fingerprint().to_owned(),
+        protocol: anp::PROTOCOL.to_owned(),
+    })
+}
+
+fn log_keys(host: &Host, snapshot: &LogSnapshot) -> LogKeys {
+    LogKeys {
+        note: Some("vendor_agent: the registered agent key; buyer: this host's platform key, also published at /.well-known/anp.json".into()),
+        vendor_agent: Some(PublishedKey {
+            public_key: snapshot.vendor_key.clone(),
+            fingerprint: snapshot.vendor_fingerprint.clone(),
+        }),
+        buyer: Some(PublishedKey {
+            public_key: host.platform_public_key().to_owned(),
+            fingerprint: host.platform_fingerprint().to_owned(),
+        }),
+    }
+}
+
+fn chain_claim(session: &Session) -> ChainClaim {
+    ChainClaim {
+        // Every stored event was sealed by EventDraft at append time, and
+        // every vendor signature checked then.
+        verified: true,
+        head: session.chain_head.clone(),
+    }
+}
+
+/// The `session` block.
+pub fn info(session: &Session) -> SessionInfo {
+    SessionInfo {
+        id: session.id.clone(),
+        sandbox: session.sandbox,
+        status: session.status.clone(),
+        opened_at: session.opened_at.clone(),
+        closed_at: session.closed_at.clone(),
+        event_count: session.event_count,
+        chain_head: session.chain_head.clone(),
+    }
+}
+
+async fn snapshot(host: &Host, session_id: &str, after: u64) -> Result<LogSnapshot, DomainError> {
+    host.store()
+        .negotiations()
+        .log(session_id, after)
+        .await?
+        .ok_or(DomainError::Unauthorized)
+}
+
+/// The verifiable log document (SPEC §6.4), with the events after `after`.
+pub async fn log_document(
+    host: &Host,
+    session_id: &str,
+    after: u64,
+) -> Result<LogDocument, DomainError> {
+    let snap = snapshot(host, session_id, after).await?;
+    Ok(LogDocument {
+        protocol: anp::PROTOCOL.to_owned(),
+        session: info(&snap.session),
+        chain: chain_claim(&snap.session),
+        keys: log_keys(host, &snap),
+        events: snap
+            .events
+            .iter()
+            .map(|text| parse_event(text))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// The log document as JSON text, built from the stored event text without
+/// parsing it again: the hot path of every append and poll, whose cost
+/// would otherwise grow with the session's length.
+pub async fn log_json(host: &Host, session_id: &str, after: u64) -> Result<String, DomainError> {
+    #[derive(serde::Serialize)]
+    struct RawLog<'a> {
+        protocol: &'a str,
+        session: SessionInfo,
+        chain: ChainClaim,
+        keys: LogKeys,
+        events: Vec<Box<serde_json::value::RawValue>>,
+    }
+    let snap = snapshot(host, session_id, after).await?;
+    let keys = log_keys(host, &snap);
+    let events = snap
+        .events
+        .into_iter()
+        .map(|text| {
+            serde_json::value::RawValue::from_string(text)
+                .map_err(|e| DomainError::Internal(format!("stored event unreadable: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let raw = RawLog {
+        protocol: anp::PROTOCOL,
+        session: info(&snap.session),
+        chain: chain_claim(&snap.session),
+        keys,
+        events,
+    };
+    serde_json::to_string(&raw).map_err(|e| DomainError::Internal(e.to_string()))
+}

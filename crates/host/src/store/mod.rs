@@ -1,0 +1,232 @@
+//! The host's storage interface: one set of repositories per surface, each
+//! implemented by both stores, SQLite (embedded, one file) and PostgreSQL
+//! (several host processes on one database). Nothing above this module
+//! writes SQL.
+//!
+//! Every promise that concerns more than one request is kept by the store,
+//! not by memory: a session's state changes only through [`Commit`], which
+//! applies atomically and only if the session row still has the version it
+//! was read at (compare-and-swap), so concurrent appends from any number of
+//! processes never fork or skip a seq; a nonce is spent by one insert under
+//! a primary key; an enrollment code by one conditional update.
+//!
+//! A later surface (the gate, A2A) adds its own repository trait here, with
+//! its tables in both stores' migrations, and one accessor on [`Storage`];
+//! the suite in `tests/all` runs over both stores, which keeps them in step.
+
+pub mod postgres;
+pub mod sqlite;
+mod types;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::config::Durability;
+use crate::error::HostError;
+
+pub use types::*;
+
+/// A store shared by every request (both implementations are cheap to share).
+pub type Store = Arc<dyn Storage>;
+
+/// What the host needs from a database, one repository per concern.
+pub trait Storage: Send + Sync {
+    /// Sessions, events, pending decisions, approvals and decisions (ANP).
+    fn negotiations(&self) -> &dyn NegotiationRepo;
+    /// Agents, approvers, enrollment codes and nonces.
+    fn principals(&self) -> &dyn PrincipalRepo;
+    /// Orgs, policies, and the host's own metadata.
+    fn admin(&self) -> &dyn AdminRepo;
+    /// Rate-limit counters shared by every process, when the store has them
+    /// (PostgreSQL); `None` means limits are counted in memory per process.
+    fn shared_limits(&self) -> Option<&dyn LimitRepo>;
+    /// `sqlite FILE` or `postgresql HOST:PORT/DB`, for messages.
+    fn describe(&self) -> String;
+}
+
+/// Where the host's data lives: a SQLite file or a PostgreSQL URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// One SQLite file (created on first use).
+    Sqlite(std::path::PathBuf),
+    /// `postgres://USER@HOST:PORT/DB` (or `postgresql://`).
+    Postgres(String),
+}
+
+impl Target {
+    /// Reads `--db`: a `postgres://` or `postgresql://` URL selects
+    /// PostgreSQL, anything else is a SQLite file path.
+    pub fn parse(text: &str) -> Target {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Target::Postgres(text.to_owned())
+        } else {
+            Target::Sqlite(text.into())
+        }
+    }
+}
+
+impl From<std::path::PathBuf> for Target {
+    fn from(path: std::path::PathBuf) -> Target {
+        Target::Sqlite(path)
+    }
+}
+
+impl From<&std::path::PathBuf> for Target {
+    fn from(path: &std::path::PathBuf) -> Target {
+        Target::Sqlite(path.clone())
+    }
+}
+
+impl From<&std::path::Path> for Target {
+    fn from(path: &std::path::Path) -> Target {
+        Target::Sqlite(path.to_owned())
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Sqlite(path) => write!(f, "{}", path.display()),
+            Target::Postgres(url) => write!(f, "{}", postgres::redact(url)),
+        }
+    }
+}
+
+/// Opens (creating and migrating) the store. A database written by a newer
+/// countersign-host is refused, naming both schema versions.
+pub async fn open(target: &Target, durability: Durability) -> Result<Store, HostError> {
+    match target {
+        Target::Sqlite(path) => {
+            let path = path.clone();
+            let store =
+                tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, durability))
+                    .await
+                    .map_err(|e| HostError::Store(StoreError::Task(e.to_string())))??;
+            Ok(Arc::new(store))
+        }
+        Target::Postgres(url) => Ok(Arc::new(postgres::PgStore::open(url, durability).await?)),
+    }
+}
+
+/// Sessions and everything negotiated in them.
+#[async_trait]
+pub trait NegotiationRepo: Send + Sync {
+    /// An org by handle.
+    async fn org(&self, handle: &str) -> Result<Option<Org>, StoreError>;
+    /// A session by id.
+    async fn session(&self, id: &str) -> Result<Option<Session>, StoreError>;
+    /// A session with its org and its standing offer event (JSON text), read
+    /// together: what every vendor event and decision is checked against.
+    async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
+    /// One event by hash (the stored JSON text).
+    async fn event_by_hash(
+        &self,
+        session_id: &str,
+        event_hash: &str,
+    ) -> Result<Option<String>, StoreError>;
+    /// Open pending decisions of a session (only `reference`, when given),
+    /// newest offer first.
+    async fn pending(
+        &self,
+        session_id: &str,
+        only: Option<&str>,
+    ) -> Result<Vec<PendingRow>, StoreError>;
+    /// Approvals recorded for one pending decision by approvers not revoked,
+    /// in the order they were given.
+    async fn approvals(
+        &self,
+        session_id: &str,
+        reference: &str,
+    ) -> Result<Vec<ApprovalRow>, StoreError>;
+    /// A decision already received under this id.
+    async fn decision(&self, decision_id: &str) -> Result<Option<DecisionRow>, StoreError>;
+    /// Applies one change to one session atomically, or nothing:
+    /// [`CommitError::Conflict`] when the session moved on since it was read
+    /// (or a decision or event with the same key was stored meanwhile).
+    async fn commit(&self, commit: &Commit) -> Result<(), CommitError>;
+    /// The session, its vendor's key and its events after `after`, read in
+    /// one snapshot (so the session block matches the events).
+    async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError>;
+    /// Every session of an org with its vendor, open pending decisions and
+    /// their approvals, in one snapshot.
+    async fn summary(&self, org_handle: &str) -> Result<Vec<SummaryRow>, StoreError>;
+}
+
+/// Who may call the host, and the single-use nonces of their requests.
+#[async_trait]
+pub trait PrincipalRepo: Send + Sync {
+    /// An agent by id.
+    async fn agent(&self, id: &str) -> Result<Option<AgentRow>, StoreError>;
+    /// Stores a new agent unless its key is registered already; answers the
+    /// agent that holds the key (the new one, or the earlier one).
+    async fn register_agent(&self, agent: &AgentRow) -> Result<AgentRow, StoreError>;
+    /// An approver that is not revoked, of an org that is not disabled.
+    async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError>;
+    /// An enrollment code by its hash.
+    async fn enrollment_code(&self, code_hash: &str) -> Result<Option<CodeRow>, StoreError>;
+    /// Spends the code (only if unused and unexpired at `now_unix`) and
+    /// stores the approver, atomically; false when the code was spent or
+    /// expired meanwhile.
+    async fn enroll(
+        &self,
+        code_hash: &str,
+        approver: &ApproverRow,
+        now_unix: i64,
+    ) -> Result<bool, StoreError>;
+    /// Spends a nonce: true the first time, false ever after (until purged,
+    /// once `expires_at` has passed). Does not wait for appends.
+    async fn spend_nonce(
+        &self,
+        principal: &str,
+        nonce: &str,
+        expires_at: i64,
+    ) -> Result<bool, StoreError>;
+    /// Forgets nonces that expired before `now_unix`; answers how many.
+    async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError>;
+    /// Every approver key ever enrolled, for discovery, oldest first.
+    async fn approver_keys(&self) -> Result<Vec<ApproverRow>, StoreError>;
+}
+
+/// The admin's operations and the host's own metadata.
+#[async_trait]
+pub trait AdminRepo: Send + Sync {
+    /// Stores a new org.
+    async fn insert_org(&self, org: &Org, created_at: &str) -> Result<(), StoreError>;
+    /// Every org: the sandbox first, then oldest first.
+    async fn orgs(&self) -> Result<Vec<OrgListing>, StoreError>;
+    /// Disables an org; false when there is no such org.
+    async fn disable_org(&self, handle: &str) -> Result<bool, StoreError>;
+    /// Replaces an org's policy; false when there is no such org.
+    async fn set_policy(&self, handle: &str, policy_json: &str) -> Result<bool, StoreError>;
+    /// Every agent, oldest first.
+    async fn agents(&self) -> Result<Vec<AgentRow>, StoreError>;
+    /// Sets an agent's status; false when there is no such agent.
+    async fn set_agent_status(&self, id: &str, status: &str) -> Result<bool, StoreError>;
+    /// Stores an enrollment code (only its hash).
+    async fn insert_code(&self, code_hash: &str, code: &CodeRow) -> Result<(), StoreError>;
+    /// Every approver, oldest first.
+    async fn approvers(&self) -> Result<Vec<ApproverRow>, StoreError>;
+    /// Revokes an approver (keeping the first revocation time); false when
+    /// there is no such approver.
+    async fn revoke_approver(&self, id: &str, at: &str) -> Result<bool, StoreError>;
+    /// Stores `value` under `key` unless a value is there; answers the value
+    /// that is there now.
+    async fn meta_init(&self, key: &str, value: &str) -> Result<String, StoreError>;
+    /// The value under `key`.
+    async fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+}
+
+/// Fixed-window counters shared by every host process on one database.
+#[async_trait]
+pub trait LimitRepo: Send + Sync {
+    /// Counts one request for `key` in the window starting at
+    /// `window_start` (unix seconds); answers the count including this one.
+    async fn count(
+        &self,
+        scope: &str,
+        key: &str,
+        window_start: i64,
+        window_secs: i64,
+    ) -> Result<u64, StoreError>;
+}

@@ -1,0 +1,372 @@
+//! The rows the repositories read and write, shared by both stores.
+
+use anp::api::AgentStatus;
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed.
+    #[error("postgresql: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No PostgreSQL connection could be had from the pool.
+    #[error("postgresql pool: {0}")]
+    Pool(String),
+    /// A stored value does not read back (a bug or a hand-edited database).
+    #[error("stored data unreadable: {0}")]
+    Corrupt(String),
+    /// The database was written by a newer countersign-host.
+    #[error("the database is at schema version {found}, newer than this countersign-host understands ({supported}); upgrade countersign-host")]
+    NewerSchema {
+        /// Version in the database.
+        found: i64,
+        /// Latest version this build knows.
+        supported: i64,
+    },
+    /// A blocking task failed to run.
+    #[error("storage task: {0}")]
+    Task(String),
+}
+
+/// Why a [`Commit`] was not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// The session changed since it was read, or a row with the same key
+    /// was stored meanwhile: read again and decide again.
+    #[error("the session changed meanwhile")]
+    Conflict,
+    /// The store failed; nothing was applied.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// An org.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Org {
+    /// Handle (`anp_org_...` or `sandbox`).
+    pub handle: String,
+    /// Name (the envelope's party).
+    pub name: String,
+    /// True for the built-in sandbox.
+    pub sandbox: bool,
+    /// Disabled orgs are refused.
+    pub disabled: bool,
+    /// Stored policy JSON; `None` for the sandbox's built-in policy.
+    pub policy: Option<String>,
+}
+
+/// An org as the admin lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrgListing {
+    /// The org.
+    pub org: Org,
+    /// Creation time.
+    pub created_at: String,
+}
+
+/// A session row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Session id.
+    pub id: String,
+    /// The vendor agent that opened it.
+    pub agent_id: String,
+    /// The buyer org.
+    pub org_handle: String,
+    /// True for the sandbox.
+    pub sandbox: bool,
+    /// `open`, `closed`, `accepted`.
+    pub status: String,
+    /// Open time.
+    pub opened_at: String,
+    /// Close time.
+    pub closed_at: Option<String>,
+    /// Events so far.
+    pub event_count: u64,
+    /// Last event hash.
+    pub chain_head: String,
+    /// Seq of the standing offer, if any.
+    pub standing_seq: Option<u64>,
+    /// Counter-offers the buyer has sent.
+    pub buyer_rounds: u32,
+    /// Bumped by every commit: what a commit compares before it applies.
+    pub version: u64,
+}
+
+/// A session, its org and its standing offer (JSON text), read together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The session.
+    pub session: Session,
+    /// Its org.
+    pub org: Org,
+    /// The standing offer event, if any.
+    pub standing: Option<String>,
+}
+
+/// A registered vendor agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRow {
+    /// Registration id.
+    pub id: String,
+    /// Public key, base64url.
+    pub public_key: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// Display name.
+    pub agent_name: String,
+    /// Vendor.
+    pub vendor_name: String,
+    /// Contact.
+    pub contact_email: String,
+    /// Sandbox, verified or revoked.
+    pub status: AgentStatus,
+    /// Registration time.
+    pub registered_at: String,
+}
+
+/// An enrolled approver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApproverRow {
+    /// Approver id.
+    pub id: String,
+    /// The org it decides for.
+    pub org_handle: String,
+    /// Name.
+    pub name: String,
+    /// Email (the approval's `approved_by`).
+    pub email: String,
+    /// Public key, base64url.
+    pub public_key: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// Enrollment time.
+    pub enrolled_at: String,
+    /// Revocation time.
+    pub revoked_at: Option<String>,
+}
+
+/// An enrollment code (stored only as its hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeRow {
+    /// The org it enrolls into.
+    pub org_handle: String,
+    /// The approver's name as the admin gave it.
+    pub name: String,
+    /// The only email it enrolls.
+    pub email: String,
+    /// Unix seconds after which it no longer works.
+    pub expires_at: i64,
+    /// True once spent.
+    pub used: bool,
+}
+
+/// An open pending decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRow {
+    /// The offer's event hash, or `draft:<uuid>`.
+    pub reference: String,
+    /// The offer's seq (0 for a draft).
+    pub seq: u64,
+    /// For a draft: the event hash of the offer it answers.
+    pub answers: Option<String>,
+    /// `offer` or `counter_offer`.
+    pub kind: String,
+    /// `vendor_agent` or `buyer`.
+    pub actor: String,
+    /// The offer's `expires_at`.
+    pub expires_at: String,
+    /// The offer payload, JSON text.
+    pub payload: String,
+    /// Distinct approvals needed.
+    pub approvals_required: u32,
+    /// Why screening holds it, if it does.
+    pub held_reason: Option<String>,
+    /// When it was opened.
+    pub created_at: String,
+}
+
+/// An approval given towards a pending decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalRow {
+    /// Which pending decision.
+    pub reference: String,
+    /// Who gave it.
+    pub approver_id: String,
+    /// The RFC-002 approval object, JSON text.
+    pub approval: String,
+}
+
+/// A decision as first received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionRow {
+    /// Who sent it.
+    pub approver_id: String,
+    /// For which session.
+    pub session_id: String,
+    /// SHA-256 of the body bytes, hex.
+    pub body_sha256: String,
+    /// `appended`, `awaiting_approvals` or `held`.
+    pub outcome: String,
+    /// The sentence answered.
+    pub detail: String,
+}
+
+/// An event to store: its seq, hash and canonical JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Its seq.
+    pub seq: u64,
+    /// Its hash.
+    pub event_hash: String,
+    /// The event as JSON text, exactly as it is answered.
+    pub body: String,
+}
+
+/// A pending decision to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPending {
+    /// The row.
+    pub row: PendingRow,
+}
+
+/// A change to an existing pending decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingChange {
+    /// Screening holds it, with the reason.
+    Held {
+        /// Which one.
+        reference: String,
+        /// Why.
+        reason: String,
+    },
+    /// It is closed without an event (`discarded`).
+    Resolved {
+        /// Which one.
+        reference: String,
+        /// The final state.
+        state: String,
+    },
+}
+
+/// An approval to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewApproval {
+    /// Which pending decision.
+    pub reference: String,
+    /// Who.
+    pub approver_id: String,
+    /// The approval, JSON text.
+    pub approval: String,
+    /// When.
+    pub recorded_at: String,
+    /// 1 for the first approval of this decision, 2 for the next...
+    pub ordinal: u32,
+}
+
+/// A decision to record as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDecision {
+    /// Its id (unique across the host).
+    pub decision_id: String,
+    /// Who sent it.
+    pub approver_id: String,
+    /// The body bytes as sent.
+    pub body: Vec<u8>,
+    /// Their SHA-256, hex.
+    pub body_sha256: String,
+    /// The four signed headers, JSON text.
+    pub signed_headers: String,
+    /// Its outcome.
+    pub outcome: String,
+    /// The sentence answered.
+    pub detail: String,
+    /// When.
+    pub received_at: String,
+}
+
+/// One atomic change to one session, planned by the domain outside any
+/// transaction and applied by the store only if the session is still at
+/// the version it was read at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// The session as it will be after the commit; `version` is the
+    /// version it was read at (the store writes `version + 1`).
+    pub session: Session,
+    /// True when the session is new (inserted, not compared).
+    pub new_session: bool,
+    /// Events to append, in seq order, right after the head it was read at.
+    pub events: Vec<StoredEvent>,
+    /// Close every open pending decision of the session first.
+    pub supersede_pending: bool,
+    /// Changes to pending decisions.
+    pub pending_changes: Vec<PendingChange>,
+    /// Pending decisions to open.
+    pub new_pending: Vec<NewPending>,
+    /// Approvals to record.
+    pub approvals: Vec<NewApproval>,
+    /// The decision to record.
+    pub decision: Option<NewDecision>,
+}
+
+impl Commit {
+    /// A commit that changes nothing yet, for `session`.
+    pub fn on(session: Session) -> Commit {
+        Commit {
+            session,
+            new_session: false,
+            events: Vec::new(),
+            supersede_pending: false,
+            pending_changes: Vec::new(),
+            new_pending: Vec::new(),
+            approvals: Vec::new(),
+            decision: None,
+        }
+    }
+}
+
+/// A session's log, read in one snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSnapshot {
+    /// The session.
+    pub session: Session,
+    /// The vendor agent's public key.
+    pub vendor_key: String,
+    /// Its fingerprint.
+    pub vendor_fingerprint: String,
+    /// The events after the requested seq, JSON text, in order.
+    pub events: Vec<String>,
+}
+
+/// One session of an org's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryRow {
+    /// The session.
+    pub session: Session,
+    /// Its vendor agent.
+    pub vendor: AgentRow,
+    /// Its open pending decisions (none unless the session is open).
+    pub pending: Vec<PendingRow>,
+    /// Their approvals by approvers not revoked, in order.
+    pub approvals: Vec<ApprovalRow>,
+}
+
+/// Reads an agent status as stored.
+pub fn parse_status(text: &str) -> AgentStatus {
+    match text {
+        "verified" => AgentStatus::Verified,
+        "sandbox" => AgentStatus::Sandbox,
+        _ => AgentStatus::Revoked,
+    }
+}
+
+/// The stored form of an agent status.
+pub fn status_text(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Sandbox => "sandbox",
+        AgentStatus::Verified => "verified",
+        AgentStatus::Revoked => "revoked",
+    }
+}
