@@ -9,7 +9,11 @@ use std::time::Duration;
 use anp::api::Target;
 use anp::EventKind;
 use anp_client::AgentClient;
-use countersign_engine::{ApproverProfile, Engine, EngineConfig, SandboxMode};
+use std::sync::Mutex;
+
+use countersign_engine::{
+    ApproverProfile, DisputeNotice, Engine, EngineConfig, Notifier, PendingNotice, SandboxMode,
+};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use time::OffsetDateTime;
@@ -125,4 +129,20 @@ pub async fn submit(
     payload: Value,
 ) -> anp::LogDocument {
     agent.submit(session, kind, payload).await.unwrap()
+}
+
+/// A notifier that keeps every notice it is given, to count and read them.
+#[derive(Default)]
+pub struct Recorder {
+    pub pending: Mutex<Vec<PendingNotice>>,
+    pub disputed: Mutex<Vec<DisputeNotice>>,
+}
+
+impl Notifier for Recorder {
+    fn pending(&self, notice: &PendingNotice) {
+        self.pending.lock().unwrap().push(notice.clone());
+    }
+    fn disputed(&self, notice: &DisputeNotice) {
+        self.disputed.lock().unwrap().push(notice.clone());
+    }
 }
