@@ -113,6 +113,9 @@ pub enum Mode {
     AlwaysFail,
     /// Never answer.
     Hang,
+    /// Forward every JSON answer pretty-printed: the same document in other
+    /// bytes, so a test can tell bytes kept from bytes re-serialized.
+    PrettyPrint,
 }
 
 #[derive(Clone)]
@@ -202,7 +205,9 @@ impl Proxy {
         let mut out = bytes.to_vec();
         if status.is_success() {
             if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
-                if tamper(&mut value, mode) {
+                if mode == Mode::PrettyPrint {
+                    out = serde_json::to_vec_pretty(&value).unwrap();
+                } else if tamper(&mut value, mode) {
                     out = serde_json::to_vec(&value).unwrap();
                 }
             }
