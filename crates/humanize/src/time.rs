@@ -31,9 +31,10 @@ pub(crate) fn duration(seconds: u64) -> String {
     }
 }
 
-/// `"in 2 d 23 h"`, `"3 min ago"`, or `"now"` within the same second.
+/// `"in 2 d 23 h"`, `"3 min ago"`, or `"now"` within a second. Whole
+/// seconds of the exact difference (truncated), as a countdown shows them.
 pub(crate) fn relative(at: Timestamp, now: Timestamp) -> String {
-    let seconds = at.as_second() - now.as_second();
+    let seconds = at.duration_since(now).as_secs();
     match seconds {
         0 => "now".to_owned(),
         s if s > 0 => format!("in {}", duration(s.unsigned_abs())),

@@ -25,6 +25,15 @@ fn relative_times_say_which_way() {
     );
     assert_eq!(h.relative(at("2026-12-01T06:57:00Z"), now), "3 min ago");
     assert_eq!(h.relative(now, now), "now");
+    // The exact difference counts, not the whole seconds of each end: a day
+    // less 100 ms is not yet "1 d".
+    assert_eq!(
+        h.relative(
+            at("2026-12-02T07:00:00.000Z"),
+            at("2026-12-01T07:00:00.100Z")
+        ),
+        "in 23 h 59 min"
+    );
 }
 
 #[test]
