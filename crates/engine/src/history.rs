@@ -171,6 +171,7 @@ pub(crate) fn session_detail(
         series,
         decisions,
         verification: verification_view(&s),
+        dispute: crate::dispute::view(store, &s)?,
     })
 }
 

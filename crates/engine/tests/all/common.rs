@@ -57,14 +57,18 @@ impl World {
 
     /// An engine enrolled as `email`, sandbox off, in its own data dir.
     pub async fn engine(&self, email: &str) -> (TempDir, Engine) {
+        self.engine_with(email, |_| {}).await
+    }
+
+    /// As [`World::engine`], with `adjust` applied to the config first.
+    pub async fn engine_with(
+        &self,
+        email: &str,
+        adjust: impl FnOnce(&mut EngineConfig),
+    ) -> (TempDir, Engine) {
         let data = tempfile::tempdir().unwrap();
-        let mut config = EngineConfig::new(data.path().to_owned());
-        config.sandbox = SandboxMode::Off;
-        config.poll_interval = Duration::from_secs(3600);
-        config.approver = ApproverProfile {
-            name: "Test Approver".into(),
-            email: email.into(),
-        };
+        let mut config = test_config(data.path(), email);
+        adjust(&mut config);
         let engine = Engine::open(config).unwrap();
         engine
             .connect_host(&self.url, &self.code(email))
@@ -100,6 +104,19 @@ impl World {
             .unwrap();
         (agent, opened.session_id)
     }
+}
+
+/// The config the tests use: sandbox off, an hour between polls (tests
+/// refresh by hand), approving as `email`.
+pub fn test_config(dir: &std::path::Path, email: &str) -> EngineConfig {
+    let mut config = EngineConfig::new(dir.to_owned());
+    config.sandbox = SandboxMode::Off;
+    config.poll_interval = Duration::from_secs(3600);
+    config.approver = ApproverProfile {
+        name: "Test Approver".into(),
+        email: email.into(),
+    };
+    config
 }
 
 pub fn offer(unit_price: u64, expires_in: Duration) -> Value {
@@ -145,4 +162,50 @@ impl Notifier for Recorder {
     fn disputed(&self, notice: &DisputeNotice) {
         self.disputed.lock().unwrap().push(notice.clone());
     }
+}
+
+/// Approves, declines (with a reason) or counters (with `counter`) one offer.
+pub async fn decide(
+    engine: &Engine,
+    host_id: &str,
+    session: &str,
+    hash: &str,
+    action: countersign_engine::DecideAction,
+    counter: Option<Value>,
+) -> countersign_engine::DecisionResult {
+    use countersign_engine::{DecideAction, DecideRequest};
+    engine
+        .decide(DecideRequest {
+            host_id: host_id.to_owned(),
+            session_id: session.to_owned(),
+            in_response_to: hash.to_owned(),
+            reason: (action == DecideAction::Decline).then(|| "Over our budget.".to_owned()),
+            offer: counter,
+            action,
+        })
+        .await
+        .unwrap()
+}
+
+/// The host's copy of the session `session` has event `seq`'s unit price
+/// changed in its database, as an operator editing history would.
+pub fn rewrite_unit_price(db: &std::path::Path, session: &str, seq: u64, from: u64, to: u64) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let body: String = conn
+        .query_row(
+            "SELECT body FROM events WHERE session_id = ?1 AND seq = ?2",
+            rusqlite::params![session, seq],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let forged = body.replace(
+        &format!("\"unit_price\":{from}"),
+        &format!("\"unit_price\":{to}"),
+    );
+    assert_ne!(forged, body, "the event carries unit_price {from}");
+    conn.execute(
+        "UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = ?3",
+        rusqlite::params![forged, session, seq],
+    )
+    .unwrap();
 }

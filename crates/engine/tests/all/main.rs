@@ -3,3 +3,7 @@
 
 mod common;
 mod core;
+mod decided;
+mod disputes;
+mod notices;
+mod settings;
