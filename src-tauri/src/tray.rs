@@ -55,22 +55,6 @@ pub fn unread_text(unread: u32, human: &Humanizer) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::unread_text;
-    use countersign_engine::Humanizer;
-
-    #[test]
-    fn the_tray_counts_as_a_person_writes_numbers() {
-        let en = Humanizer::in_zone("en_GB.UTF-8", "UTC");
-        assert_eq!(unread_text(0, &en), "no offers waiting");
-        assert_eq!(unread_text(1, &en), "1 offer waiting");
-        assert_eq!(unread_text(1234, &en), "1,234 offers waiting");
-        let fr = Humanizer::in_zone("fr_FR.UTF-8", "UTC");
-        assert_eq!(unread_text(1234, &fr), "1\u{202f}234 offers waiting");
-    }
-}
-
 fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
     let status = MenuItem::with_id(app, "status", "no offers waiting", false, None::<&str>)?;
     let open = MenuItem::with_id(app, "open", "Open Countersign", true, None::<&str>)?;
@@ -95,4 +79,20 @@ fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
     }
     let icon = builder.build(app)?;
     Ok(Tray { icon, status })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unread_text;
+    use countersign_engine::Humanizer;
+
+    #[test]
+    fn the_tray_counts_as_a_person_writes_numbers() {
+        let en = Humanizer::in_zone("en_GB.UTF-8", "UTC");
+        assert_eq!(unread_text(0, &en), "no offers waiting");
+        assert_eq!(unread_text(1, &en), "1 offer waiting");
+        assert_eq!(unread_text(1234, &en), "1,234 offers waiting");
+        let fr = Humanizer::in_zone("fr_FR.UTF-8", "UTC");
+        assert_eq!(unread_text(1234, &fr), "1\u{202f}234 offers waiting");
+    }
 }
