@@ -222,7 +222,7 @@ impl Engine {
         host_id: &str,
         session_id: &str,
     ) -> Result<SessionDetail, EngineError> {
-        crate::history::session_detail(&*self.store()?, host_id, session_id)
+        crate::history::session_detail(&*self.store()?, self.humanizer(), host_id, session_id)
     }
 
     /// Writes a session export to the data dir's `exports/`: JSON (the
@@ -357,7 +357,8 @@ impl Engine {
         session_id: &str,
     ) -> Result<VerificationView, EngineError> {
         crate::poller::audit(self, host_id, session_id).await?;
-        crate::history::session_detail(&*self.store()?, host_id, session_id).map(|d| d.verification)
+        crate::history::session_detail(&*self.store()?, self.humanizer(), host_id, session_id)
+            .map(|d| d.verification)
     }
 
     /// Marks an offer as opened (clears unread).

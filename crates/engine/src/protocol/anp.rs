@@ -280,20 +280,20 @@ pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
     })
 }
 
-/// A plain-text one-line summary of an event for the timeline.
-pub(crate) fn summarize(kind: &str, payload: &Value) -> String {
+/// A plain-text one-line summary of an event for the timeline, numbers as
+/// a person writes them ("Offer: 570,000 USD, 36 months").
+pub(crate) fn summarize(kind: &str, payload: &Value, human: &humanize::Humanizer) -> String {
     match kind {
         "offer" | "counter_offer" => match read_offer(payload) {
             Some(o) => format!(
-                "{}: {} {}, {} months",
+                "{}: {}, {} months",
                 if kind == "offer" {
                     "Offer"
                 } else {
                     "Counter-offer"
                 },
-                o.total,
-                o.offer.currency,
-                o.offer.term_months
+                human.money(&o.total.to_string(), &o.offer.currency),
+                human.count(u64::from(o.offer.term_months))
             ),
             None => "Offer (unreadable)".to_owned(),
         },

@@ -67,6 +67,12 @@ async fn a_new_offer_notification_reads_as_a_person_writes_it() {
         )
     );
     assert_eq!(notice.total, "570000", "the exact amount travels too");
+    // The session's timeline reads the same way.
+    let detail = engine
+        .session_detail(&notice.host_id, &session)
+        .await
+        .unwrap();
+    assert_eq!(detail.timeline[2].summary, "Offer: 570,000 USD, 36 months");
 }
 
 #[tokio::test]
