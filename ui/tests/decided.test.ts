@@ -67,6 +67,7 @@ describe("after a decision", () => {
     await user.keyboard("j");
     await settle();
     expect(byId(container, "offer-vendor").textContent).toBe("Northwind Traders");
+    expect(byId(container, "decision-toast")).toBeTruthy();
     await user.keyboard("k");
     await settle();
     expect(byId(container, "offer-vendor").textContent).toBe("Fabrikam Inc");

@@ -81,6 +81,19 @@ describe("keyboard", () => {
     expect(backend.decided.map((d) => d.action)).toEqual(["approve"]);
   });
 
+  it("d, the reason typed, Enter declines; Shift+Enter only starts a new line", async () => {
+    const user = userEvent.setup();
+    const { backend } = await renderApp();
+    await user.keyboard("jj");
+    await user.keyboard("d");
+    await settle();
+    await user.keyboard("{Enter}");
+    expect(backend.decided).toEqual([]);
+    await user.keyboard("Over budget{Shift>}{Enter}{/Shift}for this term{Enter}");
+    await settle();
+    expect(backend.decided.map((d) => [d.action, d.reason])).toEqual([["decline", "Over budget\nfor this term"]]);
+  });
+
   it("? shows the help and Escape closes it, giving focus back", async () => {
     const user = userEvent.setup();
     const { container } = await renderApp();

@@ -151,6 +151,28 @@ function yearIn(date: Date, context: FormatContext): string {
 }
 
 /**
+ * The order of a date for the languages crates/humanize writes too (this
+ * year, another year): the screen assembles Intl's parts in the same order,
+ * so a notification and the inbox agree whatever ICU the webview carries
+ * (ICU 72 puts a comma after an English weekday, later ones do not).
+ */
+const PATTERNS: Record<string, readonly [string, string]> = {
+  "en-GB": ["{w} {d} {m}, {t}", "{w}, {d} {m} {y}, {t}"],
+  "en-US": ["{w}, {m} {d}, {t}", "{w}, {m} {d}, {y}, {t}"],
+  de: ["{w}, {d}. {m}, {t}", "{w}, {d}. {m} {y}, {t}"],
+  fr: ["{w} {d} {m}, {t}", "{w} {d} {m} {y}, {t}"],
+  es: ["{w}, {d} {m}, {t}", "{w}, {d} {m} {y}, {t}"],
+  nl: ["{w} {d} {m}, {t}", "{w} {d} {m} {y}, {t}"],
+};
+
+/** Which pattern a locale takes, as crates/humanize resolves it (other languages: Intl's own). */
+function patternOf(locale: string): readonly [string, string] | null {
+  const [language, region] = locale.split("-");
+  if (language === "en") return region === "US" ? PATTERNS["en-US"] : PATTERNS["en-GB"];
+  return PATTERNS[language] ?? null;
+}
+
+/**
  * A time as a person writes it, in the context's zone: "Fri 4 Dec, 06:53" (en-GB),
  * with the year when it is not `now`'s year there. Unreadable text is shown as given.
  */
@@ -159,11 +181,22 @@ export function absolute(iso: string | null, now: number = Date.now(), context: 
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const sameYear = yearIn(date, context) === yearIn(new Date(now), context);
-  return new Intl.DateTimeFormat(context.locale, {
+  const format = new Intl.DateTimeFormat(context.locale, {
     weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit",
     ...(sameYear ? {} : { year: "numeric" }),
     timeZone: context.timeZone,
-  }).format(date);
+  });
+  const pattern = patternOf(context.locale);
+  if (!pattern) return format.format(date);
+  const parts = new Map(format.formatToParts(date).map((p) => [p.type, p.value]));
+  const period = parts.get("dayPeriod");
+  const time = `${parts.get("hour")}:${parts.get("minute")}${period ? `\u202f${period}` : ""}`;
+  return (sameYear ? pattern[0] : pattern[1])
+    .replace("{w}", parts.get("weekday") ?? "")
+    .replace("{d}", parts.get("day") ?? "")
+    .replace("{m}", parts.get("month") ?? "")
+    .replace("{y}", parts.get("year") ?? "")
+    .replace("{t}", time);
 }
 
 /** "expires in 2 d 23 h (Fri 4 Dec, 06:53)", or "expired 3 min ago (…)". */
