@@ -47,7 +47,14 @@ describe("keyboard", () => {
     expect(container.querySelector("[data-testid='decline-form']")).toBeNull();
     await user.keyboard("c");
     expect(byId(container, "counter-editor")).toBeTruthy();
+    await settle();
+    // The editor opens with the cursor in its first field: Escape leaves it, closes the form, goes back.
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("counter-currency");
     await user.keyboard("{Escape}");
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(container.querySelector("[data-testid='counter-editor']")).toBeNull();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
     await user.keyboard("{Escape}");
     await settle();
     expect(container.querySelector("[data-testid='offer-view']")).toBeNull();
