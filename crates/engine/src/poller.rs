@@ -332,17 +332,16 @@ async fn fetch_new(
     record: SessionRecord,
     session: &SessionSummary,
 ) -> Result<(), EngineError> {
-    let raw = client
-        .log_raw(&session.id, Some(record.pin_seq))
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
+    let raw = fetch_log(
+        engine,
+        client,
+        host,
+        &record,
+        Some(record.pin_seq),
+        approver_keys,
+    )
+    .await?;
     let doc: &LogDocument = &raw.document;
-    count(engine, 1, doc);
-    check_document(doc, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
     let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
     let pin = ChainHead {
         seq: record.pin_seq,
@@ -362,6 +361,31 @@ async fn fetch_new(
         bytes: &raw.bytes,
     };
     apply(engine, host, record, Some(session), checked, Some(&answer))
+}
+
+/// Fetches a session's log after `after` (all of it for `None`), keeping the
+/// answer's bytes (evidence, should it contradict the stored copy); refuses
+/// another protocol's or session's document; refreshes the approver keys
+/// when it carries an accept.
+async fn fetch_log(
+    engine: &Engine,
+    client: &anp_client::ApproverClient,
+    host: &HostRecord,
+    record: &SessionRecord,
+    after: Option<u64>,
+    approver_keys: &mut Vec<DiscoveredKey>,
+) -> Result<anp_client::RawLog, EngineError> {
+    let raw = client
+        .log_raw(&record.session_id, after)
+        .await
+        .map_err(|e| EngineError::Unreachable {
+            url: host.url.clone(),
+            detail: e.to_string(),
+        })?;
+    count(engine, 1, &raw.document);
+    check_document(&raw.document, &record.session_id)?;
+    refresh_approver_keys(engine, client, host, approver_keys, &raw.document.events).await;
+    Ok(raw)
 }
 
 /// Refuses a log document of another protocol or another session before
@@ -420,17 +444,8 @@ async fn audit_record(
     record: SessionRecord,
     session: Option<&SessionSummary>,
 ) -> Result<(), EngineError> {
-    let raw = client
-        .log_raw(&record.session_id, None)
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
+    let raw = fetch_log(engine, client, host, &record, None, approver_keys).await?;
     let doc: &LogDocument = &raw.document;
-    count(engine, 1, doc);
-    check_document(doc, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
     let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
     let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
     let pin = ChainHead {

@@ -492,6 +492,21 @@ async fn a_desktop_that_prefers_dark_gets_the_dark_look_with_readable_better_and
     s.app.quit().await
 }
 
+/// The element `[data-testid=testid][data-id=id]` of the settings screen,
+/// once it is there.
+async fn setting(app: &App, testid: &str, id: &str) -> Result<WebElement> {
+    let css = format!("[data-testid={testid}][data-id='{id}']");
+    app.wait_for(&css, async || {
+        Ok(app
+            .driver
+            .find_all(By::Css(css.as_str()))
+            .await?
+            .into_iter()
+            .next())
+    })
+    .await
+}
+
 #[tokio::test]
 #[ignore = "end-to-end: run through tests/e2e.sh"]
 async fn a_setting_changed_on_screen_survives_a_restart() -> Result<()> {
@@ -499,51 +514,19 @@ async fn a_setting_changed_on_screen_survives_a_restart() -> Result<()> {
     let dir = data.path().to_path_buf();
     let app = App::launch_in(&dir, None, &[]).await?;
     app.click("nav-settings").await?;
-    let interval = app
-        .wait_for("the poll interval field", async || {
-            Ok(app
-                .driver
-                .find_all(By::Css(
-                    "[data-testid=setting-input][data-id='poll.interval_seconds']",
-                ))
-                .await?
-                .into_iter()
-                .next())
-        })
+    setting(&app, "setting-input", "poll.interval_seconds")
+        .await?
+        .click()
         .await?;
-    interval.click().await?;
     app.press(Key::Control + "a").await?;
     app.press("17").await?;
     app.press(Key::Enter).await?;
-    app.wait_for("the interval saved", async || {
-        Ok(app
-            .driver
-            .find_all(By::Css(
-                "[data-testid=setting-saved][data-id='poll.interval_seconds']",
-            ))
-            .await?
-            .into_iter()
-            .next())
-    })
-    .await?;
-    let summary = app
-        .driver
-        .find(By::Css(
-            "[data-testid=setting-input][data-id='notify.burst_summary']",
-        ))
+    setting(&app, "setting-saved", "poll.interval_seconds").await?;
+    setting(&app, "setting-input", "notify.burst_summary")
+        .await?
+        .click()
         .await?;
-    summary.click().await?;
-    app.wait_for("the toggle saved", async || {
-        Ok(app
-            .driver
-            .find_all(By::Css(
-                "[data-testid=setting-saved][data-id='notify.burst_summary']",
-            ))
-            .await?
-            .into_iter()
-            .next())
-    })
-    .await?;
+    setting(&app, "setting-saved", "notify.burst_summary").await?;
     let fingerprint = app.testid("approver-fingerprint").await?.text().await?;
     assert_eq!(fingerprint.len(), 64, "{fingerprint}");
     assert_eq!(
@@ -555,25 +538,9 @@ async fn a_setting_changed_on_screen_survives_a_restart() -> Result<()> {
     // Another start on the same data directory.
     let again = App::launch_in(&dir, Some(data), &[]).await?;
     again.click("nav-settings").await?;
-    let interval = again
-        .wait_for("the poll interval field", async || {
-            Ok(again
-                .driver
-                .find_all(By::Css(
-                    "[data-testid=setting-input][data-id='poll.interval_seconds']",
-                ))
-                .await?
-                .into_iter()
-                .next())
-        })
-        .await?;
+    let interval = setting(&again, "setting-input", "poll.interval_seconds").await?;
     assert_eq!(interval.prop("value").await?.as_deref(), Some("17"));
-    let summary = again
-        .driver
-        .find(By::Css(
-            "[data-testid=setting-input][data-id='notify.burst_summary']",
-        ))
-        .await?;
+    let summary = setting(&again, "setting-input", "notify.burst_summary").await?;
     assert_eq!(summary.prop("checked").await?.as_deref(), Some("false"));
     assert_eq!(
         again.testid("approver-fingerprint").await?.text().await?,
