@@ -109,7 +109,8 @@ pub(crate) async fn decide(
         },
     )
     .await;
-    let outcome = sent.map_err(|e| map_refusal(e, &host.url, expires_at));
+    let outcome =
+        sent.map_err(|e| map_refusal(e, &host.url, expires_at.map(|t| readable_time(engine, &t))));
     match outcome {
         Ok(DecisionResponse {
             decision_id,
@@ -206,7 +207,7 @@ fn new_decision(
         DecideAction::Approve => {
             if expired {
                 return Err(DecideError::Expired {
-                    expires_at: pending.expires_at.clone(),
+                    expires_at: readable_time(engine, &pending.expires_at),
                 });
             }
             let approval = anp::approval::sign_approval(
@@ -251,6 +252,15 @@ fn new_decision(
         }
     };
     Ok((signed, record.body))
+}
+
+/// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the
+/// machine's locale and zone); text that is not a time as it is.
+fn readable_time(engine: &Engine, text: &str) -> String {
+    match text.parse::<humanize::Timestamp>() {
+        Ok(at) => engine.humanizer().absolute(at, humanize::Timestamp::now()),
+        Err(_) => text.to_owned(),
+    }
 }
 
 /// The host's refusal, as a typed error a person can read.

@@ -418,7 +418,7 @@ pub struct TimelineEvent {
     pub kind: String,
     /// Append time.
     pub at: String,
-    /// Plain text, e.g. "Offer: 570000 USD, 36 months".
+    /// Plain text, numbers as people write them: "Offer: 570,000 USD, 36 months".
     pub summary: String,
     /// The payload, as the log carries it.
     pub payload: Value,

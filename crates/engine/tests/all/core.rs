@@ -346,7 +346,15 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "offer_expired");
-    assert!(err.to_string().contains(&item.expires_at), "{err}");
+    // The time as the person reads it, not the protocol's RFC 3339.
+    let readable = engine
+        .humanizer()
+        .absolute(item.expires_at.parse().unwrap(), humanize::Timestamp::now());
+    assert!(
+        err.to_string()
+            .starts_with(&format!("This offer expired at {readable};")),
+        "{err}"
+    );
     let log = agent.log(&session, None).await.unwrap();
     assert!(log.events.iter().all(|e| e.kind != EventKind::Accept));
 }
