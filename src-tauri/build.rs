@@ -16,6 +16,10 @@ const COMMANDS: &[&str] = &[
     "hosts",
     "refresh",
     "mark_seen",
+    "settings",
+    "set_setting",
+    "export_dispute",
+    "acknowledge_dispute",
 ];
 
 fn main() {

@@ -3,9 +3,9 @@
 //! logic lives here; a failure rejects with the engine's `CommandError`.
 
 use countersign_engine::{
-    AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult, Engine,
-    ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, OfferView,
-    SessionDetail, SessionRow,
+    AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
+    DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxPage,
+    InboxQuery, OfferView, SessionDetail, SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -155,5 +155,45 @@ pub async fn mark_seen(
     Ok(slot
         .get()?
         .mark_seen(&host_id, &session_id, &event_hash)
+        .await?)
+}
+
+/// `settings`: every setting with its value, the approver and key, the data dir.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn settings(slot: State<'_, EngineSlot>) -> Reply<SettingsView> {
+    Ok(slot.get()?.settings_view().await?)
+}
+
+/// `set_setting`: validates and saves one setting; answers the settings as now in effect.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_setting(
+    slot: State<'_, EngineSlot>,
+    id: String,
+    value: Value,
+) -> Reply<SettingsView> {
+    Ok(slot.get()?.set_setting(&id, value).await?)
+}
+
+/// `export_dispute`: writes a disputed session's evidence into the data dir's `exports/`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_dispute(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+) -> Reply<ExportResult> {
+    Ok(slot.get()?.export_dispute(&host_id, &session_id).await?)
+}
+
+/// `acknowledge_dispute`: records the person's note; the session stays disputed.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn acknowledge_dispute(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    note: String,
+) -> Reply<DisputeView> {
+    Ok(slot
+        .get()?
+        .acknowledge_dispute(&host_id, &session_id, &note)
         .await?)
 }

@@ -87,9 +87,9 @@ fn merge(burst: Vec<EngineEvent>) -> Vec<EngineEvent> {
 pub async fn show_unread<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     match engine.app_state().await {
         Ok(state) => {
-            crate::window::set_unread_title(app, state.unread);
+            crate::window::set_unread_title(app, state.unread, engine.humanizer());
             if let Some(tray) = app.try_state::<Tray<R>>() {
-                tray.set_unread(state.unread);
+                tray.set_unread(state.unread, engine.humanizer());
             }
         }
         Err(error) => tracing::warn!("unread count: {error}"),

@@ -54,6 +54,10 @@ pub fn configure<R: Runtime>(
             commands::hosts,
             commands::refresh,
             commands::mark_seen,
+            commands::settings,
+            commands::set_setting,
+            commands::export_dispute,
+            commands::acknowledge_dispute,
         ])
         .setup(move |app| {
             setup(app, engine);
@@ -69,7 +73,10 @@ fn setup<R: Runtime>(app: &mut App<R>, engine: Option<Engine>) {
     let Some(engine) = engine else {
         return;
     };
-    engine.set_notifier(Arc::new(notifier::DesktopNotifier::new(handle.clone())));
+    engine.set_notifier(Arc::new(notifier::DesktopNotifier::new(
+        handle.clone(),
+        engine.humanizer().clone(),
+    )));
     tauri::async_runtime::spawn(events::forward(handle.clone(), engine.clone()));
     tauri::async_runtime::spawn(async move {
         if let Err(error) = engine.start().await {

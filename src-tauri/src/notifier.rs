@@ -9,7 +9,7 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use countersign_engine::OfferRef;
+use countersign_engine::{Humanizer, OfferRef};
 use tauri::{AppHandle, Emitter, Runtime};
 
 /// The event a notification click sends to the UI (see the console contract).
@@ -50,6 +50,9 @@ pub struct Note {
     pub body: String,
     /// What a click opens.
     pub open: Opens,
+    /// May a burst it arrives in be announced by one summary (the person's
+    /// setting, carried by the engine's notice)? When not, a burst is silent.
+    pub summarize: bool,
 }
 
 /// Sends desktop notifications on behalf of the engine.
@@ -59,11 +62,12 @@ pub struct DesktopNotifier {
 
 impl DesktopNotifier {
     /// Starts the worker; clicks focus `app`'s main window and open offers.
-    pub fn new<R: Runtime>(app: AppHandle<R>) -> Self {
+    /// `human` writes the count of a summary.
+    pub fn new<R: Runtime>(app: AppHandle<R>, human: Humanizer) -> Self {
         let (queue, notes) = mpsc::channel();
         let started = std::thread::Builder::new()
             .name("notifications".to_owned())
-            .spawn(move || worker(app, notes));
+            .spawn(move || worker(app, notes, human));
         if let Err(error) = started {
             tracing::warn!("no notifications: {error}");
         }
@@ -82,11 +86,11 @@ impl DesktopNotifier {
 /// burst becomes one summary.
 const MOST_SHOWN_SEPARATELY: usize = 3;
 
-fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>) {
+fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>, human: Humanizer) {
     while let Ok(first) = notes.recv() {
         let mut batch = vec![first];
         batch.extend(notes.try_iter());
-        for note in coalesce(batch) {
+        for note in coalesce(batch, &human) {
             deliver(&app, note);
         }
         std::thread::sleep(SPACING);
@@ -94,27 +98,32 @@ fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>) {
 }
 
 /// A small burst of offers is shown note by note (each opens its own
-/// offer); a large one becomes a single summary. A dispute is never folded
-/// into a summary: each is shown on its own and opens its session.
-fn coalesce(batch: Vec<Note>) -> Vec<Note> {
+/// offer); a large one becomes a single summary, or nothing when the person
+/// turned summaries off. A dispute is never folded into a summary: each is
+/// shown on its own and opens its session.
+fn coalesce(batch: Vec<Note>, human: &Humanizer) -> Vec<Note> {
     let (disputes, offers): (Vec<Note>, Vec<Note>) = batch
         .into_iter()
         .partition(|note| matches!(note.open, Opens::Session(_)));
     let mut shown = disputes;
     if offers.len() <= MOST_SHOWN_SEPARATELY {
         shown.extend(offers);
-    } else {
-        shown.push(summary(offers.len()));
+    } else if offers.iter().all(|note| note.summarize) {
+        shown.push(summary(offers.len(), human));
     }
     shown
 }
 
 /// One notification standing for `offers` new pending decisions.
-fn summary(offers: usize) -> Note {
+fn summary(offers: usize, human: &Humanizer) -> Note {
     Note {
         title: "Countersign".to_owned(),
-        body: format!("{offers} new offers wait for your decision."),
+        body: format!(
+            "{} new offers wait for your decision.",
+            human.count(offers as u64)
+        ),
         open: Opens::Window,
+        summarize: true,
     }
 }
 
@@ -208,7 +217,11 @@ pub fn escape_markup(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{coalesce, escape_markup, Note, Opens, SessionTarget};
-    use countersign_engine::OfferRef;
+    use countersign_engine::{Humanizer, OfferRef};
+
+    fn english() -> Humanizer {
+        Humanizer::in_zone("en_GB.UTF-8", "UTC")
+    }
 
     #[test]
     fn markup_in_counterparty_text_is_escaped() {
@@ -236,24 +249,25 @@ mod tests {
             title: "t".into(),
             body: "b".into(),
             open,
+            summarize: true,
         }
     }
 
     #[test]
     fn a_small_burst_is_shown_note_by_note() {
-        let shown = coalesce(vec![note(true), note(false)]);
+        let shown = coalesce(vec![note(true), note(false)], &english());
         assert_eq!(shown.len(), 2);
         assert!(
             shown.iter().any(|n| matches!(n.open, Opens::Offer(_))),
             "each offer keeps its own click"
         );
-        assert_eq!(coalesce(vec![note(true); 4]).len(), 1);
+        assert_eq!(coalesce(vec![note(true); 4], &english()).len(), 1);
     }
 
     #[test]
     fn a_burst_of_offers_becomes_one_summary_but_every_dispute_stays_its_own() {
         let batch = vec![note(true), note(true), note(true), note(false), note(true)];
-        let shown = coalesce(batch);
+        let shown = coalesce(batch, &english());
         assert_eq!(shown.len(), 2, "{shown:?}");
         assert!(
             matches!(shown[0].open, Opens::Session(_)),
@@ -265,5 +279,31 @@ mod tests {
             Opens::Window,
             "a summary opens the window, not one offer"
         );
+    }
+
+    #[test]
+    fn a_burst_is_silent_when_summaries_are_off_but_disputes_still_show() {
+        let quiet = |mut n: Note| {
+            n.summarize = false;
+            n
+        };
+        let batch = vec![quiet(note(true)); 5]
+            .into_iter()
+            .chain([note(false)])
+            .collect();
+        let shown = coalesce(batch, &english());
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert!(matches!(shown[0].open, Opens::Session(_)));
+        // A small burst is not a summary: each still shows.
+        assert_eq!(coalesce(vec![quiet(note(true)); 2], &english()).len(), 2);
+    }
+
+    #[test]
+    fn a_large_burst_counts_in_the_machines_locale() {
+        let shown = coalesce(vec![note(true); 1234], &english());
+        assert_eq!(shown[0].body, "1,234 new offers wait for your decision.");
+        let german = Humanizer::in_zone("de_DE.UTF-8", "UTC");
+        let shown = coalesce(vec![note(true); 1234], &german);
+        assert_eq!(shown[0].body, "1.234 new offers wait for your decision.");
     }
 }

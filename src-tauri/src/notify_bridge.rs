@@ -14,28 +14,19 @@ impl Notifier for DesktopNotifier {
                 session_id: notice.session_id.clone(),
                 event_hash: notice.event_hash.clone(),
             }),
+            summarize: notice.burst_summary,
         });
     }
 
     fn disputed(&self, notice: &DisputeNotice) {
         self.show(Note {
-            title: format!("Session {} is disputed", short(&notice.session_id)),
-            body: format!(
-                "The host's log no longer matches what this console verified (event {}, {}). {}",
-                notice.seq, notice.check, notice.detail
-            ),
+            title: notice.title.clone(),
+            body: notice.body.clone(),
             open: Opens::Session(SessionTarget {
                 host_id: notice.host_id.clone(),
                 session_id: notice.session_id.clone(),
             }),
+            summarize: false,
         });
-    }
-}
-
-/// The first 8 characters of an id, enough to recognise it in a notification.
-fn short(id: &str) -> &str {
-    match id.char_indices().nth(8) {
-        Some((end, _)) => &id[..end],
-        None => id,
     }
 }

@@ -2,6 +2,7 @@
 //! the window. Desktops without a tray (or without its library) get no icon
 //! and a log line, never a crash.
 
+use countersign_engine::Humanizer;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Runtime};
@@ -33,8 +34,8 @@ impl<R: Runtime> Tray<R> {
     }
 
     /// Shows the unread count in the tooltip and the menu.
-    pub fn set_unread(&self, unread: u32) {
-        let text = unread_text(unread);
+    pub fn set_unread(&self, unread: u32, human: &Humanizer) {
+        let text = unread_text(unread, human);
         if let Err(error) = self.icon.set_tooltip(Some(format!("Countersign: {text}"))) {
             tracing::debug!("tray tooltip: {error}");
         }
@@ -44,17 +45,18 @@ impl<R: Runtime> Tray<R> {
     }
 }
 
-/// "No offers waiting", "1 offer waiting", "3 offers waiting".
-pub fn unread_text(unread: u32) -> String {
+/// "no offers waiting", "1 offer waiting", "1,234 offers waiting" (the
+/// count grouped as the machine's locale writes it).
+pub fn unread_text(unread: u32, human: &Humanizer) -> String {
     match unread {
         0 => "no offers waiting".to_owned(),
         1 => "1 offer waiting".to_owned(),
-        n => format!("{n} offers waiting"),
+        n => format!("{} offers waiting", human.count(u64::from(n))),
     }
 }
 
 fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
-    let status = MenuItem::with_id(app, "status", unread_text(0), false, None::<&str>)?;
+    let status = MenuItem::with_id(app, "status", "no offers waiting", false, None::<&str>)?;
     let open = MenuItem::with_id(app, "open", "Open Countersign", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
@@ -77,4 +79,20 @@ fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
     }
     let icon = builder.build(app)?;
     Ok(Tray { icon, status })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unread_text;
+    use countersign_engine::Humanizer;
+
+    #[test]
+    fn the_tray_counts_as_a_person_writes_numbers() {
+        let en = Humanizer::in_zone("en_GB.UTF-8", "UTC");
+        assert_eq!(unread_text(0, &en), "no offers waiting");
+        assert_eq!(unread_text(1, &en), "1 offer waiting");
+        assert_eq!(unread_text(1234, &en), "1,234 offers waiting");
+        let fr = Humanizer::in_zone("fr_FR.UTF-8", "UTC");
+        assert_eq!(unread_text(1234, &fr), "1\u{202f}234 offers waiting");
+    }
 }

@@ -1,5 +1,6 @@
 //! The one main window: bringing it forward and titling it with the count.
 
+use countersign_engine::Humanizer;
 use tauri::{AppHandle, Manager, Runtime};
 
 /// The main window's label, as `tauri.conf.json` and the capability name it.
@@ -14,21 +15,35 @@ pub fn focus_main<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// "Countersign" or "(3) Countersign": the count a person sees in the task
-/// bar, in the same words as the UI's `document.title`.
-pub fn title(unread: u32) -> String {
+/// "Countersign" or "(1,234) Countersign": the count a person sees in the
+/// task bar, in the same words as the UI's `document.title`.
+pub fn title(unread: u32, human: &Humanizer) -> String {
     if unread == 0 {
         "Countersign".to_owned()
     } else {
-        format!("({unread}) Countersign")
+        format!("({}) Countersign", human.count(u64::from(unread)))
     }
 }
 
 /// Sets the native window title from the unread count.
-pub fn set_unread_title<R: Runtime>(app: &AppHandle<R>, unread: u32) {
+pub fn set_unread_title<R: Runtime>(app: &AppHandle<R>, unread: u32, human: &Humanizer) {
     if let Some(window) = app.get_webview_window(MAIN) {
-        if let Err(error) = window.set_title(&title(unread)) {
+        if let Err(error) = window.set_title(&title(unread, human)) {
             tracing::debug!("window title: {error}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title;
+    use countersign_engine::Humanizer;
+
+    #[test]
+    fn the_title_counts_as_a_person_writes_numbers() {
+        let en = Humanizer::in_zone("en_GB.UTF-8", "UTC");
+        assert_eq!(title(0, &en), "Countersign");
+        assert_eq!(title(3, &en), "(3) Countersign");
+        assert_eq!(title(1234, &en), "(1,234) Countersign");
     }
 }

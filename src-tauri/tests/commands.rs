@@ -128,3 +128,63 @@ fn an_unusable_data_dir_is_explained_by_every_command() {
     let error = invoke(&webview, "inbox", json!({})).unwrap_err();
     assert_eq!(error["code"], json!("data_dir"), "{error}");
 }
+
+#[test]
+fn settings_round_trip_through_the_ipc_and_a_wrong_value_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let view = invoke(&webview, "settings", json!({})).unwrap();
+    assert_eq!(view["data_dir"], json!(dir.path().display().to_string()));
+    assert_eq!(
+        view["approver"]["key_fingerprint"].as_str().map(str::len),
+        Some(64)
+    );
+    let poll = |view: &Value| {
+        view["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == json!("poll.interval_seconds"))
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(poll(&view)["kind"], json!("number"));
+    assert_eq!(poll(&view)["min"], json!(2));
+    let saved = invoke(
+        &webview,
+        "set_setting",
+        json!({"id": "poll.interval_seconds", "value": 45}),
+    )
+    .unwrap();
+    assert_eq!(poll(&saved)["value"], json!(45));
+    let error = invoke(
+        &webview,
+        "set_setting",
+        json!({"id": "poll.interval_seconds", "value": 0}),
+    )
+    .unwrap_err();
+    assert_eq!(error["code"], json!("invalid_input"), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("from 2 to 3600"),
+        "{error}"
+    );
+}
+
+#[test]
+fn dispute_commands_refuse_a_session_this_console_does_not_know() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let args = json!({"host_id": "h", "session_id": "s"});
+    let error = invoke(&webview, "export_dispute", args).unwrap_err();
+    assert_eq!(error["code"], json!("not_found"), "{error}");
+    let error = invoke(
+        &webview,
+        "acknowledge_dispute",
+        json!({"host_id": "h", "session_id": "s", "note": "checked"}),
+    )
+    .unwrap_err();
+    assert_eq!(error["code"], json!("not_found"), "{error}");
+}

@@ -29,15 +29,7 @@ pub struct App {
 impl App {
     /// Launches the app with a new, empty data directory.
     pub async fn launch() -> Result<App> {
-        let guard = tempfile::Builder::new()
-            .prefix("countersign-e2e-")
-            .tempdir()
-            .map_err(|source| E2eError::Io {
-                what: "creating a data directory".into(),
-                source,
-            })?;
-        let dir = guard.path().to_path_buf();
-        App::launch_in(&dir, Some(guard), &[]).await
+        App::launch_with(&[]).await
     }
 
     /// Launches the app on `data_dir` (kept afterwards), with extra environment.
@@ -46,7 +38,26 @@ impl App {
         guard: Option<tempfile::TempDir>,
         env: &[(&str, &str)],
     ) -> Result<App> {
-        let binary = app_binary()?;
+        App::launch_binary(&app_binary()?, data_dir, guard, env).await
+    }
+
+    /// Launches a fresh data directory with extra environment (a locale, a
+    /// time zone, the desktop's settings).
+    pub async fn launch_with(env: &[(&str, &str)]) -> Result<App> {
+        let guard = fresh_data_dir()?;
+        let dir = guard.path().to_path_buf();
+        App::launch_in(&dir, Some(guard), env).await
+    }
+
+    /// Launches `binary` (another build, or the installed package's) on
+    /// `data_dir`, with extra environment.
+    pub async fn launch_binary(
+        binary: &Path,
+        data_dir: &Path,
+        guard: Option<tempfile::TempDir>,
+        env: &[(&str, &str)],
+    ) -> Result<App> {
+        let binary = binary.to_path_buf();
         // Each app starts with no notifications on screen (the test's dunst
         // keeps them until clicked); without a dunst this does nothing.
         let _ = Command::new("dunstctl").arg("close-all").output();
@@ -166,6 +177,23 @@ impl App {
         .await
     }
 
+    /// Types `keys` into whatever has keyboard focus, as a person at the
+    /// keyboard would (the app listens for shortcuts on the window).
+    pub async fn press(&self, keys: impl Into<thirtyfour::prelude::TypingData>) -> Result<()> {
+        self.driver.active_element().await?.send_keys(keys).await?;
+        Ok(())
+    }
+
+    /// The `data-testid` of the element that has keyboard focus, if any.
+    pub async fn focused(&self) -> Result<Option<String>> {
+        Ok(self
+            .driver
+            .active_element()
+            .await?
+            .attr("data-testid")
+            .await?)
+    }
+
     /// Every element with `data-testid="id"` now (possibly none).
     pub async fn all(&self, id: &str) -> Result<Vec<WebElement>> {
         Ok(self.driver.find_all(By::Testid(id)).await?)
@@ -251,6 +279,17 @@ impl Drop for App {
     fn drop(&mut self) {
         stop_group(&mut self.driver_process);
     }
+}
+
+/// A new, empty data directory, removed when the guard drops.
+pub fn fresh_data_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("countersign-e2e-")
+        .tempdir()
+        .map_err(|source| E2eError::Io {
+            what: "creating a data directory".into(),
+            source,
+        })
 }
 
 /// tauri-driver until the session exists, so a failed start cleans up too.

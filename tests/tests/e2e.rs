@@ -17,9 +17,18 @@ struct Scenario {
     vendor_name: String,
 }
 
+#[path = "e2e/installed.rs"]
+mod installed;
+#[path = "e2e/person.rs"]
+mod person;
+
 impl Scenario {
     async fn start(tag: &str) -> Result<Scenario> {
-        let app = App::launch().await?;
+        Scenario::on(App::launch().await?, tag).await
+    }
+
+    /// A scenario on an app already launched (with its own environment).
+    async fn on(app: App, tag: &str) -> Result<Scenario> {
         app.testid("sandbox-banner").await?;
         let host_url = app
             .wait_for("the sandbox host to be connected", async || {
@@ -258,18 +267,7 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     })?;
     let before = std::fs::read_to_string(&log_path).unwrap_or_default().len();
     let s = Scenario::start("Notify").await?;
-    // Let the sandbox's opening burst (its demo vendors' first offers) be
-    // announced first: the app folds a burst of more than three into one
-    // summary, and this test wants the vendor's own notification.
-    s.app
-        .wait_for("the sandbox's opening offers announced", async || {
-            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            let since = log.get(before..).unwrap_or_default();
-            let settled = since.contains("new offers wait for your decision")
-                || since.matches("member=Notify").count() >= 5;
-            Ok(settled.then_some(()))
-        })
-        .await?;
+    opening_burst_announced(&s.app, &log_path, before).await?;
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
         .offer(&session, outsider::offer(1, 700, "", &[]))
@@ -301,6 +299,25 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     })
     .await?;
     s.app.quit().await
+}
+
+/// Waits until the sandbox's opening burst (its demo vendors' first offers)
+/// has been announced since the notification log was `before` bytes long:
+/// the app folds a burst of more than three into one summary, and a test
+/// that wants its own vendor's notification must not make its offer inside it.
+async fn opening_burst_announced(
+    app: &App,
+    log_path: &std::path::Path,
+    before: usize,
+) -> Result<()> {
+    app.wait_for("the sandbox's opening offers announced", async || {
+        let log = std::fs::read_to_string(log_path).unwrap_or_default();
+        let since = log.get(before..).unwrap_or_default();
+        let settled = since.contains("new offers wait for your decision")
+            || since.matches("member=Notify").count() >= 5;
+        Ok(settled.then_some(()))
+    })
+    .await
 }
 
 /// Clicks the notifications on screen, oldest first (dunst's default
@@ -516,7 +533,79 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     assert_eq!(state.attr("data-state").await?.as_deref(), Some("disputed"));
     let words = state.text().await?;
     assert!(!words.trim().is_empty(), "the banner says what happened");
+
+    // The next step: which host and session at a glance, in the app and in
+    // the notification that announced it.
+    let short: String = session.chars().take(8).collect();
+    let title = format!(
+        "Session {short} on Sandbox with {} is disputed",
+        s.vendor_name
+    );
+    let log = std::fs::read_to_string(paths::notify_log().unwrap_or_default()).unwrap_or_default();
+    assert!(
+        log.contains(&title),
+        "the dispute notification says {title:?}"
+    );
+    assert_eq!(s.app.testid("dispute-host").await?.text().await?, "Sandbox");
+    assert_eq!(
+        s.app.testid("dispute-session").await?.text().await?,
+        session
+    );
+    assert_eq!(
+        s.app.testid("dispute-counterparty").await?.text().await?,
+        s.vendor_name
+    );
+    let failure = s.app.testid("dispute-failure").await?.text().await?;
+    assert!(
+        failure.starts_with(&format!("event {offer_seq}: ")),
+        "{failure}"
+    );
     s.app.screenshot("session-disputed").await?;
+
+    // The evidence: the stored copy beside the host's answer, byte for byte.
+    s.app.click("export-evidence").await?;
+    s.app.testid("evidence-path").await?;
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let dir = s
+        .app
+        .data_dir()
+        .join("exports")
+        .join(format!("dispute-{safe}"));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let stored: Value = serde_json::from_str(&read("stored-events.json")).unwrap_or_default();
+    let answer: Value = serde_json::from_str(&read("host-answer.json")).unwrap_or_default();
+    let evidence: Value = serde_json::from_str(&read("evidence.json")).unwrap_or_default();
+    let price = |events: &Value| {
+        events
+            .as_array()
+            .and_then(|events| events.iter().find(|e| e["seq"] == json!(offer_seq)))
+            .map(|e| e["payload"]["line_items"][0]["unit_price"].clone())
+    };
+    assert_eq!(
+        price(&stored),
+        Some(json!(1000)),
+        "the copy this console verified"
+    );
+    assert_eq!(
+        price(&answer["events"]),
+        Some(json!(1)),
+        "the host's rewrite"
+    );
+    assert_eq!(evidence["failing_seq"], json!(offer_seq));
+    assert_eq!(evidence["session_id"], json!(session));
+
+    // Acknowledged with a note, it stays disputed and its offer undecidable.
+    let note = "Asked the host's operator about the rewrite; ticket E2E-7.";
+    s.app.testid("dispute-note").await?.send_keys(note).await?;
+    s.app.click("dispute-acknowledge").await?;
+    let acknowledged = s.app.testid("dispute-acknowledged").await?.text().await?;
+    assert!(acknowledged.contains(note), "{acknowledged}");
+    let state = s.app.testid("verification-state").await?;
+    assert_eq!(state.attr("data-state").await?.as_deref(), Some("disputed"));
+    s.app.screenshot("dispute-acknowledged").await?;
     s.app.quit().await
 }
 

@@ -40,7 +40,7 @@ describe("approve", () => {
     expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
   });
 
-  it("keeps the outcome on screen when the decided offer can no longer be reloaded", async () => {
+  it("reads as decided once the engine reloads it: no warning, no countdown, no buttons", async () => {
     const backend = new FakeBackend();
     const user = userEvent.setup();
     const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {}, version: 0 } });
@@ -48,11 +48,19 @@ describe("approve", () => {
     await user.click(byId(result.container, "approve-button"));
     await user.click(byId(result.container, "approve-confirm"));
     await settle();
-    backend.views.clear();
+    backend.views.set("hash-contoso-5", fx.decidedView());
     await result.rerender({ version: 1 });
     await settle();
-    expect(byId(result.container, "outcome").textContent).toContain("Approved");
-    expect(byId(result.container, "reload-error").textContent).toContain("That offer is no longer pending.");
+    const summary = byId(result.container, "decision-summary");
+    expect(summary.dataset.outcome).toBe("appended");
+    expect(texts(result.container, "decision-by")).toEqual(["ana@buyer.example"]);
+    expect(texts(result.container, "decision-at")).toEqual(["Sun 29 Nov, 11:58"]);
+    expect(texts(result.container, "decision-event")).toEqual(["accept appended as seq 6, verified"]);
+    expect(byId(result.container, "offer-decided").textContent).toBe("Approved");
+    expect(result.container.querySelector("[data-testid='reload-error']")).toBeNull();
+    expect(result.container.querySelector("[data-testid='countdown']")).toBeNull();
+    expect(result.container.querySelector("[data-testid='offer-approvals']")).toBeNull();
+    expect(result.container.querySelector("[data-testid='approve-button']")).toBeNull();
   });
 
   it("says when the host will still wait for another approver", async () => {
@@ -63,7 +71,7 @@ describe("approve", () => {
     }));
     const { container, user } = await renderOffer(backend);
     expect(byId(container, "offer-approvals").textContent).toBe("1 of 3 approvals");
-    expect(byId(container, "offer-view").textContent).toContain("bo@buyer.example at 2026-11-29 11:50");
+    expect(byId(container, "offer-view").textContent).toContain("bo@buyer.example at Sun 29 Nov, 11:50");
     await user.click(byId(container, "approve-button"));
     expect(byId(container, "approvals-needed").textContent)
       .toContain("This needs 3 approvals; 1 given. After yours the host still waits for another approver.");
@@ -90,7 +98,7 @@ describe("approve", () => {
     await user.click(confirm);
     confirm.click();
     expect(backend.decided).toHaveLength(1);
-    finish({ decision_id: "d-1", outcome: "awaiting_approvals", detail: "1 of 2 approvals given" });
+    finish({ decision_id: "d-1", outcome: "awaiting_approvals", detail: "1 of 2 approvals given", appended: null });
     await settle();
     expect(byId(container, "outcome").textContent).toContain("waiting for another approver");
     expect(byId(container, "outcome").textContent).toContain("1 of 2 approvals given");
@@ -98,7 +106,7 @@ describe("approve", () => {
 
   it("shows a hold by screening and a refusal plainly", async () => {
     const backend = new FakeBackend();
-    backend.decision = { decision_id: "d-2", outcome: "held", detail: "the screen is unavailable; everything is held" };
+    backend.decision = { decision_id: "d-2", outcome: "held", detail: "the screen is unavailable; everything is held", appended: null };
     const first = await renderOffer(backend);
     await first.user.click(byId(first.container, "approve-button"));
     await first.user.click(byId(first.container, "approve-confirm"));

@@ -4,8 +4,8 @@
  * of any real part.
  */
 import type {
-  AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, HistoryFilter, HostInfo,
-  InboxItem, InboxPage, InboxQuery, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow,
+  AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, HistoryFilter,
+  HostInfo, InboxItem, InboxPage, InboxQuery, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
@@ -22,7 +22,10 @@ export class FakeBackend implements Backend {
   app: Answer<AppState> = fx.appState;
   items: Answer<InboxItem[]> = fx.inboxItems();
   views = new Map<string, Answer<OfferView>>([["hash-contoso-5", fx.offerView()]]);
-  decision: Answer<DecisionResult> = { decision_id: "d-42", outcome: "appended", detail: "accept appended at seq 6" };
+  decision: Answer<DecisionResult> = {
+    decision_id: "d-42", outcome: "appended", detail: "accept appended at seq 6",
+    appended: { seq: 6, kind: "accept", event_hash: "hash-accept-6", verified: true },
+  };
   counterCheck: Answer<CounterCheck> = { ok: true, errors: [], diff: fx.offerDiff() };
   rows: Answer<SessionRow[]> = fx.sessionRows();
   detail: Answer<SessionDetail> = fx.sessionDetail();
@@ -33,6 +36,12 @@ export class FakeBackend implements Backend {
   filters: HistoryFilter[] = [];
   seen: OfferRef[] = [];
   connects: ConnectRequest[] = [];
+  settingsNow: SettingsView = fx.settingsView();
+  /** A refusal for the next setSetting, in the engine's words. */
+  settingRefusal: string | null = null;
+  settingWrites: { id: string; value: unknown }[] = [];
+  disputeExports: SessionRef[] = [];
+  acknowledgements: { ref: SessionRef; note: string }[] = [];
   exports: string[] = [];
   detailRefs: { host_id: string; session_id: string }[] = [];
   inboxCalls = 0;
@@ -67,6 +76,28 @@ export class FakeBackend implements Backend {
   hosts() { return answer([fx.sandboxHost]); }
   async refresh() {}
   async markSeen(ref: OfferRef) { this.seen.push(ref); }
+  async settings() { return structuredClone(this.settingsNow); }
+  async setSetting(id: string, value: unknown) {
+    this.settingWrites.push({ id, value });
+    if (this.settingRefusal) {
+      const message = this.settingRefusal;
+      this.settingRefusal = null;
+      throw { code: "invalid_input", message };
+    }
+    this.settingsNow = {
+      ...this.settingsNow,
+      settings: this.settingsNow.settings.map((s) => (s.id === id ? { ...s, value } : s)),
+    };
+    return structuredClone(this.settingsNow);
+  }
+  async exportDispute(ref: SessionRef) {
+    this.disputeExports.push(ref);
+    return { path: `/data/countersign/exports/dispute-${ref.session_id}`, bytes: 9000 };
+  }
+  async acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView> {
+    this.acknowledgements.push({ ref, note });
+    return fx.disputeView({ acknowledged: { note, at: "2026-11-29T12:00:00Z", by: "ana@buyer.example" } });
+  }
   async onChanged(handler: (event: ChangedEvent) => void) {
     this.changed.push(handler);
     return () => { this.changed = this.changed.filter((h) => h !== handler); };

@@ -3,7 +3,7 @@
  * renewal negotiation with a few rounds.
  */
 import type {
-  AppState, HostInfo, InboxItem, Offer, OfferDiff, OfferView, SessionDetail, SessionRow, Vendor,
+  AppState, DisputeView, HostInfo, InboxItem, Offer, OfferDiff, OfferView, SessionDetail, SessionRow, SettingsView, Vendor,
 } from "../src/lib/backend";
 
 export const NOW = Date.parse("2026-11-29T12:00:00Z");
@@ -15,7 +15,7 @@ export const sandboxHost: HostInfo = {
 };
 
 export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
-  approver: { name: "Ana Approver", email: "ana@buyer.example" } };
+  approver: { name: "Ana Approver", email: "ana@buyer.example" }, locale: "en-GB", time_zone: "UTC" };
 
 export const contoso: Vendor = {
   agent_id: "agt_contoso", agent_name: "Contoso Negotiation Agent", vendor_name: "Contoso GmbH",
@@ -127,8 +127,21 @@ export function offerView(overrides: Partial<OfferView> = {}): OfferView {
     item: inboxItem(), offer: currentOffer, previous: previousOffer, previous_ref: { seq: 3, actor: "buyer" },
     diff: offerDiff(), vendor_envelope: vendorEnvelope, buyer_envelope: buyerEnvelope,
     verification: { state: "verified", detail: null, failing_seq: null, checks: ["chain extends pinned head", "4 signatures verified"] },
-    approvals: [], expired: false, ...overrides,
+    approvals: [], expired: false, pending: true, decision: null, ...overrides,
   };
+}
+
+/** The first item's offer once this console approved it: out of the pending set, with the accept it appended. */
+export function decidedView(overrides: Partial<OfferView> = {}): OfferView {
+  return offerView({
+    item: inboxItem({ unread: false }), pending: false,
+    decision: {
+      action: "approve", outcome: "appended", decided_by: "ana@buyer.example", at: "2026-11-29T11:58:00Z",
+      decision_id: "d-42", appended: { seq: 6, kind: "accept", event_hash: "hash-accept-6", verified: true },
+      detail: "Accepted the offer at seq 5 (accept is seq 6).",
+    },
+    ...overrides,
+  });
 }
 
 export function sessionRows(): SessionRow[] {
@@ -161,5 +174,49 @@ export function sessionDetail(): SessionDetail {
     },
     decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z" }],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+    dispute: null,
+  };
+}
+
+/** The dispute of a session whose host rewrote event 3. */
+export function disputeView(overrides: Partial<DisputeView> = {}): DisputeView {
+  return {
+    host_id: "h-sandbox", host_label: "Sandbox", host_url: "http://127.0.0.1:4100", session_id: "s-fabrikam",
+    counterparty: "Fabrikam Inc", detected_at: "2026-11-29T11:00:00Z", failing_seq: 3, checks: ["payload_hash"],
+    detail: "event 3: payload_hash does not match the payload", request: "GET /api/console/v1/sessions/s-fabrikam/log",
+    host_answer_kept: true, acknowledged: null, ...overrides,
+  };
+}
+
+/** A disputed session in full. */
+export function disputedDetail(): SessionDetail {
+  const detail = sessionDetail();
+  return {
+    ...detail,
+    row: { ...sessionRows()[1] },
+    verification: { state: "disputed", detail: "event 3: payload_hash does not match the payload", failing_seq: 3, checks: ["payload_hash"] },
+    dispute: disputeView(),
+  };
+}
+
+/** The settings as the engine declares them. */
+export function settingsView(): SettingsView {
+  return {
+    settings: [
+      { id: "poll.interval_seconds", group: "Checking hosts", label: "Poll interval", help: "How often the console asks each host for news.",
+        kind: "number", min: 2, max: 3600, unit: "seconds", value: 5, default: 5 },
+      { id: "notify.new_proposal", group: "Notifications", label: "A new proposal waits for a decision", help: "One per new offer.",
+        kind: "toggle", value: true, default: true },
+      { id: "notify.dispute", group: "Notifications", label: "A session is disputed", help: "Stays on screen.",
+        kind: "toggle", value: true, default: true },
+      { id: "notify.burst_summary", group: "Notifications", label: "Summary of a burst", help: "One for many.",
+        kind: "toggle", value: true, default: true },
+      { id: "approver.name", group: "Approver", label: "Your name", help: "Sent when connecting.",
+        kind: "text", input: "text", max_len: 200, value: "Ana Approver", default: "Local approver" },
+      { id: "approver.email", group: "Approver", label: "Your email", help: "Approvals carry it.",
+        kind: "text", input: "email", max_len: 254, value: "ana@buyer.example", default: "approver@countersign.local" },
+    ],
+    approver: { name: "Ana Approver", email: "ana@buyer.example", key_fingerprint: "9f2c41d07a5be3c8", public_key: "pUbLiCkEy" },
+    data_dir: "/data/countersign",
   };
 }

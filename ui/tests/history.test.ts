@@ -88,7 +88,7 @@ describe("history", () => {
     expect(byId(container, "session-view").textContent).toContain("Session with Contoso GmbH");
     const rows = [...container.querySelectorAll("[data-testid='timeline-row']")].map((row) =>
       [...row.querySelectorAll("td")].map((cell) => cell.textContent?.trim()));
-    expect(rows[1].slice(0, 5)).toEqual(["1", "2026-11-27 08:01", "vendor_agent", "offer", "Offer: 585000 USD, 36 months"]);
+    expect(rows[1].slice(0, 5)).toEqual(["1", "Fri 27 Nov, 08:01", "vendor_agent", "offer", "Offer: 585000 USD, 36 months"]);
     expect(texts(container, "timeline-signature")).toEqual(["verified", "verified", "unproven", "verified", "verified"]);
     const vendorLine = byId(container, "series-vendor").getAttribute("points")!.split(" ");
     expect(vendorLine).toHaveLength(2);
@@ -107,7 +107,7 @@ describe("history", () => {
     await settle();
     await user.click(byId(container, "export-csv"));
     await settle();
-    expect(byId(container, "export-path").textContent).toBe("Written to /data/countersign/exports/s-contoso.csv (2048 bytes).");
+    expect(byId(container, "export-path").textContent).toBe("Written to /data/countersign/exports/s-contoso.csv (2,048 bytes).");
     await user.click(byId(container, "export-json"));
     await settle();
     expect(byId(container, "export-path").textContent).toContain("s-contoso.json");

@@ -105,10 +105,10 @@ describe("inbox", () => {
 
   it("counts down every second and shows expired", async () => {
     const { container } = await renderApp();
-    expect(texts(container, "countdown")).toEqual(["45s", "2h 05m", "2d 21h"]);
+    expect(texts(container, "countdown")).toEqual(["45 s", "2 h 5 min", "2 d 21 h"]);
     vi.advanceTimersByTime(1000);
     await settle();
-    expect(texts(container, "countdown")[0]).toBe("44s");
+    expect(texts(container, "countdown")[0]).toBe("44 s");
     vi.advanceTimersByTime(44_000);
     await settle();
     expect(texts(container, "countdown")[0]).toBe("expired");

@@ -25,19 +25,18 @@ describe("keyboard", () => {
 
   it("a, d and c open the decision forms; Escape closes them, then goes back with focus on the row", async () => {
     const user = userEvent.setup();
-    const { container } = await renderApp();
+    const { container, backend } = await renderApp();
     await user.keyboard("jj");
     await user.keyboard("a");
     await settle();
     expect(byId(container, "approve-summary")).toBeTruthy();
-    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-summary");
-    await user.keyboard("{Enter}");
-    expect(byId(container, "approve-summary")).toBeTruthy();
-    await user.tab();
+    // Focus is on "Confirm approval": Enter would confirm, so Escape is tried first here.
     expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
     await user.keyboard("{Escape}");
+    await settle();
     expect(container.querySelector("[data-testid='approve-summary']")).toBeNull();
-    (document.activeElement as HTMLElement).blur();
+    expect(backend.decided).toEqual([]);
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
     await user.keyboard("d");
     await settle();
     expect(document.activeElement?.getAttribute("data-testid")).toBe("decline-reason");
@@ -48,12 +47,58 @@ describe("keyboard", () => {
     expect(container.querySelector("[data-testid='decline-form']")).toBeNull();
     await user.keyboard("c");
     expect(byId(container, "counter-editor")).toBeTruthy();
+    await settle();
+    // The editor opens with the cursor in its first field: Escape leaves it, closes the form, goes back.
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("counter-currency");
     await user.keyboard("{Escape}");
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(container.querySelector("[data-testid='counter-editor']")).toBeNull();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
     await user.keyboard("{Escape}");
     await settle();
     expect(container.querySelector("[data-testid='offer-view']")).toBeNull();
     expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
     expect(selectedVendor(container)).toBe("Contoso GmbH");
+  });
+
+  it("Enter on the confirmation approves, keyboard only", async () => {
+    const user = userEvent.setup();
+    const { container, backend } = await renderApp();
+    await user.keyboard("jj");
+    await user.keyboard("a");
+    await settle();
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(backend.decided.map((d) => [d.action, d.in_response_to])).toEqual([["approve", "hash-contoso-5"]]);
+    expect(byId(container, "outcome").dataset.tone).toBe("success");
+  });
+
+  it("a pressed again confirms the approval, once", async () => {
+    const user = userEvent.setup();
+    const { backend } = await renderApp();
+    await user.keyboard("jj");
+    await user.keyboard("a");
+    await settle();
+    expect(backend.decided).toEqual([]);
+    await user.keyboard("a");
+    await settle();
+    await user.keyboard("a");
+    await settle();
+    expect(backend.decided.map((d) => d.action)).toEqual(["approve"]);
+  });
+
+  it("d, the reason typed, Enter declines; Shift+Enter only starts a new line", async () => {
+    const user = userEvent.setup();
+    const { backend } = await renderApp();
+    await user.keyboard("jj");
+    await user.keyboard("d");
+    await settle();
+    await user.keyboard("{Enter}");
+    expect(backend.decided).toEqual([]);
+    await user.keyboard("Over budget{Shift>}{Enter}{/Shift}for this term{Enter}");
+    await settle();
+    expect(backend.decided.map((d) => [d.action, d.reason])).toEqual([["decline", "Over budget\nfor this term"]]);
   });
 
   it("? shows the help and Escape closes it, giving focus back", async () => {
@@ -65,7 +110,7 @@ describe("keyboard", () => {
     await user.keyboard("?");
     const help = byId(container.ownerDocument.body, "help-overlay");
     expect(help.getAttribute("role")).toBe("dialog");
-    expect(help.textContent).toContain("Approve (asks you to confirm)");
+    expect(help.textContent).toContain("Approve (asks you to confirm: Enter or a again)");
     expect(document.activeElement).toBe(help);
     await user.keyboard("j");
     expect(selectedVendor(container)).toBe("Fabrikam Inc");

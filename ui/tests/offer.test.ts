@@ -57,7 +57,7 @@ describe("offer view", () => {
       [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
     expect(scalars).toEqual([
       ["Term (months)", "36", "→", "24"],
-      ["Expires", "2026-11-28 00:00", "→", "2026-11-29 14:05"],
+      ["Expires", "Sat 28 Nov, 00:00", "→", "Sun 29 Nov, 14:05"],
       ["Notes", "Includes premier support.", "→", "Best and final for this quarter."],
     ]);
     expect(texts(container, "condition-added")).toEqual(["+ added Annual uplift capped at 3%"]);
@@ -91,6 +91,34 @@ describe("offer view", () => {
     expect(byId(container, "envelope-vendor").textContent).toContain("bind_with_human_approval");
     expect(byId(container, "envelope-vendor").textContent).toContain("renewal pricing; term length");
     expect(byId(container, "envelope-buyer").textContent).toContain("procurement@buyer.example");
+  });
+
+  it("states each mandate's agent by name and that it declares itself an AI, never as JSON", async () => {
+    const { container } = await renderOffer();
+    const vendor = byId(container, "envelope-vendor");
+    const agent = vendor.querySelector<HTMLElement>("[data-testid='mandate-agent']")!;
+    expect(agent.dataset.declaredAi).toBe("true");
+    expect(agent.querySelector("[data-testid='mandate-agent-name']")?.textContent).toBe("Contoso Negotiation Agent");
+    expect(agent.textContent).toContain("It declares itself an AI agent.");
+    for (const envelope of [vendor, byId(container, "envelope-buyer")]) {
+      expect(envelope.textContent).not.toMatch(/[{}"]|declared_ai/);
+    }
+    expect(container.querySelector("[data-testid='mandate-agent-warning']")).toBeNull();
+  });
+
+  it("warns loudly when a mandate's agent does not declare itself an AI", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({
+      vendor_envelope: { ...fx.vendorEnvelope, agent: { name: "Totally Human Sales", declared_ai: false } },
+      buyer_envelope: { party: "Buyer Corp", offer_authority: "bind_with_human_approval" },
+    }));
+    const { container } = await renderOffer(backend);
+    const warnings = [...container.querySelectorAll<HTMLElement>("[data-testid='mandate-agent-warning']")];
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0].getAttribute("role")).toBe("alert");
+    expect(warnings[0].textContent).toContain("does NOT declare itself an AI agent (declared_ai is not true)");
+    expect(warnings[1].textContent).toContain("(no declared_ai)");
+    expect(byId(container, "envelope-vendor").textContent).toContain("Totally Human Sales");
   });
 
   it("makes each verification state unmistakable", async () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, vi } from "vitest";
+import { setFormatContext } from "../src/lib/model/format";
 import { NOW } from "./fixtures";
 
 // Times render in the reader's zone; tests read them in UTC so expectations are fixed.
@@ -8,6 +9,8 @@ process.env.TZ = "UTC";
 // real unless a test fakes them too), so fixture expiries never go stale.
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ["Date"] });
+  // What the fixtures' app_state says too: British English, UTC.
+  setFormatContext({ locale: "en-GB", timeZone: "UTC" });
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -30,7 +30,7 @@ function hostileBackend(): FakeBackend {
   backend.items = [item];
   backend.views.set(item.event_hash, fx.offerView({
     item, offer, diff,
-    vendor_envelope: { party: `Evil ${IMG}`, human_contact: SCRIPT },
+    vendor_envelope: { party: `Evil ${IMG}`, human_contact: SCRIPT, agent: { name: `Bot ${IMG}`, declared_ai: SCRIPT } },
     verification: { state: "unproven", detail: `host said ${IMG}`, failing_seq: 4, checks: [SCRIPT] },
   }));
   backend.rows = [{ ...fx.sessionRows()[0], vendor }];
@@ -65,6 +65,7 @@ describe("counterparty text is data", () => {
       expect(text).toContain(literal);
     }
     expect(byId(view, "envelope-vendor").textContent).toContain(`Evil ${IMG}`);
+    expect(byId(view, "envelope-vendor").textContent).toContain(`Bot ${IMG}`);
     assertInert(container);
 
     await user.click(byId(container, "show-full-offers"));
@@ -89,6 +90,29 @@ describe("counterparty text is data", () => {
     await settle();
     const summaries = [...container.querySelectorAll("[data-testid='timeline-summary']")].map((el) => el.textContent);
     expect(summaries).toContain(`Message: ${BOTH}`);
+    assertInert(container);
+  });
+
+  it("renders hostile words literally in a decision, its toast and a dispute", async () => {
+    const user = userEvent.setup();
+    const backend = hostileBackend();
+    const item = fx.inboxItem({ vendor: { ...fx.contoso, vendor_name: `Evil ${IMG}` } });
+    backend.decide = async () => ({ decision_id: "d", outcome: "appended", detail: `host says ${BOTH}`,
+      appended: { seq: 6, kind: "accept", event_hash: "h", verified: false } });
+    backend.views.set(item.event_hash, fx.decidedView({ item,
+      decision: { action: "approve", outcome: "appended", decided_by: `me ${IMG}`, at: "2026-11-29T11:58:00Z",
+        decision_id: "d", appended: null, detail: `host says ${BOTH}` } }));
+    backend.detail = { ...fx.disputedDetail(), dispute: fx.disputeView({ counterparty: `Evil ${IMG}`, host_label: `Host ${SCRIPT}` }) };
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "inbox-row"));
+    await settle();
+    expect(byId(container, "decision-detail").textContent).toBe(`host says ${BOTH}`);
+    expect(byId(container, "decision-by").textContent).toBe(`me ${IMG}`);
+    assertInert(container);
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-fabrikam" });
+    await settle();
+    expect(byId(container, "dispute-counterparty").textContent).toBe(`Evil ${IMG}`);
+    expect(byId(container, "dispute-host").textContent).toBe(`Host ${SCRIPT}`);
     assertInert(container);
   });
 });

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod canonical_cmd;
 mod diff_cmd;
+mod human;
 mod input;
 mod keygen;
 mod vendor;

@@ -15,6 +15,7 @@ use anp_client::{default_envelope, AgentClient, ClientError, KeyCheck};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::human;
 use crate::input;
 use crate::keygen;
 
@@ -684,17 +685,19 @@ fn summarize(e: &Event) -> String {
             Ok(offer) => {
                 let total = anp::money::offer_total(&offer);
                 format!(
-                    "{} line item(s), total {} {}{}, {} months, expires {}",
+                    "{} line item(s), total {}{}, {} months, {}",
                     offer.line_items.len(),
-                    total.amount,
-                    offer.currency,
+                    human::money(&total.amount.to_string(), &offer.currency),
                     if total.mismatch {
-                        format!(" (line items add up to {})", total.computed)
+                        format!(
+                            " (line items add up to {})",
+                            human::money(&total.computed.to_string(), &offer.currency)
+                        )
                     } else {
                         String::new()
                     },
                     offer.term_months,
-                    offer.expires_at
+                    human::expiry(&offer.expires_at)
                 )
             }
             Err(e) => format!("an offer that does not parse: {e}"),

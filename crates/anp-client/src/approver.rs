@@ -32,6 +32,17 @@ pub enum SummaryFetch {
     },
 }
 
+/// A session log as [`ApproverClient::log_raw`] read it.
+#[derive(Debug, Clone)]
+pub struct RawLog {
+    /// The document the bytes parse to (unverified).
+    pub document: LogDocument,
+    /// The answer's body, byte for byte.
+    pub bytes: Vec<u8>,
+    /// The request that was answered, e.g. `GET /api/console/v1/sessions/S/log?after=3`.
+    pub request: String,
+}
+
 /// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
 /// A host that serves none (404) is [`ClientError::NoDiscovery`].
 pub async fn well_known(base_url: &str) -> Result<WellKnown> {
@@ -181,6 +192,33 @@ impl ApproverClient {
         self.http
             .call(request, Some(&self.identity), Idempotent::Yes)
             .await
+    }
+
+    /// As [`ApproverClient::log`], with the answer's bytes exactly as the host
+    /// sent them beside the document they parse to: what a console keeps as
+    /// evidence when the log contradicts the copy it verified earlier.
+    pub async fn log_raw(&self, session_id: &str, after: Option<u64>) -> Result<RawLog> {
+        path_segment("session id", session_id)?;
+        let path = format!("{}/sessions/{session_id}/log", api::CONSOLE_API_BASE);
+        let mut request = Request::get(path.clone());
+        let mut asked = path;
+        if let Some(after) = after {
+            request.query = Some(("after", after.to_string()));
+            asked = format!("{asked}?after={after}");
+        }
+        let bytes = self
+            .http
+            .call_bytes(request, Some(&self.identity), Idempotent::Yes)
+            .await?;
+        let document = serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+            what: format!("GET {asked}"),
+            detail: e.to_string(),
+        })?;
+        Ok(RawLog {
+            document,
+            bytes,
+            request: format!("GET {asked}"),
+        })
     }
 
     /// Submits a decision. Retried on transport errors, 429 and 5xx: the host

@@ -178,6 +178,18 @@ impl Http {
         }
     }
 
+    /// Sends a request and returns a 2xx answer's bytes exactly as received
+    /// (for a caller that must keep them, such as evidence of a dispute).
+    pub async fn call_bytes(
+        &self,
+        request: Request<'_>,
+        signer: Option<&Identity>,
+        idempotent: Idempotent,
+    ) -> Result<Vec<u8>> {
+        let reply = self.send(&request, signer, idempotent).await?;
+        Ok(reply.bytes)
+    }
+
     /// Sends a request (conditional when it carries `if_none_match`) and
     /// decodes a 2xx JSON answer into `T` with its `ETag`, or reports `304`.
     pub async fn call_conditional<T: DeserializeOwned>(

@@ -19,7 +19,7 @@ mod http;
 mod trust;
 
 pub use agent::{default_envelope, AgentClient};
-pub use approver::{new_decision_id, well_known, ApproverClient, SummaryFetch};
+pub use approver::{new_decision_id, well_known, ApproverClient, RawLog, SummaryFetch};
 pub use error::ClientError;
 pub use http::{ClientConfig, RetryPolicy};
 pub use trust::{KeyCheck, KeySource, TrustedKeys};

@@ -85,18 +85,24 @@ pub struct EngineConfig {
     pub poll_interval: Duration,
     /// Sandbox policy.
     pub sandbox: SandboxMode,
-    /// Identity used when enrolling with a host.
+    /// Identity used when enrolling with a host (the default of the
+    /// `approver.*` settings).
     pub approver: ApproverProfile,
+    /// How numbers and times are written for people (notifications, tray,
+    /// title): the machine's locale and time zone unless a test sets one.
+    pub humanizer: humanize::Humanizer,
 }
 
 impl EngineConfig {
-    /// A config with defaults (5 s polling, sandbox when no host) in `data_dir`.
+    /// A config with defaults (5 s polling, sandbox when no host, the
+    /// machine's locale and time zone) in `data_dir`.
     pub fn new(data_dir: PathBuf) -> EngineConfig {
         EngineConfig {
             data_dir,
             poll_interval: Duration::from_secs(5),
             sandbox: SandboxMode::Auto,
             approver: ApproverProfile::default(),
+            humanizer: humanize::Humanizer::from_env(),
         }
     }
 

@@ -10,7 +10,7 @@ use crate::engine::{now_text, Engine};
 use crate::error::{DecideError, EngineError};
 use crate::inbox;
 use crate::protocol::anp as proto;
-use crate::store::DecisionRecord;
+use crate::store::{AppendedRef, DecisionRecord, StoredEvent};
 use crate::views::{ChangeScope, DecideAction, DecideRequest, DecisionResult, Verification};
 
 fn action_name(action: DecideAction) -> &'static str {
@@ -21,11 +21,15 @@ fn action_name(action: DecideAction) -> &'static str {
     }
 }
 
-fn result_of(record: &DecisionRecord) -> DecisionResult {
+fn result_of(record: &DecisionRecord, stored: &[StoredEvent]) -> DecisionResult {
     DecisionResult {
         decision_id: record.decision_id.clone(),
         outcome: record.outcome.clone(),
         detail: record.detail.clone(),
+        appended: record
+            .appended
+            .as_ref()
+            .map(|a| crate::decided::appended_event(a, stored)),
     }
 }
 
@@ -52,12 +56,14 @@ pub(crate) async fn decide(
             )?
             .filter(|d| d.action == action);
         if let Some(done) = existing.as_ref().filter(|d| d.outcome != "pending") {
-            return Ok(result_of(done));
+            let stored = store.events(&request.host_id, &request.session_id)?;
+            return Ok(result_of(done, &stored));
         }
         let record = match existing {
             Some(pending_send) => pending_send,
             None => {
-                let body = new_decision(engine, &store, &host.approver_email, &request)?;
+                let (body, proposal) =
+                    new_decision(engine, &store, &host.approver_email, &request)?;
                 let record = DecisionRecord {
                     decision_id: body.decision_id.clone(),
                     host_id: request.host_id.clone(),
@@ -70,6 +76,8 @@ pub(crate) async fn decide(
                     outcome: "pending".to_owned(),
                     detail: String::new(),
                     at: now_text(),
+                    proposal: Some(proposal),
+                    appended: None,
                 };
                 store.insert_decision(&record)?;
                 record
@@ -77,13 +85,15 @@ pub(crate) async fn decide(
         };
         (host, record)
     };
-    let expires_at = inbox::find_pending(
+    let answered = inbox::find_pending(
         &*engine.store()?,
         &request.host_id,
         &request.session_id,
         &request.in_response_to,
     )?
-    .map(|(_, p, _)| p.expires_at);
+    .map(|(_, p, _)| p);
+    let expires_at = answered.as_ref().map(|p| p.expires_at.clone());
+    let answered_seq = answered.as_ref().map_or(0, |p| p.seq);
     let decision_id = record.decision_id.clone();
     let sent = send_decision(
         &host.url,
@@ -99,26 +109,36 @@ pub(crate) async fn decide(
         },
     )
     .await;
-    let outcome = sent.map_err(|e| map_refusal(e, &host.url, expires_at));
+    let outcome =
+        sent.map_err(|e| map_refusal(e, &host.url, expires_at.map(|t| readable_time(engine, &t))));
     match outcome {
         Ok(DecisionResponse {
             decision_id,
             outcome,
             detail,
-            ..
+            log,
         }) => {
             let outcome = serde_json::to_value(outcome)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_else(|| "appended".to_owned());
-            engine
-                .store()?
-                .update_decision(&decision_id, None, &outcome, &detail)?;
-            let result = DecisionResult {
-                decision_id,
-                outcome,
-                detail,
-            };
+            // The event the decision appended, as the host's answer names it
+            // (only the host's word until the poller has verified it).
+            let appended = (outcome == "appended")
+                .then(|| proto::appended_by(&log, action, answered_seq))
+                .flatten()
+                .map(|e| AppendedRef {
+                    seq: e.seq,
+                    event_hash: e.event_hash,
+                    kind: e.kind,
+                });
+            {
+                let store = engine.store()?;
+                store.update_decision(&decision_id, None, &outcome, &detail)?;
+                if let Some(appended) = &appended {
+                    store.set_decision_appended(&decision_id, appended)?;
+                }
+            }
             engine.emit(
                 ChangeScope::Inbox,
                 Some(&request.host_id),
@@ -126,7 +146,15 @@ pub(crate) async fn decide(
             );
             // Bring the inbox and the log up to date now, not at the next tick.
             let _ = engine.refresh().await;
-            Ok(result)
+            let stored = engine
+                .store()?
+                .events(&request.host_id, &request.session_id)?;
+            Ok(DecisionResult {
+                decision_id,
+                outcome,
+                detail,
+                appended: appended.map(|a| crate::decided::appended_event(&a, &stored)),
+            })
         }
         Err(DecideError::Unreachable(detail)) => {
             // Kept as `pending`: the next attempt resends the same decision.
@@ -144,14 +172,15 @@ pub(crate) async fn decide(
     }
 }
 
-/// Checks a fresh decision locally and builds the signed request.
+/// Checks a fresh decision locally and builds the signed request, with the
+/// pending record it answers (kept with the decision).
 fn new_decision(
     engine: &Engine,
     store: &crate::store::Store,
     approver_email: &str,
     request: &DecideRequest,
-) -> Result<DecisionRequest, DecideError> {
-    let (_, pending, session) = inbox::find_pending(
+) -> Result<(DecisionRequest, String), DecideError> {
+    let (record, pending, session) = inbox::find_pending(
         store,
         &request.host_id,
         &request.session_id,
@@ -174,11 +203,11 @@ fn new_decision(
         offer: None,
         approval: None,
     };
-    match request.action {
+    let signed = match request.action {
         DecideAction::Approve => {
             if expired {
                 return Err(DecideError::Expired {
-                    expires_at: pending.expires_at.clone(),
+                    expires_at: readable_time(engine, &pending.expires_at),
                 });
             }
             let approval = anp::approval::sign_approval(
@@ -187,21 +216,21 @@ fn new_decision(
                 approver_email,
                 &now_text(),
             );
-            Ok(DecisionRequest {
+            DecisionRequest {
                 approval: Some(approval),
                 ..base
-            })
+            }
         }
         DecideAction::Decline => {
             let reason = request.reason.as_deref().map(str::trim).unwrap_or("");
             if reason.is_empty() {
                 return Err(DecideError::ReasonRequired);
             }
-            Ok(DecisionRequest {
+            DecisionRequest {
                 action: DecisionAction::Decline,
                 reason: Some(reason.to_owned()),
                 ..base
-            })
+            }
         }
         DecideAction::Counter => {
             let offer = request
@@ -215,12 +244,22 @@ fn new_decision(
                 })?;
             proto::validate_offer(&offer)
                 .map_err(|errors| DecideError::InvalidCounter { errors })?;
-            Ok(DecisionRequest {
+            DecisionRequest {
                 action: DecisionAction::Counter,
                 offer: Some(offer),
                 ..base
-            })
+            }
         }
+    };
+    Ok((signed, record.body))
+}
+
+/// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the
+/// machine's locale and zone); text that is not a time as it is.
+fn readable_time(engine: &Engine, text: &str) -> String {
+    match text.parse::<humanize::Timestamp>() {
+        Ok(at) => engine.humanizer().absolute(at, humanize::Timestamp::now()),
+        Err(_) => text.to_owned(),
     }
 }
 

@@ -14,6 +14,7 @@ use tokio::sync::broadcast;
 use crate::config::{ApproverProfile, EngineConfig, SandboxMode};
 use crate::error::{DecideError, EngineError};
 use crate::notify::{Notifier, SilentNotifier};
+use crate::settings::{ApproverCard, SettingsView};
 use crate::store::{HostRecord, Store};
 use crate::views::*;
 
@@ -39,6 +40,8 @@ pub(crate) struct Inner {
     pub(crate) sandbox: tokio::sync::Mutex<Option<countersign_host::RunningHost>>,
     /// Counters the benchmark reads.
     pub(crate) stats: Mutex<crate::poller::PollStats>,
+    /// Wakes the poller when a setting changed (a new interval applies now).
+    pub(crate) settings_changed: tokio::sync::Notify,
 }
 
 /// The console engine. Clone it freely; all clones share one state.
@@ -75,6 +78,7 @@ impl Engine {
                 tasks: Mutex::new(Vec::new()),
                 sandbox: tokio::sync::Mutex::new(None),
                 stats: Mutex::new(Default::default()),
+                settings_changed: tokio::sync::Notify::new(),
             }),
         })
     }
@@ -147,6 +151,8 @@ impl Engine {
             hosts,
             data_dir: self.inner.config.data_dir.display().to_string(),
             approver: self.approver_profile(),
+            locale: self.humanizer().locale_tag().to_owned(),
+            time_zone: self.humanizer().time_zone_name().map(str::to_owned),
         })
     }
 
@@ -176,7 +182,8 @@ impl Engine {
         crate::inbox::inbox_page(&*self.store()?, query, &left_out)
     }
 
-    /// One offer with everything needed to decide it.
+    /// One offer with everything needed to decide it; once decided (here
+    /// or elsewhere), the same view with what became of it.
     pub async fn offer_view(
         &self,
         host_id: &str,
@@ -215,7 +222,7 @@ impl Engine {
         host_id: &str,
         session_id: &str,
     ) -> Result<SessionDetail, EngineError> {
-        crate::history::session_detail(&*self.store()?, host_id, session_id)
+        crate::history::session_detail(&*self.store()?, self.humanizer(), host_id, session_id)
     }
 
     /// Writes a session export to the data dir's `exports/`: JSON (the
@@ -235,7 +242,7 @@ impl Engine {
     /// Uses the configured [`ApproverProfile`]; the host only accepts the
     /// email its admin issued the code for (see [`Engine::connect_host_as`]).
     pub async fn connect_host(&self, url: &str, code: &str) -> Result<HostInfo, EngineError> {
-        let profile = self.inner.config.approver.clone();
+        let profile = self.approver_profile();
         self.connect_host_as(url, code, &profile).await
     }
 
@@ -257,10 +264,68 @@ impl Engine {
         self.host_info(&record.host_id)
     }
 
-    /// The configured approver (from the environment or the defaults): what
-    /// a connect form offers before the person types their own.
+    /// Who this console approves as: the `approver.*` settings, else the
+    /// configured approver (the environment or the defaults). What a connect
+    /// form offers before the person types their own.
     pub fn approver_profile(&self) -> ApproverProfile {
-        self.inner.config.approver.clone()
+        self.settings().approver(&self.inner.config)
+    }
+
+    /// Every setting with its value, the approver with the key fingerprint,
+    /// and the data directory: the settings screen.
+    pub async fn settings_view(&self) -> Result<SettingsView, EngineError> {
+        let effective = crate::settings::Effective::load(&*self.store()?, &self.inner.config)?;
+        let profile = effective.approver(&self.inner.config);
+        let key = self.inner.key.verifying_key();
+        Ok(SettingsView {
+            settings: effective.into_settings(),
+            approver: ApproverCard {
+                name: profile.name,
+                email: profile.email,
+                key_fingerprint: anp::keys::fingerprint(&key),
+                public_key: anp::keys::public_key_b64(&key),
+            },
+            data_dir: self.inner.config.data_dir.display().to_string(),
+        })
+    }
+
+    /// Validates and saves one setting (it persists across restarts), and
+    /// applies it: a new poll interval wakes the poller at once.
+    pub async fn set_setting(&self, id: &str, value: Value) -> Result<SettingsView, EngineError> {
+        crate::settings::set(&*self.store()?, &self.inner.config, id, &value, &now_text())?;
+        self.inner.settings_changed.notify_one();
+        self.settings_view().await
+    }
+
+    /// How numbers and times are written for people on this machine.
+    pub fn humanizer(&self) -> &humanize::Humanizer {
+        &self.inner.config.humanizer
+    }
+
+    /// Exports a disputed session's evidence into the data dir's `exports/`:
+    /// the stored copy and the host's conflicting answer, byte for byte, and
+    /// `evidence.json` naming the seq, the check and both files' hashes.
+    pub async fn export_dispute(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> Result<ExportResult, EngineError> {
+        let dir = self.inner.config.data_dir.join("exports");
+        crate::dispute::export(&*self.store()?, &dir, host_id, session_id, &now_text())
+    }
+
+    /// Records the person's note on a disputed session. It stays disputed
+    /// and decisions on it stay refused.
+    pub async fn acknowledge_dispute(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        note: &str,
+    ) -> Result<DisputeView, EngineError> {
+        let view =
+            crate::dispute::acknowledge(&*self.store()?, host_id, session_id, note, &now_text())?;
+        self.emit(ChangeScope::Sessions, Some(host_id), Some(session_id));
+        Ok(view)
     }
 
     /// Every connected host.
@@ -292,7 +357,8 @@ impl Engine {
         session_id: &str,
     ) -> Result<VerificationView, EngineError> {
         crate::poller::audit(self, host_id, session_id).await?;
-        crate::history::session_detail(&*self.store()?, host_id, session_id).map(|d| d.verification)
+        crate::history::session_detail(&*self.store()?, self.humanizer(), host_id, session_id)
+            .map(|d| d.verification)
     }
 
     /// Marks an offer as opened (clears unread).
@@ -327,6 +393,19 @@ impl Engine {
     }
 
     // ---- internals shared by the modules ----
+
+    /// The settings in effect (read from the store; on a failure, the
+    /// defaults: nothing is silenced by a read error).
+    pub(crate) fn settings(&self) -> crate::settings::Effective {
+        self.store()
+            .and_then(|store| crate::settings::Effective::load(&store, &self.inner.config))
+            .unwrap_or_else(|_| crate::settings::Effective::defaults(&self.inner.config))
+    }
+
+    /// The time between poll cycles in effect.
+    pub(crate) fn poll_interval(&self) -> std::time::Duration {
+        self.settings().poll_interval(&self.inner.config)
+    }
 
     pub(crate) fn store(&self) -> Result<MutexGuard<'_, Store>, EngineError> {
         self.inner.store.lock().map_err(|_| poisoned())

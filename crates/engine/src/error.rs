@@ -88,7 +88,7 @@ pub enum DecideError {
     /// The offer's expiry passed.
     #[error("This offer expired at {expires_at}; it can no longer be approved.")]
     Expired {
-        /// When it expired.
+        /// When it expired, as the person reads it ("Tue 1 Dec, 09:53").
         expires_at: String,
     },
     /// A decline without a reason.

@@ -120,6 +120,7 @@ fn session_record(
 /// One session in full.
 pub(crate) fn session_detail(
     store: &Store,
+    human: &humanize::Humanizer,
     host_id: &str,
     session_id: &str,
 ) -> Result<SessionDetail, EngineError> {
@@ -148,7 +149,7 @@ pub(crate) fn session_detail(
             actor: stored.actor.clone(),
             kind: stored.kind.clone(),
             at: event.at.clone(),
-            summary: proto::summarize(&stored.kind, &event.payload),
+            summary: proto::summarize(&stored.kind, &event.payload, human),
             payload: event.payload,
             signer: event.signer,
             signature: stored.signature_state.clone(),
@@ -171,6 +172,7 @@ pub(crate) fn session_detail(
         series,
         decisions,
         verification: verification_view(&s),
+        dispute: crate::dispute::view(store, &s)?,
     })
 }
 

@@ -1,7 +1,8 @@
 //! The inbox: each pending decision beside the offer it answers, with the
 //! diff, exact totals, the vendor, both envelopes, the session's verification
-//! state and the approvals already given. Built from the store only, so it
-//! works offline and costs no request.
+//! state and the approvals already given; and the same view of a proposal
+//! once it was decided. Built from the store only, so it works offline and
+//! costs no request.
 
 use std::collections::HashSet;
 
@@ -12,7 +13,9 @@ use time::OffsetDateTime;
 
 use crate::error::EngineError;
 use crate::protocol::anp as proto;
-use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store, StoredEvent};
+use crate::store::{
+    DecisionRecord, PendingOverview, PendingRecord, SessionRecord, Store, StoredEvent,
+};
 use crate::views::*;
 
 /// An offer event (or a draft) and what it answers.
@@ -236,7 +239,40 @@ pub(crate) fn find_pending(
     Ok(Some((record, pending, session)))
 }
 
-/// One pending offer in full.
+/// The proposal `event_hash` as a pending record, once it has left the
+/// pending set: from what a decision kept of it, else from the stored log.
+fn former_proposal(
+    events: &[StoredEvent],
+    decision: Option<&DecisionRecord>,
+    event_hash: &str,
+) -> Option<PendingDecision> {
+    if let Some(kept) = decision
+        .and_then(|d| d.proposal.as_deref())
+        .and_then(|text| serde_json::from_str::<PendingDecision>(text).ok())
+    {
+        return Some(kept);
+    }
+    let stored = events.iter().find(|e| e.event_hash == event_hash)?;
+    let event = parse_event(stored)?;
+    if !event.kind.is_offer() {
+        return None;
+    }
+    let offer = proto::read_offer(&event.payload)?;
+    Some(PendingDecision {
+        seq: event.seq,
+        event_hash: event.event_hash.clone(),
+        kind: event.kind,
+        actor: event.actor,
+        expires_at: offer.offer.expires_at.clone(),
+        approvals: Vec::new(),
+        approvals_required: 1,
+        draft: None,
+        held_reason: None,
+    })
+}
+
+/// One proposal in full: while it waits for a decision, and after (what
+/// was decided, by whom, when, and the event it appended).
 pub(crate) fn offer_view(
     store: &Store,
     host_id: &str,
@@ -244,15 +280,46 @@ pub(crate) fn offer_view(
     event_hash: &str,
 ) -> Result<OfferView, EngineError> {
     let not_found = || EngineError::NotFound {
-        what: "pending offer",
+        what: "offer",
         id: event_hash.to_owned(),
     };
-    let (record, pending, session) =
-        find_pending(store, host_id, session_id, event_hash)?.ok_or_else(not_found)?;
     let events = store.events(host_id, session_id)?;
+    let latest = store.latest_decision(host_id, session_id, event_hash)?;
+    let (record, pending, session, is_pending) =
+        match find_pending(store, host_id, session_id, event_hash)? {
+            Some((record, pending, session)) => (record, pending, session, true),
+            None => {
+                let session = store.session(host_id, session_id)?.ok_or_else(not_found)?;
+                let pending =
+                    former_proposal(&events, latest.as_ref(), event_hash).ok_or_else(not_found)?;
+                let record = PendingRecord {
+                    host_id: host_id.to_owned(),
+                    session_id: session_id.to_owned(),
+                    event_hash: event_hash.to_owned(),
+                    body: String::new(),
+                    expires_at: pending.expires_at.clone(),
+                };
+                (record, pending, session, false)
+            }
+        };
     let located = locate(&events, &pending).ok_or_else(not_found)?;
-    let unread = !store.is_seen(host_id, session_id, event_hash)?;
+    let unread = is_pending && !store.is_seen(host_id, session_id, event_hash)?;
     let item = item(&record, &pending, &session, &located, unread);
+    let decided_by = store
+        .host(host_id)?
+        .map(|h| h.approver_email)
+        .unwrap_or_default();
+    // A refusal sent nothing: while the proposal waits it is undecided.
+    let decision = match latest.filter(|d| d.outcome != "refused") {
+        Some(record) => Some(crate::decided::from_decision(&record, &decided_by, &events)),
+        None if !is_pending => Some(crate::decided::from_log(proto::answer_on_log(
+            &events,
+            located.seq,
+            event_hash,
+            &located.actor,
+        ))),
+        None => None,
+    };
     let envelope = |kind: &str| -> Value {
         events
             .iter()
@@ -289,6 +356,8 @@ pub(crate) fn offer_view(
                 at: a.at.clone(),
             })
             .collect(),
+        pending: is_pending,
+        decision,
     })
 }
 

@@ -11,6 +11,8 @@
 mod config;
 mod connect;
 mod decide;
+mod decided;
+mod dispute;
 mod engine;
 mod error;
 mod history;
@@ -21,6 +23,7 @@ pub mod poller;
 mod protocol;
 mod sandbox;
 mod send;
+mod settings;
 pub mod store;
 pub mod views;
 
@@ -30,6 +33,11 @@ pub use config::{
 };
 pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
+pub use humanize::Humanizer;
 pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};
 pub use poller::PollStats;
+pub use settings::{
+    ApproverCard, Setting, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL, APPROVER_NAME,
+    NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL,
+};
 pub use views::*;

@@ -1,6 +1,8 @@
 //! The seam to desktop notifications: the engine decides *when* (once per new
 //! pending decision, deduplicated across restarts; once per disputed
-//! session), the shell decides *how* (notify-rust).
+//! session; never for a kind the person turned off) and *what it says*
+//! (in the machine's locale and time zone), the shell decides *how*
+//! (notify-rust).
 
 use serde::{Deserialize, Serialize};
 
@@ -23,8 +25,12 @@ pub struct PendingNotice {
     pub expires_at: String,
     /// A ready plain-text title.
     pub title: String,
-    /// A ready plain-text body.
+    /// A ready plain-text body: the amount and the expiry as a person
+    /// writes them ("570,000 USD · expires in 2 d 23 h (Fri 4 Dec, 06:53)").
     pub body: String,
+    /// Whether a burst this notice arrives in may be announced by one
+    /// summary (the person's setting); when not, a burst stays silent.
+    pub burst_summary: bool,
 }
 
 /// A session's log failed verification.
@@ -32,6 +38,8 @@ pub struct PendingNotice {
 pub struct DisputeNotice {
     /// Which host.
     pub host_id: String,
+    /// Its name for people.
+    pub host_label: String,
     /// Which session.
     pub session_id: String,
     /// The exact seq that failed.
@@ -40,6 +48,10 @@ pub struct DisputeNotice {
     pub check: String,
     /// In words.
     pub detail: String,
+    /// A ready plain-text title naming the session, host and counterparty.
+    pub title: String,
+    /// A ready plain-text body.
+    pub body: String,
 }
 
 /// Implemented by the shell; called from the poller's task, so keep it fast.

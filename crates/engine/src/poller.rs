@@ -14,6 +14,7 @@ use anp_client::SummaryFetch;
 use rand::Rng;
 use serde::Serialize;
 
+use crate::dispute::HostAnswer;
 use crate::engine::{now_text, Engine};
 use crate::error::EngineError;
 use crate::notify::{DisputeNotice, PendingNotice};
@@ -76,12 +77,16 @@ pub(crate) async fn run(engine: Engine) {
                         .entry(host.host_id.clone())
                         .or_insert((0, Instant::now()));
                     entry.0 = entry.0.saturating_add(1);
-                    entry.1 = Instant::now() + backoff(engine.inner.config.poll_interval, entry.0);
+                    entry.1 = Instant::now() + backoff(engine.poll_interval(), entry.0);
                 }
             }
         }
         cycle += 1;
-        tokio::time::sleep(engine.inner.config.poll_interval).await;
+        // A new interval takes effect at once, not after the old one ran out.
+        tokio::select! {
+            _ = tokio::time::sleep(engine.poll_interval()) => {}
+            _ = engine.inner.settings_changed.notified() => {}
+        }
     }
 }
 
@@ -327,17 +332,17 @@ async fn fetch_new(
     record: SessionRecord,
     session: &SessionSummary,
 ) -> Result<(), EngineError> {
-    let doc: LogDocument = client
-        .log(&session.id, Some(record.pin_seq))
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
-    count(engine, 1, &doc);
-    check_document(&doc, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
-    let ring = proto::key_ring(&host.platform_key, &doc, &record.vendor.fingerprint);
+    let raw = fetch_log(
+        engine,
+        client,
+        host,
+        &record,
+        Some(record.pin_seq),
+        approver_keys,
+    )
+    .await?;
+    let doc: &LogDocument = &raw.document;
+    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
     let pin = ChainHead {
         seq: record.pin_seq,
         event_hash: record.pin_hash.clone(),
@@ -351,7 +356,36 @@ async fn fetch_new(
         // The new events do not link to the pin: find the exact seq.
         return audit_record(engine, client, host, approver_keys, record, Some(session)).await;
     }
-    apply(engine, host, record, Some(session), checked)
+    let answer = HostAnswer {
+        request: &raw.request,
+        bytes: &raw.bytes,
+    };
+    apply(engine, host, record, Some(session), checked, Some(&answer))
+}
+
+/// Fetches a session's log after `after` (all of it for `None`), keeping the
+/// answer's bytes (evidence, should it contradict the stored copy); refuses
+/// another protocol's or session's document; refreshes the approver keys
+/// when it carries an accept.
+async fn fetch_log(
+    engine: &Engine,
+    client: &anp_client::ApproverClient,
+    host: &HostRecord,
+    record: &SessionRecord,
+    after: Option<u64>,
+    approver_keys: &mut Vec<DiscoveredKey>,
+) -> Result<anp_client::RawLog, EngineError> {
+    let raw = client
+        .log_raw(&record.session_id, after)
+        .await
+        .map_err(|e| EngineError::Unreachable {
+            url: host.url.clone(),
+            detail: e.to_string(),
+        })?;
+    count(engine, 1, &raw.document);
+    check_document(&raw.document, &record.session_id)?;
+    refresh_approver_keys(engine, client, host, approver_keys, &raw.document.events).await;
+    Ok(raw)
 }
 
 /// Refuses a log document of another protocol or another session before
@@ -410,19 +444,10 @@ async fn audit_record(
     record: SessionRecord,
     session: Option<&SessionSummary>,
 ) -> Result<(), EngineError> {
-    let doc: LogDocument =
-        client
-            .log(&record.session_id, None)
-            .await
-            .map_err(|e| EngineError::Unreachable {
-                url: host.url.clone(),
-                detail: e.to_string(),
-            })?;
-    count(engine, 1, &doc);
-    check_document(&doc, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &doc.events).await;
+    let raw = fetch_log(engine, client, host, &record, None, approver_keys).await?;
+    let doc: &LogDocument = &raw.document;
     let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
-    let ring = proto::key_ring(&host.platform_key, &doc, &record.vendor.fingerprint);
+    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
     let pin = ChainHead {
         seq: record.pin_seq,
         event_hash: record.pin_hash.clone(),
@@ -435,7 +460,11 @@ async fn audit_record(
         &ring,
         approver_keys,
     );
-    apply(engine, host, record, session, checked)
+    let answer = HostAnswer {
+        request: &raw.request,
+        bytes: &raw.bytes,
+    };
+    apply(engine, host, record, session, checked, Some(&answer))
 }
 
 /// Stores verified events and the new pin, or marks the session disputed.
@@ -445,6 +474,7 @@ fn apply(
     mut record: SessionRecord,
     session: Option<&SessionSummary>,
     checked: proto::Checked,
+    answer: Option<&HostAnswer<'_>>,
 ) -> Result<(), EngineError> {
     if let Some(s) = session {
         record.status = s.status.clone();
@@ -458,13 +488,17 @@ fn apply(
         record.failing_seq = Some(d.seq);
         record.failing_checks = d.checks.clone();
         record.dispute_detail = Some(d.detail.clone());
-        dispute_notice = Some(DisputeNotice {
-            host_id: host.host_id.clone(),
-            session_id: record.session_id.clone(),
-            seq: d.seq,
-            check: d.checks.join(", "),
-            detail: d.detail.clone(),
-        });
+        crate::dispute::record(
+            &*engine.store()?,
+            &host.host_id,
+            &record.session_id,
+            d.seq,
+            &d.checks,
+            &d.detail,
+            answer,
+            &now_text(),
+        )?;
+        dispute_notice = Some(dispute_notice_for(host, &record, d));
     } else {
         for seq in &checked.unproven {
             if !record.unproven.contains(seq) {
@@ -512,7 +546,7 @@ fn apply(
             "disputed",
             &now_text(),
         )?;
-        if first {
+        if first && engine.settings().on(crate::settings::NOTIFY_DISPUTE) {
             engine.notifier().disputed(&notice);
         }
         engine.emit(
@@ -603,21 +637,59 @@ fn notify_pending(
     if !first {
         return Ok(());
     }
+    let settings = engine.settings();
+    if !settings.on(crate::settings::NOTIFY_NEW_PROPOSAL) {
+        return Ok(()); // claimed all the same: turning it back on replays nothing
+    }
     let (total, currency) =
         crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
             .unwrap_or_else(|| ("?".to_owned(), String::new()));
     let vendor_name = session.vendor.vendor_name.clone();
+    let what = match (p.draft.is_some(), p.kind) {
+        (true, _) => "Draft counter-offer to",
+        (false, anp::EventKind::CounterOffer) => "Counter-offer from",
+        _ => "Offer from",
+    };
+    let human = engine.humanizer();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
         event_hash: p.event_hash.clone(),
-        title: format!("Offer from {vendor_name} waits for you"),
-        body: format!("{total} {currency}, expires {}", p.expires_at),
+        title: format!("{what} {vendor_name} waits for you"),
+        body: human.amount_and_expiry(&total, &currency, &p.expires_at, humanize::Timestamp::now()),
         vendor_name,
         total,
         currency,
         expires_at: p.expires_at.clone(),
+        burst_summary: settings.on(crate::settings::NOTIFY_BURST_SUMMARY),
     };
     engine.notifier().pending(&notice);
     Ok(())
+}
+
+/// The dispute notice: which host and session, the seq and check, in words.
+fn dispute_notice_for(
+    host: &HostRecord,
+    record: &SessionRecord,
+    d: &proto::Dispute,
+) -> DisputeNotice {
+    let short: String = record.session_id.chars().take(8).collect();
+    DisputeNotice {
+        host_id: host.host_id.clone(),
+        host_label: host.label.clone(),
+        session_id: record.session_id.clone(),
+        seq: d.seq,
+        check: d.checks.join(", "),
+        detail: d.detail.clone(),
+        title: format!(
+            "Session {short} on {} with {} is disputed",
+            host.label, record.vendor.vendor_name
+        ),
+        body: format!(
+            "The host's record no longer matches what this console verified (event {}, {}). {}",
+            d.seq,
+            d.checks.join(", "),
+            d.detail
+        ),
+    }
 }

@@ -51,7 +51,7 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
             engine.store()?.set_host_url(&h.host_id, &url)?;
         }
         None => {
-            let profile = &engine.inner.config.approver;
+            let profile = &engine.approver_profile();
             let code = host
                 .enroll_code(
                     countersign_host::SANDBOX_HANDLE,

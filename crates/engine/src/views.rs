@@ -54,6 +54,11 @@ pub struct AppState {
     /// The configured name and email, offered as defaults when connecting
     /// to a host (the host enrolls only the email its code was issued for).
     pub approver: crate::config::ApproverProfile,
+    /// The machine's locale as a BCP 47 tag (`en-GB`): the interface writes
+    /// numbers and dates with it, as notifications do.
+    pub locale: String,
+    /// The machine's time zone (`Europe/Berlin`), when it has a name.
+    pub time_zone: Option<String>,
 }
 
 /// A connected buyer host and how the poller last found it.
@@ -228,6 +233,51 @@ pub struct OfferView {
     pub approvals: Vec<ApprovalGiven>,
     /// True when `expires_at` has passed.
     pub expired: bool,
+    /// True while the proposal waits for a decision (it is in the pending
+    /// set); false once it was decided, here or elsewhere, or withdrawn.
+    pub pending: bool,
+    /// What was decided, when something was: by this console (also while
+    /// it waits for more approvals), or as the log shows it.
+    pub decision: Option<ProposalDecision>,
+}
+
+/// What became of a proposal: a decision this console made, or the answer
+/// the log shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalDecision {
+    /// `approve`, `decline` or `counter`; null when the proposal left the
+    /// pending set without an answer on the log.
+    pub action: Option<String>,
+    /// `pending` (kept, the host has not confirmed it yet), `appended`,
+    /// `awaiting_approvals`, `held`, `refused` (by the host: nothing was
+    /// sent), `answered` (the log shows an answer this console did not
+    /// send), or `withdrawn` (no longer pending, no answer on the log).
+    pub outcome: String,
+    /// Who decided: the email this console approves as, or the approvers an
+    /// `accept` on the log names.
+    pub decided_by: Option<String>,
+    /// When (RFC 3339).
+    pub at: Option<String>,
+    /// This console's decision id, when it decided.
+    pub decision_id: Option<String>,
+    /// The event the decision appended to the log.
+    pub appended: Option<AppendedEvent>,
+    /// The host's words, or what the log shows.
+    pub detail: String,
+}
+
+/// An event a decision appended to the session's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppendedEvent {
+    /// Its seq.
+    pub seq: u64,
+    /// `accept`, `decline` or `counter_offer`.
+    pub kind: String,
+    /// Its hash.
+    pub event_hash: String,
+    /// True once this console has verified it and stored it; false while it
+    /// is only the host's word.
+    pub verified: bool,
 }
 
 /// What a person decided.
@@ -270,6 +320,8 @@ pub struct DecisionResult {
     pub outcome: String,
     /// The host's words.
     pub detail: String,
+    /// The event the decision appended, when it appended one.
+    pub appended: Option<AppendedEvent>,
 }
 
 /// One problem with an edited counter-offer.
@@ -366,7 +418,7 @@ pub struct TimelineEvent {
     pub kind: String,
     /// Append time.
     pub at: String,
-    /// Plain text, e.g. "Offer: 570000 USD, 36 months".
+    /// Plain text, numbers as people write them: "Offer: 570,000 USD, 36 months".
     pub summary: String,
     /// The payload, as the log carries it.
     pub payload: Value,
@@ -425,6 +477,50 @@ pub struct SessionDetail {
     pub decisions: Vec<DecisionRow>,
     /// Verification state with evidence.
     pub verification: VerificationView,
+    /// When disputed: where, what, the evidence kept and the person's note.
+    pub dispute: Option<DisputeView>,
+}
+
+/// A disputed session at a glance, and what a person can do next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisputeView {
+    /// Which host (local id).
+    pub host_id: String,
+    /// Its name for people.
+    pub host_label: String,
+    /// Its URL.
+    pub host_url: String,
+    /// Which session.
+    pub session_id: String,
+    /// Who is on the other side (counterparty text).
+    pub counterparty: String,
+    /// When this console found it (RFC 3339); null for a dispute found
+    /// before this was recorded.
+    pub detected_at: Option<String>,
+    /// The exact seq that failed.
+    pub failing_seq: u64,
+    /// The failed checks.
+    pub checks: Vec<String>,
+    /// In words.
+    pub detail: String,
+    /// The request the host answered with the conflicting log.
+    pub request: Option<String>,
+    /// True when the host's conflicting answer was kept byte for byte (the
+    /// evidence export holds it beside the stored copy).
+    pub host_answer_kept: bool,
+    /// The person's acknowledgement, once given.
+    pub acknowledged: Option<AcknowledgementView>,
+}
+
+/// A person's acknowledgement of a dispute: noted, and still disputed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcknowledgementView {
+    /// The note (the person's words).
+    pub note: String,
+    /// When (RFC 3339).
+    pub at: String,
+    /// Who (the email this console approves as on that host).
+    pub by: String,
 }
 
 /// Export formats.

@@ -43,11 +43,21 @@ pub(crate) async fn fixture_in(discovery: countersign_host::config::DiscoveryMod
 }
 
 pub(crate) async fn anp(home: &Path, args: &[&str]) -> Output {
+    anp_in(home, args, &[]).await
+}
+
+/// `anp` with extra environment (a locale, a time zone).
+async fn anp_in(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let home = home.to_owned();
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_anp"))
             .env("ANP_HOME", &home)
+            .envs(env)
             .args(&args)
             .output()
             .unwrap()
@@ -165,6 +175,38 @@ async fn register_open_offer_message_close_with_a_verified_chain() {
 
     let log = json_of(&anp(home, &["vendor", "log", &sid, "--json"]).await);
     assert_eq!(log["events"].as_array().unwrap().len(), 4);
+    // A person's summary writes the amount grouped and the expiry relative
+    // and absolute, in the machine's locale and zone (British, Tokyo here);
+    // --json kept the protocol's exact values above.
+    let expires = log["events"][2]["payload"]["expires_at"].as_str().unwrap();
+    let at = time::OffsetDateTime::parse(expires, &time::format_description::well_known::Rfc3339)
+        .unwrap()
+        .to_offset(time::UtcOffset::from_hms(9, 0, 0).unwrap());
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec",
+    ];
+    let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    let when = format!(
+        "{} {} {}, {:02}:{:02}",
+        days[at.weekday().number_days_from_monday() as usize],
+        at.day(),
+        months[at.month() as usize - 1],
+        at.hour(),
+        at.minute()
+    );
+    let out = anp_in(
+        home,
+        &["vendor", "log", &sid],
+        &[("LC_ALL", "en_GB.UTF-8"), ("TZ", "Asia/Tokyo")],
+    )
+    .await;
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "1 line item(s), total 140,000 USD, 24 months, expires in 1 d 23 h ({when})"
+        )),
+        "{text}"
+    );
 
     let closed = json_of(
         &anp(

@@ -246,3 +246,63 @@ async fn a_304_to_a_request_without_a_tag_is_an_error_naming_it() {
     );
     assert!(error.to_string().contains("304"), "{error}");
 }
+
+#[tokio::test]
+async fn a_raw_log_keeps_the_hosts_bytes_beside_the_document_they_parse_to() {
+    let host = start_host().await;
+    let url = host.url();
+    let vendor = new_agent(&url, &url).await;
+    let sid = vendor
+        .open_session(
+            Target::Sandbox { sandbox: true },
+            default_envelope("Contoso", "Contoso Seller", "sales@contoso.example"),
+        )
+        .await
+        .unwrap()
+        .session_id;
+    vendor
+        .submit(&sid, EventKind::Offer, offer(1140, 5))
+        .await
+        .unwrap();
+    let ada = enroll(&host, "Ada", "ada@fabrikam.example").await;
+    let direct = ada.log(&sid, None).await.unwrap();
+
+    // Through a stand-in host that sends the same document in other bytes.
+    let (proxy, proxy_url) = common::Proxy::start(&url).await;
+    proxy.set(common::Mode::PrettyPrint);
+    let key = anp::keys::generate_signing_key();
+    let code = host
+        .host()
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Bea",
+            "bea@fabrikam.example",
+        )
+        .await
+        .unwrap()
+        .code;
+    let enrolled = ApproverClient::enroll(&proxy_url, &code, "Bea", "bea@fabrikam.example", &key)
+        .await
+        .unwrap();
+    let bea = ApproverClient::new(&proxy_url, key, &enrolled.approver_id).unwrap();
+    let raw = bea.log_raw(&sid, Some(1)).await.unwrap();
+    let pretty = serde_json::to_vec_pretty(
+        &serde_json::from_slice::<serde_json::Value>(&raw.bytes).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(raw.bytes, pretty, "the bytes as the stand-in sent them");
+    assert!(
+        raw.bytes.windows(3).any(|w| w == b"\n  "),
+        "not re-serialized"
+    );
+    assert_eq!(
+        raw.document.events,
+        direct.events[1..].to_vec(),
+        "the document they parse to"
+    );
+    assert_eq!(
+        raw.request,
+        format!("GET /api/console/v1/sessions/{sid}/log?after=1")
+    );
+    host.shutdown().await;
+}

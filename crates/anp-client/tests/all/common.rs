@@ -198,6 +198,9 @@ pub enum Mode {
     UnwrapAppend,
     /// Name a fresh buyer key in every log's `keys` block.
     SwapBuyerKey,
+    /// Forward every JSON answer pretty-printed: the same document in other
+    /// bytes, so a test can tell bytes kept from bytes re-serialized.
+    PrettyPrint,
 }
 
 #[derive(Clone)]
@@ -290,7 +293,9 @@ impl Proxy {
         let mut out = bytes.to_vec();
         if status.is_success() {
             if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
-                if tamper(&mut value, mode) {
+                if mode == Mode::PrettyPrint {
+                    out = serde_json::to_vec_pretty(&value).unwrap();
+                } else if tamper(&mut value, mode) {
                     self.changed
                         .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     out = serde_json::to_vec(&value).unwrap();

@@ -280,20 +280,20 @@ pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
     })
 }
 
-/// A plain-text one-line summary of an event for the timeline.
-pub(crate) fn summarize(kind: &str, payload: &Value) -> String {
+/// A plain-text one-line summary of an event for the timeline, numbers as
+/// a person writes them ("Offer: 570,000 USD, 36 months").
+pub(crate) fn summarize(kind: &str, payload: &Value, human: &humanize::Humanizer) -> String {
     match kind {
         "offer" | "counter_offer" => match read_offer(payload) {
             Some(o) => format!(
-                "{}: {} {}, {} months",
+                "{}: {}, {} months",
                 if kind == "offer" {
                     "Offer"
                 } else {
                     "Counter-offer"
                 },
-                o.total,
-                o.offer.currency,
-                o.offer.term_months
+                human.money(&o.total.to_string(), &o.offer.currency),
+                human.count(u64::from(o.offer.term_months))
             ),
             None => "Offer (unreadable)".to_owned(),
         },
@@ -312,4 +312,112 @@ pub(crate) fn summarize(kind: &str, payload: &Value) -> String {
         "session_close" => "Session closed".to_owned(),
         other => other.to_owned(),
     }
+}
+
+/// What the log says became of a proposal: the first answer to it after
+/// `seq`, or a newer proposal of the same side that replaced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LogAnswer {
+    /// An `accept` naming it, with the approvers its approvals name.
+    Accepted {
+        event: StoredRef,
+        approved_by: Vec<String>,
+    },
+    /// The other side declined or countered it.
+    Answered {
+        event: StoredRef,
+        action: &'static str,
+    },
+    /// The same side made a newer proposal.
+    Replaced { event: StoredRef },
+}
+
+/// An event of the stored copy, by position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoredRef {
+    pub seq: u64,
+    pub kind: String,
+    pub event_hash: String,
+    pub at: String,
+}
+
+fn stored_ref(e: &StoredEvent) -> StoredRef {
+    StoredRef {
+        seq: e.seq,
+        kind: e.kind.clone(),
+        event_hash: e.event_hash.clone(),
+        at: e.at.clone(),
+    }
+}
+
+/// Reads the stored copy after the proposal at `seq` (hash `hash`, by
+/// `actor`) for what answered it.
+pub(crate) fn answer_on_log(
+    events: &[StoredEvent],
+    seq: u64,
+    hash: &str,
+    actor: &str,
+) -> Option<LogAnswer> {
+    for e in events.iter().filter(|e| e.seq > seq) {
+        match e.kind.as_str() {
+            "accept" => {
+                let Ok(event) = serde_json::from_str::<Event>(&e.body) else {
+                    continue;
+                };
+                let Ok(accept) = AcceptPayload::parse(&event.payload) else {
+                    continue;
+                };
+                if accept.in_response_to == hash {
+                    let approved_by = accept
+                        .all_approvals()
+                        .map(|a| a.approved_by.clone())
+                        .collect();
+                    return Some(LogAnswer::Accepted {
+                        event: stored_ref(e),
+                        approved_by,
+                    });
+                }
+            }
+            "decline" if e.actor != actor => {
+                return Some(LogAnswer::Answered {
+                    event: stored_ref(e),
+                    action: "decline",
+                })
+            }
+            "offer" | "counter_offer" if e.actor != actor => {
+                return Some(LogAnswer::Answered {
+                    event: stored_ref(e),
+                    action: "counter",
+                })
+            }
+            "offer" | "counter_offer" => {
+                return Some(LogAnswer::Replaced {
+                    event: stored_ref(e),
+                })
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The event a decision appended, in the log the host answered it with:
+/// the last buyer event of the decision's kind after the proposal's seq.
+pub(crate) fn appended_by(doc: &LogDocument, action: &str, after: u64) -> Option<StoredRef> {
+    let kind = match action {
+        "approve" => EventKind::Accept,
+        "decline" => EventKind::Decline,
+        "counter" => EventKind::CounterOffer,
+        _ => return None,
+    };
+    doc.events
+        .iter()
+        .rev()
+        .find(|e| e.seq > after && e.kind == kind && e.actor == anp::Actor::Buyer)
+        .map(|e| StoredRef {
+            seq: e.seq,
+            kind: e.kind.as_str().to_owned(),
+            event_hash: e.event_hash.clone(),
+            at: e.at.clone(),
+        })
 }

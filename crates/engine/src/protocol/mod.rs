@@ -8,3 +8,11 @@ pub(crate) mod anp;
 
 /// The protocol name stored with every host and session.
 pub(crate) const ANP_0_1: &str = "ANP/0.1";
+
+/// Settings the protocols declare, shown beside the engine's on the same
+/// screen (see `crate::settings`). ANP/0.1 needs none. OANP adds its "test-
+/// mode receipts count" here, as one `SettingDef` (a toggle, default off)
+/// that its receipt check then reads: no screen or command of its own.
+pub(crate) fn settings() -> Vec<crate::settings::SettingDef> {
+    Vec::new()
+}

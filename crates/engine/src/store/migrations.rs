@@ -93,6 +93,33 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX decisions_by_offer ON decisions (host_id, session_id, in_response_to);
     "#,
+    // 2: settings a person changes; what a decision answered and appended;
+    // the evidence of each dispute and its acknowledgement.
+    r#"
+    CREATE TABLE settings (
+        id TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    ALTER TABLE decisions ADD COLUMN proposal TEXT;
+    ALTER TABLE decisions ADD COLUMN appended_seq INTEGER;
+    ALTER TABLE decisions ADD COLUMN appended_hash TEXT;
+    ALTER TABLE decisions ADD COLUMN appended_kind TEXT;
+    CREATE TABLE disputes (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        detected_at TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        checks TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        request TEXT,
+        host_answer BLOB,
+        acknowledged_note TEXT,
+        acknowledged_at TEXT,
+        acknowledged_by TEXT,
+        PRIMARY KEY (host_id, session_id)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -155,6 +155,56 @@ pub struct DecisionRecord {
     pub detail: String,
     /// When made.
     pub at: String,
+    /// The pending record it answered (JSON), so the proposal can still be
+    /// shown once it has left the pending set (a draft is nowhere else).
+    pub proposal: Option<String>,
+    /// The event the host says the decision appended.
+    pub appended: Option<AppendedRef>,
+}
+
+/// An event a decision appended to the log, as the host's answer names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppendedRef {
+    /// Its seq.
+    pub seq: u64,
+    /// Its hash.
+    pub event_hash: String,
+    /// Its kind (`accept`, `decline`, `counter_offer`).
+    pub kind: String,
+}
+
+/// A dispute as first detected, with the host's conflicting answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisputeRecord {
+    /// Host.
+    pub host_id: String,
+    /// Session.
+    pub session_id: String,
+    /// When this console found it.
+    pub detected_at: String,
+    /// The exact seq that failed.
+    pub seq: u64,
+    /// The failed checks.
+    pub checks: Vec<String>,
+    /// In words.
+    pub detail: String,
+    /// The request the host answered, e.g. `GET …/log?after=3`.
+    pub request: Option<String>,
+    /// The answer's body, byte for byte as received.
+    pub host_answer: Option<Vec<u8>>,
+    /// The person's note, once acknowledged.
+    pub acknowledged: Option<Acknowledgement>,
+}
+
+/// A person acknowledged a dispute (it stays disputed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acknowledgement {
+    /// Their note.
+    pub note: String,
+    /// When.
+    pub at: String,
+    /// Who (the email this console approves as on that host).
+    pub by: String,
 }
 
 /// The store; one connection, guarded by the engine.
@@ -235,6 +285,39 @@ fn decision_from_row(r: &Row<'_>) -> rusqlite::Result<DecisionRecord> {
         outcome: r.get("outcome")?,
         detail: r.get("detail")?,
         at: r.get("at")?,
+        proposal: r.get("proposal")?,
+        appended: match (
+            r.get::<_, Option<u64>>("appended_seq")?,
+            r.get::<_, Option<String>>("appended_hash")?,
+            r.get::<_, Option<String>>("appended_kind")?,
+        ) {
+            (Some(seq), Some(event_hash), Some(kind)) => Some(AppendedRef {
+                seq,
+                event_hash,
+                kind,
+            }),
+            _ => None,
+        },
+    })
+}
+
+fn dispute_from_row(r: &Row<'_>) -> rusqlite::Result<DisputeRecord> {
+    let note: Option<String> = r.get("acknowledged_note")?;
+    let at: Option<String> = r.get("acknowledged_at")?;
+    let by: Option<String> = r.get("acknowledged_by")?;
+    Ok(DisputeRecord {
+        host_id: r.get("host_id")?,
+        session_id: r.get("session_id")?,
+        detected_at: r.get("detected_at")?,
+        seq: r.get("seq")?,
+        checks: json_col(r, "checks")?,
+        detail: r.get("detail")?,
+        request: r.get("request")?,
+        host_answer: r.get("host_answer")?,
+        acknowledged: match (note, at, by) {
+            (Some(note), Some(at), Some(by)) => Some(Acknowledgement { note, at, by }),
+            _ => None,
+        },
     })
 }
 
@@ -605,11 +688,15 @@ impl Store {
     /// Stores a decision before it is sent.
     pub fn insert_decision(&self, d: &DecisionRecord) -> rusqlite::Result<()> {
         self.conn.execute(
-            "INSERT INTO decisions (decision_id, host_id, session_id, in_response_to, action, body, headers, outcome, detail, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO decisions (decision_id, host_id, session_id, in_response_to, action, body, headers, outcome, detail, at,
+             proposal, appended_seq, appended_hash, appended_kind)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 d.decision_id, d.host_id, d.session_id, d.in_response_to, d.action, d.body,
-                d.headers, d.outcome, d.detail, d.at
+                d.headers, d.outcome, d.detail, d.at, d.proposal,
+                d.appended.as_ref().map(|a| a.seq),
+                d.appended.as_ref().map(|a| a.event_hash.clone()),
+                d.appended.as_ref().map(|a| a.kind.clone())
             ],
         )?;
         Ok(())
@@ -626,6 +713,25 @@ impl Store {
         self.conn.execute(
             "UPDATE decisions SET headers = COALESCE(?2, headers), outcome = ?3, detail = ?4 WHERE decision_id = ?1",
             params![decision_id, headers, outcome, detail],
+        )?;
+        Ok(())
+    }
+
+    /// Records the event the host says a decision appended.
+    pub fn set_decision_appended(
+        &self,
+        decision_id: &str,
+        appended: &AppendedRef,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE decisions SET appended_seq = ?2, appended_hash = ?3, appended_kind = ?4
+             WHERE decision_id = ?1",
+            params![
+                decision_id,
+                appended.seq,
+                appended.event_hash,
+                appended.kind
+            ],
         )?;
         Ok(())
     }
@@ -654,6 +760,96 @@ impl Store {
                 decision_from_row,
             )
             .optional()
+    }
+
+    /// The latest decision on an offer, refused or not (what the offer view
+    /// shows once the offer has left the pending set).
+    pub fn latest_decision(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        in_response_to: &str,
+    ) -> rusqlite::Result<Option<DecisionRecord>> {
+        self.conn
+            .query_row(
+                "SELECT * FROM decisions WHERE host_id = ?1 AND session_id = ?2 AND in_response_to = ?3
+                 ORDER BY (outcome = 'refused'), at DESC LIMIT 1",
+                [host_id, session_id, in_response_to],
+                decision_from_row,
+            )
+            .optional()
+    }
+
+    // ---- settings ----
+
+    /// Every saved setting as (id, JSON value text).
+    pub fn settings(&self) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare("SELECT id, value FROM settings")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    /// Saves one setting (JSON value text).
+    pub fn set_setting(&self, id: &str, value: &str, now: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO settings (id, value, updated_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            params![id, value, now],
+        )?;
+        Ok(())
+    }
+
+    // ---- disputes ----
+
+    /// Records a dispute as first found; a later finding of the same session
+    /// keeps the first evidence (true when this one was recorded).
+    pub fn record_dispute(&self, d: &DisputeRecord) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO disputes (host_id, session_id, detected_at, seq, checks, detail,
+             request, host_answer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                d.host_id,
+                d.session_id,
+                d.detected_at,
+                d.seq,
+                to_json(&d.checks),
+                d.detail,
+                d.request,
+                d.host_answer
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// One session's dispute, if it has one.
+    pub fn dispute(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Option<DisputeRecord>> {
+        self.conn
+            .query_row(
+                "SELECT * FROM disputes WHERE host_id = ?1 AND session_id = ?2",
+                [host_id, session_id],
+                dispute_from_row,
+            )
+            .optional()
+    }
+
+    /// Records the person's acknowledgement (replacing an earlier one);
+    /// true when the session has a dispute to acknowledge.
+    pub fn acknowledge_dispute(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        ack: &Acknowledgement,
+    ) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE disputes SET acknowledged_note = ?3, acknowledged_at = ?4, acknowledged_by = ?5
+             WHERE host_id = ?1 AND session_id = ?2",
+            params![host_id, session_id, ack.note, ack.at, ack.by],
+        )?;
+        Ok(n == 1)
     }
 
     /// A session's decisions, oldest first.

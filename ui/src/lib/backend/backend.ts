@@ -1,7 +1,7 @@
 import type {
   AppState, ConnectRequest, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
-  ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, Offer, OfferRef, OfferView,
-  SessionDetail, SessionRef, SessionRow,
+  DisputeView, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, Offer, OfferRef, OfferView,
+  SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "./types";
 
 /** Stops a subscription. */
@@ -26,6 +26,14 @@ export interface Backend {
   hosts(): Promise<HostInfo[]>;
   refresh(): Promise<void>;
   markSeen(ref: OfferRef): Promise<void>;
+  /** Every setting with its value, the approver and key fingerprint, the data dir. */
+  settings(): Promise<SettingsView>;
+  /** Saves one setting; rejects with the engine's sentence when the value is not allowed. */
+  setSetting(id: string, value: unknown): Promise<SettingsView>;
+  /** Writes a disputed session's evidence (both copies byte for byte) into the data dir's exports/. */
+  exportDispute(ref: SessionRef): Promise<ExportResult>;
+  /** Notes the person's acknowledgement; the session stays disputed. */
+  acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView>;
   onChanged(handler: (event: ChangedEvent) => void): Promise<Unsubscribe>;
   onOpenOffer(handler: (ref: OfferRef) => void): Promise<Unsubscribe>;
   /** A dispute notification was clicked: show that session's timeline. */

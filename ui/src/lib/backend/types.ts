@@ -18,6 +18,10 @@ export interface AppState {
   data_dir: string;
   /** The configured approver, offered as defaults by the connect form. */
   approver: ApproverProfile;
+  /** The machine's locale (BCP 47, "en-GB"): numbers and dates are written in it, as notifications are. */
+  locale: string;
+  /** The machine's time zone ("Europe/Berlin"), when it has a name. */
+  time_zone: string | null;
 }
 
 /** Who this console enrolls and approves as; `email` is what approvals carry. */
@@ -196,6 +200,30 @@ export interface OfferView {
   verification: VerificationReport;
   approvals: { approved_by: string; at: string }[];
   expired: boolean;
+  /** True while it waits for a decision; false once decided (here or elsewhere) or withdrawn. */
+  pending: boolean;
+  /** What was decided, once something was. */
+  decision: ProposalDecision | null;
+}
+
+/** What became of a proposal: this console's decision, or what the log shows. */
+export interface ProposalDecision {
+  /** Null when it left the pending set with no answer on the log. */
+  action: "approve" | "decline" | "counter" | null;
+  outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "answered" | "withdrawn";
+  decided_by: string | null;
+  at: string | null;
+  decision_id: string | null;
+  appended: AppendedEvent | null;
+  detail: string;
+}
+
+/** An event a decision appended to the session's log; `verified` once this console checked and stored it. */
+export interface AppendedEvent {
+  seq: number;
+  kind: "accept" | "decline" | "counter_offer";
+  event_hash: string;
+  verified: boolean;
 }
 
 /** A person's decision on one offer. */
@@ -213,6 +241,8 @@ export interface DecisionResult {
   decision_id: string;
   outcome: "appended" | "awaiting_approvals" | "held";
   detail: string;
+  /** The event it appended, when it appended one. */
+  appended: AppendedEvent | null;
 }
 
 /** One validation problem of a counter-offer, located by its path. */
@@ -290,6 +320,48 @@ export interface SessionDetail {
   series: { vendor_agent: SeriesPoint[]; buyer: SeriesPoint[] };
   decisions: DecisionRecord[];
   verification: VerificationReport;
+  /** When disputed: where, what, whether the host's answer was kept, the acknowledgement. */
+  dispute: DisputeView | null;
+}
+
+/** A disputed session at a glance. */
+export interface DisputeView {
+  host_id: string;
+  host_label: string;
+  host_url: string;
+  session_id: string;
+  /** Counterparty text. */
+  counterparty: string;
+  detected_at: string | null;
+  failing_seq: number;
+  checks: string[];
+  detail: string;
+  request: string | null;
+  host_answer_kept: boolean;
+  acknowledged: { note: string; at: string; by: string } | null;
+}
+
+/** One setting as the engine declares it; the screen is generic over `kind`. */
+export type Setting = SettingBase & (
+  | { kind: "toggle" }
+  | { kind: "number"; min: number; max: number; unit: string }
+  | { kind: "text"; input: "text" | "email"; max_len: number }
+);
+
+interface SettingBase {
+  id: string;
+  group: string;
+  label: string;
+  help: string;
+  value: unknown;
+  default: unknown;
+}
+
+/** The settings screen: every setting, who this console approves as with the key, and the data dir. */
+export interface SettingsView {
+  settings: Setting[];
+  approver: { name: string; email: string; key_fingerprint: string; public_key: string };
+  data_dir: string;
 }
 
 /** Where an export was written. */

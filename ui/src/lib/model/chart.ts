@@ -3,7 +3,7 @@
  * points on screen; no price is computed or compared from these numbers.
  */
 import type { SeriesPoint } from "../backend";
-import { groupThousands } from "./money";
+import * as fmt from "./format";
 
 /** A placed point with the exact total it stands for. */
 export interface PlacedPoint {
@@ -50,7 +50,7 @@ export function chartGeometry(
     points.map((p) => ({ x: round1(xOf(p.round)), y: round1(yOf(Number(p.total))), round: p.round, total: p.total }));
   const yTicks = [0, 0.5, 1].map((f) => {
     const value = low + (high - low) * f;
-    return { y: round1(yOf(value)), label: groupThousands(String(Math.round(value))) };
+    return { y: round1(yOf(value)), label: fmt.amount(String(Math.round(value))) };
   });
   const xTicks: { x: number; label: string }[] = [];
   for (let r = firstRound; r <= lastRound; r++) xTicks.push({ x: round1(xOf(r)), label: `R${r}` });

@@ -1,5 +1,6 @@
 /** Inbox ordering, counting and labels. */
 import type { InboxItem, InboxPage, OfferRef } from "../backend";
+import * as fmt from "./format";
 
 /** The page once `ref` was opened: its row is read and the unread count falls, before the engine says so. */
 export function markOpened(page: InboxPage, ref: OfferRef): InboxPage {
@@ -13,14 +14,30 @@ export function markOpened(page: InboxPage, ref: OfferRef): InboxPage {
   };
 }
 
-/** The window title; the shell mirrors the count in the tray. */
+/** The window title, "(1,234) Countersign"; the shell writes the same (src-tauri/src/window.rs). */
 export function windowTitle(unread: number): string {
-  return unread > 0 ? `(${unread}) Countersign` : "Countersign";
+  return unread > 0 ? `(${fmt.count(unread)}) Countersign` : "Countersign";
+}
+
+/**
+ * The pending decision `delta` away from the one open: its neighbour in the
+ * list, or, once it left the list (it was just decided), the one that took
+ * its place (the next) or the one before it; wrapping to the first. Null
+ * when nothing else waits.
+ */
+export function neighbour(items: readonly InboxItem[], currentKey: string, openedIndex: number, delta: 1 | -1): InboxItem | null {
+  const others = items.filter((item) => itemKey(item) !== currentKey);
+  if (others.length === 0) return null;
+  const here = items.findIndex((item) => itemKey(item) === currentKey);
+  if (here >= 0) return items[here + delta] ?? (delta > 0 ? others[0] : others[others.length - 1]);
+  const at = Math.max(0, openedIndex);
+  if (delta > 0) return items[Math.min(at, items.length - 1)] ?? others[0];
+  return items[at - 1] ?? others[others.length - 1];
 }
 
 /** "1 of 2 approvals". */
 export function approvalsText(given: number, required: number): string {
-  return `${given} of ${required} approval${required === 1 ? "" : "s"}`;
+  return `${fmt.count(given)} of ${fmt.count(required)} approval${required === 1 ? "" : "s"}`;
 }
 
 /** A stable key for one pending decision. */
@@ -39,7 +56,7 @@ type Positioned = Pick<InboxItem, "kind" | "seq" | "is_draft">;
 /** "counter-offer · seq 7", or "counter-offer · draft, not sent" (a draft has no seq on the log yet). */
 export function inboxPosition(item: Positioned): string {
   const kind = item.kind === "counter_offer" ? "counter-offer" : "offer";
-  return item.is_draft ? `${kind} · draft, not sent` : `${kind} · seq ${item.seq}`;
+  return item.is_draft ? `${kind} · draft, not sent` : `${kind} · seq ${fmt.count(item.seq)}`;
 }
 
 /** Where an offer sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */

@@ -2,7 +2,7 @@
 
 /** What a shortcut asks the app to do. */
 export type Shortcut =
-  | "next" | "previous" | "open" | "approve" | "decline" | "counter"
+  | "next" | "previous" | "down" | "up" | "open" | "approve" | "decline" | "counter"
   | "search" | "help" | "back";
 
 /** The parts of a KeyboardEvent the map reads (so tests can pass plain objects). */
@@ -17,8 +17,9 @@ export interface KeyPress {
 /** The shortcuts, for the help overlay. */
 export const SHORTCUTS: readonly { keys: string; action: string }[] = [
   { keys: "j / k", action: "Move down / up the list" },
+  { keys: "j / n, k", action: "In an offer: the next, previous pending decision" },
   { keys: "Enter", action: "Open the selected item" },
-  { keys: "a", action: "Approve (asks you to confirm)" },
+  { keys: "a", action: "Approve (asks you to confirm: Enter or a again)" },
   { keys: "d", action: "Decline (asks for a reason)" },
   { keys: "c", action: "Counter-offer" },
   { keys: "/", action: "Search the history" },
@@ -27,7 +28,8 @@ export const SHORTCUTS: readonly { keys: string; action: string }[] = [
 ];
 
 const KEYS: Record<string, Shortcut> = {
-  j: "next", ArrowDown: "next", k: "previous", ArrowUp: "previous",
+  // Arrows move in lists only; in an offer they scroll, where j/n/k go to another decision.
+  j: "next", n: "next", ArrowDown: "down", k: "previous", ArrowUp: "up",
   Enter: "open", a: "approve", d: "decline", c: "counter",
   "/": "search", "?": "help", Escape: "back",
 };
@@ -57,5 +59,12 @@ export function shortcutFor(press: KeyPress): Shortcut | null {
   if (!shortcut) return null;
   if (isTyping(press.target)) return shortcut === "back" ? "back" : null;
   if (shortcut === "open" && activatesOnEnter(press.target)) return null;
+  return shortcut;
+}
+
+/** A list reads the arrows as j and k. */
+export function inList(shortcut: Shortcut): Shortcut {
+  if (shortcut === "down") return "next";
+  if (shortcut === "up") return "previous";
   return shortcut;
 }

@@ -1,6 +1,7 @@
 /**
- * Display of exact decimal strings. Nothing here converts a price to a float:
- * amounts stay strings and are only regrouped and signed for people.
+ * What exact decimal strings mean for the buyer, read without floats: their
+ * sign, whether a change is better or worse. Writing them for people is
+ * `format.ts`'s job.
  */
 import type { Money } from "../backend";
 
@@ -21,35 +22,6 @@ export function signOf(amount: Money): -1 | 0 | 1 {
   const digits = text.replace(/^[+-]/, "");
   if (!/[1-9]/.test(digits)) return 0;
   return negative ? -1 : 1;
-}
-
-/** Groups the integer part in thousands: "1140000.50" → "1,140,000.50". */
-export function groupThousands(amount: Money): string {
-  const text = amount.trim();
-  const sign = text.startsWith("-") ? "−" : "";
-  const unsigned = text.replace(/^[+-]/, "");
-  const [whole, fraction] = unsigned.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return sign + grouped + (fraction !== undefined ? "." + fraction : "");
-}
-
-/** An amount with its currency, e.g. "570,000 USD". */
-export function formatMoney(amount: Money, currency?: string | null): string {
-  return currency ? `${groupThousands(amount)} ${currency}` : groupThousands(amount);
-}
-
-/** A change with an explicit sign, so meaning never rests on colour: "+1,200", "−300", "0". */
-export function formatSigned(amount: Money): string {
-  const sign = signOf(amount);
-  const magnitude = groupThousands(amount.trim().replace(/^[+-]/, ""));
-  if (sign === 0) return "0";
-  return (sign > 0 ? "+" : "−") + magnitude;
-}
-
-/** A two-place percent string with its sign, or an empty string when unknown. */
-export function formatPercent(percent: string | null): string {
-  if (percent === null) return "";
-  return formatSigned(percent) + "%";
 }
 
 /** Fields whose higher value costs the buyer more. */

@@ -9,7 +9,11 @@ use std::time::Duration;
 use anp::api::Target;
 use anp::EventKind;
 use anp_client::AgentClient;
-use countersign_engine::{ApproverProfile, Engine, EngineConfig, SandboxMode};
+use std::sync::Mutex;
+
+use countersign_engine::{
+    ApproverProfile, DisputeNotice, Engine, EngineConfig, Notifier, PendingNotice, SandboxMode,
+};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use time::OffsetDateTime;
@@ -207,6 +211,20 @@ impl World {
         }
     }
 
+    /// The host's copy of session `session` has event `seq`'s unit price
+    /// changed in its database, as an operator editing history would.
+    pub async fn rewrite_unit_price(&self, session: &str, seq: i64, from: u64, to: u64) {
+        self.tamper_event(session, seq, |body| {
+            let forged = body.replace(
+                &format!("\"unit_price\":{from}"),
+                &format!("\"unit_price\":{to}"),
+            );
+            assert_ne!(forged, body, "the event carries unit_price {from}");
+            forged
+        })
+        .await;
+    }
+
     pub async fn code(&self, email: &str) -> String {
         self.host()
             .enroll_code(&self.org, "Test Approver", email)
@@ -217,14 +235,18 @@ impl World {
 
     /// An engine enrolled as `email`, sandbox off, in its own data dir.
     pub async fn engine(&self, email: &str) -> (TempDir, Engine) {
+        self.engine_with(email, |_| {}).await
+    }
+
+    /// As [`World::engine`], with `adjust` applied to the config first.
+    pub async fn engine_with(
+        &self,
+        email: &str,
+        adjust: impl FnOnce(&mut EngineConfig),
+    ) -> (TempDir, Engine) {
         let data = tempfile::tempdir().unwrap();
-        let mut config = EngineConfig::new(data.path().to_owned());
-        config.sandbox = SandboxMode::Off;
-        config.poll_interval = Duration::from_secs(3600);
-        config.approver = ApproverProfile {
-            name: "Test Approver".into(),
-            email: email.into(),
-        };
+        let mut config = test_config(data.path(), email);
+        adjust(&mut config);
         let engine = Engine::open(config).unwrap();
         engine
             .connect_host(&self.url, &self.code(email).await)
@@ -262,6 +284,19 @@ impl World {
     }
 }
 
+/// The config the tests use: sandbox off, an hour between polls (tests
+/// refresh by hand), approving as `email`.
+pub fn test_config(dir: &std::path::Path, email: &str) -> EngineConfig {
+    let mut config = EngineConfig::new(dir.to_owned());
+    config.sandbox = SandboxMode::Off;
+    config.poll_interval = Duration::from_secs(3600);
+    config.approver = ApproverProfile {
+        name: "Test Approver".into(),
+        email: email.into(),
+    };
+    config
+}
+
 pub fn offer(unit_price: u64, expires_in: Duration) -> Value {
     json!({
         "currency": "USD",
@@ -289,4 +324,43 @@ pub async fn submit(
     payload: Value,
 ) -> anp::LogDocument {
     agent.submit(session, kind, payload).await.unwrap()
+}
+
+/// A notifier that keeps every notice it is given, to count and read them.
+#[derive(Default)]
+pub struct Recorder {
+    pub pending: Mutex<Vec<PendingNotice>>,
+    pub disputed: Mutex<Vec<DisputeNotice>>,
+}
+
+impl Notifier for Recorder {
+    fn pending(&self, notice: &PendingNotice) {
+        self.pending.lock().unwrap().push(notice.clone());
+    }
+    fn disputed(&self, notice: &DisputeNotice) {
+        self.disputed.lock().unwrap().push(notice.clone());
+    }
+}
+
+/// Approves, declines (with a reason) or counters (with `counter`) one offer.
+pub async fn decide(
+    engine: &Engine,
+    host_id: &str,
+    session: &str,
+    hash: &str,
+    action: countersign_engine::DecideAction,
+    counter: Option<Value>,
+) -> countersign_engine::DecisionResult {
+    use countersign_engine::{DecideAction, DecideRequest};
+    engine
+        .decide(DecideRequest {
+            host_id: host_id.to_owned(),
+            session_id: session.to_owned(),
+            in_response_to: hash.to_owned(),
+            reason: (action == DecideAction::Decline).then(|| "Over our budget.".to_owned()),
+            offer: counter,
+            action,
+        })
+        .await
+        .unwrap()
 }

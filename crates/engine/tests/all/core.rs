@@ -1,14 +1,12 @@
-//! The console engine against a real `countersign-host` on loopback.
+//! Polling, verifying, deciding, history and the sandbox, against a real host.
 
-mod common;
-
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::*;
 use anp::api::{DiscoveredKey, WellKnown};
 use anp::payload::AcceptPayload;
 use anp::EventKind;
-use common::*;
 use countersign_engine::*;
 use serde_json::json;
 
@@ -348,7 +346,15 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "offer_expired");
-    assert!(err.to_string().contains(&item.expires_at), "{err}");
+    // The time as the person reads it, not the protocol's RFC 3339.
+    let readable = engine
+        .humanizer()
+        .absolute(item.expires_at.parse().unwrap(), humanize::Timestamp::now());
+    assert!(
+        err.to_string()
+            .starts_with(&format!("This offer expired at {readable};")),
+        "{err}"
+    );
     let log = agent.log(&session, None).await.unwrap();
     assert!(log.events.iter().all(|e| e.kind != EventKind::Accept));
 }
@@ -456,21 +462,6 @@ async fn a_stopped_host_is_unreachable_then_recovers_without_losing_data() {
     let detail = engine.session_detail(&host_id, &session).await.unwrap();
     assert_eq!(detail.timeline.len(), 4);
     assert_eq!(detail.verification.state, Verification::Verified);
-}
-
-#[derive(Default)]
-struct Recorder {
-    pending: Mutex<Vec<PendingNotice>>,
-    disputed: Mutex<Vec<DisputeNotice>>,
-}
-
-impl Notifier for Recorder {
-    fn pending(&self, notice: &PendingNotice) {
-        self.pending.lock().unwrap().push(notice.clone());
-    }
-    fn disputed(&self, notice: &DisputeNotice) {
-        self.disputed.lock().unwrap().push(notice.clone());
-    }
 }
 
 #[tokio::test]
@@ -1038,7 +1029,10 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
     let world = World::start().await;
     world
         .host()
-        .load_policy(&world.org, include_str!("../../host/examples/policy.json"))
+        .load_policy(
+            &world.org,
+            include_str!("../../../host/examples/policy.json"),
+        )
         .await
         .unwrap();
     let (_data, engine) = world.engine("ada@fabrikam.example").await;

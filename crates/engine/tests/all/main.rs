@@ -1,0 +1,9 @@
+//! The console engine against a real `countersign-host` on loopback: one
+//! test binary, one module per topic.
+
+mod common;
+mod core;
+mod decided;
+mod disputes;
+mod notices;
+mod settings;

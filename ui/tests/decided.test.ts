@@ -1,0 +1,93 @@
+/**
+ * After a decision, as a person at the keyboard meets it: the offer reads as
+ * decided, a toast says what was sent and opens its session in history, the
+ * next pending decision is one key away, and the counts agree.
+ */
+import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
+import { byId, renderApp, settle, texts } from "./helpers";
+
+/** A backend whose engine, once the first offer is approved, drops it from the inbox and reports it decided. */
+function deciding(): FakeBackend {
+  const backend = new FakeBackend();
+  const items = fx.inboxItems();
+  for (const item of items) backend.views.set(item.event_hash, fx.offerView({ item }));
+  const decide = backend.decide.bind(backend);
+  backend.decide = async (request) => {
+    const result = await decide(request);
+    backend.items = fx.inboxItems().filter((item) => item.event_hash !== request.in_response_to);
+    backend.views.set(request.in_response_to, fx.decidedView());
+    backend.emitChanged({ what: "inbox", host_id: request.host_id, session_id: request.session_id });
+    return result;
+  };
+  return backend;
+}
+
+/** Opens Contoso's offer (second by expiry) and approves it with the keyboard: j j a Enter. */
+async function approveContoso(backend: FakeBackend) {
+  const user = userEvent.setup();
+  const rendered = await renderApp(backend);
+  await user.keyboard("jj");
+  await user.keyboard("a");
+  await settle();
+  await user.keyboard("{Enter}");
+  await settle();
+  return { ...rendered, user };
+}
+
+describe("after a decision", () => {
+  it("reads as decided with no warning, and the counts agree with what is left", async () => {
+    const backend = deciding();
+    const { container } = await approveContoso(backend);
+    expect(byId(container, "decision-summary").dataset.outcome).toBe("appended");
+    expect(container.querySelector("[data-testid='reload-error']")).toBeNull();
+    expect(container.querySelector("[data-testid='countdown']")).toBeNull();
+    // Contoso was unread and opened; Northwind stays unread: one new, in the nav and the title.
+    expect(byId(container, "unread-count").textContent).toBe("1 new");
+    expect(document.title).toBe("(1) Countersign");
+  });
+
+  it("leaves a toast saying what was sent, whose link opens the session in history", async () => {
+    const backend = deciding();
+    const { container, user } = await approveContoso(backend);
+    expect(byId(container, "toast-text").textContent).toBe("Approval sent to Contoso GmbH: accept appended as seq 6, verified.");
+    await user.click(byId(container, "toast-open-history"));
+    await settle();
+    expect(byId(container, "session-view")).toBeTruthy();
+    expect(backend.detailRefs.at(-1)).toEqual({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await user.click(byId(container, "toast-dismiss"));
+    expect(container.querySelector("[data-testid='decision-toast']")).toBeNull();
+  });
+
+  it("puts the next pending decision one key away: j (or n) the one that took its place, k the one before", async () => {
+    const backend = deciding();
+    const { container, user } = await approveContoso(backend);
+    await user.keyboard("j");
+    await settle();
+    expect(byId(container, "offer-vendor").textContent).toBe("Northwind Traders");
+    expect(byId(container, "decision-toast")).toBeTruthy();
+    await user.keyboard("k");
+    await settle();
+    expect(byId(container, "offer-vendor").textContent).toBe("Fabrikam Inc");
+    await user.keyboard("n");
+    await settle();
+    expect(byId(container, "offer-vendor").textContent).toBe("Northwind Traders");
+  });
+
+  it("shows an answer given elsewhere for what it is", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: "approve", outcome: "answered", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
+        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(texts(container, "decision-headline")).toEqual(["Approved elsewhere: the session log shows the answer."]);
+    expect(texts(container, "decision-by")).toEqual(["grace@buyer.example"]);
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * The settings screen is drawn from what the engine declares: one control
+ * per setting kind, each saved as it is changed, refusals in the engine's
+ * words beside the field, and the approver with the key fingerprint and the
+ * data directory shown.
+ */
+import { describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { FakeBackend } from "./fakeBackend";
+import { byId, renderApp, settle } from "./helpers";
+
+async function openSettings(backend = new FakeBackend()) {
+  const user = userEvent.setup();
+  const rendered = await renderApp(backend);
+  await user.click(byId(rendered.container, "nav-settings"));
+  await settle();
+  return { ...rendered, user };
+}
+
+function control(container: HTMLElement, id: string): HTMLInputElement {
+  const found = container.querySelector<HTMLInputElement>(`[data-testid='setting-input'][data-id='${id}']`);
+  if (!found) throw new Error(`no control for ${id}`);
+  return found;
+}
+
+describe("settings", () => {
+  it("shows every declared setting under its group, with the approver and the data directory", async () => {
+    const { container } = await openSettings();
+    const groups = [...container.querySelectorAll("[data-testid='settings'] section.panel h3")].map((h) => h.textContent);
+    expect(groups).toEqual(["Checking hosts", "Notifications", "Approver", "Data"]);
+    expect(control(container, "poll.interval_seconds").type).toBe("number");
+    expect(control(container, "notify.dispute").type).toBe("checkbox");
+    expect(control(container, "notify.dispute").checked).toBe(true);
+    expect(control(container, "approver.email").type).toBe("email");
+    expect(byId(container, "approver-fingerprint").textContent).toBe("9f2c41d07a5be3c8");
+    expect(byId(container, "approver-email").textContent).toBe("ana@buyer.example");
+    expect(byId(container, "settings-data-dir").textContent).toBe("/data/countersign");
+  });
+
+  it("saves a toggle at once and a number on Enter", async () => {
+    const { container, backend, user } = await openSettings();
+    await user.click(control(container, "notify.burst_summary"));
+    await settle();
+    expect(backend.settingWrites).toEqual([{ id: "notify.burst_summary", value: false }]);
+    expect(byId(container, "setting-saved").dataset.id).toBe("notify.burst_summary");
+    const interval = control(container, "poll.interval_seconds");
+    await user.clear(interval);
+    await user.type(interval, "30{Enter}");
+    await settle();
+    expect(backend.settingWrites.at(-1)).toEqual({ id: "poll.interval_seconds", value: 30 });
+    expect(backend.settingsNow.settings.find((s) => s.id === "poll.interval_seconds")?.value).toBe(30);
+  });
+
+  it("shows the engine's refusal beside the field", async () => {
+    const backend = new FakeBackend();
+    backend.settingRefusal = "Poll interval must be a whole number of seconds from 2 to 3600.";
+    const { container, user } = await openSettings(backend);
+    const interval = control(container, "poll.interval_seconds");
+    await user.clear(interval);
+    await user.type(interval, "1{Enter}");
+    await settle();
+    const error = byId(container, "setting-error");
+    expect(error.dataset.id).toBe("poll.interval_seconds");
+    expect(error.textContent).toBe("Poll interval must be a whole number of seconds from 2 to 3600.");
+    expect(interval.getAttribute("aria-invalid")).toBe("true");
+  });
+});
