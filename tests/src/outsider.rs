@@ -1,12 +1,12 @@
 //! A vendor agent of the test's own, talking to a host over HTTP exactly as
-//! any outside party would (anp-client, signed requests), and the checks an
+//! any outside party would (countersign-client, signed requests), and the checks an
 //! outsider can make on what the host publishes: the chain, and an
 //! acceptance's human approval against the approver key the host discloses.
 
 use anp::api::{Target, WellKnown, WELL_KNOWN_PATH};
 use anp::keys;
 use anp::{EventKind, LogDocument};
-use anp_client::AgentClient;
+use countersign_client::AgentClient;
 use serde_json::{json, Value};
 
 use crate::{E2eError, Result};
@@ -59,7 +59,7 @@ impl Vendor {
     }
 
     async fn open_session(&self, target: Target, vendor_name: &str) -> Result<String> {
-        let envelope = anp_client::default_envelope(
+        let envelope = countersign_client::default_envelope(
             vendor_name,
             "E2E Negotiation Agent",
             "sales@vendor.example",
@@ -97,7 +97,7 @@ impl Vendor {
     }
 }
 
-fn client_error(what: &'static str) -> impl Fn(anp_client::ClientError) -> E2eError {
+fn client_error(what: &'static str) -> impl Fn(countersign_client::ClientError) -> E2eError {
     move |error| E2eError::Unexpected(format!("{what}: {error}"))
 }
 

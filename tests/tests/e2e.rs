@@ -482,7 +482,7 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     countersign_e2e::rewrite::rewrite_event(&host_db, &session, offer_seq, forged, &s.vendor.key)?;
     // An outsider's full verification of the forged log passes: only a pin can tell.
     // (A fresh client: the vendor's own client pinned the old head and refuses.)
-    let fresh = anp_client::AgentClient::new(
+    let fresh = countersign_client::AgentClient::new(
         &s.host_url,
         s.vendor.key.clone(),
         s.vendor.client.agent_id(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anp::api::Target;
 use anp::{ChainHead, Event, EventKind, LogDocument};
-use anp_client::{default_envelope, AgentClient, ClientError, KeyCheck};
+use countersign_client::{default_envelope, AgentClient, ClientError, KeyCheck};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

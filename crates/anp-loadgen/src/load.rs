@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anp::api::Target;
 use anp::EventKind;
-use anp_client::{default_envelope, AgentClient, ClientConfig, RetryPolicy};
+use countersign_client::{default_envelope, AgentClient, ClientConfig, RetryPolicy};
 use countersign_host::{Durability, Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::json;
 use tokio::sync::Barrier;

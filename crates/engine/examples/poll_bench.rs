@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anp::api::Target;
 use anp::EventKind;
-use anp_client::AgentClient;
+use countersign_client::AgentClient;
 use countersign_engine::{ApproverProfile, Engine, EngineConfig, SandboxMode};
 use serde_json::json;
 
@@ -94,8 +94,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         handles.push(tokio::spawn(async move {
             let mut mine = Vec::new();
             for i in (w..sessions).step_by(workers) {
-                let env =
-                    anp_client::default_envelope("Bench Vendor", "Bench Agent", "v@bench.example");
+                let env = countersign_client::default_envelope(
+                    "Bench Vendor",
+                    "Bench Agent",
+                    "v@bench.example",
+                );
                 let opened = agent
                     .open_session(
                         Target::Org {

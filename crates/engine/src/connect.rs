@@ -3,7 +3,7 @@
 //! (cross-checked with the key the enrollment answer names).
 
 use anp::api::{DiscoveredKey, WellKnown};
-use anp_client::ApproverClient;
+use countersign_client::ApproverClient;
 
 use crate::config::ApproverProfile;
 use crate::engine::{now_text, Engine};
@@ -23,18 +23,18 @@ fn normalize_url(url: &str) -> Result<String, EngineError> {
     Ok(url.to_owned())
 }
 
-fn client_error(url: &str, e: anp_client::ClientError) -> EngineError {
+fn client_error(url: &str, e: countersign_client::ClientError) -> EngineError {
     match e {
-        anp_client::ClientError::Http { code, message, .. } => {
+        countersign_client::ClientError::Http { code, message, .. } => {
             EngineError::HostRefused { code, message }
         }
-        anp_client::ClientError::Transport { detail, .. } => EngineError::Unreachable {
+        countersign_client::ClientError::Transport { detail, .. } => EngineError::Unreachable {
             url: url.to_owned(),
             detail,
         },
         // Discovery is optional for an ANP/0.1 host, but the console pins the
         // host's platform and approver keys from it.
-        anp_client::ClientError::NoDiscovery { .. } => EngineError::InvalidInput(format!(
+        countersign_client::ClientError::NoDiscovery { .. } => EngineError::InvalidInput(format!(
             "{url} publishes no discovery document (/.well-known/anp.json, RFC-003), and the console needs it to learn the host's platform and approver keys, so it cannot connect. Ask the host's admin to publish it (countersign-host serves it unless started with --discovery none)."
         )),
         other => EngineError::Protocol(other.to_string()),
@@ -86,7 +86,7 @@ pub(crate) async fn connect(
     if engine.store()?.host_by_url(&url)?.is_some() {
         return Err(EngineError::AlreadyConnected(url));
     }
-    let discovery = anp_client::well_known(&url)
+    let discovery = countersign_client::well_known(&url)
         .await
         .map_err(|e| client_error(&url, e))?;
     if !names_approvers(&discovery) {

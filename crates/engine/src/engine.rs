@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use anp::keys::SigningKey;
-use anp_client::{ApproverClient, ClientConfig, RetryPolicy};
+use countersign_client::{ApproverClient, ClientConfig, RetryPolicy};
 use serde_json::Value;
 use tokio::sync::broadcast;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anp::api::{DiscoveredKey, PendingDecision, SessionSummary, Summary};
 use anp::{ChainHead, Event, EventKind, LogDocument};
-use anp_client::SummaryFetch;
+use countersign_client::SummaryFetch;
 use rand::Rng;
 use serde::Serialize;
 
@@ -299,7 +299,7 @@ fn new_session(host: &HostRecord, session: &SessionSummary) -> SessionRecord {
 
 async fn refresh_approver_keys(
     engine: &Engine,
-    client: &anp_client::ApproverClient,
+    client: &countersign_client::ApproverClient,
     host: &HostRecord,
     keys: &mut Vec<DiscoveredKey>,
     events: &[Event],
@@ -326,7 +326,7 @@ async fn refresh_approver_keys(
 
 async fn fetch_new(
     engine: &Engine,
-    client: &anp_client::ApproverClient,
+    client: &countersign_client::ApproverClient,
     host: &HostRecord,
     approver_keys: &mut Vec<DiscoveredKey>,
     record: SessionRecord,
@@ -369,12 +369,12 @@ async fn fetch_new(
 /// when it carries an accept.
 async fn fetch_log(
     engine: &Engine,
-    client: &anp_client::ApproverClient,
+    client: &countersign_client::ApproverClient,
     host: &HostRecord,
     record: &SessionRecord,
     after: Option<u64>,
     approver_keys: &mut Vec<DiscoveredKey>,
-) -> Result<anp_client::RawLog, EngineError> {
+) -> Result<countersign_client::RawLog, EngineError> {
     let raw = client
         .log_raw(&record.session_id, after)
         .await
@@ -438,7 +438,7 @@ pub(crate) async fn audit(
 
 async fn audit_record(
     engine: &Engine,
-    client: &anp_client::ApproverClient,
+    client: &countersign_client::ApproverClient,
     host: &HostRecord,
     approver_keys: &mut Vec<DiscoveredKey>,
     record: SessionRecord,

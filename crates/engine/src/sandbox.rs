@@ -10,7 +10,7 @@ use std::time::Duration;
 use anp::api::Target;
 use anp::keys::SigningKey;
 use anp::{Event, EventKind};
-use anp_client::AgentClient;
+use countersign_client::AgentClient;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
@@ -204,7 +204,8 @@ async fn run_demo(url: &str, dir: &Path) -> Result<(), EngineError> {
             .map_err(sandbox_error)?;
         let client = AgentClient::new(url, key, &registered.agent_id).map_err(sandbox_error)?;
         if !state.sessions.iter().any(|(i, _)| *i == index) {
-            let envelope = anp_client::default_envelope(script.vendor, script.agent, &contact);
+            let envelope =
+                countersign_client::default_envelope(script.vendor, script.agent, &contact);
             let opened = client
                 .open_session(Target::Sandbox { sandbox: true }, envelope)
                 .await

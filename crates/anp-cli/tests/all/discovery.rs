@@ -88,7 +88,7 @@ async fn negotiate_in(mode: DiscoveryMode) {
     let draft = pending_draft(&ada, &sid).await;
     ada.decide(
         &sid,
-        &anp_client::ApproverClient::send_draft_request(&draft),
+        &countersign_client::ApproverClient::send_draft_request(&draft),
     )
     .await
     .unwrap();
@@ -105,7 +105,7 @@ async fn negotiate_in(mode: DiscoveryMode) {
     expect_trust(mode, &countered["trust"]);
     ada.decide(
         &sid,
-        &anp_client::ApproverClient::counter_request(ours, offer_json(1200)),
+        &countersign_client::ApproverClient::counter_request(ours, offer_json(1200)),
     )
     .await
     .unwrap();

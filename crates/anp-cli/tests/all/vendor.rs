@@ -400,7 +400,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     let draft = pending_draft(&ada, &sid).await;
     ada.decide(
         &sid,
-        &anp_client::ApproverClient::send_draft_request(&draft),
+        &countersign_client::ApproverClient::send_draft_request(&draft),
     )
     .await
     .unwrap();
@@ -428,7 +428,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
     let draft = pending_draft(&ada, &sid).await;
     ada.decide(
         &sid,
-        &anp_client::ApproverClient::send_draft_request(&draft),
+        &countersign_client::ApproverClient::send_draft_request(&draft),
     )
     .await
     .unwrap();
@@ -462,7 +462,7 @@ async fn a_live_org_needs_verification_then_counter_and_decline_answer_the_buyer
 
 /// Ada, enrolled as an approver of the sandbox buyer (so its agent's drafts
 /// can be sent and offers decided).
-pub(crate) async fn sandbox_approver(f: &Fixture) -> anp_client::ApproverClient {
+pub(crate) async fn sandbox_approver(f: &Fixture) -> countersign_client::ApproverClient {
     let url = f.running.base_url();
     let code = f
         .running
@@ -476,15 +476,20 @@ pub(crate) async fn sandbox_approver(f: &Fixture) -> anp_client::ApproverClient 
         .unwrap()
         .code;
     let key = anp::keys::generate_signing_key();
-    let enrolled =
-        anp_client::ApproverClient::enroll(&url, &code, "Ada", "ada@fabrikam.example", &key)
-            .await
-            .unwrap();
-    anp_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap()
+    let enrolled = countersign_client::ApproverClient::enroll(
+        &url,
+        &code,
+        "Ada",
+        "ada@fabrikam.example",
+        &key,
+    )
+    .await
+    .unwrap();
+    countersign_client::ApproverClient::new(&url, key, &enrolled.approver_id).unwrap()
 }
 
 /// The buyer agent's draft waiting in the approver's summary for `sid`.
-pub(crate) async fn pending_draft(ada: &anp_client::ApproverClient, sid: &str) -> String {
+pub(crate) async fn pending_draft(ada: &countersign_client::ApproverClient, sid: &str) -> String {
     let summary = ada.summary().await.unwrap();
     let session = summary.sessions.iter().find(|s| s.id == sid).unwrap();
     session

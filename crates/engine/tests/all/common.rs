@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anp::api::Target;
 use anp::EventKind;
-use anp_client::AgentClient;
+use countersign_client::AgentClient;
 use std::sync::Mutex;
 
 use countersign_engine::{
@@ -269,8 +269,11 @@ impl World {
         .unwrap();
         self.host().verify_agent(&reg.agent_id).await.unwrap();
         let agent = AgentClient::new(&self.url, key, &reg.agent_id).unwrap();
-        let envelope =
-            anp_client::default_envelope(name, &format!("{name} Agent"), "sales@vendor.example");
+        let envelope = countersign_client::default_envelope(
+            name,
+            &format!("{name} Agent"),
+            "sales@vendor.example",
+        );
         let opened = agent
             .open_session(
                 Target::Org {

@@ -123,7 +123,7 @@ async fn approve_appends_an_accept_whose_approval_signature_verifies() {
     let approval = payload.approval.expect("an RFC-002 approval");
     assert_eq!(approval.approved_by, "ada@fabrikam.example");
     let published = approver_key(
-        &anp_client::well_known(&world.url).await.unwrap(),
+        &countersign_client::well_known(&world.url).await.unwrap(),
         "ada@fabrikam.example",
     );
     assert_eq!(published.public_key, engine.approver_public_key());

@@ -10,7 +10,10 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// A session the host's operator rewrote after the console verified it.
-async fn disputed(world: &World, engine: &Engine) -> (String, String, anp_client::AgentClient) {
+async fn disputed(
+    world: &World,
+    engine: &Engine,
+) -> (String, String, countersign_client::AgentClient) {
     let (agent, session) = world.vendor("Northwind").await;
     submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
     engine.refresh().await.unwrap();
@@ -25,7 +28,7 @@ async fn disputed(world: &World, engine: &Engine) -> (String, String, anp_client
 async fn host_log_bytes(world: &World, session: &str) -> Vec<u8> {
     let key = anp::keys::generate_signing_key();
     let code = world.code("auditor@fabrikam.example").await;
-    let enrolled = anp_client::ApproverClient::enroll(
+    let enrolled = countersign_client::ApproverClient::enroll(
         &world.url,
         &code,
         "Auditor",
@@ -34,7 +37,8 @@ async fn host_log_bytes(world: &World, session: &str) -> Vec<u8> {
     )
     .await
     .unwrap();
-    let client = anp_client::ApproverClient::new(&world.url, key, &enrolled.approver_id).unwrap();
+    let client =
+        countersign_client::ApproverClient::new(&world.url, key, &enrolled.approver_id).unwrap();
     client.log_raw(session, None).await.unwrap().bytes
 }
 

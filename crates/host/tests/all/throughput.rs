@@ -1,7 +1,7 @@
 //! A quick figure, not an assertion: signed appends per second from 32
 //! concurrent vendor agents, each in its own session. Run with
 //! `cargo test -p countersign-host --release --test all throughput -- --ignored --nocapture`.
-//! (The full load generator with latency percentiles lives with anp-client.)
+//! (The full load generator with latency percentiles lives with countersign-client.)
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! Interoperability with the typed client (crates/anp-client), which
+//! Interoperability with the typed client (crates/client), which
 //! verifies the chain after every append and cross-checks the log's buyer
 //! key against discovery: a negotiation from open to a two-approver accept.
 
@@ -6,8 +6,8 @@ use crate::common;
 
 use anp::api::{DecisionOutcome, Target};
 use anp::EventKind;
-use anp_client::{AgentClient, ApproverClient};
 use common::*;
+use countersign_client::{AgentClient, ApproverClient};
 
 #[tokio::test]
 async fn the_typed_clients_negotiate_to_a_two_approver_accept() {

@@ -131,7 +131,7 @@ impl Http {
         let client = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.connect_timeout)
-            .user_agent(concat!("anp-client/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("countersign-client/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ClientError::Transport {
                 url: base_url.to_owned(),

@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 
 use anp::api::{DecisionOutcome, Target};
 use anp::{Actor, EventKind};
-use anp_client::{default_envelope, AgentClient, ApproverClient, ClientError, KeySource};
 use common::{enroll, new_agent, offer, start_host_in, Mode, Proxy};
+use countersign_client::{default_envelope, AgentClient, ApproverClient, ClientError, KeySource};
 use countersign_host::config::DiscoveryMode;
 use serde_json::json;
 

@@ -6,10 +6,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anp_client::{AgentClient, ApproverClient};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
+use countersign_client::{AgentClient, ApproverClient};
 use countersign_host::config::DiscoveryMode;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost};
 use serde_json::{json, Value};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anp::api::Target;
 use anp::EventKind;
-use anp_client::{default_envelope, AgentClient, ClientConfig, ClientError, RetryPolicy};
 use common::{register, start_host, start_host_with_agent_limit, Mode, Proxy};
+use countersign_client::{default_envelope, AgentClient, ClientConfig, ClientError, RetryPolicy};
 use serde_json::json;
 
 fn quick_retries() -> ClientConfig {
@@ -101,7 +101,7 @@ async fn a_silent_host_times_out_and_a_closed_port_is_a_transport_error() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap()
     };
-    let err = anp_client::well_known(&format!("http://{closed}"))
+    let err = countersign_client::well_known(&format!("http://{closed}"))
         .await
         .unwrap_err();
     assert!(matches!(err, ClientError::Transport { .. }), "{err}");

@@ -4,8 +4,8 @@ use crate::common;
 
 use anp::api::Target;
 use anp::{Actor, ChainHead, EventKind};
-use anp_client::{default_envelope, AgentClient, ApproverClient, ClientError};
 use common::{new_agent, offer, start_host, Mode, Proxy};
+use countersign_client::{default_envelope, AgentClient, ApproverClient, ClientError};
 use serde_json::json;
 
 fn sandbox() -> Target {
