@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import userEvent from "@testing-library/user-event";
+import { FakeBackend } from "./fakeBackend";
+import * as fx from "./fixtures";
 import { byId, renderApp, settle } from "./helpers";
 
 function selectedVendor(container: HTMLElement): string | null | undefined {
@@ -60,6 +62,32 @@ describe("keyboard", () => {
     expect(container.querySelector("[data-testid='offer-view']")).toBeNull();
     expect(document.activeElement?.getAttribute("data-testid")).toBe("inbox-row");
     expect(selectedVendor(container)).toBe("Contoso GmbH");
+  });
+
+  it("a reload after Escape leaves the focus on the decision buttons, even when the first load came late", async () => {
+    // The offer view's first load resolves only after `a` was pressed (a
+    // busy machine): it must not take the focus later, on a reload.
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const view = fx.offerView();
+    backend.views.set("hash-contoso-5", async () => { await gate; return structuredClone(view); });
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj");
+    await user.keyboard("{Enter}");
+    await user.keyboard("a");
+    release();
+    await settle();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
+    // The engine says this offer's data changed: the view reloads.
+    backend.emitChanged({ what: "inbox", host_id: view.item.host_id, session_id: view.item.session_id });
+    await settle();
+    expect(byId(container, "offer-view")).toBeTruthy();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
   });
 
   it("Enter on the confirmation approves, keyboard only", async () => {
