@@ -25,7 +25,6 @@ use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
 use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha512};
 
-use crate::parallel;
 use crate::signed;
 
 /// Most signatures per multiscalar multiplication. Past ~190 points

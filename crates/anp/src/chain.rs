@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use crate::batch::{self, Pending};
 use crate::event::{Actor, ChainHead, Event, EventKind, LogDocument, LogKeys};
 use crate::keys::{self, KeyError};
-use crate::parallel;
 use crate::signed;
 
 /// One check of SPEC §4's verification rule, named as the test vectors name it.

@@ -28,7 +28,6 @@ pub mod document;
 pub mod event;
 pub mod keys;
 pub mod money;
-mod parallel;
 pub mod payload;
 pub mod signed;
 
