@@ -20,7 +20,6 @@
 
 pub mod api;
 pub mod approval;
-mod batch;
 pub mod canonical;
 pub mod chain;
 pub mod diff;
