@@ -7,7 +7,6 @@
 //! | [`session`] | the state machine (§5): states, transition rules, timing |
 //! | [`offer`] | offers (§6): basic, partial, conditional, bundle; exact money |
 //! | [`diff`] | the structured diff of two offers |
-//! | [`batch`] | one Ed25519 batch equation with one term per distinct signer |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
 //! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
 //! | [`testing`] | synthetic signed transcripts for benchmarks and tests |
@@ -22,7 +21,6 @@
 pub use approval_receipt;
 
 pub mod artifacts;
-pub mod batch;
 pub mod conformance;
 pub mod diff;
 pub mod message;

@@ -306,17 +306,20 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
 }
 
 /// Checks the signatures of `items`, returning the indexes (into `items`)
-/// that fail. One batch equation ([`crate::batch`]); on failure, one by one.
+/// that fail: countersign-ed25519-batch's batches, and `verify_strict` one
+/// by one wherever a batch is refused.
 fn failing_signatures(items: &[(usize, &[u8], Signature, VerifyingKey)]) -> Vec<usize> {
-    let batch: Vec<(&[u8], Signature, VerifyingKey)> =
-        items.iter().map(|i| (i.1, i.2, i.3)).collect();
-    if crate::batch::all_valid(&batch) {
-        return Vec::new();
-    }
-    items
+    let batch: Vec<ed25519_batch::Item<'_>> = items
         .iter()
-        .filter(|(_, m, s, k)| !keys::verify_parsed(k, m, s))
-        .map(|i| i.0)
+        .map(|i| ed25519_batch::Item {
+            message: i.1,
+            signature: i.2,
+            key: i.3,
+        })
+        .collect();
+    ed25519_batch::failing(&batch, 1)
+        .into_iter()
+        .map(|i| items[i].0)
         .collect()
 }
 
