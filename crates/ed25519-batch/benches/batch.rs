@@ -1,6 +1,5 @@
-//! The batch equations side by side in one run: this crate's, the two it
-//! replaced (ANP's and Concordia's, `candidates`), ed25519-dalek's own
-//! `verify_batch` (a term per signature), and one `verify_strict`; then
+//! The batch equation beside ed25519-dalek's own `verify_batch` (a term per
+//! signature) and one `verify_strict`, in one run; then
 //! `failing` on 10,000 signatures on one and two threads, all valid and
 //! with one bad signature. Two shapes: 1,024 short messages (ANP's
 //! authorship strings, 78 bytes) and 5,000 long ones (Concordia message
@@ -12,7 +11,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use ed25519_batch::{all_valid, candidates, failing, Item};
+use ed25519_batch::{all_valid, failing, Item};
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 /// Messages of `len` bytes, signed alternately by two keys.
@@ -87,18 +86,6 @@ fn main() {
                 "this crate (cofactored, HashMap, 4 z per SHA-512 block)",
                 measure(&mut c, &format!("{n}x{len} ours"), || {
                     assert!(all_valid(black_box(&items)))
-                }),
-            ),
-            (
-                "ANP's (cofactorless, linear key scan, 4 z per block)",
-                measure(&mut c, &format!("{n}x{len} anp"), || {
-                    assert!(candidates::anp(black_box(&items)))
-                }),
-            ),
-            (
-                "Concordia's (cofactored, HashMap, 1 z per block)",
-                measure(&mut c, &format!("{n}x{len} concordia"), || {
-                    assert!(candidates::concordia(black_box(&items)))
                 }),
             ),
             (

@@ -1,8 +1,8 @@
 //! One batch equation over `N` signatures of `LEN`-byte messages by two
 //! keys, and nothing else, for counting instructions with callgrind (which
-//! counts the same on a loaded machine): `WHICH` is `ours`, `anp` or
-//! `concordia` (the two equations this crate replaced), or `none` (only
-//! the signing, to subtract).
+//! counts the same on a loaded machine): `WHICH` is `ours`, `dalek`
+//! (ed25519-dalek's `verify_batch`), or `none` (only the signing, to
+//! subtract).
 //!
 //! ```sh
 //! cargo build --release -p countersign-ed25519-batch --example one_equation
@@ -10,13 +10,13 @@
 //!     target/release/examples/one_equation ours 600 5000
 //! ```
 
-use ed25519_batch::{all_valid, candidates, Item};
+use ed25519_batch::{all_valid, Item};
 use ed25519_dalek::{Signer, SigningKey};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [which, len, n] = args.as_slice() else {
-        eprintln!("usage: one_equation ours|anp|concordia|none LEN N");
+        eprintln!("usage: one_equation ours|dalek|none LEN N");
         std::process::exit(2);
     };
     let (Ok(len), Ok(n)) = (len.parse::<usize>(), n.parse::<usize>()) else {
@@ -45,8 +45,12 @@ fn main() {
         .collect();
     let valid = match which.as_str() {
         "ours" => all_valid(&items),
-        "anp" => candidates::anp(&items),
-        "concordia" => candidates::concordia(&items),
+        "dalek" => {
+            let messages: Vec<&[u8]> = items.iter().map(|i| i.message).collect();
+            let signatures: Vec<_> = items.iter().map(|i| i.signature).collect();
+            let keys: Vec<_> = items.iter().map(|i| i.key).collect();
+            ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok()
+        }
         _ => true,
     };
     assert!(valid, "the signatures verify");

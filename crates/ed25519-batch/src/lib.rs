@@ -32,7 +32,6 @@
 
 #![warn(missing_docs)]
 
-pub mod candidates;
 mod equation;
 
 use ed25519_dalek::{Signature, VerifyingKey};
