@@ -8,6 +8,7 @@
 //! | [`offer`] | offers (§6): basic, partial, conditional, bundle; exact money |
 //! | [`diff`] | the structured diff of two offers |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
+//! | [`document`] | a transcript document `{"messages", "keys"}` verified from its bytes, in place, on every core |
 //! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
 //! | [`testing`] | synthetic signed transcripts for benchmarks and tests |
 //! | [`conformance`] | the public conformance suite's profiles and runner (RUNNER_CONTRACT v1-draft) |
@@ -23,6 +24,8 @@ pub use approval_receipt;
 pub mod artifacts;
 pub mod conformance;
 pub mod diff;
+pub mod document;
+mod json;
 pub mod message;
 pub mod offer;
 pub mod session;

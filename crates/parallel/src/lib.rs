@@ -29,10 +29,10 @@ pub fn threads_for(items: usize, limit: Option<NonZeroUsize>) -> usize {
 /// index its first item has in `items`), results concatenated in order. The
 /// first share runs on the calling thread. A panic in a share is carried to
 /// the caller unchanged, after every share has ended.
-pub fn map_shares<T: Sync, R: Send>(
-    items: &[T],
+pub fn map_shares<'a, T: Sync, R: Send>(
+    items: &'a [T],
     threads: usize,
-    f: impl Fn(&[T], usize) -> Vec<R> + Sync,
+    f: impl Fn(&'a [T], usize) -> Vec<R> + Sync,
 ) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
