@@ -61,9 +61,10 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Verifies one file from its bytes: the large artifacts (ANP logs) go to
-/// their protocol as bytes, everything else is parsed and goes through
-/// [`verify_value`]. Text that is not JSON is unreadable.
+/// Verifies one file from its bytes: the large artifacts (ANP logs,
+/// Concordia transcripts) go to their protocol as bytes, everything else is
+/// parsed and goes through [`verify_value`]. Text that is not JSON is
+/// unreadable.
 pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome {
     match input.kind() {
         Some(Kind::AnpLog) => {
@@ -77,6 +78,7 @@ pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome
             }
             outcome
         }
+        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, input.bytes, options),
         _ => match serde_json::from_slice::<serde_json::Value>(input.bytes) {
             Ok(value) => verify_value(file, &value, options),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
@@ -91,7 +93,10 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
             Ok(bytes) => anp_log::verify(file, &bytes),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
-        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, value, options),
+        Some(Kind::ConcordiaTranscript) => match serde_json::to_vec(value) {
+            Ok(bytes) => concordia_files::transcript(file, &bytes, options),
+            Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
+        },
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
         Some(Kind::ConcordiaAttestation) => concordia_files::attestation(file, value),
         Some(Kind::ConcordiaMandate) => concordia_files::mandate(file, value, options),
