@@ -563,3 +563,49 @@ fn verify_run<'a, T: Sync>(
     };
     Some((report, all.into_iter().map(|p| p.step).collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading a message in place rests on this: text `jcs::is_canonical`
+    /// accepts (JavaScript's rules) is its canonical text under Concordia's
+    /// rules too (exact integers, `-0` refused).
+    #[test]
+    fn canonical_text_is_canonical_under_concordias_rules() {
+        let mut texts = vec![
+            "-0".to_owned(),
+            "-0.0".to_owned(),
+            "0".to_owned(),
+            "1e+21".to_owned(),
+            "1.5".to_owned(),
+            "[1,-2,0.1]".to_owned(),
+        ];
+        for digits in 1..=22 {
+            for lead in ["1", "9", "-1", "-9"] {
+                let n = format!("{lead}{}", "0".repeat(digits - 1));
+                let m = format!("{lead}{}", "7".repeat(digits - 1));
+                texts.push(n);
+                texts.push(m);
+            }
+        }
+        texts.push("9007199254740993".into());
+        texts.push("18446744073709551615".into());
+        texts.push("18446744073709551616".into());
+        texts.push("-9223372036854775808".into());
+        let mut accepted = 0;
+        for text in &texts {
+            let doc = format!("{{\"n\":{text}}}");
+            if jcs::is_canonical(&doc) {
+                let value: Value = serde_json::from_str(&doc).unwrap();
+                assert_eq!(
+                    edges::canonical(&value).as_deref(),
+                    Ok(doc.as_str()),
+                    "{doc}"
+                );
+                accepted += 1;
+            }
+        }
+        assert!(accepted > 40, "{accepted}");
+    }
+}
