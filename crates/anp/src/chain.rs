@@ -3,13 +3,11 @@
 
 use std::collections::HashMap;
 
-use ed25519_dalek::VerifyingKey;
+use ed25519_dalek::{Signature, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{self, Pending};
 use crate::event::{Actor, ChainHead, Event, EventKind, LogDocument, LogKeys};
 use crate::keys::{self, KeyError};
-use crate::parallel;
 use crate::signed;
 
 /// One check of SPEC §4's verification rule, named as the test vectors name it.
@@ -299,10 +297,11 @@ pub(crate) fn verify_fields(
                 .collect()
         });
 
-    // Pass 2: signatures, batched; a failing batch is bisected to its culprits.
+    // Pass 2: signatures, batched (countersign-ed25519-batch); a refused
+    // batch is re-checked until every failing signature is named.
     let pending: Vec<Pending<'_>> = checked.iter_mut().filter_map(|(_, p)| p.take()).collect();
-    for failed in batch::failing(&pending, threads) {
-        let (event, _) = &mut checked[failed];
+    for failed in ed25519_batch::failing(&pending, threads) {
+        let (event, _) = &mut checked[pending[failed].index];
         event.checks.push(Check::Signature);
         event
             .details
@@ -447,6 +446,32 @@ fn check_event<'a>(
         },
     };
     (out, pending)
+}
+
+/// One authorship signature to check (SPEC §4), over the authorship string
+/// of `kind` and the declared `payload_hash`, fed to the batch verifier in
+/// pieces.
+struct Pending<'a> {
+    /// The event's position, reported back when the signature fails.
+    index: usize,
+    key: &'a VerifyingKey,
+    signature: Signature,
+    kind: &'static str,
+    payload_hash: &'a str,
+}
+
+impl ed25519_batch::Signed for Pending<'_> {
+    fn key(&self) -> &VerifyingKey {
+        self.key
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn message(&self, sink: &mut dyn FnMut(&[u8])) {
+        for piece in signed::authorship_parts(self.kind, self.payload_hash) {
+            sink(piece.as_bytes());
+        }
+    }
 }
 
 /// True when `declared` is the lowercase hex of `digest`.

@@ -25,7 +25,6 @@ use serde_json::Value;
 use crate::chain::{after_pin, verify_fields, EventFields, KeyRing, VerifyReport};
 use crate::event::{Actor, ChainClaim, ChainHead, EventKind, LogDocument, LogKeys, SessionInfo};
 use crate::keys::KeyError;
-use crate::parallel;
 use crate::signed::PROTOCOL;
 
 /// How to verify a document.

@@ -20,7 +20,6 @@
 
 pub mod api;
 pub mod approval;
-mod batch;
 pub mod canonical;
 pub mod chain;
 pub mod diff;
@@ -28,7 +27,6 @@ pub mod document;
 pub mod event;
 pub mod keys;
 pub mod money;
-mod parallel;
 pub mod payload;
 pub mod signed;
 

@@ -27,33 +27,6 @@ fn bench(c: &mut Criterion) {
         b.iter(|| keys::verify_parsed(&vk, preimage.as_bytes(), &sig))
     });
 
-    // The batch equation alone, 5,000 signatures by two keys: ours (one term
-    // per distinct key) beside ed25519-dalek's verify_batch (one per signature).
-    let other = SigningKey::generate(&mut rand_core::OsRng);
-    let bodies: Vec<Vec<u8>> = (0..5_000)
-        .map(|i| format!("{preimage}{i}").into_bytes())
-        .collect();
-    let items: Vec<(&[u8], ed25519_dalek::Signature, ed25519_dalek::VerifyingKey)> = bodies
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let k = if i % 2 == 0 { &key } else { &other };
-            (m.as_slice(), k.sign(m), k.verifying_key())
-        })
-        .collect();
-    let (ms, ss, ks): (Vec<&[u8]>, Vec<_>, Vec<_>) = (
-        items.iter().map(|i| i.0).collect(),
-        items.iter().map(|i| i.1).collect(),
-        items.iter().map(|i| i.2).collect(),
-    );
-    g.throughput(Throughput::Elements(5_000));
-    g.bench_function("batch_5000_two_keys_ours", |b| {
-        b.iter(|| assert!(concordia::batch::all_valid(&items)))
-    });
-    g.bench_function("batch_5000_two_keys_dalek_verify_batch", |b| {
-        b.iter(|| assert!(ed25519_dalek::verify_batch(&ms, &ss, &ks).is_ok()))
-    });
-
     g.throughput(Throughput::Elements(messages.len() as u64));
     g.bench_function("verify_transcript_10000_messages", |b| {
         b.iter(|| assert!(verify_transcript(&messages, &ring).is_valid()))

@@ -7,8 +7,8 @@
 //! | [`session`] | the state machine (§5): states, transition rules, timing |
 //! | [`offer`] | offers (§6): basic, partial, conditional, bundle; exact money |
 //! | [`diff`] | the structured diff of two offers |
-//! | [`batch`] | one Ed25519 batch equation with one term per distinct signer |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
+//! | [`document`] | a transcript document `{"messages", "keys"}` verified from its bytes, in place, on every core |
 //! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
 //! | [`testing`] | synthetic signed transcripts for benchmarks and tests |
 //! | [`conformance`] | the public conformance suite's profiles and runner (RUNNER_CONTRACT v1-draft) |
@@ -22,9 +22,10 @@
 pub use approval_receipt;
 
 pub mod artifacts;
-pub mod batch;
 pub mod conformance;
 pub mod diff;
+pub mod document;
+mod json;
 pub mod message;
 pub mod offer;
 pub mod session;

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
+use crate::json::{Json, Object};
 use crate::offer::{Offer, OfferError};
 use approval_receipt::datetime;
 
@@ -259,40 +260,61 @@ fn invalid(member: &str, why: &str) -> EnvelopeError {
     }
 }
 
-fn req_str<'a>(obj: &'a Map<String, Value>, name: &'static str) -> Result<&'a str, EnvelopeError> {
+// The rules: what each member must be, checked over any JSON view, in the
+// order the errors are reported. Building the owned types afterwards reads
+// the same members and refuses nothing.
+
+fn req_str<'v, O: Object + ?Sized>(
+    obj: &'v O,
+    name: &'static str,
+) -> Result<&'v str, EnvelopeError> {
     match obj.get(name) {
         None => Err(EnvelopeError::Missing(name)),
-        Some(Value::String(s)) if !s.is_empty() => Ok(s),
-        Some(Value::String(_)) => Err(invalid(name, "is empty")),
-        Some(_) => Err(invalid(name, "is not a string")),
+        Some(v) => match v.as_str() {
+            Some("") => Err(invalid(name, "is empty")),
+            Some(s) => Ok(s),
+            None => Err(invalid(name, "is not a string")),
+        },
     }
 }
 
-fn opt_str(obj: &Map<String, Value>, name: &str) -> Result<Option<String>, EnvelopeError> {
-    match obj.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(invalid(name, "is not a string")),
-    }
-}
-
-fn opt_obj(
-    obj: &Map<String, Value>,
+fn opt_str<'v, O: Object + ?Sized>(
+    obj: &'v O,
     name: &str,
-) -> Result<Option<Map<String, Value>>, EnvelopeError> {
+) -> Result<Option<&'v str>, EnvelopeError> {
     match obj.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(m)) => Ok(Some(m.clone())),
-        Some(_) => Err(invalid(&format!("body/{name}"), "is not an object")),
+        None => Ok(None),
+        Some(v) if v.is_null() => Ok(None),
+        Some(v) => v
+            .as_str()
+            .map(Some)
+            .ok_or_else(|| invalid(name, "is not a string")),
     }
 }
 
-fn party(value: &Value, member: &str) -> Result<Party, EnvelopeError> {
+fn opt_obj<'v, O: Object + ?Sized>(obj: &'v O, name: &str) -> Result<Option<&'v O>, EnvelopeError> {
+    match obj.get(name) {
+        None => Ok(None),
+        Some(v) if v.is_null() => Ok(None),
+        Some(v) => v
+            .as_object()
+            .map(Some)
+            .ok_or_else(|| invalid(&format!("body/{name}"), "is not an object")),
+    }
+}
+
+/// A party, borrowed from what it was read from.
+pub(crate) struct PartyRef<'v> {
+    pub agent_id: &'v str,
+    pub principal_id: Option<&'v str>,
+}
+
+fn party<'v, J: Json>(value: &'v J, member: &str) -> Result<PartyRef<'v>, EnvelopeError> {
     let obj = value
         .as_object()
         .ok_or_else(|| invalid(member, "is not an object"))?;
-    let agent_id = match obj.get("agent_id") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+    let agent_id = match obj.get("agent_id").and_then(Json::as_str) {
+        Some(s) if !s.is_empty() => s,
         _ => {
             return Err(invalid(
                 &format!("{member}/agent_id"),
@@ -301,16 +323,13 @@ fn party(value: &Value, member: &str) -> Result<Party, EnvelopeError> {
         }
     };
     let principal_id = match obj.get("principal_id") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => {
-            return Err(invalid(
-                &format!("{member}/principal_id"),
-                "is not a string or null",
-            ))
-        }
+        None => None,
+        Some(v) if v.is_null() => None,
+        Some(v) => Some(v.as_str().ok_or_else(|| {
+            invalid(&format!("{member}/principal_id"), "is not a string or null")
+        })?),
     };
-    Ok(Party {
+    Ok(PartyRef {
         agent_id,
         principal_id,
     })
@@ -324,7 +343,7 @@ fn is_semver(text: &str) -> bool {
             .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn timing(body: &Map<String, Value>) -> Result<Timing, EnvelopeError> {
+fn timing<O: Object + ?Sized>(body: &O) -> Result<Timing, EnvelopeError> {
     let mut t = Timing::default();
     let Some(value) = body.get("timing") else {
         return Ok(t);
@@ -337,79 +356,239 @@ fn timing(body: &Map<String, Value>) -> Result<Timing, EnvelopeError> {
         ("offer_ttl", &mut t.offer_ttl),
         ("max_rounds", &mut t.max_rounds),
     ] {
-        match obj.get(name) {
-            None => {}
-            Some(v) => {
-                *slot = v.as_u64().ok_or_else(|| {
-                    invalid(
-                        &format!("body/timing/{name}"),
-                        "is not a non-negative integer",
-                    )
-                })?
-            }
+        if let Some(v) = obj.get(name) {
+            *slot = v.as_u64().ok_or_else(|| {
+                invalid(
+                    &format!("body/timing/{name}"),
+                    "is not a non-negative integer",
+                )
+            })?
         }
     }
     Ok(t)
 }
 
+/// What the state machine needs of a body, once it is checked.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BodyFacts<'v> {
+    /// The timing an open sets, defaults filled in.
+    pub timing: Option<Timing>,
+    /// An offer's `valid_until`, as sent.
+    pub valid_until: Option<&'v str>,
+    /// A withdraw flagged reactivatable.
+    pub reactivatable: bool,
+}
+
+/// The rules of the body of a message of type `kind`.
+fn check_body<O: Object + ?Sized>(
+    kind: MessageType,
+    body: &O,
+) -> Result<BodyFacts<'_>, EnvelopeError> {
+    let mut facts = BodyFacts::default();
+    match kind {
+        MessageType::Open => {
+            opt_obj(body, "terms")?.ok_or(EnvelopeError::Missing("body/terms"))?;
+            facts.timing = Some(timing(body)?);
+        }
+        MessageType::AcceptSession | MessageType::Signal | MessageType::Commit => {}
+        MessageType::DeclineSession | MessageType::Reject => {
+            opt_str(body, "reason")?;
+        }
+        MessageType::Offer | MessageType::Counter => {
+            facts.valid_until = crate::offer::check(body)?.valid_until;
+        }
+        MessageType::Accept => {
+            opt_str(body, "offer_id")?;
+            opt_obj(body, "accepted_terms")?;
+        }
+        MessageType::Inquire => {
+            if let Some(v) = body.get("term_ids") {
+                let items = v
+                    .as_array()
+                    .ok_or_else(|| invalid("body/term_ids", "is not an array"))?;
+                if items.iter().any(|i| i.as_str().is_none()) {
+                    return Err(invalid("body/term_ids", "holds a non-string"));
+                }
+            }
+        }
+        MessageType::Constrain => {
+            opt_obj(body, "constraints")?;
+        }
+        MessageType::Withdraw => {
+            opt_str(body, "reason")?;
+            if let Some(v) = body.get("reactivatable") {
+                facts.reactivatable = v
+                    .as_bool()
+                    .ok_or_else(|| invalid("body/reactivatable", "is not a boolean"))?;
+            }
+        }
+        MessageType::ProposeMediator => {
+            opt_str(body, "mediator_id")?;
+        }
+        MessageType::Resolve => {
+            opt_obj(body, "terms")?;
+            opt_str(body, "mechanism")?;
+        }
+    }
+    Ok(facts)
+}
+
+/// A message whose envelope passed every rule of §4.1, borrowed from what
+/// it was read from: what transcript verification needs, without building
+/// the typed [`Message`].
+pub(crate) struct Checked<'v, O: ?Sized> {
+    pub concordia: &'v str,
+    pub kind: MessageType,
+    pub id: &'v str,
+    pub session_id: &'v str,
+    pub timestamp: OffsetDateTime,
+    pub from: PartyRef<'v>,
+    pub to: Option<Vec<PartyRef<'v>>>,
+    pub prev_hash: &'v str,
+    pub body: &'v O,
+    pub facts: BodyFacts<'v>,
+    pub ttl: Option<u64>,
+    pub in_reply_to: Option<&'v str>,
+    pub thread: Option<&'v str>,
+    pub reasoning: Option<&'v str>,
+    pub signature: &'v str,
+}
+
+/// Checks every member §4.1 names, in order, the first failure reported.
+pub(crate) fn check<J: Json>(value: &J) -> Result<Checked<'_, J::Object>, EnvelopeError> {
+    let obj = value.as_object().ok_or(EnvelopeError::NotObject)?;
+    let concordia = req_str(obj, "concordia")?;
+    if !is_semver(concordia) {
+        return Err(invalid("concordia", "is not a semver version (like 0.1.0)"));
+    }
+    let type_name = req_str(obj, "type")?;
+    let kind = MessageType::parse(type_name)
+        .ok_or_else(|| EnvelopeError::UnknownType(type_name.to_owned()))?;
+    let id = req_str(obj, "id")?;
+    let session_id = req_str(obj, "session_id")?;
+    let timestamp = datetime::parse(req_str(obj, "timestamp")?)
+        .map_err(|e| invalid("timestamp", &e.to_string()))?;
+    let from = party(
+        obj.get("from").ok_or(EnvelopeError::Missing("from"))?,
+        "from",
+    )?;
+    let to = match obj.get("to") {
+        None => None,
+        Some(v) if v.is_null() => None,
+        Some(v) => Some(
+            v.as_array()
+                .ok_or_else(|| invalid("to", "is not an array"))?
+                .iter()
+                .enumerate()
+                .map(|(i, p)| party(p, &format!("to/{i}")))
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    let prev_hash = req_str(obj, "prev_hash")?;
+    let body = match obj.get("body") {
+        Some(v) => v
+            .as_object()
+            .ok_or_else(|| invalid("body", "is not an object"))?,
+        None => return Err(EnvelopeError::Missing("body")),
+    };
+    let facts = check_body(kind, body)?;
+    let ttl = match obj.get("ttl") {
+        None => None,
+        Some(v) if v.is_null() => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| invalid("ttl", "is not a non-negative integer"))?,
+        ),
+    };
+    Ok(Checked {
+        concordia,
+        kind,
+        id,
+        session_id,
+        timestamp,
+        from,
+        to,
+        prev_hash,
+        body,
+        facts,
+        ttl,
+        in_reply_to: opt_str(obj, "in_reply_to")?,
+        thread: opt_str(obj, "thread")?,
+        reasoning: opt_str(obj, "reasoning")?,
+        signature: req_str(obj, "signature")?,
+    })
+}
+
+fn owned_str(body: &Map<String, Value>, name: &str) -> Option<String> {
+    body.get(name).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn owned_obj(body: &Map<String, Value>, name: &str) -> Option<Map<String, Value>> {
+    body.get(name).and_then(Value::as_object).cloned()
+}
+
 impl Body {
     /// Reads the body of a message of type `kind`.
     pub fn parse(kind: MessageType, body: &Map<String, Value>) -> Result<Body, EnvelopeError> {
-        Ok(match kind {
+        let facts = check_body(kind, body)?;
+        Ok(Body::build(kind, body, &facts))
+    }
+
+    /// The typed body of one that passed [`check_body`].
+    fn build(kind: MessageType, body: &Map<String, Value>, facts: &BodyFacts<'_>) -> Body {
+        match kind {
             MessageType::Open => Body::Open {
-                terms: opt_obj(body, "terms")?.ok_or(EnvelopeError::Missing("body/terms"))?,
-                timing: timing(body)?,
+                terms: owned_obj(body, "terms").unwrap_or_default(),
+                timing: facts.timing.unwrap_or_default(),
             },
             MessageType::AcceptSession => Body::AcceptSession,
             MessageType::DeclineSession => Body::DeclineSession {
-                reason: opt_str(body, "reason")?,
+                reason: owned_str(body, "reason"),
             },
-            MessageType::Offer => Body::Offer(Offer::parse(body)?),
-            MessageType::Counter => Body::Counter(Offer::parse(body)?),
+            MessageType::Offer => Body::Offer(Offer::build(body)),
+            MessageType::Counter => Body::Counter(Offer::build(body)),
             MessageType::Accept => Body::Accept {
-                offer_id: opt_str(body, "offer_id")?,
-                accepted_terms: opt_obj(body, "accepted_terms")?,
+                offer_id: owned_str(body, "offer_id"),
+                accepted_terms: owned_obj(body, "accepted_terms"),
             },
             MessageType::Reject => Body::Reject {
-                reason: opt_str(body, "reason")?,
+                reason: owned_str(body, "reason"),
             },
             MessageType::Inquire => Body::Inquire {
-                term_ids: match body.get("term_ids") {
-                    None => Vec::new(),
-                    Some(Value::Array(items)) => items
-                        .iter()
-                        .map(|i| {
-                            i.as_str()
-                                .map(str::to_owned)
-                                .ok_or_else(|| invalid("body/term_ids", "holds a non-string"))
-                        })
-                        .collect::<Result<_, _>>()?,
-                    Some(_) => return Err(invalid("body/term_ids", "is not an array")),
-                },
+                term_ids: body
+                    .get("term_ids")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| i.as_str().map(str::to_owned))
+                    .collect(),
             },
             MessageType::Constrain => Body::Constrain {
-                constraints: opt_obj(body, "constraints")?.unwrap_or_default(),
+                constraints: owned_obj(body, "constraints").unwrap_or_default(),
             },
             MessageType::Signal => Body::Signal {
                 signal: body.clone(),
             },
             MessageType::Withdraw => Body::Withdraw {
-                reason: opt_str(body, "reason")?,
-                reactivatable: match body.get("reactivatable") {
-                    None => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(_) => return Err(invalid("body/reactivatable", "is not a boolean")),
-                },
+                reason: owned_str(body, "reason"),
+                reactivatable: facts.reactivatable,
             },
             MessageType::ProposeMediator => Body::ProposeMediator {
-                mediator_id: opt_str(body, "mediator_id")?,
+                mediator_id: owned_str(body, "mediator_id"),
             },
             MessageType::Resolve => Body::Resolve {
-                terms: opt_obj(body, "terms")?.unwrap_or_default(),
-                mechanism: opt_str(body, "mechanism")?,
+                terms: owned_obj(body, "terms").unwrap_or_default(),
+                mechanism: owned_str(body, "mechanism"),
             },
             MessageType::Commit => Body::Commit,
-        })
+        }
+    }
+}
+
+fn owned_party(p: &PartyRef<'_>) -> Party {
+    Party {
+        agent_id: p.agent_id.to_owned(),
+        principal_id: p.principal_id.map(str::to_owned),
     }
 }
 
@@ -417,62 +596,22 @@ impl Message {
     /// Reads a message from the JSON it arrived as, checking every member
     /// §4.1 names.
     pub fn from_value(value: &Value) -> Result<Message, EnvelopeError> {
-        let obj = value.as_object().ok_or(EnvelopeError::NotObject)?;
-        let concordia = req_str(obj, "concordia")?;
-        if !is_semver(concordia) {
-            return Err(invalid("concordia", "is not a semver version (like 0.1.0)"));
-        }
-        let type_name = req_str(obj, "type")?;
-        let kind = MessageType::parse(type_name)
-            .ok_or_else(|| EnvelopeError::UnknownType(type_name.to_owned()))?;
-        let id = req_str(obj, "id")?.to_owned();
-        let session_id = req_str(obj, "session_id")?.to_owned();
-        let timestamp = datetime::parse(req_str(obj, "timestamp")?)
-            .map_err(|e| invalid("timestamp", &e.to_string()))?;
-        let from = party(
-            obj.get("from").ok_or(EnvelopeError::Missing("from"))?,
-            "from",
-        )?;
-        let to = match obj.get("to") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => Some(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| party(p, &format!("to/{i}")))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Some(_) => return Err(invalid("to", "is not an array")),
-        };
-        let prev_hash = req_str(obj, "prev_hash")?.to_owned();
-        let body_obj = match obj.get("body") {
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(invalid("body", "is not an object")),
-            None => return Err(EnvelopeError::Missing("body")),
-        };
-        let body = Body::parse(kind, body_obj)?;
-        let ttl = match obj.get("ttl") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .ok_or_else(|| invalid("ttl", "is not a non-negative integer"))?,
-            ),
-        };
+        let c = check(value)?;
         Ok(Message {
-            concordia: concordia.to_owned(),
-            kind,
-            id,
-            session_id,
-            timestamp,
-            from,
-            to,
-            prev_hash,
-            body,
-            in_reply_to: opt_str(obj, "in_reply_to")?,
-            thread: opt_str(obj, "thread")?,
-            ttl,
-            reasoning: opt_str(obj, "reasoning")?,
-            signature: req_str(obj, "signature")?.to_owned(),
+            concordia: c.concordia.to_owned(),
+            kind: c.kind,
+            id: c.id.to_owned(),
+            session_id: c.session_id.to_owned(),
+            timestamp: c.timestamp,
+            from: owned_party(&c.from),
+            to: c.to.as_ref().map(|to| to.iter().map(owned_party).collect()),
+            prev_hash: c.prev_hash.to_owned(),
+            body: Body::build(c.kind, c.body, &c.facts),
+            in_reply_to: c.in_reply_to.map(str::to_owned),
+            thread: c.thread.map(str::to_owned),
+            ttl: c.ttl,
+            reasoning: c.reasoning.map(str::to_owned),
+            signature: c.signature.to_owned(),
         })
     }
 

@@ -7,6 +7,8 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
+use crate::json::{Json, Object};
+
 /// What is wrong with an offer body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OfferError {
@@ -114,17 +116,6 @@ impl TermValue {
 /// Term id → value, in id order.
 pub type Terms = BTreeMap<String, TermValue>;
 
-fn parse_terms(value: Option<&Value>, member: &str) -> Result<Terms, OfferError> {
-    match value {
-        None | Some(Value::Null) => Ok(Terms::new()),
-        Some(Value::Object(m)) => Ok(m
-            .iter()
-            .map(|(k, v)| (k.clone(), TermValue::parse(v)))
-            .collect()),
-        Some(_) => Err(invalid(member, "is not an object")),
-    }
-}
-
 /// One if/then clause of a conditional offer (§6.3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
@@ -199,107 +190,149 @@ pub struct Offer {
     pub complete: Option<bool>,
 }
 
+/// What the state machine needs of an offer that passed [`check`].
+pub(crate) struct OfferFacts<'v> {
+    /// Until when it stands, as sent.
+    pub valid_until: Option<&'v str>,
+}
+
+/// The rules of an offer body (§6), over any JSON view, in the order the
+/// errors are reported: what [`Offer::parse`] refuses, without building it.
+pub(crate) fn check<O: Object + ?Sized>(body: &O) -> Result<OfferFacts<'_>, OfferError> {
+    let opt = |name: &str, ok: fn(&O::Item) -> bool, why: &str| match body.get(name) {
+        Some(v) if !v.is_null() && !ok(v) => Err(invalid(format!("/{name}"), why)),
+        _ => Ok(()),
+    };
+    opt("offer_id", |v| v.as_str().is_some(), "is not a string")?;
+    opt("valid_until", |v| v.as_str().is_some(), "is not a string")?;
+    opt("complete", |v| v.as_bool().is_some(), "is not a boolean")?;
+    let terms = |value: Option<&O::Item>, member: &str| match value {
+        Some(v) if !v.is_null() && v.as_object().is_none() => {
+            Err(invalid(member, "is not an object"))
+        }
+        _ => Ok(()),
+    };
+    if let Some(bundles) = body.get("bundles") {
+        let items = bundles
+            .as_array()
+            .ok_or_else(|| invalid("/bundles", "is not an array"))?;
+        for (i, b) in items.iter().enumerate() {
+            let obj = b
+                .as_object()
+                .ok_or_else(|| invalid(format!("/bundles/{i}"), "is not an object"))?;
+            if obj.get("bundle_id").and_then(Json::as_str).is_none() {
+                return Err(invalid(
+                    format!("/bundles/{i}/bundle_id"),
+                    "is missing or not a string",
+                ));
+            }
+            terms(obj.get("terms"), &format!("/bundles/{i}/terms"))?;
+        }
+    } else if let Some(conditions) = body.get("conditions") {
+        let items = conditions
+            .as_array()
+            .ok_or_else(|| invalid("/conditions", "is not an array"))?;
+        for (i, c) in items.iter().enumerate() {
+            if c.get("if").and_then(Json::as_object).is_none() {
+                return Err(invalid(
+                    format!("/conditions/{i}/if"),
+                    "is missing or not an object",
+                ));
+            }
+            terms(c.get("then"), &format!("/conditions/{i}/then"))?;
+        }
+    } else if body.contains_key("terms") {
+        terms(body.get("terms"), "/terms")?;
+        if let Some(v) = body.get("open_terms") {
+            match v.as_array() {
+                Some(items) if items.iter().all(|i| i.as_str().is_some()) => {}
+                Some(_) => return Err(invalid("/open_terms", "holds a non-string")),
+                None => return Err(invalid("/open_terms", "is not an array")),
+            }
+        }
+    } else {
+        return Err(OfferError::Empty);
+    }
+    Ok(OfferFacts {
+        valid_until: body.get("valid_until").and_then(Json::as_str),
+    })
+}
+
+fn owned_terms(value: Option<&Value>) -> Terms {
+    value
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), TermValue::parse(v)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Offer {
     /// Reads an offer from a message body.
     pub fn parse(body: &Map<String, Value>) -> Result<Offer, OfferError> {
-        let offer_id = match body.get("offer_id") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(invalid("/offer_id", "is not a string")),
-        };
-        let valid_until = match body.get("valid_until") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(invalid("/valid_until", "is not a string")),
-        };
-        let complete = match body.get("complete") {
-            None | Some(Value::Null) => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(_) => return Err(invalid("/complete", "is not a boolean")),
-        };
+        check(body)?;
+        Ok(Offer::build(body))
+    }
+
+    /// The typed offer of a body that passed [`check`].
+    pub(crate) fn build(body: &Map<String, Value>) -> Offer {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let complete = body.get("complete").and_then(Value::as_bool);
         let kind = if let Some(bundles) = body.get("bundles") {
-            let items = bundles
-                .as_array()
-                .ok_or_else(|| invalid("/bundles", "is not an array"))?;
-            let bundles = items
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    let obj = b
-                        .as_object()
-                        .ok_or_else(|| invalid(format!("/bundles/{i}"), "is not an object"))?;
-                    Ok(Bundle {
-                        bundle_id: obj
-                            .get("bundle_id")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| {
-                                invalid(
-                                    format!("/bundles/{i}/bundle_id"),
-                                    "is missing or not a string",
-                                )
-                            })?
-                            .to_owned(),
-                        label: obj.get("label").and_then(Value::as_str).map(str::to_owned),
-                        terms: parse_terms(obj.get("terms"), &format!("/bundles/{i}/terms"))?,
-                    })
-                })
-                .collect::<Result<_, OfferError>>()?;
             OfferKind::Bundle {
-                bundles,
-                select: body
-                    .get("select")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                bundles: bundles
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_object)
+                    .map(|obj| Bundle {
+                        bundle_id: text(obj.get("bundle_id")).unwrap_or_default(),
+                        label: text(obj.get("label")),
+                        terms: owned_terms(obj.get("terms")),
+                    })
+                    .collect(),
+                select: text(body.get("select")),
             }
         } else if let Some(conditions) = body.get("conditions") {
-            let items = conditions
-                .as_array()
-                .ok_or_else(|| invalid("/conditions", "is not an array"))?;
-            let conditions = items
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let when = c
-                        .get("if")
-                        .and_then(Value::as_object)
-                        .ok_or_else(|| {
-                            invalid(format!("/conditions/{i}/if"), "is missing or not an object")
-                        })?
-                        .clone();
-                    let then = parse_terms(c.get("then"), &format!("/conditions/{i}/then"))?;
-                    Ok(Condition { when, then })
-                })
-                .collect::<Result<_, OfferError>>()?;
-            OfferKind::Conditional { conditions }
-        } else if body.contains_key("terms") {
-            let terms = parse_terms(body.get("terms"), "/terms")?;
-            match body.get("open_terms") {
-                Some(Value::Array(items)) => OfferKind::Partial {
+            OfferKind::Conditional {
+                conditions: conditions
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| Condition {
+                        when: c
+                            .get("if")
+                            .and_then(Value::as_object)
+                            .cloned()
+                            .unwrap_or_default(),
+                        then: owned_terms(c.get("then")),
+                    })
+                    .collect(),
+            }
+        } else {
+            let terms = owned_terms(body.get("terms"));
+            match body.get("open_terms").and_then(Value::as_array) {
+                Some(items) => OfferKind::Partial {
                     terms,
                     open_terms: items
                         .iter()
-                        .map(|i| {
-                            i.as_str()
-                                .map(str::to_owned)
-                                .ok_or_else(|| invalid("/open_terms", "holds a non-string"))
-                        })
-                        .collect::<Result<_, _>>()?,
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect(),
                 },
-                Some(_) => return Err(invalid("/open_terms", "is not an array")),
                 None if complete == Some(false) => OfferKind::Partial {
                     terms,
                     open_terms: Vec::new(),
                 },
                 None => OfferKind::Basic { terms },
             }
-        } else {
-            return Err(OfferError::Empty);
         };
-        Ok(Offer {
-            offer_id,
+        Offer {
+            offer_id: text(body.get("offer_id")),
             kind,
-            valid_until,
+            valid_until: text(body.get("valid_until")),
             complete,
-        })
+        }
     }
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use time::{Duration, OffsetDateTime};
 
-use crate::message::{Body, Message, MessageType, Timing};
+use crate::message::{Body, Checked, Message, MessageType, Timing};
 use approval_receipt::datetime;
 
 /// The six states of §5.1.
@@ -145,6 +145,28 @@ impl From<&Message> for Step {
                     ..
                 }
             ),
+        }
+    }
+}
+
+impl Step {
+    /// The step of a message whose envelope passed every rule, read without
+    /// building the typed [`Message`] (what [`Step::from`] gives for it).
+    pub(crate) fn from_checked<O: ?Sized>(m: &Checked<'_, O>) -> Step {
+        Step {
+            id: m.id.to_owned(),
+            kind: m.kind,
+            from: m.from.agent_id.to_owned(),
+            to: m
+                .to
+                .iter()
+                .flatten()
+                .map(|p| p.agent_id.to_owned())
+                .collect(),
+            at: m.timestamp,
+            timing: m.facts.timing.filter(|_| m.kind == MessageType::Open),
+            valid_until: m.facts.valid_until.map(str::to_owned),
+            reactivatable: m.facts.reactivatable,
         }
     }
 }

@@ -16,12 +16,17 @@
 //! rest is caught: the reference SDK's `validate_chain` checks links only,
 //! and a re-signed chain links.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::ops::Range;
 
 use ed25519_dalek::{Signature, VerifyingKey};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::message::{Message, GENESIS_HASH};
+use crate::json::{Json, Node};
+use crate::message::{self, GENESIS_HASH};
 use crate::session::{Session, Step, TransitionError};
 use approval_receipt::{edges, keys};
 
@@ -187,7 +192,7 @@ pub fn message_hash(message: &Value) -> Result<String, jcs::JcsError> {
 
 /// Verifies a whole transcript from genesis.
 pub fn verify_transcript(messages: &[Value], keys: &Keys) -> TranscriptReport {
-    verify_run(&Head::genesis(), messages, keys, Check::Genesis).0
+    run_values(&Head::genesis(), messages, keys).0
 }
 
 /// Verifies a whole transcript and, when every envelope reads, replays it
@@ -196,68 +201,149 @@ pub fn verify_and_replay(
     messages: &[Value],
     keys: &Keys,
 ) -> (TranscriptReport, Option<Result<Session, TransitionError>>) {
-    let (report, steps) = verify_run(&Head::genesis(), messages, keys, Check::Genesis);
-    let steps: Option<Vec<Step>> = steps.into_iter().collect();
-    let replay = steps.map(|s| Session::replay_steps(&s));
-    (report, replay)
+    let (report, steps) = run_values(&Head::genesis(), messages, keys);
+    (report, replay(steps))
 }
 
 /// Verifies the messages after a pinned head (`new` starts at index
 /// `pin.count`): O(new messages), independent of what came before.
 pub fn verify_since(pin: &Head, new: &[Value], keys: &Keys) -> TranscriptReport {
-    let first = if pin.count == 0 {
-        Check::Genesis
-    } else {
-        Check::Pin
-    };
-    verify_run(pin, new, keys, first).0
+    run_values(pin, new, keys).0
 }
 
-struct Prepared {
+/// The replay of a run's steps, when every envelope read.
+pub(crate) fn replay(steps: Vec<Option<Step>>) -> Option<Result<Session, TransitionError>> {
+    let steps: Option<Vec<Step>> = steps.into_iter().collect();
+    steps.map(|s| Session::replay_steps(&s))
+}
+
+fn run_values(
+    pin: &Head,
+    messages: &[Value],
+    keys: &Keys,
+) -> (TranscriptReport, Vec<Option<Step>>) {
+    let run = verify_run(pin, messages, None, |index, m: &Value, failures| {
+        let canonical =
+            jcs::to_string_marking(m, &edges::RULES, "signature").map(|(text, span)| Canonical {
+                text: Cow::Owned(text),
+                signature: span,
+            });
+        Some(prepare(index, m, canonical, keys, failures))
+    });
+    // A parsed message is never unreadable; were it, nothing is accepted.
+    run.unwrap_or_else(|| interrupted(pin, messages.len()))
+}
+
+/// The report of a run that could not finish: nothing is accepted.
+fn interrupted(pin: &Head, n: usize) -> (TranscriptReport, Vec<Option<Step>>) {
+    let report = TranscriptReport {
+        checked: n as u64,
+        head: pin.clone(),
+        failures: vec![Failure {
+            index: pin.count,
+            message_id: None,
+            check: Check::Signature,
+            detail: "verification was interrupted; nothing is accepted".into(),
+        }],
+    };
+    (report, vec![None; n])
+}
+
+/// Verifies messages given as their JSON text (`new` starts at index
+/// `pin.count`). A text that is already its canonical form, as hosts and
+/// agents store what they signed, is read in place: its envelope from a tree
+/// borrowed from it, its hash of the text itself, its signature over the text
+/// with the `signature` member cut out; any other is parsed and canonicalized
+/// as [`verify_transcript`] does. The report is [`verify_since`]'s on the
+/// parsed messages. `None` when a text is not JSON (as a whole document it
+/// would not read). `threads` caps the threads used (default every core).
+pub(crate) fn verify_texts(
+    pin: &Head,
+    new: &[&RawValue],
+    keys: &Keys,
+    threads: Option<NonZeroUsize>,
+) -> Option<(TranscriptReport, Vec<Option<Step>>)> {
+    verify_run(pin, new, threads, |index, raw: &&RawValue, failures| {
+        let text: &str = raw.get();
+        if jcs::is_canonical(text) {
+            if let Ok(node) = serde_json::from_str::<Node<'_>>(text) {
+                let canonical = Ok(Canonical {
+                    text: Cow::Borrowed(text),
+                    signature: jcs::member_span(text, "signature"),
+                });
+                return Some(prepare(index, &node, canonical, keys, failures));
+            }
+        }
+        let value: Value = serde_json::from_str(text).ok()?;
+        let canonical =
+            jcs::to_string_marking(&value, &edges::RULES, "signature").map(|(text, span)| {
+                Canonical {
+                    text: Cow::Owned(text),
+                    signature: span,
+                }
+            });
+        Some(prepare(index, &value, canonical, keys, failures))
+    })
+}
+
+/// A message's canonical text, and the span of its top-level `signature`
+/// member (cut out, the rest is what the signature covers).
+struct Canonical<'a> {
+    text: Cow<'a, str>,
+    signature: Option<Range<usize>>,
+}
+
+/// What phase 1 learns of one message (its canonical text may borrow from
+/// the file; nothing borrows from the tree it was read from).
+struct Prepared<'a> {
     step: Option<Step>,
     hash: Option<String>,
-    preimage: Option<Vec<u8>>,
+    canonical: Option<Canonical<'a>>,
     signature: Option<Signature>,
     key: Option<VerifyingKey>,
+    id: Option<String>,
+    prev_hash: Option<String>,
+    session_id: Option<String>,
+    sender: Option<String>,
 }
 
-fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>) -> Prepared {
-    let id = message.get("id").and_then(Value::as_str).map(str::to_owned);
+/// One message's checks that need no other message: envelope, canonical
+/// form and hash, sender's key, signature encoding (failures in that order).
+fn prepare<'c, J: Json>(
+    index: u64,
+    message: &J,
+    canonical: Result<Canonical<'c>, jcs::JcsError>,
+    keys: &Keys,
+    failures: &mut Vec<Failure>,
+) -> Prepared<'c> {
+    let text = |name: &str| message.get(name).and_then(Json::as_str);
+    let id = text("id");
     let fail = |failures: &mut Vec<Failure>, check, detail: String| {
         failures.push(Failure {
             index,
-            message_id: id.clone(),
+            message_id: id.map(str::to_owned),
             check,
             detail,
         })
     };
-    let step = match Message::from_value(message) {
-        Ok(m) => Some(Step::from(&m)),
+    let step = match message::check(message) {
+        Ok(checked) => Some(Step::from_checked(&checked)),
         Err(e) => {
             fail(failures, Check::Envelope, e.to_string());
             None
         }
     };
-    let (hash, preimage) = match jcs::to_string_marking(message, &edges::RULES, "signature") {
-        Ok((whole, span)) => {
-            let hash = jcs::sha256_prefixed(whole.as_bytes());
-            let preimage = match span {
-                Some(r) => {
-                    let mut bytes = Vec::with_capacity(whole.len() - r.len());
-                    bytes.extend_from_slice(&whole.as_bytes()[..r.start]);
-                    bytes.extend_from_slice(&whole.as_bytes()[r.end..]);
-                    Some(bytes)
-                }
-                None => None,
-            };
-            (Some(hash), preimage)
-        }
+    let (hash, canonical) = match canonical {
+        Ok(c) => (Some(jcs::sha256_prefixed(c.text.as_bytes())), Some(c)),
         Err(e) => {
             fail(failures, Check::Canonical, e.to_string());
             (None, None)
         }
     };
-    let sender = message.pointer("/from/agent_id").and_then(Value::as_str);
+    let sender = message
+        .get("from")
+        .and_then(|f| f.get("agent_id"))
+        .and_then(Json::as_str);
     let key = match sender {
         Some(s) => match keys.get(s) {
             Some(k) => Some(*k),
@@ -279,8 +365,8 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
             None
         }
     };
-    let signature = match message.get("signature").and_then(Value::as_str) {
-        Some(text) => match keys::parse_signature(text) {
+    let signature = match text("signature") {
+        Some(t) => match keys::parse_signature(t) {
             Ok(s) => Some(s),
             Err(e) => {
                 fail(failures, Check::Signature, e.to_string());
@@ -299,110 +385,136 @@ fn prepare(index: u64, message: &Value, keys: &Keys, failures: &mut Vec<Failure>
     Prepared {
         step,
         hash,
-        preimage,
+        canonical,
         signature,
         key,
+        id: id.map(str::to_owned),
+        prev_hash: text("prev_hash").map(str::to_owned),
+        session_id: text("session_id").map(str::to_owned),
+        sender: sender.map(str::to_owned),
     }
 }
 
-/// Checks the signatures of `items`, returning the indexes (into `items`)
-/// that fail. One batch equation ([`crate::batch`]); on failure, one by one.
-fn failing_signatures(items: &[(usize, &[u8], Signature, VerifyingKey)]) -> Vec<usize> {
-    let batch: Vec<(&[u8], Signature, VerifyingKey)> =
-        items.iter().map(|i| (i.1, i.2, i.3)).collect();
-    if crate::batch::all_valid(&batch) {
-        return Vec::new();
-    }
-    items
-        .iter()
-        .filter(|(_, m, s, k)| !keys::verify_parsed(k, m, s))
-        .map(|i| i.0)
-        .collect()
+/// A message's signature for the batch verifier: over the canonical text
+/// without its `signature` member, in two pieces (nothing copied).
+struct Signed<'p> {
+    canonical: &'p Canonical<'p>,
+    signature: Signature,
+    key: VerifyingKey,
 }
 
-const PARALLEL_FROM: usize = 512;
+impl ed25519_batch::Signed for Signed<'_> {
+    fn key(&self) -> &VerifyingKey {
+        &self.key
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn message(&self, sink: &mut dyn FnMut(&[u8])) {
+        let text = self.canonical.text.as_bytes();
+        match &self.canonical.signature {
+            Some(cut) => {
+                sink(&text[..cut.start]);
+                sink(&text[cut.end..]);
+            }
+            None => sink(text),
+        }
+    }
+}
 
-fn verify_run(
+/// One share's phase 1: every message prepared, then its signatures
+/// checked in batches. `None` when a message is unreadable.
+struct Share<'a> {
+    prepared: Vec<Prepared<'a>>,
+    failures: Vec<Failure>,
+    /// Indexes (in the transcript) of the signatures that do not verify.
+    bad: Vec<u64>,
+}
+
+/// How a share ended: done, a message that is not JSON, or a panic (a bug:
+/// nothing is accepted).
+enum Outcome<'a> {
+    Done(Share<'a>),
+    Unreadable,
+    Interrupted,
+}
+
+fn verify_run<'a, T: Sync>(
     pin: &Head,
-    messages: &[Value],
-    keys: &Keys,
-    first_check: Check,
-) -> (TranscriptReport, Vec<Option<Step>>) {
+    messages: &'a [T],
+    threads: Option<NonZeroUsize>,
+    prepare_one: impl Fn(u64, &'a T, &mut Vec<Failure>) -> Option<Prepared<'a>> + Sync,
+) -> Option<(TranscriptReport, Vec<Option<Step>>)> {
     let n = messages.len();
-    let threads = if n >= PARALLEL_FROM {
-        std::thread::available_parallelism()
-            .map_or(1, |p| p.get())
-            .min(8)
+    let first_check = if pin.count == 0 {
+        Check::Genesis
     } else {
-        1
+        Check::Pin
     };
-    let chunk = n.div_ceil(threads.max(1)).max(1);
-    // Phase 1, per message and in parallel: envelope, canonical bytes, hash,
-    // key, signature.
-    let prepared: Vec<(Vec<Prepared>, Vec<Failure>, Vec<u64>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = messages
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                scope.spawn(move || {
-                    let base = pin.count + (c * chunk) as u64;
-                    let mut failures = Vec::new();
-                    let prepared: Vec<Prepared> = part
-                        .iter()
-                        .enumerate()
-                        .map(|(i, m)| prepare(base + i as u64, m, keys, &mut failures))
-                        .collect();
-                    let items: Vec<(usize, &[u8], Signature, VerifyingKey)> = prepared
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, p)| {
-                            Some((i, p.preimage.as_deref()?, p.signature?, p.key?))
-                        })
-                        .collect();
-                    let bad: Vec<u64> = failing_signatures(&items)
-                        .into_iter()
-                        .map(|i| base + i as u64)
-                        .collect();
-                    (prepared, failures, bad)
+    // Phase 1, per message and on every core: envelope, canonical text,
+    // hash, key, signature; then the share's signatures in batches.
+    let threads = parallel::threads_for(n, threads);
+    let shares = parallel::map_shares(messages, threads, |share, offset| {
+        let base = pin.count + offset as u64;
+        let work = || {
+            let mut failures = Vec::new();
+            let mut prepared = Vec::with_capacity(share.len());
+            for (i, m) in share.iter().enumerate() {
+                match prepare_one(base + i as u64, m, &mut failures) {
+                    Some(p) => prepared.push(p),
+                    None => return Outcome::Unreadable,
+                }
+            }
+            let (positions, items): (Vec<u64>, Vec<Signed<'_>>) = prepared
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    Some((
+                        base + i as u64,
+                        Signed {
+                            canonical: p.canonical.as_ref()?,
+                            signature: p.signature?,
+                            key: p.key?,
+                        },
+                    ))
                 })
+                .unzip();
+            let bad = ed25519_batch::failing(&items, 1)
+                .into_iter()
+                .map(|i| positions[i])
+                .collect();
+            Outcome::Done(Share {
+                prepared,
+                failures,
+                bad,
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| (Vec::new(), Vec::new(), Vec::new()))
-            })
-            .collect()
+        };
+        vec![std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+            .unwrap_or(Outcome::Interrupted)]
     });
     let mut failures: Vec<Failure> = Vec::new();
     let mut bad_signatures: Vec<u64> = Vec::new();
-    let mut all: Vec<Prepared> = Vec::with_capacity(n);
-    for (p, f, b) in prepared {
-        all.extend(p);
-        failures.extend(f);
-        bad_signatures.extend(b);
-    }
-    // A thread that panicked lost its messages: fail closed, naming the range.
-    if all.len() != n {
-        failures.push(Failure {
-            index: pin.count,
-            message_id: None,
-            check: Check::Signature,
-            detail: "verification was interrupted; nothing is accepted".into(),
-        });
+    let mut all: Vec<Prepared<'a>> = Vec::with_capacity(n);
+    for share in shares {
+        match share {
+            Outcome::Done(s) => {
+                all.extend(s.prepared);
+                failures.extend(s.failures);
+                bad_signatures.extend(s.bad);
+            }
+            Outcome::Unreadable => return None,
+            // A share that panicked: fail closed, accepting nothing.
+            Outcome::Interrupted => return Some(interrupted(pin, n)),
+        }
     }
     // Phase 2, in order: links and the session.
-    let mut prev = pin.hash.clone();
-    let session = messages
-        .first()
-        .and_then(|m| m.get("session_id"))
-        .and_then(Value::as_str);
-    for (i, (message, p)) in messages.iter().zip(&all).enumerate() {
+    let mut prev: Cow<'_, str> = Cow::Borrowed(pin.hash.as_str());
+    let session = all.first().and_then(|p| p.session_id.as_deref());
+    for (i, p) in all.iter().enumerate() {
         let index = pin.count + i as u64;
-        let id = || message.get("id").and_then(Value::as_str).map(str::to_owned);
-        let link = message.get("prev_hash").and_then(Value::as_str);
-        if link != Some(prev.as_str()) {
+        let id = || p.id.as_deref().map(str::to_owned);
+        let link = p.prev_hash.as_deref();
+        if link != Some(&*prev) {
             let check = if i == 0 { first_check } else { Check::Link };
             let expected = match check {
                 Check::Genesis => "the genesis hash".to_owned(),
@@ -413,13 +525,10 @@ fn verify_run(
                 index,
                 message_id: id(),
                 check,
-                detail: format!(
-                    "prev_hash is {}, not {expected}",
-                    link.map_or("missing".to_owned(), |l| l.to_owned())
-                ),
+                detail: format!("prev_hash is {}, not {expected}", link.unwrap_or("missing")),
             });
         }
-        if i > 0 && message.get("session_id").and_then(Value::as_str) != session {
+        if i > 0 && p.session_id.as_deref() != session {
             failures.push(Failure {
                 index,
                 message_id: id(),
@@ -431,27 +540,72 @@ fn verify_run(
             });
         }
         if bad_signatures.binary_search(&index).is_ok() {
-            let sender = message
-                .pointer("/from/agent_id")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
             failures.push(Failure {
                 index,
                 message_id: id(),
                 check: Check::Signature,
-                detail: format!("the signature does not verify under the key of {sender:?}"),
+                detail: format!(
+                    "the signature does not verify under the key of {:?}",
+                    p.sender.as_deref().unwrap_or("?")
+                ),
             });
         }
-        prev = p.hash.clone().unwrap_or_default();
+        prev = Cow::Borrowed(p.hash.as_deref().unwrap_or_default());
     }
     failures.sort_by_key(|f| f.index);
     let report = TranscriptReport {
         checked: n as u64,
         head: Head {
             count: pin.count + n as u64,
-            hash: prev,
+            hash: prev.into_owned(),
         },
         failures,
     };
-    (report, all.into_iter().map(|p| p.step).collect())
+    Some((report, all.into_iter().map(|p| p.step).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading a message in place rests on this: text `jcs::is_canonical`
+    /// accepts (JavaScript's rules) is its canonical text under Concordia's
+    /// rules too (exact integers, `-0` refused).
+    #[test]
+    fn canonical_text_is_canonical_under_concordias_rules() {
+        let mut texts = vec![
+            "-0".to_owned(),
+            "-0.0".to_owned(),
+            "0".to_owned(),
+            "1e+21".to_owned(),
+            "1.5".to_owned(),
+            "[1,-2,0.1]".to_owned(),
+        ];
+        for digits in 1..=22 {
+            for lead in ["1", "9", "-1", "-9"] {
+                let n = format!("{lead}{}", "0".repeat(digits - 1));
+                let m = format!("{lead}{}", "7".repeat(digits - 1));
+                texts.push(n);
+                texts.push(m);
+            }
+        }
+        texts.push("9007199254740993".into());
+        texts.push("18446744073709551615".into());
+        texts.push("18446744073709551616".into());
+        texts.push("-9223372036854775808".into());
+        let mut accepted = 0;
+        for text in &texts {
+            let doc = format!("{{\"n\":{text}}}");
+            if jcs::is_canonical(&doc) {
+                let value: Value = serde_json::from_str(&doc).unwrap();
+                assert_eq!(
+                    edges::canonical(&value).as_deref(),
+                    Ok(doc.as_str()),
+                    "{doc}"
+                );
+                accepted += 1;
+            }
+        }
+        assert!(accepted > 40, "{accepted}");
+    }
 }

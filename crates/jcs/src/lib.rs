@@ -21,6 +21,10 @@
 //! Lone surrogates cannot reach either: a Rust `String` is valid UTF-8, and
 //! `serde_json` refuses a `\ud800` escape without its pair when it parses.
 //!
+//! [`is_canonical`] recognizes text that already is its canonical form, and
+//! [`member_span`] finds one top-level member in such text, so signed JSON
+//! that arrives canonical is hashed and cut as it stands, without a tree.
+//!
 //! [`hash`] holds SHA-256 over those bytes (`hex` and `sha256:<hex>` forms),
 //! [`b64url`] the unpadded base64url every protocol uses for keys and
 //! signatures, and [`parse`] reads JSON text refusing integer literals wider
@@ -33,12 +37,14 @@ mod check;
 pub mod hash;
 mod number;
 pub mod parse;
+mod span;
 mod write;
 
 pub use check::is_canonical;
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
 pub use parse::{parse, ParseError};
+pub use span::member_span;
 pub use write::{
     to_string, to_string_marking, to_string_strict, to_string_with, to_vec, BigIntegers, JcsError,
     Rules,

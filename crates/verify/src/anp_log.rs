@@ -1,31 +1,26 @@
-//! ANP/0.1 log documents, through `crates/anp`'s public library API only.
-//!
-//! Kept to this one module so it can switch to the whole-document
-//! verification function `crates/anp` is about to expose, unchanged elsewhere.
-
-use serde_json::Value;
+//! ANP/0.1 log documents, through the same library path as `anp verify`:
+//! [`anp::verify_document_bytes`] on the file's bytes (events borrowed from
+//! the text, canonical payloads hashed as they stand, every core), whose
+//! verdict is `anp`'s ordinary one.
 
 use crate::report::{Finding, Outcome};
 
-/// Verifies an ANP log document with the keys it names itself.
-pub fn verify(file: &str, value: &Value) -> Outcome {
-    let doc = match <anp::LogDocument as serde::Deserialize>::deserialize(value) {
-        Ok(d) => d,
-        Err(e) => return Outcome::unreadable(file, format!("not an ANP/0.1 log document: {e}")),
+/// Verifies the ANP log document in `bytes` with the keys it names itself.
+pub fn verify(file: &str, bytes: &[u8]) -> Outcome {
+    let verdict = match anp::verify_document_bytes(bytes) {
+        Ok(v) => v,
+        Err(anp::DocumentError::Parse(e)) => {
+            return Outcome::unreadable(file, format!("not an ANP/0.1 log document: {e}"))
+        }
+        Err(anp::DocumentError::Protocol(protocol)) => {
+            return Outcome::unreadable(
+                file,
+                format!("protocol is {protocol:?}; this tool verifies ANP/0.1 logs"),
+            )
+        }
+        Err(anp::DocumentError::Keys(e)) => return Outcome::unreadable(file, format!("keys: {e}")),
     };
-    if !doc.is_anp_0_1() {
-        return Outcome::unreadable(
-            file,
-            format!(
-                "protocol is {:?}; this tool verifies ANP/0.1 logs",
-                doc.protocol
-            ),
-        );
-    }
-    let report = match anp::verify_document(&doc) {
-        Ok(r) => r,
-        Err(e) => return Outcome::unreadable(file, format!("keys: {e}")),
-    };
+    let report = &verdict.report;
     let mut failures: Vec<Finding> = report
         .failing
         .iter()
@@ -38,13 +33,13 @@ pub fn verify(file: &str, value: &Value) -> Outcome {
         })
         .collect();
     // As `anp verify` does: the document's own head claim is a note, not a check.
-    let note = if !doc.events.is_empty()
-        && doc.session.chain_head != report.head.event_hash
+    let note = if verdict.event_count > 0
+        && verdict.claimed_head != report.head.event_hash
         && report.rewrite.is_none()
     {
         format!(
             "; note: session.chain_head claims {}, but the events end at {}",
-            doc.session.chain_head, report.head
+            verdict.claimed_head, report.head
         )
     } else {
         String::new()
@@ -61,7 +56,7 @@ pub fn verify(file: &str, value: &Value) -> Outcome {
         "ANP/0.1 log",
         format!(
             "session {}: {} events checked, head {}{note}",
-            doc.session.id, report.events_checked, report.head
+            verdict.session_id, report.events_checked, report.head
         ),
         failures,
     )

@@ -9,42 +9,39 @@
 use serde_json::Value;
 
 use concordia::approval_receipt::{datetime, keys, receipt};
-use concordia::transcript::{verify_and_replay, verify_since, Keys};
+use concordia::document::{verify_document_bytes, DocumentError, VerifyOptions};
 use concordia::Head;
 
 use crate::report::{Finding, Outcome};
 use crate::Options;
 
-/// Verifies `{"messages": [...], "keys": {party: key}}`.
-pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
+/// Verifies `{"messages": [...], "keys": {party: key}}` from its bytes
+/// ([`concordia::document`]: messages read in place, every core): links,
+/// signatures, and without a pin the §5 state machine over the whole
+/// transcript.
+pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
     let kind = "Concordia transcript";
-    let keys = match Keys::from_json(&value["keys"]) {
-        Ok(k) => k,
+    let verify = VerifyOptions {
+        pin: options.pin.clone(),
+        threads: None,
+    };
+    let verdict = match verify_document_bytes(bytes, &verify) {
+        Ok(v) => v,
+        Err(DocumentError::Truncated { messages, pinned }) => {
+            return Outcome::judged(
+                file,
+                kind,
+                format!("{messages} messages"),
+                vec![Finding {
+                    at: String::new(),
+                    check: "pin".into(),
+                    detail: format!("the transcript holds {messages} messages, fewer than the {pinned} pinned: history was truncated"),
+                }],
+            )
+        }
         Err(e) => return Outcome::unreadable(file, e.to_string()),
     };
-    let messages: &[Value] = value["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    let (report, replay) = match &options.pin {
-        None => verify_and_replay(messages, &keys),
-        Some(pin) => {
-            let n = pin.count as usize;
-            if messages.len() < n {
-                return Outcome::judged(
-                    file,
-                    kind,
-                    format!("{} messages", messages.len()),
-                    vec![Finding {
-                        at: String::new(),
-                        check: "pin".into(),
-                        detail: format!("the transcript holds {} messages, fewer than the {} pinned: history was truncated", messages.len(), n),
-                    }],
-                );
-            }
-            (verify_since(pin, &messages[n..], &keys), None)
-        }
-    };
+    let report = &verdict.report;
     let mut failures: Vec<Finding> = report
         .failures
         .iter()
@@ -62,7 +59,7 @@ pub fn transcript(file: &str, value: &Value, options: &Options) -> Outcome {
         })
         .collect();
     // The §5 state machine, over the whole transcript, when every envelope reads.
-    let state = match replay {
+    let state = match &verdict.replay {
         Some(Ok(session)) => format!(", state {}", session.state().as_str()),
         Some(Err(e)) => {
             failures.push(Finding {

@@ -20,7 +20,7 @@ pub mod oanp_receipt;
 pub mod report;
 pub mod suite;
 
-pub use detect::{detect, Kind};
+pub use detect::{detect, Kind, Members, TopLevel};
 pub use report::{Finding, Outcome};
 
 /// What the verifier needs besides the file: the time, and optional
@@ -35,11 +35,68 @@ pub struct Options {
     pub pin: Option<concordia::Head>,
 }
 
+/// A file's bytes, with its top level read once (see [`TopLevel`]).
+pub struct Input<'a> {
+    bytes: &'a [u8],
+    top: Option<TopLevel<'a>>,
+}
+
+impl<'a> Input<'a> {
+    /// Reads the top level of `bytes`, when they are one JSON object.
+    pub fn new(bytes: &'a [u8]) -> Input<'a> {
+        Input {
+            bytes,
+            top: TopLevel::parse(bytes).ok(),
+        }
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// What the file is, when its text is one JSON object the table knows.
+    pub fn kind(&self) -> Option<Kind> {
+        self.top.as_ref().and_then(|top| detect(top))
+    }
+}
+
+/// Verifies one file from its bytes: the large artifacts (ANP logs,
+/// Concordia transcripts) go to their protocol as bytes, everything else is
+/// parsed and goes through [`verify_value`]. Text that is not JSON is
+/// unreadable.
+pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome {
+    match input.kind() {
+        Some(Kind::AnpLog) => {
+            let outcome = anp_log::verify(file, input.bytes);
+            // The top level read, but the text is not JSON all through (a
+            // lone surrogate in a string, say): say so as for any other file.
+            if outcome.status == "unreadable" {
+                if let Err(e) = serde_json::from_slice::<serde_json::Value>(input.bytes) {
+                    return Outcome::unreadable(file, format!("not JSON: {e}"));
+                }
+            }
+            outcome
+        }
+        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, input.bytes, options),
+        _ => match serde_json::from_slice::<serde_json::Value>(input.bytes) {
+            Ok(value) => verify_value(file, &value, options),
+            Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
+        },
+    }
+}
+
 /// Verifies one parsed document: detect it, then hand it to its protocol.
 pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) -> Outcome {
     match detect(value) {
-        Some(Kind::AnpLog) => anp_log::verify(file, value),
-        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, value, options),
+        Some(Kind::AnpLog) => match serde_json::to_vec(value) {
+            Ok(bytes) => anp_log::verify(file, &bytes),
+            Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
+        },
+        Some(Kind::ConcordiaTranscript) => match serde_json::to_vec(value) {
+            Ok(bytes) => concordia_files::transcript(file, &bytes, options),
+            Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
+        },
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
         Some(Kind::ConcordiaAttestation) => concordia_files::attestation(file, value),
         Some(Kind::ConcordiaMandate) => concordia_files::mandate(file, value, options),

@@ -8,8 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use countersign_verify::{
-    concordia_files, detect, oanp_receipt, report::safe, suite, verify_value, Kind, Options,
-    Outcome,
+    concordia_files, oanp_receipt, report::safe, suite, verify_input, Input, Kind, Options, Outcome,
 };
 use time::OffsetDateTime;
 
@@ -102,32 +101,23 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let mut code = 0;
-    let mut documents = Vec::new();
     let mut oanp_seen = false;
     for file in &files {
-        let bytes = read_bytes(file);
-        let parsed = bytes
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|b| serde_json::from_slice(b).map_err(|e| format!("not JSON: {e}")));
-        if let (Ok(bytes), Ok(v)) = (&bytes, &parsed) {
-            if detect(v) == Some(Kind::OanpReceipt) {
-                oanp_seen = true;
-                let log = log.as_ref().map(|(p, b)| (p.as_str(), b.as_slice()));
-                let printed = oanp_receipt::verify(file, bytes, log, allow_test, json);
-                print!("{}", printed.stdout);
-                eprint!("{}", printed.stderr);
-                code = code.max(printed.exit_code);
-                continue;
-            }
-        }
-        let outcome = match parsed {
-            Ok(v) => {
-                let outcome = verify_value(file, &v, &options);
-                documents.push(v);
-                outcome
-            }
+        let outcome = match read_bytes(file) {
             Err(e) => Outcome::unreadable(file, e),
+            Ok(bytes) => {
+                let input = Input::new(&bytes);
+                if input.kind() == Some(Kind::OanpReceipt) {
+                    oanp_seen = true;
+                    let log = log.as_ref().map(|(p, b)| (p.as_str(), b.as_slice()));
+                    let printed = oanp_receipt::verify(file, &bytes, log, allow_test, json);
+                    print!("{}", printed.stdout);
+                    eprint!("{}", printed.stderr);
+                    code = code.max(printed.exit_code);
+                    continue;
+                }
+                verify_input(file, &input, &options)
+            }
         };
         code = code.max(outcome.exit_code());
         if json {
@@ -142,9 +132,6 @@ fn main() -> ExitCode {
         eprintln!("countersign-verify: --log is the session log of an OANP receipt, and no file given is one");
         return ExitCode::from(2);
     }
-    // The documents are not freed one node at a time on the way out: a
-    // 10,000-message transcript is ~150 MB of JSON tree, and the process ends.
-    std::mem::forget(documents);
     ExitCode::from(code as u8)
 }
 

@@ -1,19 +1,24 @@
-//! Splitting verification work over the machine's cores.
+//! Splitting verification work over the machine's cores, for every
+//! protocol crate (ANP logs, Concordia transcripts) and the signature
+//! batches below them.
 //!
 //! The work is a few coarse, evenly sized phases over a slice (hash every
-//! payload, check every event, verify every signature batch), so
+//! payload, check every event or message, verify every signature batch), so
 //! `std::thread::scope` with one contiguous share per core is all it takes:
 //! no work stealing to pay for, no global pool left running inside the host
-//! or the console, and shares come back in order. Small inputs (an
+//! or the console, and shares come back in order. Pure std; no IO. Small inputs (an
 //! incremental poll of a few events) stay on the calling thread.
 
 use std::num::NonZeroUsize;
 
-/// Below this many items a phase is not worth a thread.
-const MIN_PER_THREAD: usize = 256;
+/// Below this many items per thread a phase is not worth a thread
+/// (spawning one costs tens of microseconds; an item costs a few).
+pub const MIN_PER_THREAD: usize = 256;
 
-/// How many threads to use for `items` items, at most `limit`.
-pub(crate) fn threads_for(items: usize, limit: Option<NonZeroUsize>) -> usize {
+/// How many threads to use for `items` items: every core (or at most
+/// `limit`), but no more than gives each [`MIN_PER_THREAD`] items, and at
+/// least one.
+pub fn threads_for(items: usize, limit: Option<NonZeroUsize>) -> usize {
     let cores = limit
         .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, NonZeroUsize::get);
@@ -22,11 +27,12 @@ pub(crate) fn threads_for(items: usize, limit: Option<NonZeroUsize>) -> usize {
 
 /// `f` over `threads` contiguous shares of `items` (given each share and the
 /// index its first item has in `items`), results concatenated in order. The
-/// first share runs on the calling thread.
-pub(crate) fn map_shares<T: Sync, R: Send>(
-    items: &[T],
+/// first share runs on the calling thread. A panic in a share is carried to
+/// the caller unchanged, after every share has ended.
+pub fn map_shares<'a, T: Sync, R: Send>(
+    items: &'a [T],
     threads: usize,
-    f: impl Fn(&[T], usize) -> Vec<R> + Sync,
+    f: impl Fn(&'a [T], usize) -> Vec<R> + Sync,
 ) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
