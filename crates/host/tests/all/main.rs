@@ -10,6 +10,7 @@ mod deployment;
 mod durability;
 mod gate;
 mod gate_decisions;
+mod gate_interop;
 mod gate_support;
 mod refusals;
 mod stores;
