@@ -188,6 +188,18 @@ pub async fn decide(
     now: OffsetDateTime,
 ) -> Result<(String, Decided), DomainError> {
     let req = decisions::parse_request(received.body)?;
+    if host
+        .store()
+        .gate()
+        .gate_decision(&req.decision_id)
+        .await?
+        .is_some()
+    {
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a decision on a gate session.",
+            req.decision_id
+        )));
+    }
     let repo = host.store().negotiations();
     for _ in 0..ATTEMPTS {
         let row = match repo.session_state(session_id).await? {

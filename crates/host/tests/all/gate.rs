@@ -572,3 +572,29 @@ async fn an_offer_without_a_readable_price_needs_a_stated_amount_and_the_stricte
     assert_eq!(v["approvals_required"], 2);
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn unknown_gate_routes_and_methods_answer_in_the_gate_shape() {
+    let t = start(roomy_limits()).await;
+    let (s, b) = t.raw("GET", "/api/gate/v1/nowhere", &[], Vec::new()).await;
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(
+        (s, v["error"]["code"].as_str(), v["protocol"].as_str()),
+        (404, Some("not_found"), Some("gate"))
+    );
+    let (s, b) = t
+        .raw("DELETE", "/api/gate/v1/sessions", &[], Vec::new())
+        .await;
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (405, Some("method_not_allowed"))
+    );
+    // The other surfaces keep ANP's shape.
+    let (s, b) = t
+        .raw("GET", "/api/console/v1/nowhere", &[], Vec::new())
+        .await;
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!((s, v["protocol"].as_str()), (404, Some("ANP/0.1")));
+    t.running.shutdown().await;
+}

@@ -751,3 +751,64 @@ async fn the_callback_hint_arrives_signed_and_the_fetch_is_the_truth() {
     task.abort();
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_decision_id_names_one_decision_across_anp_and_gate_sessions() {
+    let t = start(roomy_limits()).await;
+    let agent = t.gate_agent(ORG, None).await;
+    let ann = t.enroll(ORG, "Ann", "ann@fabrikam.example").await;
+    let vendor = t.register("Contoso").await;
+    let (anp_session, _) = t.open_sandbox(&vendor).await;
+    let (s, doc) = t
+        .submit(&vendor, &anp_session, "offer", offer(1000, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200, "{doc}");
+    let offer_hash = doc["log"]["events"][2]["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    asked(&t, &agent, "ses_ids", "90000").await;
+    let c = client(&t, &ann);
+    let (pending, message) = input_of(&c, "ses_ids").await;
+    let input = GateDecisionInput {
+        session_id: "ses_ids",
+        pending: &pending,
+        offer_message: &message,
+    };
+    // An id used on the ANP session first…
+    let used = uuid::Uuid::new_v4().to_string();
+    let (s, v) = t
+        .decide(
+            &ann,
+            &anp_session,
+            json!({"decision_id": used, "action": "decline", "in_response_to": offer_hash, "reason": "Too high."}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let mut gate = serde_json::to_value(c.approve_gate_request(&input).unwrap()).unwrap();
+    gate["decision_id"] = json!(used);
+    let (s, v) = t.decide(&ann, "concordia:ses_ids", gate.clone()).await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (409, Some("decision_conflict")),
+        "{v}"
+    );
+    // …and one used on the gate session first.
+    let fresh = uuid::Uuid::new_v4().to_string();
+    gate["decision_id"] = json!(fresh);
+    let (s, v) = t.decide(&ann, "concordia:ses_ids", gate).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = t
+        .decide(
+            &ann,
+            &anp_session,
+            json!({"decision_id": fresh, "action": "decline", "in_response_to": offer_hash, "reason": "Too high."}),
+        )
+        .await;
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (409, Some("decision_conflict")),
+        "{v}"
+    );
+    t.running.shutdown().await;
+}
