@@ -9,6 +9,7 @@ mod common;
 mod deployment;
 mod durability;
 mod gate;
+mod gate_client;
 mod gate_decisions;
 mod gate_interop;
 mod gate_support;
