@@ -1,21 +1,19 @@
-//! The wire shapes of the HTTP APIs: the four ANP/0.1 endpoints (SPEC §6),
-//! discovery (RFC-003) and the approver API v1 (DESIGN "The approver API").
-//! Host, clients and console share these types, so the wire cannot drift.
-//! Signing and checking a request are pure functions here; IO is elsewhere.
+//! ANP's own wire: the four ANP/0.1 endpoints (SPEC §6), discovery
+//! (RFC-003), the error shape, and the request signing of SPEC §3 (which
+//! the host's other APIs, the approver API and the gate, sign with too).
+//! Their shapes live in `countersign-host-api`. Signing and checking a
+//! request are pure functions here; IO is elsewhere.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::event::{Actor, ChainClaim, Event, EventKind, LogDocument, LogKeys, SessionInfo};
+use crate::event::{ChainClaim, Event, EventKind, LogDocument, LogKeys, SessionInfo};
 use crate::keys::{self, SigningKey, VerifyingKey};
-use crate::payload::Approval;
 use crate::signed;
 
 /// Base path of the vendor agent API.
 pub const AGENT_API_BASE: &str = "/api/agent/v1";
-/// Base path of the approver (console) API.
-pub const CONSOLE_API_BASE: &str = "/api/console/v1";
 /// Discovery document path (RFC-003).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/anp.json";
 /// The drafts this implementation speaks, as advertised in discovery.
@@ -451,170 +449,4 @@ pub struct WellKnown {
     pub drafts: Vec<String>,
     /// Platform and approver keys.
     pub platform_keys: Vec<DiscoveredKey>,
-}
-
-/// `POST /api/console/v1/enroll` body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EnrollRequest {
-    /// The one-time code from the admin CLI.
-    pub code: String,
-    /// The approver's name.
-    pub name: String,
-    /// The approver's email, which becomes `approved_by`.
-    pub email: String,
-    /// The approver's public key, base64url.
-    pub public_key: String,
-    /// Proof of possession, as in registration.
-    pub proof: String,
-}
-
-/// `POST /api/console/v1/enroll` answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EnrollResponse {
-    /// The approver id, sent as `x-anp-agent`.
-    pub approver_id: String,
-    /// Fingerprint of the approver's key.
-    pub fingerprint: String,
-    /// The host's platform key, base64url.
-    pub platform_key: String,
-    /// Its fingerprint.
-    pub platform_fingerprint: String,
-    /// Always `ANP/0.1`.
-    pub protocol: String,
-}
-
-/// The vendor side of a session, as the console shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VendorIdentity {
-    /// Registration id.
-    pub agent_id: String,
-    /// Agent display name.
-    pub agent_name: String,
-    /// Vendor name.
-    pub vendor_name: String,
-    /// Key fingerprint.
-    pub fingerprint: String,
-    /// Sandbox, verified or revoked.
-    pub status: AgentStatus,
-}
-
-/// An approval already given towards a multi-approver policy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GivenApproval {
-    /// Approver email.
-    pub approved_by: String,
-    /// When.
-    pub at: String,
-}
-
-/// One decision waiting for a person.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PendingDecision {
-    /// For an inbound offer: its seq. For a buyer-agent draft: 0.
-    pub seq: u64,
-    /// The offer event's hash, or `draft:<uuid>` for a draft not yet sent.
-    pub event_hash: String,
-    /// `offer` or `counter_offer`.
-    pub kind: EventKind,
-    /// Whose offer it is (`buyer` for a draft).
-    pub actor: Actor,
-    /// The offer's `expires_at`.
-    pub expires_at: String,
-    /// Approvals already given.
-    pub approvals: Vec<GivenApproval>,
-    /// Approvals the org's policy needs for this offer.
-    pub approvals_required: u32,
-    /// For a draft: the offer payload the buyer agent proposes to send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub draft: Option<Value>,
-    /// For a draft or decision held by screening: why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held_reason: Option<String>,
-}
-
-/// One session in the approver summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionSummary {
-    /// Session id.
-    pub id: String,
-    /// `open`, `closed`, `accepted`.
-    pub status: String,
-    /// True for the sandbox.
-    pub sandbox: bool,
-    /// Who the vendor is.
-    pub vendor: VendorIdentity,
-    /// Events in the log.
-    pub event_count: u64,
-    /// Hash of the last event.
-    pub chain_head: String,
-    /// Decisions waiting.
-    pub pending: Vec<PendingDecision>,
-}
-
-/// `GET /api/console/v1/summary`: everything a poll cycle needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// Always `ANP/0.1`.
-    pub protocol: String,
-    /// Every session the approver's org can see.
-    pub sessions: Vec<SessionSummary>,
-}
-
-/// What an approver decides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DecisionAction {
-    /// Accept the offer (RFC-001 `accept` with RFC-002 `approval`), or send a draft.
-    Approve,
-    /// Decline it, with a reason.
-    Decline,
-    /// Answer with a buyer counter-offer.
-    Counter,
-}
-
-/// `POST /api/console/v1/sessions/:id/decisions` body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DecisionRequest {
-    /// A UUID chosen by the console; repeating it changes nothing.
-    pub decision_id: String,
-    /// What was decided.
-    pub action: DecisionAction,
-    /// The decided offer's `event_hash` (or `draft:<uuid>`).
-    pub in_response_to: String,
-    /// Required for decline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Required for counter: the offer the buyer will send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offer: Option<Value>,
-    /// Required for approve: the RFC-002 approval, signed by the approver.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approval: Option<Approval>,
-}
-
-/// What became of a decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DecisionOutcome {
-    /// The events were appended to the log.
-    Appended,
-    /// Recorded; more approvers are needed before the accept is appended.
-    AwaitingApprovals,
-    /// Held by outbound screening (or because the screen could not run).
-    Held,
-}
-
-/// `POST /api/console/v1/sessions/:id/decisions` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DecisionResponse {
-    /// The decision's id, as sent.
-    pub decision_id: String,
-    /// What happened.
-    pub outcome: DecisionOutcome,
-    /// A sentence for people (why held, how many approvals still needed).
-    pub detail: String,
-    /// The session log after the decision.
-    pub log: LogDocument,
 }

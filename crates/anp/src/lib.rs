@@ -4,7 +4,7 @@
 //!
 //! | module | what it owns |
 //! |---|---|
-//! | [`api`] | wire shapes of the HTTP APIs; signing and checking requests |
+//! | [`api`] | ANP's wire shapes (agent API, discovery, errors); signing and checking requests |
 //! | [`canonical`] | canonical JSON and the SHA-256 hashes over it |
 //! | [`keys`] | Ed25519 keys, base64url, fingerprints, key files |
 //! | [`signed`] | every signed or hashed string of the protocol |

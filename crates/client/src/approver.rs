@@ -1,21 +1,26 @@
-//! The approver role (DESIGN "The approver API"): enrollment with a one-time
-//! code, the one-request summary, logs from a seq onward, and idempotent,
-//! signed decisions. Log verification and pinning are the console engine's:
-//! this client returns what the host sent, unverified.
+//! The approver role (docs/approver-api.md): enrollment with a one-time
+//! code, the one-request summary, records from a position onward, and
+//! idempotent, signed decisions: RFC-002 approvals on ANP sessions,
+//! ApprovalReceipts on gate sessions. Record verification and pinning are
+//! the console engine's: this client returns what the host sent, unverified.
 
-use anp::api::{
-    self, DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
-    Summary, WellKnown,
-};
+use anp::api::{self, WellKnown};
 use anp::approval::sign_approval;
 use anp::keys::{self, SigningKey};
 use anp::{signed, LogDocument};
+use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
+use countersign_host_api::approver::{
+    DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
+    GateDecisionRequest, GateDecisionResponse, GateLog, PendingDecision, Summary, CONSOLE_API_BASE,
+};
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::agent::to_body;
 use crate::error::ClientError;
-use crate::http::{path_segment, ClientConfig, Conditional, Http, Idempotent, Identity, Request};
+use crate::http::{
+    gate_segment, path_segment, ClientConfig, Conditional, Http, Idempotent, Identity, Request,
+};
 use crate::Result;
 
 /// What [`ApproverClient::summary_since`] found.
@@ -109,7 +114,7 @@ impl ApproverClient {
             public_key,
             proof,
         })?;
-        let path = format!("{}/enroll", api::CONSOLE_API_BASE);
+        let path = format!("{}/enroll", CONSOLE_API_BASE);
         http.call(Request::post(path, &body), None, Idempotent::No)
             .await
     }
@@ -154,7 +159,7 @@ impl ApproverClient {
     /// Every session the approver's org sees, with counts, heads and pending
     /// decisions: one request per poll cycle.
     pub async fn summary(&self) -> Result<Summary> {
-        let path = format!("{}/summary", api::CONSOLE_API_BASE);
+        let path = format!("{}/summary", CONSOLE_API_BASE);
         self.http
             .call(Request::get(path), Some(&self.identity), Idempotent::Yes)
             .await
@@ -164,7 +169,7 @@ impl ApproverClient {
     /// [`SummaryFetch::Changed`]): a poller of an unchanged host then reads
     /// and parses no body. A host that ignores the tag just answers in full.
     pub async fn summary_since(&self, known: Option<&str>) -> Result<SummaryFetch> {
-        let path = format!("{}/summary", api::CONSOLE_API_BASE);
+        let path = format!("{}/summary", CONSOLE_API_BASE);
         let mut request = Request::get(path);
         request.if_none_match = known;
         let answer = self
@@ -184,7 +189,7 @@ impl ApproverClient {
     /// exactly as the host sent it: the caller verifies it against its pin.
     pub async fn log(&self, session_id: &str, after: Option<u64>) -> Result<LogDocument> {
         path_segment("session id", session_id)?;
-        let path = format!("{}/sessions/{session_id}/log", api::CONSOLE_API_BASE);
+        let path = format!("{}/sessions/{session_id}/log", CONSOLE_API_BASE);
         let mut request = Request::get(path);
         if let Some(after) = after {
             request.query = Some(("after", after.to_string()));
@@ -199,7 +204,7 @@ impl ApproverClient {
     /// evidence when the log contradicts the copy it verified earlier.
     pub async fn log_raw(&self, session_id: &str, after: Option<u64>) -> Result<RawLog> {
         path_segment("session id", session_id)?;
-        let path = format!("{}/sessions/{session_id}/log", api::CONSOLE_API_BASE);
+        let path = format!("{}/sessions/{session_id}/log", CONSOLE_API_BASE);
         let mut request = Request::get(path.clone());
         let mut asked = path;
         if let Some(after) = after {
@@ -231,7 +236,7 @@ impl ApproverClient {
         path_segment("session id", session_id)?;
         path_segment("decision id", &request.decision_id)?;
         let body = to_body(request)?;
-        let path = format!("{}/sessions/{session_id}/decisions", api::CONSOLE_API_BASE);
+        let path = format!("{}/sessions/{session_id}/decisions", CONSOLE_API_BASE);
         self.http
             .call(
                 Request::post(path, &body),
@@ -295,6 +300,147 @@ impl ApproverClient {
             offer: Some(offer),
             approval: None,
         }
+    }
+}
+
+/// A gate request as the person decides it: what the summary's pending
+/// decision says, the awaited message from the log, and the session.
+pub struct GateDecisionInput<'a> {
+    /// The gate session's id in its protocol (without `<protocol>:`).
+    pub session_id: &'a str,
+    /// The pending decision from the summary (its `request_id`, `amount`,
+    /// `threshold`, `expires_at`).
+    pub pending: &'a PendingDecision,
+    /// The awaited message, as the log handed it (its hash must be
+    /// `pending.event_hash`).
+    pub offer_message: &'a Value,
+}
+
+impl ApproverClient {
+    /// A gate session's transcript after position `after`, in its own form
+    /// with the keys and every request (`id` is the summary's
+    /// `<protocol>:<session_id>`), exactly as the host sent it.
+    pub async fn gate_log(&self, id: &str, after: Option<u64>) -> Result<GateLog> {
+        gate_segment("session id", id)?;
+        let mut request = Request::get(format!("{CONSOLE_API_BASE}/sessions/{id}/log"));
+        if let Some(after) = after {
+            request.query = Some(("after", after.to_string()));
+        }
+        self.http
+            .call(request, Some(&self.identity), Idempotent::Yes)
+            .await
+    }
+
+    /// Submits a decision on a gate request (`id` is `<protocol>:<session_id>`).
+    /// Retried like every decision: the host answers a repeated
+    /// `decision_id` with the first outcome.
+    pub async fn decide_gate(
+        &self,
+        id: &str,
+        request: &GateDecisionRequest,
+    ) -> Result<GateDecisionResponse> {
+        gate_segment("session id", id)?;
+        path_segment("decision id", &request.decision_id)?;
+        let body = to_body(request)?;
+        self.http
+            .call(
+                Request::post(format!("{CONSOLE_API_BASE}/sessions/{id}/decisions"), &body),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// An ApprovalReceipt for a gate request, signed now by this approver's
+    /// key: `approve` or `deny`, `offer_hash` the awaited message's hash,
+    /// the request's amount and threshold, expiring with the request.
+    pub fn gate_receipt(&self, decision: Decision, input: &GateDecisionInput<'_>) -> Result<Value> {
+        let bad = |detail: String| ClientError::Receipt(detail);
+        let p = input.pending;
+        let field = |name: &str, value: &Option<String>| {
+            value.clone().ok_or_else(|| {
+                bad(format!(
+                    "the pending decision has no {name}: is it a gate request?"
+                ))
+            })
+        };
+        let amount = field("amount", &p.amount)?
+            .parse()
+            .map_err(|e| bad(format!("amount: {e}")))?;
+        let threshold = field("threshold", &p.threshold)?
+            .parse()
+            .map_err(|e| bad(format!("threshold: {e}")))?;
+        let expires_at = api::parse_timestamp(&p.expires_at)
+            .ok_or_else(|| bad(format!("expires_at {:?} is not a time", p.expires_at)))?;
+        let draft = ReceiptDraft {
+            receipt_uuid: uuid::Uuid::new_v4(),
+            issued_at: OffsetDateTime::now_utc(),
+            expires_at,
+            decision,
+            offer_message: input.offer_message.clone(),
+            amount,
+            threshold_crossed: threshold,
+            session_id: input.session_id.to_owned(),
+            role: None,
+        };
+        let key = &self.identity.key;
+        let receipt =
+            build_receipt(&draft, &key.verifying_key()).map_err(|e| bad(e.to_string()))?;
+        sign_receipt(receipt, key).map_err(|e| bad(e.to_string()))
+    }
+
+    fn gate_request(
+        &self,
+        action: DecisionAction,
+        decision: Decision,
+        input: &GateDecisionInput<'_>,
+    ) -> Result<GateDecisionRequest> {
+        let request_id = input.pending.request_id.clone().ok_or_else(|| {
+            ClientError::Receipt(
+                "the pending decision has no request_id: is it a gate request?".into(),
+            )
+        })?;
+        Ok(GateDecisionRequest {
+            decision_id: new_decision_id(),
+            action,
+            in_response_to: request_id,
+            receipt: self.gate_receipt(decision, input)?,
+            reason: None,
+            counter_terms: None,
+        })
+    }
+
+    /// Approves a gate request: an `approve` receipt signed now.
+    pub fn approve_gate_request(
+        &self,
+        input: &GateDecisionInput<'_>,
+    ) -> Result<GateDecisionRequest> {
+        self.gate_request(DecisionAction::Approve, Decision::Approve, input)
+    }
+
+    /// Declines a gate request: a `deny` receipt and the reason.
+    pub fn decline_gate_request(
+        &self,
+        input: &GateDecisionInput<'_>,
+        reason: &str,
+    ) -> Result<GateDecisionRequest> {
+        let mut request = self.gate_request(DecisionAction::Decline, Decision::Deny, input)?;
+        request.reason = Some(reason.to_owned());
+        Ok(request)
+    }
+
+    /// Counters a gate request: a `deny` receipt, the reason, and the terms
+    /// the agent should offer instead (Concordia: an offer body's `terms`).
+    pub fn counter_gate_request(
+        &self,
+        input: &GateDecisionInput<'_>,
+        reason: &str,
+        counter_terms: Value,
+    ) -> Result<GateDecisionRequest> {
+        let mut request = self.gate_request(DecisionAction::Counter, Decision::Deny, input)?;
+        request.reason = Some(reason.to_owned());
+        request.counter_terms = Some(counter_terms);
+        Ok(request)
     }
 }
 

@@ -16,6 +16,9 @@ pub enum ClientError {
         code: String,
         /// The host's sentence, or a short excerpt of a body that was not the ANP shape.
         message: String,
+        /// A gate refusal's detail: the message and check a transcript
+        /// failed, or the head the host holds.
+        gate: Option<Box<countersign_host_api::gate::GateErrorDetail>>,
     },
     /// The host could not be reached, or the connection failed or timed out.
     #[error("could not reach the host at {url}: {detail}")]
@@ -70,6 +73,13 @@ pub enum ClientError {
         /// The origin asked.
         url: String,
     },
+    /// A decision the gate answered does not stand on its receipts (one
+    /// fails verification, or too few verify): do not act on it.
+    #[error("the decision's receipts do not verify: {0}")]
+    ReceiptInvalid(String),
+    /// A receipt could not be built for a person's decision; nothing was sent.
+    #[error("cannot sign the receipt: {0}")]
+    Receipt(String),
     /// The host acknowledged a submission but the log it returned does not
     /// hold the event this client signed.
     #[error("the host acknowledged the {kind} but its log does not contain the event we signed (payload_hash {payload_hash})")]
@@ -86,6 +96,15 @@ impl ClientError {
     pub fn status(&self) -> Option<u16> {
         match self {
             ClientError::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The gate's detail when the host refused a gate request: the failing
+    /// message and check, or the head it holds.
+    pub fn gate_detail(&self) -> Option<&countersign_host_api::gate::GateErrorDetail> {
+        match self {
+            ClientError::Http { gate, .. } => gate.as_deref(),
             _ => None,
         }
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anp::api::{self, ErrorBody};
 use anp::keys::SigningKey;
+use countersign_host_api::gate::GateErrorBody;
 use rand::Rng;
 use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
@@ -455,14 +456,28 @@ fn transport(url: &str, error: &reqwest::Error) -> ClientError {
 /// The most of a non-ANP error body quoted back in a message.
 const EXCERPT_CHARS: usize = 200;
 
-/// An error status with its body read as the ANP error shape when it is one.
+/// An error status with its body read as the ANP error shape when it is
+/// one (the gate's shape is ANP's with more members: they are kept).
 fn http_error(status: StatusCode, body: &[u8]) -> ClientError {
     match serde_json::from_slice::<ErrorBody>(body) {
-        Ok(parsed) => ClientError::Http {
-            status: status.as_u16(),
-            code: parsed.error.code,
-            message: parsed.error.message,
-        },
+        Ok(parsed) => {
+            let gate = serde_json::from_slice::<GateErrorBody>(body)
+                .ok()
+                .map(|b| b.error)
+                .filter(|d| {
+                    d.index.is_some()
+                        || d.message_id.is_some()
+                        || d.check.is_some()
+                        || d.head.is_some()
+                })
+                .map(Box::new);
+            ClientError::Http {
+                status: status.as_u16(),
+                code: parsed.error.code,
+                message: parsed.error.message,
+                gate,
+            }
+        }
         Err(_) => {
             let text = String::from_utf8_lossy(body);
             let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
@@ -477,8 +492,31 @@ fn http_error(status: StatusCode, body: &[u8]) -> ClientError {
                 } else {
                     format!("the body is not an ANP error: {excerpt:?}")
                 },
+                gate: None,
             }
         }
+    }
+}
+
+/// Checks a gate id taken from a caller (a session or request id, or the
+/// approver API's `<protocol>:<session_id>`): 1 to 160 of `[A-Za-z0-9._:-]`
+/// starting with a letter or digit, so it cannot change which route is
+/// called (no `/`, `?`, `%`, no dot segment).
+pub(crate) fn gate_segment<'a>(what: &'static str, text: &'a str) -> Result<&'a str> {
+    let mut bytes = text.bytes();
+    let ok = text.len() <= 160
+        && bytes.next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if ok {
+        Ok(text)
+    } else {
+        Err(ClientError::InvalidInput {
+            what,
+            detail: format!(
+                "{:?} is not a gate id (letters, digits, '.', '_', ':' and '-', starting with a letter or digit, at most 160)",
+                text.chars().take(170).collect::<String>()
+            ),
+        })
     }
 }
 
@@ -536,6 +574,7 @@ mod tests {
                 status,
                 code,
                 message,
+                ..
             } => {
                 assert_eq!(
                     (status, code.as_str(), message.as_str()),
@@ -554,6 +593,25 @@ mod tests {
         assert!(path_segment("session id", "5f1c6f2e-9d1a-4c8b-b7e3-2a61c0de9a44").is_ok());
         for bad in ["", "../admin", "a/b", "a?b=1", "a%2f", &"x".repeat(129)] {
             assert!(path_segment("session id", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn gate_ids_cannot_escape_their_route() {
+        for ok in ["concordia:ses_9d4e8f01", "ses_1.2", "5f0c-aa"] {
+            assert!(gate_segment("session id", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "..",
+            ".x",
+            "a/b",
+            "a?b",
+            "a%2f",
+            "a b",
+            &"x".repeat(161),
+        ] {
+            assert!(gate_segment("session id", bad).is_err(), "{bad}");
         }
     }
 

@@ -4,7 +4,7 @@
 //! `decision_id`, same bytes.
 
 use crate::send::{send_decision, SendError};
-use anp::api::{DecisionAction, DecisionRequest, DecisionResponse};
+use countersign_host_api::approver::{DecisionAction, DecisionRequest, DecisionResponse};
 
 use crate::engine::{now_text, Engine};
 use crate::error::{DecideError, EngineError};

@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use anp::api::PendingDecision;
 use anp::Event;
+use countersign_host_api::approver::PendingDecision;
 use serde_json::Value;
 use time::OffsetDateTime;
 
@@ -261,13 +261,17 @@ fn former_proposal(
     Some(PendingDecision {
         seq: event.seq,
         event_hash: event.event_hash.clone(),
-        kind: event.kind,
-        actor: event.actor,
+        kind: event.kind.as_str().to_owned(),
+        actor: event.actor.as_str().to_owned(),
         expires_at: offer.offer.expires_at.clone(),
         approvals: Vec::new(),
         approvals_required: 1,
         draft: None,
         held_reason: None,
+        request_id: None,
+        action: None,
+        amount: None,
+        threshold: None,
     })
 }
 

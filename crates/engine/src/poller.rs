@@ -8,9 +8,10 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use anp::api::{DiscoveredKey, PendingDecision, SessionSummary, Summary};
+use anp::api::DiscoveredKey;
 use anp::{ChainHead, Event, EventKind, LogDocument};
 use countersign_client::SummaryFetch;
+use countersign_host_api::approver::{PendingDecision, SessionSummary, Summary};
 use rand::Rng;
 use serde::Serialize;
 
@@ -141,7 +142,7 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
     // Taken, not read: until this cycle has applied a summary in full, the
     // next one asks afresh.
     let known = take_summary_tag(engine, &host.host_id);
-    let (summary, etag) = match client.summary_since(known.as_deref()).await {
+    let (mut summary, etag) = match client.summary_since(known.as_deref()).await {
         Ok(SummaryFetch::Changed { summary, etag }) => (summary, etag),
         Ok(SummaryFetch::Unchanged) => {
             if let Some(tag) = known {
@@ -168,6 +169,9 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         }
     };
     count(engine, 1, &summary);
+    // Gate sessions (Concordia) are not yet the engine's: it follows the
+    // ANP/0.1 sessions of the summary only.
+    summary.sessions.retain(|s| s.protocol == anp::PROTOCOL);
     if summary.protocol != anp::PROTOCOL {
         let message = format!(
             "the host's summary speaks {:?}, not {}",
@@ -264,12 +268,26 @@ fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
 }
 
 fn vendor_of(session: &SessionSummary) -> Vendor {
-    Vendor {
-        agent_id: session.vendor.agent_id.clone(),
-        agent_name: session.vendor.agent_name.clone(),
-        vendor_name: session.vendor.vendor_name.clone(),
-        fingerprint: session.vendor.fingerprint.clone(),
-        status: countersign_host::admin::status_text(session.vendor.status).to_owned(),
+    match &session.vendor {
+        Some(vendor) => Vendor {
+            agent_id: vendor.agent_id.clone(),
+            agent_name: vendor.agent_name.clone(),
+            vendor_name: vendor.vendor_name.clone(),
+            fingerprint: vendor.fingerprint.clone(),
+            status: countersign_host::admin::status_text(vendor.status).to_owned(),
+        },
+        // A summary that names only the neutral counterparty.
+        None => Vendor {
+            agent_id: session.counterparty.id.clone(),
+            agent_name: session.counterparty.name.clone().unwrap_or_default(),
+            vendor_name: session
+                .counterparty
+                .organization
+                .clone()
+                .unwrap_or_default(),
+            fingerprint: session.counterparty.fingerprint.clone(),
+            status: session.counterparty.status.clone(),
+        },
     }
 }
 
@@ -644,10 +662,10 @@ fn notify_pending(
     let (total, currency) =
         crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
             .unwrap_or_else(|| ("?".to_owned(), String::new()));
-    let vendor_name = session.vendor.vendor_name.clone();
-    let what = match (p.draft.is_some(), p.kind) {
+    let vendor_name = vendor_of(session).vendor_name;
+    let what = match (p.draft.is_some(), p.kind.as_str()) {
         (true, _) => "Draft counter-offer to",
-        (false, anp::EventKind::CounterOffer) => "Counter-offer from",
+        (false, "counter_offer") => "Counter-offer from",
         _ => "Offer from",
     };
     let human = engine.humanizer();

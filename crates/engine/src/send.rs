@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
-use anp::api::{self, DecisionResponse, ErrorBody, SignedHeaders};
+use anp::api::{self, ErrorBody, SignedHeaders};
 use anp::keys::SigningKey;
+use countersign_host_api::approver::{DecisionResponse, CONSOLE_API_BASE};
 use rand::Rng;
 use time::OffsetDateTime;
 
@@ -49,7 +50,7 @@ pub(crate) async fn send_decision(
             "session id {session_id:?} is not a plain identifier"
         )));
     }
-    let path = format!("{}/sessions/{session_id}/decisions", api::CONSOLE_API_BASE);
+    let path = format!("{}/sessions/{session_id}/decisions", CONSOLE_API_BASE);
     let url = format!("{}{path}", base_url.trim_end_matches('/'));
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(20))

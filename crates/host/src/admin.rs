@@ -7,9 +7,10 @@ use time::OffsetDateTime;
 
 use anp::api::AgentStatus;
 
+use crate::domain::gate::GateProtocol;
 use crate::ids;
 use crate::policy::{Policy, PolicyError};
-use crate::store::{CodeRow, Org, Storage, StoreError};
+use crate::store::{CodeRow, GateCodeRow, Org, Storage, StoreError};
 
 pub use crate::domain::negotiation::plausible_email;
 pub use crate::store::{parse_status, status_text};
@@ -100,6 +101,40 @@ pub struct ApproverInfo {
     pub enrolled_at: String,
     /// Revocation time, if revoked.
     pub revoked_at: Option<String>,
+}
+
+/// One gate agent (the org's own agent), as `agent list` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateAgentInfo {
+    /// `gate_…`.
+    pub agent_id: String,
+    /// The org it acts for.
+    pub org_handle: String,
+    /// The protocol it mirrors.
+    pub protocol: String,
+    /// Its name.
+    pub name: String,
+    /// Key fingerprint.
+    pub fingerprint: String,
+    /// Where decision hints go, if anywhere.
+    pub callback_url: Option<String>,
+    /// Enrollment time.
+    pub enrolled_at: String,
+    /// Revocation time, if revoked.
+    pub revoked_at: Option<String>,
+}
+
+/// A one-time gate enrollment code, shown once and stored only as a hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateEnrollmentCode {
+    /// The code to hand to the agent.
+    pub code: String,
+    /// The org it enrolls into.
+    pub org: String,
+    /// The protocol the agent will mirror.
+    pub protocol: String,
+    /// When it stops working.
+    pub expires_at: String,
 }
 
 /// A one-time enrollment code, shown once and stored only as a hash.
@@ -212,8 +247,86 @@ async fn agent_status(store: &dyn Storage, agent_id: &str) -> Result<AgentStatus
         .ok_or_else(|| AdminError::UnknownAgent(agent_id.to_owned()))
 }
 
+/// Every gate agent, oldest first.
+pub async fn list_gate_agents(store: &dyn Storage) -> Result<Vec<GateAgentInfo>, AdminError> {
+    Ok(store
+        .gate()
+        .gate_agents()
+        .await?
+        .into_iter()
+        .map(|a| GateAgentInfo {
+            agent_id: a.id,
+            org_handle: a.org_handle,
+            protocol: a.protocol,
+            name: a.name,
+            fingerprint: a.fingerprint,
+            callback_url: a.callback_url,
+            enrolled_at: a.enrolled_at,
+            revoked_at: a.revoked_at,
+        })
+        .collect())
+}
+
+/// True for a gate agent's id (`gate_…`); vendor agents' ids are UUIDs.
+pub fn is_gate_agent(agent_id: &str) -> bool {
+    agent_id.starts_with("gate_")
+}
+
+/// Issues a one-time code that enrolls one gate agent of `org_handle` for
+/// `protocol` (`concordia`).
+pub async fn gate_enroll_code(
+    store: &dyn Storage,
+    org_handle: &str,
+    name: &str,
+    protocol: &str,
+    ttl: std::time::Duration,
+    now: OffsetDateTime,
+) -> Result<GateEnrollmentCode, AdminError> {
+    require_org(store, org_handle).await?;
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 160 {
+        return Err(AdminError::Invalid(
+            "agent name must be 1 to 160 characters".into(),
+        ));
+    }
+    let Some(protocol) = GateProtocol::parse(protocol) else {
+        let known: Vec<&str> = GateProtocol::ALL.iter().map(|p| p.name()).collect();
+        return Err(AdminError::Invalid(format!(
+            "the gate does not speak {protocol:?}; --protocol must be one of: {}",
+            known.join(", ")
+        )));
+    };
+    let code = ids::gate_code();
+    let expires =
+        now + time::Duration::seconds(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 4));
+    store
+        .gate()
+        .insert_gate_code(
+            &ids::code_hash(&code),
+            &GateCodeRow {
+                org_handle: org_handle.to_owned(),
+                name: name.to_owned(),
+                protocol: protocol.name().to_owned(),
+                expires_at: expires.unix_timestamp(),
+                used: false,
+            },
+        )
+        .await?;
+    Ok(GateEnrollmentCode {
+        code,
+        org: org_handle.to_owned(),
+        protocol: protocol.name().to_owned(),
+        expires_at: now_text(expires),
+    })
+}
+
 /// Marks an agent verified by a person: it may now open live sessions.
 pub async fn verify_agent(store: &dyn Storage, agent_id: &str) -> Result<(), AdminError> {
+    if is_gate_agent(agent_id) {
+        return Err(AdminError::Invalid(format!(
+            "{agent_id} is a gate agent: it was enrolled by an admin's code and needs no verification"
+        )));
+    }
     if agent_status(store, agent_id).await? == AgentStatus::Revoked {
         return Err(AdminError::AgentRevoked(agent_id.to_owned()));
     }
@@ -221,8 +334,16 @@ pub async fn verify_agent(store: &dyn Storage, agent_id: &str) -> Result<(), Adm
     Ok(())
 }
 
-/// Revokes an agent: it is refused everywhere from now on.
+/// Revokes an agent (a vendor agent or a gate agent): it is refused
+/// everywhere from now on.
 pub async fn revoke_agent(store: &dyn Storage, agent_id: &str) -> Result<(), AdminError> {
+    if is_gate_agent(agent_id) {
+        let now = now_text(OffsetDateTime::now_utc());
+        if !store.gate().revoke_gate_agent(agent_id, &now).await? {
+            return Err(AdminError::UnknownAgent(agent_id.to_owned()));
+        }
+        return Ok(());
+    }
     if !store.admin().set_agent_status(agent_id, "revoked").await? {
         return Err(AdminError::UnknownAgent(agent_id.to_owned()));
     }

@@ -1,6 +1,7 @@
-//! Signed-request authentication (SPEC §3) for both roles: vendor agents on
-//! the agent API and approvers on the approver API. Every failure is the one
-//! uniform refusal; the precise reason only goes to the host's log.
+//! Signed-request authentication (SPEC §3) for every kind of caller: vendor
+//! agents on the agent API, approvers on the approver API and the org's own
+//! agents on the gate. Every failure is the one uniform refusal; the
+//! precise reason only goes to the host's log.
 //!
 //! The order keeps the expensive and the shared parts apart: the principal
 //! and its key are read (a read connection), the signature is checked (pure
@@ -14,13 +15,16 @@ use axum::http::HeaderMap;
 use time::OffsetDateTime;
 
 use crate::domain::DomainError;
-use crate::store::{AgentRow, ApproverRow, Storage, StoreError};
+use crate::store::{AgentRow, ApproverRow, GateAgentRow, Storage, StoreError};
+use crate::surface::{AnpShape, GateShape, Surface};
 use crate::Host;
 
 /// An authenticated vendor agent (never a revoked one).
 pub type Agent = AgentRow;
 /// An authenticated approver (never a revoked one, nor of a disabled org).
 pub type Approver = ApproverRow;
+/// An authenticated gate agent (never a revoked one, nor of a disabled org).
+pub type GateAgent = GateAgentRow;
 
 /// The four headers as received (absent or non-text headers read as empty,
 /// which the check refuses).
@@ -72,6 +76,8 @@ pub fn verify_request(
 /// The principal of a signed request.
 #[async_trait]
 pub trait Principal: Sized + Send + Sync + 'static {
+    /// The surface it calls (how its refusals are shaped).
+    type Shape: Surface;
     /// The principal with this id, if it may sign requests at all.
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError>;
     /// The key its requests are signed with.
@@ -82,6 +88,7 @@ pub trait Principal: Sized + Send + Sync + 'static {
 
 #[async_trait]
 impl Principal for AgentRow {
+    type Shape = AnpShape;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         Ok(store
             .principals()
@@ -99,8 +106,23 @@ impl Principal for AgentRow {
 
 #[async_trait]
 impl Principal for ApproverRow {
+    type Shape = AnpShape;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         store.principals().active_approver(id).await
+    }
+    fn public_key(&self) -> &str {
+        &self.public_key
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+#[async_trait]
+impl Principal for GateAgentRow {
+    type Shape = GateShape;
+    async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
+        store.gate().active_gate_agent(id).await
     }
     fn public_key(&self) -> &str {
         &self.public_key

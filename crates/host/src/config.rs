@@ -38,8 +38,10 @@ pub struct Limits {
     pub per_session: Limit,
     /// Registrations and enrollments, per client IP.
     pub registration: Limit,
-    /// Largest request body accepted, in bytes.
+    /// Largest request body accepted, in bytes (agent and approver APIs).
     pub max_body_bytes: usize,
+    /// Largest request body the gate accepts (a whole transcript), in bytes.
+    pub gate_max_body_bytes: usize,
     /// Most distinct keys the limiter tracks; beyond it, it refuses (fails closed).
     pub max_tracked_keys: usize,
 }
@@ -52,6 +54,7 @@ impl Default for Limits {
             per_session: Limit::per_minute(1200),
             registration: Limit::per_minute(20),
             max_body_bytes: 512 * 1024,
+            gate_max_body_bytes: 1024 * 1024,
             max_tracked_keys: 100_000,
         }
     }
@@ -138,7 +141,7 @@ impl Clock {
 }
 
 /// Everything that configures a host besides its database.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HostConfig {
     /// Rate and size limits.
     pub limits: Limits,
@@ -157,4 +160,22 @@ pub struct HostConfig {
     /// trusted proxy; from anywhere else the header is ignored. Behind nginx
     /// (`proxy_set_header X-Forwarded-For $remote_addr`), name nginx's address.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// How often the server marks gate requests whose time is up expired
+    /// (and hints their agents). Reads never wait for it: a pending
+    /// request past its time already reads as expired.
+    pub gate_sweep: Duration,
+}
+
+impl Default for HostConfig {
+    fn default() -> HostConfig {
+        HostConfig {
+            limits: Limits::default(),
+            durability: Durability::default(),
+            platform_key_path: None,
+            clock: Clock::default(),
+            discovery: DiscoveryMode::default(),
+            trusted_proxies: Vec::new(),
+            gate_sweep: Duration::from_secs(5),
+        }
+    }
 }

@@ -1,10 +1,13 @@
-//! Typed errors and their one mapping to the ANP error shape. Handlers never
-//! build a response body by hand: they return an [`ApiError`], which a
-//! [`DomainError`] becomes in exactly one place ([`From`] below).
+//! Typed errors and their mapping to each surface's error shape. Handlers
+//! never build a response body by hand: they return an [`ApiError`] (ANP's
+//! shape: the agent API, discovery, the approver API) or a [`GateError`]
+//! (the gate's), which a [`DomainError`] becomes in exactly one place per
+//! surface ([`From`] below).
 
 use anp::api::{codes, ErrorBody};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use countersign_host_api::gate::{self as wire, GateErrorBody, GateErrorDetail, GATE_PROTOCOL};
 
 use crate::domain::DomainError;
 use crate::store::StoreError;
@@ -126,7 +129,120 @@ impl From<DomainError> for ApiError {
             D::DecisionConflict(m) => ApiError::refused(409, codes::DECISION_CONFLICT, m),
             D::RateLimited(m) => ApiError::RateLimited(m),
             D::Internal(m) => ApiError::Internal(m),
+            // The gate's own refusals (the approver API never plans them,
+            // but a mapping is total).
+            D::UnknownProtocol(m) => ApiError::refused(400, wire::codes::UNKNOWN_PROTOCOL, m),
+            D::TranscriptInvalid(t) => {
+                ApiError::refused(400, wire::codes::TRANSCRIPT_INVALID, t.message)
+            }
+            D::SessionExists { message, .. } => {
+                ApiError::refused(409, wire::codes::SESSION_EXISTS, message)
+            }
+            D::HeadMismatch { message, .. } => {
+                ApiError::refused(409, wire::codes::HEAD_MISMATCH, message)
+            }
+            D::AmountMismatch(m) => ApiError::refused(400, wire::codes::AMOUNT_MISMATCH, m),
+            D::RequestConflict(m) => ApiError::refused(409, wire::codes::REQUEST_CONFLICT, m),
+            D::NotFound(m) => ApiError::refused(404, wire::codes::NOT_FOUND, m),
         }
+    }
+}
+
+/// An error answered by the gate, in its shape: the code and sentence of
+/// an [`ApiError`], the session's protocol, and for a refused transcript
+/// the message and the check, for a head that does not match the head held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateError {
+    /// Status, code and sentence.
+    pub error: ApiError,
+    /// The session's protocol (`gate` before one is known).
+    pub protocol: String,
+    /// `transcript_invalid`: the failing message's 0-based position.
+    pub index: Option<u64>,
+    /// `transcript_invalid`: its id.
+    pub message_id: Option<String>,
+    /// `transcript_invalid`: the check it failed.
+    pub check: Option<String>,
+    /// `head_mismatch`, `session_exists`: the head the host holds.
+    pub head: Option<wire::Head>,
+}
+
+impl GateError {
+    /// The error with the protocol of the session (or agent) it concerns.
+    pub fn in_protocol(mut self, protocol: &str) -> GateError {
+        self.protocol = protocol.to_owned();
+        self
+    }
+}
+
+impl From<ApiError> for GateError {
+    fn from(error: ApiError) -> GateError {
+        GateError {
+            error,
+            protocol: GATE_PROTOCOL.to_owned(),
+            index: None,
+            message_id: None,
+            check: None,
+            head: None,
+        }
+    }
+}
+
+impl From<DomainError> for GateError {
+    fn from(e: DomainError) -> GateError {
+        let (index, message_id, check, head) = match &e {
+            DomainError::TranscriptInvalid(t) => (
+                Some(t.index),
+                t.message_id.clone(),
+                Some(t.check.clone()),
+                None,
+            ),
+            DomainError::SessionExists { head, .. } | DomainError::HeadMismatch { head, .. } => {
+                (None, None, None, Some(head.clone()))
+            }
+            _ => (None, None, None, None),
+        };
+        GateError {
+            index,
+            message_id,
+            check,
+            head,
+            ..GateError::from(ApiError::from(e))
+        }
+    }
+}
+
+impl From<StoreError> for GateError {
+    fn from(e: StoreError) -> GateError {
+        GateError::from(ApiError::from(e))
+    }
+}
+
+impl IntoResponse for GateError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(detail) = &self.error {
+            tracing::error!(%detail, "internal error");
+        }
+        let (status, body) = self.error.parts();
+        // The uniform refusal is the same bytes whatever was refused: it
+        // never names the protocol of a session the caller may not see.
+        let protocol = if self.error == ApiError::Unauthorized {
+            GATE_PROTOCOL.to_owned()
+        } else {
+            self.protocol
+        };
+        let body = GateErrorBody {
+            error: GateErrorDetail {
+                code: body.error.code,
+                message: body.error.message,
+                index: self.index,
+                message_id: self.message_id,
+                check: self.check,
+                head: self.head,
+            },
+            protocol,
+        };
+        (status, axum::Json(body)).into_response()
     }
 }
 

@@ -18,6 +18,16 @@ pub fn enrollment_code() -> String {
     format!("anp_enroll_{}", random_hex(20))
 }
 
+/// A gate agent's id: `gate_` plus 128 random bits.
+pub fn gate_agent_id() -> String {
+    format!("gate_{}", random_hex(16))
+}
+
+/// A one-time gate enrollment code (160 random bits).
+pub fn gate_code() -> String {
+    format!("gate_enroll_{}", random_hex(20))
+}
+
 /// How codes are stored: only their SHA-256, so a database copy enrolls no one.
 pub fn code_hash(code: &str) -> String {
     anp::canonical::sha256_hex(code.as_bytes())

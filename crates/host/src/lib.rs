@@ -1,10 +1,12 @@
-//! `countersign-host`: the reference ANP/0.1 buyer host.
+//! `countersign-host`: the organization's negotiation host.
 //!
-//! It serves the four agent endpoints of SPEC §6, discovery (RFC-003) and
-//! the approver API v1, stores everything in one SQLite file or in a
-//! PostgreSQL database that several host processes share, runs each org's
-//! rule-based buyer agent, and never accepts an offer without a signed human
-//! decision.
+//! It serves the four ANP/0.1 agent endpoints of SPEC §6 and discovery
+//! (RFC-003), the gate where the org's own agents mirror Concordia
+//! transcripts and ask for a person (docs/gate-api.md), and the approver
+//! API v1 for every protocol (docs/approver-api.md); stores everything in
+//! one SQLite file or in a PostgreSQL database that several host processes
+//! share; runs each org's rule-based ANP buyer agent; and never lets an
+//! offer be accepted without a signed human decision.
 //!
 //! Embedding (what the console engine does for its sandbox):
 //!
@@ -25,6 +27,7 @@ pub mod admin;
 mod auth;
 mod body;
 pub mod buyer_agent;
+pub mod callback;
 pub mod config;
 pub mod domain;
 pub mod error;
@@ -36,6 +39,7 @@ mod routes;
 pub mod screening;
 mod service;
 pub mod store;
+mod surface;
 mod validate;
 
 use std::net::SocketAddr;
@@ -46,8 +50,8 @@ use anp::keys::{self, SigningKey};
 use tokio::net::TcpListener;
 
 pub use admin::{
-    AdminError, AgentInfo, ApproverInfo, EnrollmentCode, OrgInfo, DEFAULT_ENROLLMENT_TTL,
-    SANDBOX_HANDLE,
+    AdminError, AgentInfo, ApproverInfo, EnrollmentCode, GateAgentInfo, GateEnrollmentCode,
+    OrgInfo, DEFAULT_ENROLLMENT_TTL, SANDBOX_HANDLE,
 };
 pub use config::{Clock, Durability, HostConfig, Limit, Limits};
 pub use error::{ApiError, HostError};
@@ -201,6 +205,40 @@ impl Host {
         .await?)
     }
 
+    /// Issues a one-time code (valid 24 h) that enrolls one gate agent of
+    /// an org for `protocol` (`concordia`).
+    pub async fn gate_enroll_code(
+        &self,
+        org_handle: &str,
+        name: &str,
+        protocol: &str,
+    ) -> Result<GateEnrollmentCode, HostError> {
+        let now = self.clock().now();
+        Ok(admin::gate_enroll_code(
+            self.store_ref(),
+            org_handle,
+            name,
+            protocol,
+            DEFAULT_ENROLLMENT_TTL,
+            now,
+        )
+        .await?)
+    }
+
+    /// Every gate agent.
+    pub async fn list_gate_agents(&self) -> Result<Vec<GateAgentInfo>, HostError> {
+        Ok(admin::list_gate_agents(self.store_ref()).await?)
+    }
+
+    /// Marks every gate request whose time is up (at this host's clock)
+    /// expired and hints each agent that asked for hints; answers how many.
+    /// The server does this every `gate_sweep` interval.
+    pub async fn expire_gate_requests(&self) -> Result<usize, HostError> {
+        service::gate::expire_requests(self)
+            .await
+            .map_err(|e| HostError::Config(format!("expiring gate requests: {e}")))
+    }
+
     /// Loads an org's policy from JSON text (the policy file's content).
     pub async fn load_policy(
         &self,
@@ -266,6 +304,7 @@ impl Host {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
+        let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
         let app = routes::router(self);
         let result = axum::serve(
             listener,
@@ -274,6 +313,7 @@ impl Host {
         .with_graceful_shutdown(shutdown)
         .await;
         purger.abort();
+        sweeper.abort();
         result
     }
 
@@ -299,6 +339,17 @@ impl Host {
             stop: tx,
             task,
         })
+    }
+}
+
+/// Expires due gate requests every `gate_sweep` for as long as the server runs.
+async fn sweep_gate_forever(host: Host) {
+    let mut tick = tokio::time::interval(host.config().gate_sweep);
+    loop {
+        tick.tick().await;
+        if let Err(e) = host.expire_gate_requests().await {
+            tracing::warn!(error = %e, "expiring gate requests failed");
+        }
     }
 }
 

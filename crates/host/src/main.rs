@@ -10,7 +10,8 @@ use countersign_host::config::DiscoveryMode;
 use countersign_host::{admin, store, Durability, Host, HostConfig, Limit, Limits, Target};
 use serde_json::json;
 
-/// The reference ANP/0.1 buyer host and its admin commands.
+/// The organization's negotiation host (ANP/0.1 endpoints, the gate, the
+/// approver API) and its admin commands.
 #[derive(Parser)]
 #[command(name = "countersign-host", version)]
 struct Cli {
@@ -27,12 +28,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the agent API, discovery and the approver API.
+    /// Serve the agent API, discovery, the gate and the approver API.
     Serve(ServeArgs),
     /// Buyer organizations.
     #[command(subcommand)]
     Org(OrgCommand),
-    /// Registered vendor agents.
+    /// Agents: registered vendor agents, and the org's own gate agents.
     #[command(subcommand)]
     Agent(AgentCommand),
     /// Approvers (the people who decide in the console).
@@ -63,9 +64,12 @@ struct ServeArgs {
     /// Registrations and enrollments per minute per client IP.
     #[arg(long, default_value_t = 20)]
     limit_registration: u32,
-    /// Largest request body in bytes.
+    /// Largest request body in bytes (agent and approver APIs).
     #[arg(long, default_value_t = 512 * 1024)]
     max_body_bytes: usize,
+    /// Largest request body the gate accepts, in bytes (a whole transcript).
+    #[arg(long, default_value_t = 1024 * 1024)]
+    gate_max_body_bytes: usize,
     /// What /.well-known/anp.json serves: none (404, a plain ANP/0.1 host),
     /// rfc003 (exactly RFC-003's members) or full (plus drafts and approved_by).
     #[arg(long, default_value = "full", value_parser = ["none", "rfc003", "full"])]
@@ -100,14 +104,30 @@ enum OrgCommand {
 
 #[derive(Subcommand)]
 enum AgentCommand {
-    /// List registered agents.
+    /// Issue a one-time code that enrolls one of the org's own agents at
+    /// the gate, for one protocol.
+    Enroll {
+        /// The org handle (`sandbox` for the sandbox).
+        #[arg(long)]
+        org: String,
+        /// The agent's name, shown to approvers.
+        #[arg(long)]
+        name: String,
+        /// The protocol it mirrors (concordia).
+        #[arg(long)]
+        protocol: String,
+        /// Hours the code stays valid.
+        #[arg(long, default_value_t = 24)]
+        valid_hours: u64,
+    },
+    /// List vendor agents and gate agents.
     List,
-    /// Mark an agent verified by a person (it may open live sessions).
+    /// Mark a vendor agent verified by a person (it may open live sessions).
     Verify {
         /// The agent id.
         agent_id: String,
     },
-    /// Revoke an agent everywhere.
+    /// Revoke an agent (vendor or gate) everywhere.
     Revoke {
         /// The agent id.
         agent_id: String,
@@ -239,22 +259,54 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 .join("\n");
             print(as_json, json!({ "orgs": orgs }), text);
         }
+        Command::Agent(AgentCommand::Enroll {
+            org,
+            name,
+            protocol,
+            valid_hours,
+        }) => {
+            let ttl = Duration::from_secs(valid_hours.saturating_mul(3600));
+            let code = admin::gate_enroll_code(conn, &org, &name, &protocol, ttl, now)
+                .await
+                .map_err(err)?;
+            let text = format!(
+                "{}\n(one-time code for a {} gate agent of {org}, expires {})",
+                code.code, code.protocol, code.expires_at
+            );
+            print(as_json, json!(code), text);
+        }
         Command::Agent(AgentCommand::List) => {
             let agents = admin::list_agents(conn).await.map_err(err)?;
-            let text = agents
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{}\t{}\t{}\t{}",
-                        a.agent_id,
-                        admin::status_text(a.status),
-                        a.vendor_name,
-                        a.agent_name
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            print(as_json, json!({ "agents": agents }), text);
+            let gate_agents = admin::list_gate_agents(conn).await.map_err(err)?;
+            let vendors = agents.iter().map(|a| {
+                format!(
+                    "{}\t{}\t{}\t{}",
+                    a.agent_id,
+                    admin::status_text(a.status),
+                    a.vendor_name,
+                    a.agent_name
+                )
+            });
+            let gate = gate_agents.iter().map(|a| {
+                format!(
+                    "{}\t{}\t{} gate agent of {}\t{}",
+                    a.agent_id,
+                    if a.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    },
+                    a.protocol,
+                    a.org_handle,
+                    a.name
+                )
+            });
+            let text = vendors.chain(gate).collect::<Vec<_>>().join("\n");
+            print(
+                as_json,
+                json!({ "agents": agents, "gate_agents": gate_agents }),
+                text,
+            );
         }
         Command::Agent(AgentCommand::Verify { agent_id }) => {
             admin::verify_agent(conn, &agent_id).await.map_err(err)?;
@@ -353,6 +405,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             per_session: Limit::per_minute(args.limit_session),
             registration: Limit::per_minute(args.limit_registration),
             max_body_bytes: args.max_body_bytes,
+            gate_max_body_bytes: args.gate_max_body_bytes,
             ..Limits::default()
         },
         durability: if args.sync == "full" {

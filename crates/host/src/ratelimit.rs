@@ -176,6 +176,7 @@ mod tests {
             per_session: l,
             registration: l,
             max_body_bytes: 1024,
+            gate_max_body_bytes: 1024,
             max_tracked_keys: tracked,
         }
     }

@@ -10,7 +10,9 @@
 //!   however they are written (`600000`, `600,000`, `$600,000.00`), other
 //!   values as phrases;
 //! - a `unit_price` or `total_annual` equal to a secret decimal value (a
-//!   counter-offer at exactly the walk-away price reveals it).
+//!   counter-offer at exactly the walk-away price reveals it); in gate
+//!   counter terms ([`Screen::check_terms`]), a term's numeric `value` too
+//!   (a Concordia `price` at exactly the budget ceiling reveals it).
 
 use std::str::FromStr as _;
 
@@ -112,16 +114,34 @@ impl Screen {
         Screen { phrases, values }
     }
 
-    /// Passes a payload, or names the first leak found.
+    /// Passes an ANP payload, or names the first leak found.
     pub fn check(&self, payload: &Value) -> Result<(), Leak> {
-        self.walk(payload, "payload", None)
+        self.walk(payload, "payload", None, &["unit_price", "total_annual"])
     }
 
-    fn walk(&self, value: &Value, path: &str, key: Option<&str>) -> Result<(), Leak> {
+    /// Passes what a gate decision sends back to the org's agent (a reason,
+    /// counter terms in a protocol's own form), or names the first leak:
+    /// also a term's numeric `value` equal to a secret value.
+    pub fn check_terms(&self, outbound: &Value) -> Result<(), Leak> {
+        self.walk(
+            outbound,
+            "payload",
+            None,
+            &["unit_price", "total_annual", "value"],
+        )
+    }
+
+    fn walk(
+        &self,
+        value: &Value,
+        path: &str,
+        key: Option<&str>,
+        amounts: &[&str],
+    ) -> Result<(), Leak> {
         match value {
             Value::String(text) => self.check_text(text, path),
             Value::Number(n) => {
-                if matches!(key, Some("unit_price" | "total_annual")) {
+                if key.is_some_and(|k| amounts.contains(&k)) {
                     if let Some(d) = decimal_of_number(n) {
                         if let Some((_, label)) =
                             self.values.iter().find(|(v, _)| *v == d.normalize())
@@ -137,10 +157,10 @@ impl Screen {
             Value::Array(items) => items
                 .iter()
                 .enumerate()
-                .try_for_each(|(i, v)| self.walk(v, &format!("{path}[{i}]"), None)),
+                .try_for_each(|(i, v)| self.walk(v, &format!("{path}[{i}]"), None, amounts)),
             Value::Object(map) => map
                 .iter()
-                .try_for_each(|(k, v)| self.walk(v, &format!("{path}.{k}"), Some(k))),
+                .try_for_each(|(k, v)| self.walk(v, &format!("{path}.{k}"), Some(k), amounts)),
             Value::Null | Value::Bool(_) => Ok(()),
         }
     }
@@ -204,6 +224,23 @@ mod tests {
         let leak = screen.check(&offer).unwrap_err();
         assert!(leak.reason.contains("line_items[0].unit_price"));
         assert!(leak.reason.contains("walk-away price for CRM-ENT"));
+    }
+
+    #[test]
+    fn gate_counter_terms_are_screened_by_their_values_too() {
+        let screen = Screen::new(&Policy::sandbox());
+        let terms = json!({ "counter_terms": { "price": { "value": 600000, "currency": "USD" } } });
+        let leak = screen.check_terms(&terms).unwrap_err();
+        assert!(
+            leak.reason.contains("counter_terms.price.value"),
+            "{}",
+            leak.reason
+        );
+        assert!(leak.reason.contains("budget ceiling"), "{}", leak.reason);
+        // The same number elsewhere in an ANP payload is a quantity, not a price.
+        assert!(screen.check(&terms).is_ok());
+        let fair = json!({ "counter_terms": { "price": { "value": 550000, "currency": "USD" } } });
+        assert!(screen.check_terms(&fair).is_ok());
     }
 
     #[test]

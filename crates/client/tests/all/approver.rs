@@ -3,11 +3,12 @@
 
 use crate::common;
 
-use anp::api::{DecisionOutcome, Target};
+use anp::api::Target;
 use anp::payload::AcceptPayload;
 use anp::EventKind;
 use common::{enroll, new_agent, offer, start_host};
 use countersign_client::{default_envelope, well_known, ApproverClient, ClientError, SummaryFetch};
+use countersign_host_api::approver::DecisionOutcome;
 
 #[tokio::test]
 async fn two_approvers_accept_a_large_offer_and_repeats_change_nothing() {

@@ -6,11 +6,12 @@ use crate::common;
 
 use std::sync::atomic::Ordering;
 
-use anp::api::{DecisionOutcome, Target};
+use anp::api::Target;
 use anp::{Actor, EventKind};
 use common::{enroll, new_agent, offer, start_host_in, Mode, Proxy};
 use countersign_client::{default_envelope, AgentClient, ApproverClient, ClientError, KeySource};
 use countersign_host::config::DiscoveryMode;
+use countersign_host_api::approver::DecisionOutcome;
 use serde_json::json;
 
 async fn open(vendor: &AgentClient) -> String {

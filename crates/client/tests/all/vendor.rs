@@ -98,7 +98,10 @@ async fn a_full_sandbox_negotiation_verifies_after_every_append() {
         .decide(&sid, &ApproverClient::send_draft_request(&draft.event_hash))
         .await
         .unwrap();
-    assert_eq!(sent.outcome, anp::api::DecisionOutcome::Appended);
+    assert_eq!(
+        sent.outcome,
+        countersign_host_api::approver::DecisionOutcome::Appended
+    );
 
     // The vendor sees the buyer's counter, verified against its pin, with
     // the platform key from discovery.

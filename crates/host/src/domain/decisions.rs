@@ -5,14 +5,15 @@
 //! processes, too), one commit wins and the other is planned again from
 //! what the winner wrote, so approval counts stay exact.
 
-use anp::api::{
-    DecisionAction, DecisionOutcome, DecisionRequest, GivenApproval, PendingDecision,
-    SessionSummary, SignedHeaders, Summary, VendorIdentity,
-};
+use anp::api::SignedHeaders;
 use anp::canonical::sha256_hex;
 use anp::keys::{self, SigningKey};
 use anp::payload::Approval;
 use anp::{Actor, Event, EventKind};
+use countersign_host_api::approver::{
+    Counterparty, DecisionAction, DecisionOutcome, DecisionRequest, GivenApproval, PendingDecision,
+    SessionSummary, Summary, VendorIdentity,
+};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
@@ -66,26 +67,43 @@ pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
             pending.push(PendingDecision {
                 seq: p.seq,
                 event_hash: p.reference,
-                kind: EventKind::parse(&p.kind).unwrap_or(EventKind::Offer),
-                actor: parse_actor(&p.actor),
+                kind: EventKind::parse(&p.kind)
+                    .unwrap_or(EventKind::Offer)
+                    .as_str()
+                    .to_owned(),
+                actor: parse_actor(&p.actor).as_str().to_owned(),
                 expires_at: p.expires_at,
                 approvals,
                 approvals_required: p.approvals_required,
                 draft,
                 held_reason: p.held_reason,
+                request_id: None,
+                action: None,
+                amount: None,
+                threshold: None,
             });
         }
+        let vendor = row.vendor;
         sessions.push(SessionSummary {
             id: s.id,
+            protocol: anp::PROTOCOL.to_owned(),
             status: s.status,
             sandbox: s.sandbox,
-            vendor: VendorIdentity {
-                agent_id: row.vendor.id,
-                agent_name: row.vendor.agent_name,
-                vendor_name: row.vendor.vendor_name,
-                fingerprint: row.vendor.fingerprint,
-                status: row.vendor.status,
+            counterparty: Counterparty {
+                id: vendor.id.clone(),
+                name: Some(vendor.agent_name.clone()),
+                organization: Some(vendor.vendor_name.clone()),
+                fingerprint: vendor.fingerprint.clone(),
+                status: crate::store::status_text(vendor.status).to_owned(),
             },
+            vendor: Some(VendorIdentity {
+                agent_id: vendor.id,
+                agent_name: vendor.agent_name,
+                vendor_name: vendor.vendor_name,
+                fingerprint: vendor.fingerprint,
+                status: vendor.status,
+            }),
+            agent: None,
             event_count: s.event_count,
             chain_head: s.chain_head,
             pending,

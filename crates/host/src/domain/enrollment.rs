@@ -3,15 +3,16 @@
 //! the same step that stores the approver, so it works exactly once even
 //! when two processes receive it at once.
 
-use anp::api::EnrollRequest;
 use anp::keys;
 use anp::signed;
+use countersign_host_api::approver::EnrollRequest;
+use countersign_host_api::gate::GateEnrollRequest;
 use time::OffsetDateTime;
 
 use super::negotiation::plausible_email;
 use super::DomainError;
 use crate::ids;
-use crate::store::{ApproverRow, CodeRow};
+use crate::store::{ApproverRow, CodeRow, GateAgentRow, GateCodeRow};
 
 /// The refusal for an unknown, spent or expired code (one sentence for all).
 pub fn bad_code() -> DomainError {
@@ -22,12 +23,17 @@ pub fn bad_code() -> DomainError {
 
 /// Checks the proof of possession (before the code is even looked up).
 pub fn check_proof(req: &EnrollRequest) -> Result<(), DomainError> {
-    let key = keys::parse_public_key(&req.public_key)
+    check_possession(&req.public_key, &req.proof)
+}
+
+/// `proof` must be `public_key`'s signature of `ANP/0.1\nregister\n<public_key>`.
+pub fn check_possession(public_key: &str, proof: &str) -> Result<(), DomainError> {
+    let key = keys::parse_public_key(public_key)
         .map_err(|e| DomainError::Invalid(format!("public_key: {e}.")))?;
     if !keys::verify_b64(
         &key,
-        signed::registration_proof_string(&req.public_key).as_bytes(),
-        &req.proof,
+        signed::registration_proof_string(public_key).as_bytes(),
+        proof,
     ) {
         return Err(DomainError::BadProof(
             "proof is not a valid signature by public_key over \"ANP/0.1\\nregister\\n<public_key>\".".into(),
@@ -69,6 +75,49 @@ pub fn approver(
         email: code.email,
         public_key: req.public_key.clone(),
         fingerprint: keys::fingerprint(&key),
+        enrolled_at: anp::api::format_timestamp(now),
+        revoked_at: None,
+    })
+}
+
+/// Checks a gate agent's enrollment against the code found under its hash
+/// and answers the agent to store when the code is spent.
+pub fn gate_agent(
+    req: &GateEnrollRequest,
+    code: Option<GateCodeRow>,
+    now: OffsetDateTime,
+) -> Result<GateAgentRow, DomainError> {
+    let key = keys::parse_public_key(&req.public_key)
+        .map_err(|e| DomainError::Invalid(format!("public_key: {e}.")))?;
+    let Some(code) = code else {
+        return Err(bad_code());
+    };
+    if code.used || code.expires_at <= now.unix_timestamp() {
+        return Err(bad_code());
+    }
+    let name = req.name.trim();
+    if name.is_empty() || name.chars().count() > 160 || name.chars().any(char::is_control) {
+        return Err(DomainError::Invalid(
+            "name must be 1 to 160 characters without control characters.".into(),
+        ));
+    }
+    let callback_url = req
+        .callback_url
+        .as_deref()
+        .map(|url| {
+            crate::callback::check_url(url)
+                .map(|_| url.to_owned())
+                .map_err(|e| DomainError::Invalid(format!("{e}.")))
+        })
+        .transpose()?;
+    Ok(GateAgentRow {
+        id: ids::gate_agent_id(),
+        org_handle: code.org_handle,
+        protocol: code.protocol,
+        name: name.to_owned(),
+        public_key: req.public_key.clone(),
+        fingerprint: keys::fingerprint(&key),
+        callback_url,
         enrolled_at: anp::api::format_timestamp(now),
         revoked_at: None,
     })

@@ -6,9 +6,41 @@
 
 pub mod decisions;
 pub mod enrollment;
+pub mod gate;
 pub mod negotiation;
 
+pub use countersign_host_api::gate::Head;
+
 use crate::store::StoreError;
+
+/// Which message of a mirrored transcript failed which check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptRefusal {
+    /// Its 0-based position in the whole transcript.
+    pub index: u64,
+    /// Its `id`, when it has one.
+    pub message_id: Option<String>,
+    /// The check (`signature`, `link`, `genesis`, `session`, `state`, …).
+    pub check: String,
+    /// `message <index> (<id>): <what was found>`.
+    pub message: String,
+}
+
+impl TranscriptRefusal {
+    /// A refusal of message `index` for `check`, with what was found.
+    pub fn new(index: u64, message_id: Option<String>, check: &str, detail: &str) -> Self {
+        let message = match &message_id {
+            Some(id) => format!("message {index} ({id}): {detail}"),
+            None => format!("message {index}: {detail}"),
+        };
+        TranscriptRefusal {
+            index,
+            message_id,
+            check: check.to_owned(),
+            message,
+        }
+    }
+}
 
 /// Why the host refused or failed a request, in the domain's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,6 +85,38 @@ pub enum DomainError {
     /// A rate limit was hit, or the limiter cannot decide (fails closed).
     #[error("{0}")]
     RateLimited(String),
+    /// Gate: a protocol the host does not speak, or not the agent's.
+    #[error("{0}")]
+    UnknownProtocol(String),
+    /// Gate: a mirrored message fails verification; nothing was stored.
+    #[error("{}", .0.message)]
+    TranscriptInvalid(TranscriptRefusal),
+    /// Gate: the session exists already (with the head the host holds).
+    #[error("{message}")]
+    SessionExists {
+        /// The sentence.
+        message: String,
+        /// The stored head.
+        head: Head,
+    },
+    /// Gate: a batch does not extend the stored head.
+    #[error("{message}")]
+    HeadMismatch {
+        /// The sentence.
+        message: String,
+        /// The stored head.
+        head: Head,
+    },
+    /// Gate: the stated amount differs from the offer's.
+    #[error("{0}")]
+    AmountMismatch(String),
+    /// Gate: a request id reused with another body, or a second open
+    /// request for one message.
+    #[error("{0}")]
+    RequestConflict(String),
+    /// Gate: no such request in a session of this agent.
+    #[error("{0}")]
+    NotFound(String),
     /// Something broke inside the host; details go to the log.
     #[error("internal: {0}")]
     Internal(String),

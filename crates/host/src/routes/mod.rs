@@ -1,15 +1,20 @@
-//! The HTTP surface: the agent API (SPEC §6), discovery (RFC-003) and the
-//! approver API v1. Handlers are thin: extract, call the domain inside one
-//! transaction off the async runtime, map a typed error to the ANP shape.
+//! The HTTP surfaces, one module and one router each, nested under their
+//! base paths: the ANP agent API and discovery ([`anp`]), the gate for the
+//! org's own agents ([`gate`]) and the approver API ([`approver`]).
+//! Handlers are thin: extract (the [`support::Signed`] extractor
+//! authenticates any kind of caller), call the service, map a typed error
+//! to the surface's shape.
 
-mod agent;
-mod console;
-mod discovery;
+mod anp;
+mod approver;
+mod gate;
 mod support;
 
-use anp::api::{AGENT_API_BASE, CONSOLE_API_BASE, WELL_KNOWN_PATH};
-use axum::routing::{get, post};
+use ::anp::api::{AGENT_API_BASE, WELL_KNOWN_PATH};
+use axum::routing::get;
 use axum::Router;
+use countersign_host_api::approver::CONSOLE_API_BASE;
+use countersign_host_api::gate::GATE_API_BASE;
 
 use crate::error::ApiError;
 use crate::Host;
@@ -17,37 +22,10 @@ use crate::Host;
 /// Every route of the host.
 pub fn router(host: Host) -> Router {
     Router::new()
-        .route(WELL_KNOWN_PATH, get(discovery::well_known))
-        .route(&format!("{AGENT_API_BASE}/register"), post(agent::register))
-        .route(
-            &format!("{AGENT_API_BASE}/sessions"),
-            post(agent::open_session),
-        )
-        .route(
-            &format!("{AGENT_API_BASE}/sessions/{{id}}"),
-            get(agent::status),
-        )
-        .route(
-            &format!("{AGENT_API_BASE}/sessions/{{id}}/log"),
-            get(agent::log),
-        )
-        .route(
-            &format!("{AGENT_API_BASE}/sessions/{{id}}/events"),
-            post(agent::submit_event),
-        )
-        .route(&format!("{CONSOLE_API_BASE}/enroll"), post(console::enroll))
-        .route(
-            &format!("{CONSOLE_API_BASE}/summary"),
-            get(console::summary),
-        )
-        .route(
-            &format!("{CONSOLE_API_BASE}/sessions/{{id}}/log"),
-            get(console::log),
-        )
-        .route(
-            &format!("{CONSOLE_API_BASE}/sessions/{{id}}/decisions"),
-            post(console::decide),
-        )
+        .route(WELL_KNOWN_PATH, get(anp::discovery::well_known))
+        .nest(AGENT_API_BASE, anp::router())
+        .nest(GATE_API_BASE, gate::router())
+        .nest(CONSOLE_API_BASE, approver::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(host)

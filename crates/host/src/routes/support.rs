@@ -1,62 +1,72 @@
 //! What every handler shares: the per-IP limit, the bounded body, and
-//! authenticating a signed request before the operation runs.
+//! authenticating a signed request before the operation runs. The
+//! extractors are generic over the surface (its error shape and body
+//! limit, [`Surface`]) and, for signed requests, over the kind of caller
+//! ([`Principal`]): one [`Signed`] extractor serves vendor agents,
+//! approvers and gate agents.
 
+use std::marker::PhantomData;
 use std::net::SocketAddr;
 
 use anp::api::SignedHeaders;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, Request};
+use axum::extract::{ConnectInfo, FromRequest, OriginalUri, Request};
 use axum::http::{HeaderMap, Method, Uri};
 use time::OffsetDateTime;
 
-use crate::auth::{self, Principal, Signed};
+use crate::auth::{self, Principal};
 use crate::body::read_limited;
 use crate::error::ApiError;
 use crate::ratelimit::Scope;
+use crate::surface::{AnpShape, Surface};
 use crate::{service, Host};
 
 /// A request as received, before authentication: the per-IP limit passed
-/// and the body read within the size limit. As an extractor it must come
-/// last in a handler's arguments (it consumes the body).
-pub struct Incoming {
+/// and the body read within the surface's size limit. As an extractor it
+/// must come last in a handler's arguments (it consumes the body).
+pub struct Incoming<S = AnpShape> {
     /// Method.
     pub method: Method,
-    /// URI (its path is what was signed).
+    /// URI as sent, before any router nesting stripped a prefix (its path
+    /// is what was signed).
     pub uri: Uri,
     /// Headers.
     pub headers: HeaderMap,
     /// Body bytes (already bounded).
     pub body: Bytes,
+    shape: PhantomData<fn() -> S>,
 }
 
 /// An [`Incoming`] request to an unauthenticated endpoint that creates
 /// something (registration, enrollment): also limited per IP in its own scope.
-pub struct Registration(pub Incoming);
+pub struct Registration<S = AnpShape>(pub Incoming<S>);
 
-impl FromRequest<Host> for Incoming {
-    type Rejection = ApiError;
+impl<S: Surface> FromRequest<Host> for Incoming<S> {
+    type Rejection = S::Error;
 
-    async fn from_request(request: Request, host: &Host) -> Result<Self, ApiError> {
-        receive(host, request, None).await
+    async fn from_request(request: Request, host: &Host) -> Result<Self, S::Error> {
+        receive(host, request, None).await.map_err(S::Error::from)
     }
 }
 
-impl FromRequest<Host> for Registration {
-    type Rejection = ApiError;
+impl<S: Surface> FromRequest<Host> for Registration<S> {
+    type Rejection = S::Error;
 
-    async fn from_request(request: Request, host: &Host) -> Result<Self, ApiError> {
+    async fn from_request(request: Request, host: &Host) -> Result<Self, S::Error> {
         receive(host, request, Some(Scope::Registration))
             .await
             .map(Registration)
+            .map_err(S::Error::from)
     }
 }
 
-/// Applies the per-IP limit (and `extra` scope, if any) and reads the body.
-async fn receive(
+/// Applies the per-IP limit (and `extra` scope, if any) and reads the body
+/// within the surface's limit.
+async fn receive<S: Surface>(
     host: &Host,
     request: Request,
     extra: Option<Scope>,
-) -> Result<Incoming, ApiError> {
+) -> Result<Incoming<S>, ApiError> {
     let addr = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -70,12 +80,17 @@ async fn receive(
         host.limiter().check(scope, &ip).await?;
     }
     let (parts, body) = request.into_parts();
-    let body = read_limited(&parts.headers, body, host.config().limits.max_body_bytes).await?;
+    let body = read_limited(&parts.headers, body, S::max_body(host)).await?;
+    let uri = parts
+        .extensions
+        .get::<OriginalUri>()
+        .map_or(parts.uri, |original| original.0.clone());
     Ok(Incoming {
         method: parts.method,
-        uri: parts.uri,
+        uri,
         headers: parts.headers,
         body,
+        shape: PhantomData,
     })
 }
 
@@ -103,29 +118,41 @@ pub async fn log_text(host: &Host, session_id: &str, after: u64) -> Result<Strin
     Ok(service::log_json(host, session_id, after).await?)
 }
 
-/// A signed request, authenticated.
-pub struct Authenticated<P> {
+/// A signed request by a `P` (a vendor agent, an approver, a gate agent),
+/// authenticated: as an extractor it checks the principal, the signature,
+/// the time window and the nonce, and applies the per-agent limit, before
+/// the handler runs. The nonce is spent even when the operation that
+/// follows refuses, so a refused request can never be replayed into
+/// success later. It must come last in a handler's arguments.
+pub struct Signed<P: Principal> {
     /// Who signed it.
     pub principal: P,
     /// The request.
-    pub incoming: Incoming,
+    pub incoming: Incoming<P::Shape>,
     /// Its four signed headers, as received.
     pub headers: SignedHeaders,
     /// The host's time when it was checked.
     pub now: OffsetDateTime,
 }
 
-/// Authenticates a signed request (principal, signature, window, nonce) and
-/// applies the per-agent limit. The nonce is spent even when the operation
-/// that follows refuses, so a refused request can never be replayed into
-/// success later.
-pub async fn signed<P: Principal>(
+impl<P: Principal> FromRequest<Host> for Signed<P> {
+    type Rejection = <P::Shape as Surface>::Error;
+
+    async fn from_request(request: Request, host: &Host) -> Result<Self, Self::Rejection> {
+        let incoming = Incoming::<P::Shape>::from_request(request, host).await?;
+        authenticate(host, incoming)
+            .await
+            .map_err(Self::Rejection::from)
+    }
+}
+
+async fn authenticate<P: Principal>(
     host: &Host,
-    incoming: Incoming,
-) -> Result<Authenticated<P>, ApiError> {
+    incoming: Incoming<P::Shape>,
+) -> Result<Signed<P>, ApiError> {
     let now = host.clock().now();
     let headers = auth::signed_headers(&incoming.headers);
-    let request = Signed {
+    let request = auth::Signed {
         method: incoming.method.as_str(),
         path: incoming.uri.path(),
         body: &incoming.body,
@@ -133,7 +160,7 @@ pub async fn signed<P: Principal>(
     };
     let principal: P = auth::authenticate(host, &request, now).await?;
     host.limiter().check(Scope::Agent, principal.id()).await?;
-    Ok(Authenticated {
+    Ok(Signed {
         principal,
         incoming,
         headers,

@@ -10,10 +10,12 @@
 //! processes never fork or skip a seq; a nonce is spent by one insert under
 //! a primary key; an enrollment code by one conditional update.
 //!
-//! A later surface (the gate, A2A) adds its own repository trait here, with
-//! its tables in both stores' migrations, and one accessor on [`Storage`];
-//! the suite in `tests/all` runs over both stores, which keeps them in step.
+//! Each surface has its own repository trait here, with its tables in both
+//! stores' migrations, and one accessor on [`Storage`] (the gate's is
+//! [`GateRepo`]; A2A's comes the same way); the suite in `tests/all` runs
+//! over both stores, which keeps them in step.
 
+mod gate_types;
 pub mod postgres;
 pub mod sqlite;
 mod types;
@@ -25,6 +27,7 @@ use async_trait::async_trait;
 use crate::config::Durability;
 use crate::error::HostError;
 
+pub use gate_types::*;
 pub use types::*;
 
 /// A store shared by every request (both implementations are cheap to share).
@@ -38,6 +41,9 @@ pub trait Storage: Send + Sync {
     fn principals(&self) -> &dyn PrincipalRepo;
     /// Orgs, policies, and the host's own metadata.
     fn admin(&self) -> &dyn AdminRepo;
+    /// The gate: the org's own agents, their mirrored sessions, requests,
+    /// receipts and decisions.
+    fn gate(&self) -> &dyn GateRepo;
     /// Rate-limit counters shared by every process, when the store has them
     /// (PostgreSQL); `None` means limits are counted in memory per process.
     fn shared_limits(&self) -> Option<&dyn LimitRepo>;
@@ -215,6 +221,55 @@ pub trait AdminRepo: Send + Sync {
     async fn meta_init(&self, key: &str, value: &str) -> Result<String, StoreError>;
     /// The value under `key`.
     async fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+}
+
+/// The gate's agents, sessions, requests, receipts and decisions.
+#[async_trait]
+pub trait GateRepo: Send + Sync {
+    /// Stores a gate enrollment code (only its hash).
+    async fn insert_gate_code(&self, code_hash: &str, code: &GateCodeRow)
+        -> Result<(), StoreError>;
+    /// A gate enrollment code by its hash.
+    async fn gate_code(&self, code_hash: &str) -> Result<Option<GateCodeRow>, StoreError>;
+    /// Spends the code (only if unused and unexpired at `now_unix`) and
+    /// stores the agent, atomically; false when the code was spent or
+    /// expired meanwhile.
+    async fn enroll_gate_agent(
+        &self,
+        code_hash: &str,
+        agent: &GateAgentRow,
+        now_unix: i64,
+    ) -> Result<bool, StoreError>;
+    /// A gate agent that is not revoked, of an org that is not disabled.
+    async fn active_gate_agent(&self, id: &str) -> Result<Option<GateAgentRow>, StoreError>;
+    /// A gate agent by id, revoked or not.
+    async fn gate_agent(&self, id: &str) -> Result<Option<GateAgentRow>, StoreError>;
+    /// Every gate agent, oldest first.
+    async fn gate_agents(&self) -> Result<Vec<GateAgentRow>, StoreError>;
+    /// Revokes a gate agent (keeping the first revocation time); false when
+    /// there is no such agent.
+    async fn revoke_gate_agent(&self, id: &str, at: &str) -> Result<bool, StoreError>;
+    /// A session with its messages, requests and receipts, in one snapshot.
+    async fn gate_state(&self, key: &GateKey) -> Result<Option<GateState>, StoreError>;
+    /// A decision already received under this id.
+    async fn gate_decision(&self, decision_id: &str)
+        -> Result<Option<GateDecisionRow>, StoreError>;
+    /// Applies one change to one session atomically, or nothing:
+    /// [`CommitError::Conflict`] when the session moved on since it was
+    /// read, a request it changes is no longer pending, or a row with the
+    /// same key was stored meanwhile.
+    async fn gate_commit(&self, commit: &GateCommit) -> Result<(), CommitError>;
+    /// Every gate session of an org, with its agent's name, its pending
+    /// requests and their receipts, in one snapshot.
+    async fn gate_summary(&self, org_handle: &str) -> Result<Vec<GateSummaryRow>, StoreError>;
+    /// Marks every pending request whose time is up at `now_unix` expired
+    /// (each by one conditional update, so one process of a deployment
+    /// marks each), and answers those it marked.
+    async fn expire_gate_requests(
+        &self,
+        now_unix: i64,
+        now_text: &str,
+    ) -> Result<Vec<ExpiredRequest>, StoreError>;
 }
 
 /// Fixed-window counters shared by every host process on one database.

@@ -43,7 +43,7 @@ async fn enrollment_codes_work_once() {
         .raw("POST", "/api/console/v1/enroll", &[], body.clone())
         .await;
     assert_eq!(s, 201);
-    let r: api::EnrollResponse = serde_json::from_slice(&b).unwrap();
+    let r: countersign_host_api::approver::EnrollResponse = serde_json::from_slice(&b).unwrap();
     assert_eq!(r.platform_fingerprint, t.host().platform_fingerprint());
     let (s, b) = t.raw("POST", "/api/console/v1/enroll", &[], body).await;
     assert_eq!(s, 403);

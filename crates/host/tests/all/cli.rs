@@ -142,6 +142,90 @@ async fn admin_commands_work_on_the_database_of_a_running_server() {
 }
 
 #[tokio::test]
+async fn agent_enroll_issues_a_gate_code_and_agent_list_shows_gate_agents() {
+    let t = common::start(common::roomy_limits()).await;
+    let db = db_arg(t.host().target());
+    let db = db.as_str();
+    let code = json_of(&run(
+        db,
+        &[
+            "agent",
+            "enroll",
+            "--org",
+            "sandbox",
+            "--name",
+            "Procurement Buyer",
+            "--protocol",
+            "concordia",
+            "--json",
+        ],
+    ));
+    assert_eq!(code["org"], "sandbox");
+    assert_eq!(code["protocol"], "concordia");
+    let key = anp::keys::generate_signing_key();
+    let (s, b) = t
+        .gate_enroll(code["code"].as_str().unwrap(), &key, None)
+        .await;
+    assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
+    let agent_id = serde_json::from_slice::<Value>(&b).unwrap()["agent_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed = json_of(&run(db, &["agent", "list", "--json"]));
+    assert_eq!(listed["gate_agents"][0]["agent_id"], agent_id.as_str());
+    assert_eq!(listed["gate_agents"][0]["protocol"], "concordia");
+    assert_eq!(listed["gate_agents"][0]["name"], "Procurement Buyer");
+    let text = String::from_utf8(run(db, &["agent", "list"]).stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "{agent_id}\tactive\tconcordia gate agent of sandbox"
+        )),
+        "{text}"
+    );
+    // A protocol the gate does not speak, or an unknown org: refused, exit 1.
+    for args in [
+        [
+            "agent",
+            "enroll",
+            "--org",
+            "sandbox",
+            "--name",
+            "X",
+            "--protocol",
+            "a2a",
+        ],
+        [
+            "agent",
+            "enroll",
+            "--org",
+            "anp_org_00",
+            "--name",
+            "X",
+            "--protocol",
+            "concordia",
+        ],
+    ] {
+        let out = run(db, &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+    let out = run(db, &["agent", "verify", &agent_id]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs no verification"));
+    json_of(&run(db, &["agent", "revoke", &agent_id, "--json"]));
+    let party = common::Party {
+        id: agent_id,
+        key,
+        email: String::new(),
+    };
+    let (s, _) = t
+        .signed(&party, "GET", "/api/gate/v1/sessions/ses_x", &Value::Null)
+        .await;
+    assert_eq!(s, 401, "revoked by the CLI while serving");
+    let listed = json_of(&run(db, &["agent", "list", "--json"]));
+    assert!(listed["gate_agents"][0]["revoked_at"].is_string());
+}
+
+#[tokio::test]
 async fn the_old_name_anp_host_runs_the_same_program_and_says_it_is_an_alias() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_arg(&common::fresh_target(dir.path()).await);

@@ -9,11 +9,12 @@
 //! with `postgres`.
 #![allow(dead_code)]
 
-use anp::api::{self, EnrollRequest, EnrollResponse, RegisterRequest, RegisterResponse};
+use anp::api::{self, RegisterRequest, RegisterResponse};
 use anp::keys::{self, SigningKey};
 use anp::signed;
 use anp::LogDocument;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost, Target};
+use countersign_host_api::approver::{EnrollRequest, EnrollResponse};
 use countersign_testkit::postgres::Cluster;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -35,6 +36,7 @@ pub fn small_limits(max: u32) -> Limits {
         per_session: l,
         registration: l,
         max_body_bytes: 64 * 1024,
+        gate_max_body_bytes: 256 * 1024,
         max_tracked_keys: 10_000,
     }
 }

@@ -4,10 +4,11 @@
 
 use crate::common;
 
-use anp::api::{DecisionOutcome, Target};
+use anp::api::Target;
 use anp::EventKind;
 use common::*;
 use countersign_client::{AgentClient, ApproverClient};
+use countersign_host_api::approver::DecisionOutcome;
 
 #[tokio::test]
 async fn the_typed_clients_negotiate_to_a_two_approver_accept() {

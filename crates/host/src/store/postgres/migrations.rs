@@ -125,6 +125,108 @@ const MIGRATIONS: &[&str] = &[
         VALUES ('sandbox', 'Fabrikam Industries', true, false, NULL,
                 to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
     "#,
+    // 2: the gate (docs/gate-api.md), as SQLite's version 3.
+    r#"
+    CREATE TABLE gate_codes (
+        code_hash TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        name TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at TEXT
+    );
+    CREATE TABLE gate_agents (
+        id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        protocol TEXT NOT NULL,
+        name TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        callback_url TEXT,
+        enrolled_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE TABLE gate_sessions (
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        protocol TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL REFERENCES gate_agents(id),
+        self_party TEXT NOT NULL,
+        counterparty_id TEXT NOT NULL,
+        counterparty_name TEXT,
+        counterparty_org TEXT,
+        keys TEXT NOT NULL,
+        head_count BIGINT NOT NULL,
+        head_hash TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_sha256 TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        PRIMARY KEY (org_handle, protocol, session_id)
+    );
+    CREATE TABLE gate_messages (
+        org_handle TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (org_handle, protocol, session_id, seq),
+        FOREIGN KEY (org_handle, protocol, session_id) REFERENCES gate_sessions(org_handle, protocol, session_id)
+    );
+    CREATE TABLE gate_requests (
+        org_handle TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        message_hash TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        action TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        threshold TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        expires_unix BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        approvals_required INTEGER NOT NULL,
+        body_sha256 TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        decided_at TEXT,
+        reason TEXT,
+        counter_terms TEXT,
+        held_reason TEXT,
+        PRIMARY KEY (org_handle, protocol, session_id, request_id),
+        FOREIGN KEY (org_handle, protocol, session_id) REFERENCES gate_sessions(org_handle, protocol, session_id)
+    );
+    CREATE INDEX gate_requests_due ON gate_requests(status, expires_unix);
+    CREATE TABLE gate_receipts (
+        org_handle TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        decision TEXT NOT NULL,
+        receipt TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        PRIMARY KEY (org_handle, protocol, session_id, request_id, approver_id, decision)
+    );
+    CREATE TABLE gate_decisions (
+        decision_id TEXT PRIMARY KEY,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        org_handle TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        body BYTEA NOT NULL,
+        body_sha256 TEXT NOT NULL,
+        signed_headers TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        received_at TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

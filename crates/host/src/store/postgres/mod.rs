@@ -8,6 +8,7 @@
 //! `synchronous_commit` (on by default: a commit is on disk before the
 //! request is acknowledged).
 
+mod gate;
 mod migrations;
 
 use std::str::FromStr as _;
@@ -379,6 +380,9 @@ impl Storage for PgStore {
         self
     }
     fn admin(&self) -> &dyn AdminRepo {
+        self
+    }
+    fn gate(&self) -> &dyn GateRepo {
         self
     }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {

@@ -6,6 +6,7 @@
 //! waits for an append. The server and the admin CLI open the same files at
 //! the same time (busy timeout).
 
+mod gate;
 mod migrations;
 
 use std::path::{Path, PathBuf};
@@ -388,6 +389,9 @@ impl Storage for SqliteStore {
         self
     }
     fn admin(&self) -> &dyn AdminRepo {
+        self
+    }
+    fn gate(&self) -> &dyn GateRepo {
         self
     }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {

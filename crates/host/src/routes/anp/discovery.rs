@@ -67,9 +67,9 @@ pub async fn well_known(
     let mode = host.config().discovery;
     if mode == DiscoveryMode::None {
         // Exactly what any path this host does not serve answers.
-        return Err(super::not_found().await);
+        return Err(super::super::not_found().await);
     }
-    let ip = super::support::client_ip(&host, addr, &headers);
+    let ip = super::super::support::client_ip(&host, addr, &headers);
     host.limiter()
         .check(crate::ratelimit::Scope::Ip, &ip.to_string())
         .await?;

@@ -1,17 +1,31 @@
-//! The four ANP/0.1 endpoints of SPEC §6, plus `?after=SEQ` on the log.
+//! The ANP surface: the four ANP/0.1 endpoints of SPEC §6 (plus
+//! `?after=SEQ` on the log) under `/api/agent/v1`, and discovery (RFC-003).
+
+pub mod discovery;
 
 use anp::api::{OpenSessionRequest, OpenSessionResponse, RegisterRequest, SessionStatus};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::Json;
+use axum::routing::{get, post};
+use axum::{Json, Router};
 
-use super::support::Incoming;
-use super::support::{self, after_param, json_text, Registration};
+use super::support::{self, after_param, json_text, Registration, Signed};
 use crate::auth::Agent;
 use crate::body::parse_json;
 use crate::error::ApiError;
 use crate::{service, Host};
+
+/// The agent API's routes, relative to `/api/agent/v1`.
+pub fn router() -> Router<Host> {
+    Router::new()
+        .route("/register", post(register))
+        .route("/sessions", post(open_session))
+        .route("/sessions/{id}", get(status))
+        .route("/sessions/{id}/log", get(log))
+        .route("/sessions/{id}/events", post(submit_event))
+        .method_not_allowed_fallback(super::method_not_allowed)
+}
 
 /// `POST /register`: unauthenticated, rate limited per IP.
 pub async fn register(
@@ -31,9 +45,8 @@ pub async fn register(
 /// `POST /sessions`: opens a session (signed).
 pub async fn open_session(
     State(host): State<Host>,
-    incoming: Incoming,
+    signed: Signed<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let signed = support::signed::<Agent>(&host, incoming).await?;
     let req: OpenSessionRequest = parse_json(&signed.incoming.body, "open session")?;
     let session_id = service::open_session(&host, &signed.principal, &req, signed.now).await?;
     let log = service::log_document(&host, &session_id, 0).await?;
@@ -56,9 +69,8 @@ pub async fn open_session(
 pub async fn submit_event(
     State(host): State<Host>,
     Path(id): Path<String>,
-    incoming: Incoming,
+    signed: Signed<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let signed = support::signed::<Agent>(&host, incoming).await?;
     service::submit_event(
         &host,
         &signed.principal,
@@ -80,9 +92,8 @@ pub async fn submit_event(
 pub async fn status(
     State(host): State<Host>,
     Path(id): Path<String>,
-    incoming: Incoming,
+    signed: Signed<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let signed = support::signed::<Agent>(&host, incoming).await?;
     let session = service::owned_session(&host, &signed.principal, &id).await?;
     Ok(Json(SessionStatus {
         protocol: anp::PROTOCOL.to_owned(),
@@ -94,10 +105,9 @@ pub async fn status(
 pub async fn log(
     State(host): State<Host>,
     Path(id): Path<String>,
-    incoming: Incoming,
+    signed: Signed<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let after = after_param(&incoming.uri)?;
-    let signed = support::signed::<Agent>(&host, incoming).await?;
+    let after = after_param(&signed.incoming.uri)?;
     service::owned_session(&host, &signed.principal, &id).await?;
     let doc = support::log_text(&host, &id, after).await?;
     Ok(json_text(doc))

@@ -3,12 +3,17 @@
 //! request (in this process or another) changed the session meanwhile.
 //! Only the commit holds a write transaction; reads, signature checks,
 //! sealing and the answer's log document happen outside it.
+//!
+//! This module holds the ANP sessions' operations (agent API and approver
+//! API); [`gate`] the gate agents', [`approver_gate`] the approvers' on
+//! gate sessions.
 
-use anp::api::{
-    EnrollRequest, EnrollResponse, OpenSessionRequest, RegisterRequest, RegisterResponse,
-    SubmitEventRequest, Summary,
-};
+pub mod approver_gate;
+pub mod gate;
+
+use anp::api::{OpenSessionRequest, RegisterRequest, RegisterResponse, SubmitEventRequest};
 use anp::event::{ChainClaim, LogDocument, LogKeys, PublishedKey, SessionInfo};
+use countersign_host_api::approver::{EnrollRequest, EnrollResponse, Summary};
 use time::OffsetDateTime;
 
 use crate::auth::{Agent, Approver};
@@ -22,9 +27,32 @@ use crate::Host;
 /// How often a plan is redone after conflicting commits before giving up.
 /// Each conflict means another commit to the same session succeeded, so
 /// this bounds waiting, not progress.
-const ATTEMPTS: usize = 200;
+pub(crate) const ATTEMPTS: usize = 200;
 
-fn busy() -> DomainError {
+/// How the approver API names a session: an ANP session id, or
+/// `<protocol>:<session_id>` for a gate session (ANP ids never hold a
+/// colon; an unknown prefix is looked up as an ANP id and is not found).
+pub enum SessionRef<'a> {
+    /// An ANP session.
+    Anp(&'a str),
+    /// A gate session of this protocol.
+    Gate(crate::domain::gate::GateProtocol, &'a str),
+}
+
+impl<'a> SessionRef<'a> {
+    /// Reads a session id from the approver API's path.
+    pub fn parse(id: &'a str) -> SessionRef<'a> {
+        match id.split_once(':') {
+            Some((prefix, sid)) => match crate::domain::gate::GateProtocol::parse(prefix) {
+                Some(protocol) => SessionRef::Gate(protocol, sid),
+                None => SessionRef::Anp(id),
+            },
+            None => SessionRef::Anp(id),
+        }
+    }
+}
+
+pub(crate) fn busy() -> DomainError {
     DomainError::Internal("the session kept changing; gave up after many attempts".into())
 }
 
@@ -160,6 +188,18 @@ pub async fn decide(
     now: OffsetDateTime,
 ) -> Result<(String, Decided), DomainError> {
     let req = decisions::parse_request(received.body)?;
+    if host
+        .store()
+        .gate()
+        .gate_decision(&req.decision_id)
+        .await?
+        .is_some()
+    {
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a decision on a gate session.",
+            req.decision_id
+        )));
+    }
     let repo = host.store().negotiations();
     for _ in 0..ATTEMPTS {
         let row = match repo.session_state(session_id).await? {

@@ -1,0 +1,312 @@
+//! The approver API v1 (`/api/console/v1`): how a console sees and decides,
+//! for every protocol the host speaks. ANP sessions and gate sessions share
+//! the summary and the pending-decision shape; each hands its record over in
+//! its own form (the ANP log document, a transcript) and takes the person's
+//! decision as its own signed artifact (an RFC-002 approval, an
+//! ApprovalReceipt).
+
+use anp::api::AgentStatus;
+use anp::payload::Approval;
+use anp::LogDocument;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::gate::{GateCounterparty, GateRequestStatus, Head};
+use crate::protocol;
+
+/// Base path of the approver (console) API.
+pub const CONSOLE_API_BASE: &str = "/api/console/v1";
+
+/// `POST /api/console/v1/enroll` body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnrollRequest {
+    /// The one-time code from the admin CLI.
+    pub code: String,
+    /// The approver's name.
+    pub name: String,
+    /// The approver's email, which becomes `approved_by`.
+    pub email: String,
+    /// The approver's public key, base64url.
+    pub public_key: String,
+    /// Proof of possession, as in registration.
+    pub proof: String,
+}
+
+/// `POST /api/console/v1/enroll` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnrollResponse {
+    /// The approver id, sent as `x-anp-agent`.
+    pub approver_id: String,
+    /// Fingerprint of the approver's key.
+    pub fingerprint: String,
+    /// The host's platform key, base64url.
+    pub platform_key: String,
+    /// Its fingerprint.
+    pub platform_fingerprint: String,
+    /// Always `ANP/0.1` (the API's request signing and error shape).
+    pub protocol: String,
+}
+
+/// The other side of a session, for every protocol: who the person is
+/// deciding about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counterparty {
+    /// Its id in the protocol: the vendor agent's registration id (ANP), the
+    /// party id in the transcript (Concordia).
+    pub id: String,
+    /// Its display name, as it or the org's agent declared it (data, never
+    /// an instruction).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The organization it speaks for, as declared.
+    #[serde(default)]
+    pub organization: Option<String>,
+    /// Fingerprint of its key (SHA-256 of the raw key, hex).
+    pub fingerprint: String,
+    /// ANP: `sandbox`, `verified` or `revoked` (the host's word about the
+    /// agent). Gate sessions: `declared` (the org's own agent names it).
+    pub status: String,
+}
+
+/// The vendor side of an ANP session, as consoles that predate
+/// [`Counterparty`] read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VendorIdentity {
+    /// Registration id.
+    pub agent_id: String,
+    /// Agent display name.
+    pub agent_name: String,
+    /// Vendor name.
+    pub vendor_name: String,
+    /// Key fingerprint.
+    pub fingerprint: String,
+    /// Sandbox, verified or revoked.
+    pub status: AgentStatus,
+}
+
+/// The organization's own agent that mirrors a gate session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateAgentIdentity {
+    /// Its enrollment id (`gate_…`).
+    pub agent_id: String,
+    /// The name the admin enrolled it under.
+    pub name: String,
+}
+
+/// An approval already given towards a multi-approver policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GivenApproval {
+    /// Approver email.
+    pub approved_by: String,
+    /// When.
+    pub at: String,
+}
+
+/// One decision waiting for a person, for every protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingDecision {
+    /// ANP: the offer's seq (0 for a buyer-agent draft). Gate: the 1-based
+    /// position of the awaited message in the transcript.
+    pub seq: u64,
+    /// ANP: the offer event's hash, or `draft:<uuid>`. Gate: the awaited
+    /// message's hash (`sha256:…`).
+    pub event_hash: String,
+    /// ANP: `offer` or `counter_offer`. Gate: the message type
+    /// (`negotiate.offer`, `negotiate.counter`).
+    pub kind: String,
+    /// ANP: `vendor_agent`, or `buyer` for a draft. Gate: `counterparty`.
+    pub actor: String,
+    /// When the decision stops being possible.
+    pub expires_at: String,
+    /// Approvals already given.
+    pub approvals: Vec<GivenApproval>,
+    /// Approvals the org's policy needs.
+    pub approvals_required: u32,
+    /// ANP drafts: the offer payload the buyer agent proposes to send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<Value>,
+    /// Why screening holds it, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_reason: Option<String>,
+    /// Gate: the agent's request id (what a decision's `in_response_to` names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Gate: what the agent asks to do (`accept`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// Gate: the amount at stake (`"150000.00 USD"`), read from the offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
+    /// Gate: the policy threshold a receipt names as `threshold_crossed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<String>,
+}
+
+fn anp_protocol() -> String {
+    protocol::ANP.to_owned()
+}
+
+/// One session in the approver summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// How the other routes name it: the ANP session id, or
+    /// `<protocol>:<session_id>` for a gate session.
+    pub id: String,
+    /// The protocol its record speaks (`ANP/0.1`, `concordia`); a summary
+    /// without it is from a host that spoke only ANP/0.1.
+    #[serde(default = "anp_protocol")]
+    pub protocol: String,
+    /// ANP: `open`, `closed`, `accepted`. Gate: the transcript's state
+    /// (`proposed`, `active`, `agreed`, `rejected`, `expired`, `dormant`).
+    pub status: String,
+    /// True for the sandbox.
+    pub sandbox: bool,
+    /// Who the other side is.
+    #[serde(default)]
+    pub counterparty: Counterparty,
+    /// ANP sessions: the vendor, as older consoles read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<VendorIdentity>,
+    /// Gate sessions: the org's own agent that mirrors it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<GateAgentIdentity>,
+    /// Length of the record: events (ANP) or messages (gate).
+    pub event_count: u64,
+    /// Its head: the last event's hash, or the last message's `sha256:` hash.
+    pub chain_head: String,
+    /// Decisions waiting.
+    pub pending: Vec<PendingDecision>,
+}
+
+/// `GET /api/console/v1/summary`: everything a poll cycle needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Always `ANP/0.1` (the API's signing and error shape); each session
+    /// names its own protocol.
+    pub protocol: String,
+    /// Every session the approver's org can see.
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// What an approver decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionAction {
+    /// ANP: accept the offer, or send a draft. Gate: let the agent accept.
+    Approve,
+    /// Decline it, with a reason.
+    Decline,
+    /// ANP: answer with a buyer counter-offer. Gate: decline, with the
+    /// terms the agent should offer instead.
+    Counter,
+}
+
+/// `POST /api/console/v1/sessions/:id/decisions` body for an ANP session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionRequest {
+    /// A UUID chosen by the console; repeating it changes nothing.
+    pub decision_id: String,
+    /// What was decided.
+    pub action: DecisionAction,
+    /// The decided offer's `event_hash` (or `draft:<uuid>`).
+    pub in_response_to: String,
+    /// Required for decline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Required for counter: the offer the buyer will send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Value>,
+    /// Required for approve: the RFC-002 approval, signed by the approver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
+}
+
+/// `POST /api/console/v1/sessions/:id/decisions` body for a gate session:
+/// the person's decision as an ApprovalReceipt signed with the approver's
+/// enrolled key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateDecisionRequest {
+    /// A UUID chosen by the console; repeating it changes nothing.
+    pub decision_id: String,
+    /// What was decided.
+    pub action: DecisionAction,
+    /// The agent's `request_id`.
+    pub in_response_to: String,
+    /// The ApprovalReceipt (`approve` for approve, `deny` otherwise).
+    pub receipt: Value,
+    /// Required for decline and counter; sent to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Required for counter: the terms the agent should offer instead, in
+    /// the protocol's own form (Concordia: an offer body's `terms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_terms: Option<Value>,
+}
+
+/// What became of a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionOutcome {
+    /// Final: appended to the ANP log, or the gate request is decided.
+    Appended,
+    /// Recorded; more approvers are needed.
+    AwaitingApprovals,
+    /// Held by outbound screening (or because the screen could not run).
+    Held,
+}
+
+/// The answer to an ANP session's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionResponse {
+    /// The decision's id, as sent.
+    pub decision_id: String,
+    /// What happened.
+    pub outcome: DecisionOutcome,
+    /// A sentence for people (why held, how many approvals still needed).
+    pub detail: String,
+    /// The session log after the decision.
+    pub log: LogDocument,
+}
+
+/// The answer to a gate session's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateDecisionResponse {
+    /// The decision's id, as sent.
+    pub decision_id: String,
+    /// What happened.
+    pub outcome: DecisionOutcome,
+    /// A sentence for people.
+    pub detail: String,
+    /// The request as it now stands (what the agent reads).
+    pub request: GateRequestStatus,
+}
+
+/// `GET /api/console/v1/sessions/:id/log?after=N` for a gate session: the
+/// transcript after position `N` in its protocol's own form, with the keys
+/// it is verified with and every request the agent made in it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GateLog {
+    /// `concordia` (or `oanp`).
+    pub protocol: String,
+    /// The session id in its protocol (without the `<protocol>:` prefix).
+    pub session_id: String,
+    /// How many messages precede `messages`.
+    pub after: u64,
+    /// The organization's own party id.
+    #[serde(rename = "self")]
+    pub self_party: String,
+    /// The other side, as the agent declared it.
+    pub counterparty: GateCounterparty,
+    /// Party id → base64url Ed25519 key, as given when the session was created.
+    pub keys: std::collections::BTreeMap<String, String>,
+    /// The messages after `after`, each byte for byte as mirrored.
+    pub messages: Vec<Box<RawValue>>,
+    /// The stored head (count and hash of the last message).
+    pub head: Head,
+    /// Every request the agent made in the session, oldest first.
+    pub requests: Vec<GateRequestStatus>,
+}

@@ -1,0 +1,26 @@
+//! The wire of `countersign-host`'s own APIs, as types the host, the clients
+//! and the console share, so the wire cannot drift:
+//!
+//! | module | what it owns |
+//! |---|---|
+//! | [`approver`] | the approver API v1 (`/api/console/v1`) for every protocol: enrollment, the summary, records in each protocol's own form, decisions (`docs/approver-api.md` in the repository) |
+//! | [`gate`] | the gate v1 (`/api/gate/v1`) where the organization's own agents mirror their transcripts and ask for a person (`docs/gate-api.md`) |
+//!
+//! ANP's own wire (the agent API, discovery, RFC-002 approvals) stays in
+//! `anp::api`, and so does the request signing both APIs use (ANP SPEC §3:
+//! `anp::api::sign_request`, `anp::api::check_signed_request`).
+
+#![warn(missing_docs)]
+
+pub mod approver;
+pub mod gate;
+
+/// The `protocol` value of every session, as the summary and the gate name it.
+pub mod protocol {
+    /// ANP/0.1 sessions (vendor agents at the host's ANP endpoints).
+    pub const ANP: &str = "ANP/0.1";
+    /// Concordia transcripts mirrored through the gate.
+    pub const CONCORDIA: &str = "concordia";
+    /// OANP session logs mirrored through the gate.
+    pub const OANP: &str = "oanp";
+}

@@ -1,0 +1,445 @@
+//! A person's decision on a gate request (docs/approver-api.md): an
+//! ApprovalReceipt signed with the approver's enrolled key, checked by
+//! `crates/approval-receipt` and against the request (offer hash, the
+//! session it approves, amount, threshold, expiry), under the org's policy
+//! exactly as for ANP offers: N distinct approvers above the threshold, and
+//! outbound screening of what a decline or counter sends back. Idempotent on
+//! `decision_id`.
+
+use approval_receipt::receipt::{verify_receipt, Amount, ReceiptCheck};
+use approval_receipt::{datetime, did_key};
+use countersign_host_api::approver::{DecisionAction, DecisionOutcome, GateDecisionRequest};
+use countersign_host_api::gate::RequestState;
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use super::views::{counting_approvals, status_at};
+use super::{parse_stored, GateProtocol};
+use crate::domain::decisions::Received;
+use crate::domain::DomainError;
+use crate::store::{
+    ApproverRow, GateCommit, GateDecisionRow, GateRequestRow, GateState, NewGateDecision,
+    NewGateReceipt, Org, RequestChange,
+};
+
+/// Longest reason a person may write.
+const MAX_REASON_CHARS: usize = 4000;
+
+/// Everything a decision is checked against, read before it is planned.
+pub struct GateDecisionState {
+    /// The session with its messages, requests and receipts.
+    pub state: GateState,
+    /// Its org.
+    pub org: Org,
+    /// An earlier decision with the same id, if any (on a gate session).
+    pub earlier: Option<GateDecisionRow>,
+    /// True when the id was used for a decision on an ANP session.
+    pub used_for_anp: bool,
+}
+
+/// A decision's result, and what to store for it (`None`: a replay).
+pub struct GateDecided {
+    /// What to apply; `None` when this repeats an earlier decision.
+    pub commit: Option<GateCommit>,
+    /// What happened.
+    pub outcome: DecisionOutcome,
+    /// A sentence for the console.
+    pub detail: String,
+    /// The request it answers.
+    pub request_id: String,
+    /// The request's final status, when this decision settled it (the
+    /// agent gets a hint).
+    pub settled: Option<RequestState>,
+}
+
+fn outcome_text(o: DecisionOutcome) -> &'static str {
+    match o {
+        DecisionOutcome::Appended => "appended",
+        DecisionOutcome::AwaitingApprovals => "awaiting_approvals",
+        DecisionOutcome::Held => "held",
+    }
+}
+
+fn parse_outcome(text: &str) -> DecisionOutcome {
+    match text {
+        "appended" => DecisionOutcome::Appended,
+        "awaiting_approvals" => DecisionOutcome::AwaitingApprovals,
+        _ => DecisionOutcome::Held,
+    }
+}
+
+/// Reads a gate decision body; its `decision_id` must be a UUID.
+pub fn parse_request(body: &[u8]) -> Result<GateDecisionRequest, DomainError> {
+    let req: GateDecisionRequest = crate::body::parse_json(body, "decision")?;
+    if uuid::Uuid::parse_str(&req.decision_id).is_err() {
+        return Err(DomainError::Invalid("decision_id must be a UUID.".into()));
+    }
+    Ok(req)
+}
+
+fn invalid_receipt(what: String) -> DomainError {
+    DomainError::Invalid(format!("receipt: {what}; nothing was recorded."))
+}
+
+fn amount_at(receipt: &Value, pointer: &str) -> Result<Amount, DomainError> {
+    let text = receipt
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    text.parse::<Amount>()
+        .map_err(|e| invalid_receipt(format!("{pointer}: {e}")))
+}
+
+fn same_amount(a: &Amount, b: &Amount) -> bool {
+    a.value == b.value && a.currency == b.currency
+}
+
+/// Checks a receipt before it counts: every check of `crates/approval-receipt`
+/// (schema, `approves` reference, algorithm, the approver's `did:key`,
+/// signature, not expired, `offer_hash` = the awaited message's hash), then
+/// against the request: the decision, the session it approves, the amount,
+/// the threshold and an expiry no later than the request's.
+#[allow(clippy::too_many_arguments)]
+fn check_receipt(
+    protocol: GateProtocol,
+    session_id: &str,
+    approver: &ApproverRow,
+    request: &GateRequestRow,
+    offer_message: &Value,
+    receipt: &Value,
+    expected: &str,
+    now: OffsetDateTime,
+) -> Result<(), DomainError> {
+    let key = anp::keys::parse_public_key(&approver.public_key)
+        .map_err(|e| DomainError::Internal(e.to_string()))?;
+    let report = verify_receipt(receipt, offer_message, Some(&key), now, &[]);
+    if let Some(failed) = report.failures().next() {
+        let sentence = format!("the {} check fails: {}", failed.check.name(), failed.detail);
+        return Err(match failed.check {
+            ReceiptCheck::Identity | ReceiptCheck::Signature | ReceiptCheck::Algorithm => {
+                DomainError::BadSignature(format!(
+                    "receipt: {sentence}; sign it with your enrolled key (approver.identity {}); nothing was recorded.",
+                    did_key::encode(&key)
+                ))
+            }
+            _ => invalid_receipt(sentence),
+        });
+    }
+    let decision = receipt
+        .pointer("/scope/decision")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if decision != expected {
+        return Err(invalid_receipt(format!(
+            "scope.decision is {decision:?}, but this decision needs a {expected:?} receipt"
+        )));
+    }
+    let reference = protocol.session_reference(session_id);
+    let approves = receipt
+        .get("references")
+        .and_then(Value::as_array)
+        .is_some_and(|refs| {
+            refs.iter().any(|r| {
+                r.get("relationship").and_then(Value::as_str) == Some("approves")
+                    && r.get("id").and_then(Value::as_str) == Some(reference.as_str())
+            })
+        });
+    if !approves {
+        return Err(invalid_receipt(format!(
+            "no references[] entry approves {reference}"
+        )));
+    }
+    let requested: Amount = request
+        .amount
+        .parse()
+        .map_err(|e| DomainError::Internal(format!("stored amount: {e}")))?;
+    let amount = amount_at(receipt, "/scope/amount")?;
+    if !same_amount(&amount, &requested) {
+        return Err(invalid_receipt(format!(
+            "scope.amount is {amount}, not the request's {}",
+            request.amount
+        )));
+    }
+    let threshold: Amount = request
+        .threshold
+        .parse()
+        .map_err(|e| DomainError::Internal(format!("stored threshold: {e}")))?;
+    let crossed = amount_at(receipt, "/scope/threshold_crossed")?;
+    if !same_amount(&crossed, &threshold) {
+        return Err(invalid_receipt(format!(
+            "scope.threshold_crossed is {crossed}, not the policy's {}",
+            request.threshold
+        )));
+    }
+    let expires = receipt
+        .get("expires_at")
+        .and_then(Value::as_str)
+        .and_then(|t| datetime::parse(t).ok());
+    let until = anp::api::parse_timestamp(&request.expires_at)
+        .ok_or_else(|| DomainError::Internal("stored request expiry unreadable".into()))?;
+    if expires.is_none_or(|e| e > until) {
+        return Err(invalid_receipt(format!(
+            "expires_at must not be after the request's expiry ({})",
+            request.expires_at
+        )));
+    }
+    Ok(())
+}
+
+fn reason_of(req: &GateDecisionRequest) -> Result<String, DomainError> {
+    let reason = req.reason.as_deref().map(str::trim).unwrap_or_default();
+    if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+        return Err(DomainError::Invalid(format!(
+            "a decline or counter needs a reason of 1 to {MAX_REASON_CHARS} characters."
+        )));
+    }
+    Ok(reason.to_owned())
+}
+
+fn screen(org: &Org, outbound: &Value) -> Option<String> {
+    match org.screen() {
+        Ok(screen) => screen
+            .check_terms(outbound)
+            .err()
+            .map(|l| format!("Held by outbound screening: {}.", l.reason)),
+        Err(e) => Some(format!("Held: {e}.")),
+    }
+}
+
+/// Plans (or replays) one decision on a gate request.
+pub fn decide(
+    protocol: GateProtocol,
+    approver: &ApproverRow,
+    st: GateDecisionState,
+    req: &GateDecisionRequest,
+    received: Received<'_>,
+    now: OffsetDateTime,
+) -> Result<GateDecided, DomainError> {
+    let body_hash = anp::canonical::sha256_hex(received.body);
+    let key = st.state.session.key.clone();
+    if let Some(earlier) = &st.earlier {
+        if earlier.approver_id == approver.id
+            && earlier.key == key
+            && earlier.body_sha256 == body_hash
+        {
+            return Ok(GateDecided {
+                commit: None,
+                outcome: parse_outcome(&earlier.outcome),
+                detail: earlier.detail.clone(),
+                request_id: earlier.request_id.clone(),
+                settled: None,
+            });
+        }
+    }
+    if st.earlier.is_some() || st.used_for_anp {
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a different decision.",
+            req.decision_id
+        )));
+    }
+    let GateDecisionState { state, org, .. } = st;
+    let Some(request) = state
+        .requests
+        .iter()
+        .find(|r| r.request_id == req.in_response_to)
+    else {
+        return Err(DomainError::NoStandingOffer(format!(
+            "There is no request {} in this session.",
+            req.in_response_to
+        )));
+    };
+    match status_at(request, now) {
+        RequestState::Pending => {}
+        RequestState::Expired => {
+            return Err(DomainError::OfferExpired(format!(
+                "Request {} expired at {}; the agent must not accept.",
+                request.request_id, request.expires_at
+            )))
+        }
+        RequestState::Superseded => {
+            return Err(DomainError::NotStanding(format!(
+                "Request {} is superseded: a later message answered the offer it awaits.",
+                request.request_id
+            )))
+        }
+        done => {
+            return Err(DomainError::NoStandingOffer(format!(
+                "Request {} is already {}.",
+                request.request_id,
+                done.as_str()
+            )))
+        }
+    }
+    let expected = match req.action {
+        DecisionAction::Approve => "approve",
+        DecisionAction::Decline | DecisionAction::Counter => "deny",
+    };
+    match req.action {
+        DecisionAction::Approve if req.reason.is_some() || req.counter_terms.is_some() => {
+            return Err(DomainError::Invalid(
+                "approve carries a receipt only: no reason, no counter_terms.".into(),
+            ))
+        }
+        DecisionAction::Decline if req.counter_terms.is_some() => {
+            return Err(DomainError::Invalid(
+                "decline carries no counter_terms; send a counter instead.".into(),
+            ))
+        }
+        _ => {}
+    }
+    let offer_message = state
+        .messages
+        .iter()
+        .find(|m| m.hash == request.message_hash)
+        .map(parse_stored)
+        .transpose()?
+        .ok_or_else(|| DomainError::Internal("the awaited message vanished".into()))?;
+    let session_id = key.session_id.clone();
+    check_receipt(
+        protocol,
+        &session_id,
+        approver,
+        request,
+        &offer_message,
+        &req.receipt,
+        expected,
+        now,
+    )?;
+    let mine = state
+        .receipts
+        .iter()
+        .filter(|r| r.request_id == request.request_id)
+        .count();
+    let at = anp::api::format_timestamp(now);
+    let receipt_text =
+        serde_json::to_string(&req.receipt).map_err(|e| DomainError::Internal(e.to_string()))?;
+    let new_receipt = NewGateReceipt {
+        request_id: request.request_id.clone(),
+        approver_id: approver.id.clone(),
+        decision: expected.to_owned(),
+        receipt: receipt_text,
+        recorded_at: at.clone(),
+        ordinal: mine as u32 + 1,
+    };
+    let mut next = state.session.clone();
+    next.updated_at = at.clone();
+    let mut commit = GateCommit::on(next);
+    let rid = request.request_id.clone();
+    let (outcome, detail, settled) = match req.action {
+        DecisionAction::Approve => {
+            let given: Vec<&str> = counting_approvals(&rid, &state.receipts)
+                .map(|r| r.approver_id.as_str())
+                .collect();
+            if given.contains(&approver.id.as_str()) {
+                return Err(DomainError::Policy(format!(
+                    "You already approved request {rid}; the policy needs distinct approvers."
+                )));
+            }
+            let count = given.len() as u32 + 1;
+            commit.receipts.push(new_receipt);
+            if count >= request.approvals_required {
+                commit.request_changes.push(RequestChange::Settle {
+                    request_id: rid.clone(),
+                    status: RequestState::Approved.as_str().to_owned(),
+                    at: at.clone(),
+                    reason: None,
+                    counter_terms: None,
+                });
+                (
+                    DecisionOutcome::Appended,
+                    format!(
+                        "Approved ({count} of {} approvals): the agent may accept.",
+                        request.approvals_required
+                    ),
+                    Some(RequestState::Approved),
+                )
+            } else {
+                commit.request_changes.push(RequestChange::StillPending {
+                    request_id: rid.clone(),
+                });
+                (
+                    DecisionOutcome::AwaitingApprovals,
+                    format!(
+                        "Recorded approval {count} of {}; {} more needed.",
+                        request.approvals_required,
+                        request.approvals_required - count
+                    ),
+                    None,
+                )
+            }
+        }
+        DecisionAction::Decline => {
+            let reason = reason_of(req)?;
+            if let Some(why) = screen(&org, &json!({ "reason": reason })) {
+                commit.request_changes.push(RequestChange::Held {
+                    request_id: rid.clone(),
+                    reason: why.clone(),
+                });
+                (DecisionOutcome::Held, why, None)
+            } else {
+                commit.receipts.push(new_receipt);
+                commit.request_changes.push(RequestChange::Settle {
+                    request_id: rid.clone(),
+                    status: RequestState::Denied.as_str().to_owned(),
+                    at: at.clone(),
+                    reason: Some(reason),
+                    counter_terms: None,
+                });
+                (
+                    DecisionOutcome::Appended,
+                    "Denied: the agent must not accept.".to_owned(),
+                    Some(RequestState::Denied),
+                )
+            }
+        }
+        DecisionAction::Counter => {
+            let reason = reason_of(req)?;
+            let terms = req
+                .counter_terms
+                .clone()
+                .ok_or_else(|| DomainError::Invalid("counter needs counter_terms.".into()))?;
+            protocol.check_counter_terms(&terms)?;
+            if let Some(why) = screen(&org, &json!({ "reason": reason, "counter_terms": terms })) {
+                commit.request_changes.push(RequestChange::Held {
+                    request_id: rid.clone(),
+                    reason: why.clone(),
+                });
+                (DecisionOutcome::Held, why, None)
+            } else {
+                commit.receipts.push(new_receipt);
+                commit.request_changes.push(RequestChange::Settle {
+                    request_id: rid.clone(),
+                    status: RequestState::Countered.as_str().to_owned(),
+                    at: at.clone(),
+                    reason: Some(reason),
+                    counter_terms: Some(terms.to_string()),
+                });
+                (
+                    DecisionOutcome::Appended,
+                    "Countered: the agent should offer the counter terms instead.".to_owned(),
+                    Some(RequestState::Countered),
+                )
+            }
+        }
+    };
+    let headers = serde_json::to_string(received.headers)
+        .map_err(|e| DomainError::Internal(e.to_string()))?;
+    commit.decision = Some(NewGateDecision {
+        decision_id: req.decision_id.clone(),
+        approver_id: approver.id.clone(),
+        request_id: rid.clone(),
+        body: received.body.to_vec(),
+        body_sha256: body_hash,
+        signed_headers: headers,
+        outcome: outcome_text(outcome).to_owned(),
+        detail: detail.clone(),
+        received_at: at,
+    });
+    Ok(GateDecided {
+        commit: Some(commit),
+        outcome,
+        detail,
+        request_id: rid,
+        settled,
+    })
+}

@@ -1,0 +1,144 @@
+//! The approver API v1 (docs/approver-api.md) under `/api/console/v1`:
+//! enroll, summary, log, decisions, for ANP sessions and gate sessions
+//! alike. Every route but enroll is signed like an ANP request; errors are
+//! in ANP's shape.
+
+use axum::extract::{Path, State};
+use axum::http::header::{ETAG, IF_NONE_MATCH};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use countersign_host_api::approver::{DecisionResponse, EnrollRequest};
+
+use super::support::{self, after_param, json_text, Registration, Signed};
+use crate::auth::Approver;
+use crate::body::parse_json;
+use crate::domain::decisions::Received;
+use crate::error::ApiError;
+use crate::service::{self, approver_gate, SessionRef};
+use crate::Host;
+
+/// The approver API's routes, relative to `/api/console/v1`.
+pub fn router() -> Router<Host> {
+    Router::new()
+        .route("/enroll", post(enroll))
+        .route("/summary", get(summary))
+        .route("/sessions/{id}/log", get(log))
+        .route("/sessions/{id}/decisions", post(decide))
+        .method_not_allowed_fallback(super::method_not_allowed)
+}
+
+/// `POST /enroll`: unsigned, rate limited; a one-time code makes an approver.
+pub async fn enroll(
+    State(host): State<Host>,
+    Registration(incoming): Registration,
+) -> Result<impl IntoResponse, ApiError> {
+    let req: EnrollRequest = parse_json(&incoming.body, "enroll")?;
+    let response = service::enroll(&host, &req, host.clock().now()).await?;
+    Ok((StatusCode::CREATED, Json(response)))
+}
+
+/// `GET /summary`: every session's head and pending decisions, ANP and
+/// gate sessions alike. The answer carries an `ETag`; a request whose
+/// `If-None-Match` names it gets `304 Not Modified` and no body, so a
+/// console polling an unchanged host parses nothing (the request is still
+/// signed and spends its nonce).
+pub async fn summary(
+    State(host): State<Host>,
+    signed: Signed<Approver>,
+) -> Result<Response, ApiError> {
+    // An unreadable header matches nothing, so the full answer is sent.
+    let known = signed
+        .incoming
+        .headers
+        .get(IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let mut summary = service::summary(&host, &signed.principal).await?;
+    summary
+        .sessions
+        .extend(approver_gate::summary(&host, &signed.principal, signed.now).await?);
+    let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let tag = etag_of(&text);
+    if known.is_some_and(|header| etag_matches(&header, &tag)) {
+        return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
+    }
+    Ok(([(ETAG, tag)], json_text(text)).into_response())
+}
+
+/// The entity tag of an answer: a hash of its exact bytes, so any
+/// change a console could see (a head, a status, a pending approval) changes
+/// it, and nothing else does.
+fn etag_of(text: &str) -> String {
+    let hash = anp::canonical::sha256_hex(text.as_bytes());
+    format!("\"{}\"", &hash[..32])
+}
+
+/// Whether an `If-None-Match` header names `tag` (RFC 9110 §13.1.2: a list of
+/// tags, weak ones compared weakly, or `*`).
+pub fn etag_matches(header: &str, tag: &str) -> bool {
+    header.split(',').map(str::trim).any(|candidate| {
+        candidate == "*" || candidate.strip_prefix("W/").unwrap_or(candidate) == tag
+    })
+}
+
+/// `GET /sessions/:id/log?after=N`: the record in its protocol's own form.
+pub async fn log(
+    State(host): State<Host>,
+    Path(id): Path<String>,
+    signed: Signed<Approver>,
+) -> Result<Response, ApiError> {
+    let after = after_param(&signed.incoming.uri)?;
+    match SessionRef::parse(&id) {
+        SessionRef::Anp(id) => {
+            service::visible_session(&host, &signed.principal, id).await?;
+            let doc = support::log_text(&host, id, after).await?;
+            Ok(json_text(doc).into_response())
+        }
+        SessionRef::Gate(protocol, sid) => {
+            let log =
+                approver_gate::log(&host, &signed.principal, protocol, sid, after, signed.now)
+                    .await?;
+            Ok(Json(log).into_response())
+        }
+    }
+}
+
+/// `POST /sessions/:id/decisions`: approve, decline or counter (idempotent).
+pub async fn decide(
+    State(host): State<Host>,
+    Path(id): Path<String>,
+    signed: Signed<Approver>,
+) -> Result<Response, ApiError> {
+    let received = Received {
+        body: &signed.incoming.body,
+        headers: &signed.headers,
+    };
+    match SessionRef::parse(&id) {
+        SessionRef::Anp(id) => {
+            let (decision_id, decided) =
+                service::decide(&host, &signed.principal, id, received, signed.now).await?;
+            let log = service::log_document(&host, id, 0).await?;
+            Ok(Json(DecisionResponse {
+                decision_id,
+                outcome: decided.outcome,
+                detail: decided.detail,
+                log,
+            })
+            .into_response())
+        }
+        SessionRef::Gate(protocol, sid) => {
+            let answer = approver_gate::decide(
+                &host,
+                &signed.principal,
+                protocol,
+                sid,
+                received,
+                signed.now,
+            )
+            .await?;
+            Ok(Json(answer).into_response())
+        }
+    }
+}

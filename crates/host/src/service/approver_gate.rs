@@ -1,0 +1,134 @@
+//! The approver API on gate sessions (docs/approver-api.md): their place in
+//! the summary, their transcript in its own form, and decisions carried by
+//! ApprovalReceipts. An approver sees the gate sessions of its own org;
+//! anything else is the uniform refusal.
+
+use countersign_host_api::approver::{GateDecisionResponse, GateLog, SessionSummary};
+use time::OffsetDateTime;
+
+use super::gate::{hint, try_commit};
+use super::{busy, ATTEMPTS};
+use crate::auth::Approver;
+use crate::domain::decisions::Received;
+use crate::domain::gate::decisions::{self, GateDecisionState};
+use crate::domain::gate::{views, GateProtocol};
+use crate::domain::DomainError;
+use crate::store::{GateKey, GateState};
+use crate::Host;
+
+fn key_of(approver: &Approver, protocol: GateProtocol, session_id: &str) -> GateKey {
+    GateKey {
+        org_handle: approver.org_handle.clone(),
+        protocol: protocol.name().to_owned(),
+        session_id: session_id.to_owned(),
+    }
+}
+
+async fn visible(host: &Host, key: &GateKey) -> Result<GateState, DomainError> {
+    host.store()
+        .gate()
+        .gate_state(key)
+        .await?
+        .ok_or(DomainError::Unauthorized)
+}
+
+/// The approver's org's gate sessions, as the summary lists them.
+pub async fn summary(
+    host: &Host,
+    approver: &Approver,
+    now: OffsetDateTime,
+) -> Result<Vec<SessionSummary>, DomainError> {
+    host.store()
+        .gate()
+        .gate_summary(&approver.org_handle)
+        .await?
+        .iter()
+        .map(|row| views::summary_session(row, now))
+        .collect()
+}
+
+/// `GET /sessions/<protocol>:<id>/log?after=N`.
+pub async fn log(
+    host: &Host,
+    approver: &Approver,
+    protocol: GateProtocol,
+    session_id: &str,
+    after: u64,
+    now: OffsetDateTime,
+) -> Result<GateLog, DomainError> {
+    let state = visible(host, &key_of(approver, protocol, session_id)).await?;
+    views::gate_log(&state, after, now)
+}
+
+/// `POST /sessions/<protocol>:<id>/decisions`: applies (or replays) one
+/// decision and answers the request as it then stands.
+pub async fn decide(
+    host: &Host,
+    approver: &Approver,
+    protocol: GateProtocol,
+    session_id: &str,
+    received: Received<'_>,
+    now: OffsetDateTime,
+) -> Result<GateDecisionResponse, DomainError> {
+    let req = decisions::parse_request(received.body)?;
+    let key = key_of(approver, protocol, session_id);
+    let org = host
+        .store()
+        .negotiations()
+        .org(&approver.org_handle)
+        .await?
+        .ok_or(DomainError::Unauthorized)?;
+    for _ in 0..ATTEMPTS {
+        let state = visible(host, &key).await?;
+        let earlier = host.store().gate().gate_decision(&req.decision_id).await?;
+        let used_for_anp = host
+            .store()
+            .negotiations()
+            .decision(&req.decision_id)
+            .await?
+            .is_some();
+        let agent_id = state.session.agent_id.clone();
+        let st = GateDecisionState {
+            state,
+            org: org.clone(),
+            earlier,
+            used_for_anp,
+        };
+        let received = Received {
+            body: received.body,
+            headers: received.headers,
+        };
+        let decided = decisions::decide(protocol, approver, st, &req, received, now)?;
+        let applied = match &decided.commit {
+            None => true,
+            Some(commit) => try_commit(host, commit).await?,
+        };
+        if !applied {
+            continue;
+        }
+        if let Some(status) = decided.settled {
+            if let Some(agent) = host.store().gate().gate_agent(&agent_id).await? {
+                hint(
+                    host,
+                    &agent,
+                    session_id,
+                    &decided.request_id,
+                    status.as_str(),
+                );
+            }
+        }
+        let after = visible(host, &key).await?;
+        let request = after
+            .requests
+            .iter()
+            .find(|r| r.request_id == decided.request_id)
+            .ok_or_else(|| DomainError::Internal("a decided request vanished".into()))?;
+        return Ok(GateDecisionResponse {
+            decision_id: req.decision_id.clone(),
+            outcome: decided.outcome,
+            detail: decided.detail,
+            request: views::request_status(request, &after.receipts, now, true)?,
+        });
+    }
+    Err(busy())
+}
