@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use anp::keys::SigningKey;
-use countersign_client::{ApproverClient, ClientConfig, RetryPolicy};
+use ed25519_dalek::SigningKey;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::config::{ApproverProfile, EngineConfig, SandboxMode};
+use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::notify::{Notifier, SilentNotifier};
 use crate::settings::{ApproverCard, SettingsView};
@@ -29,8 +29,9 @@ pub(crate) struct Inner {
     pub(crate) poll_lock: tokio::sync::Mutex<()>,
     /// One decision at a time, so a double click reuses the first one.
     pub(crate) decide_lock: tokio::sync::Mutex<()>,
-    /// Clients per host, for polling (no retries: the poller backs off itself).
-    pub(crate) clients: Mutex<HashMap<String, Arc<ApproverClient>>>,
+    /// What the protocols talk to each host with (the approver client has
+    /// no retries: the poller backs off itself).
+    pub(crate) clients: Mutex<HashMap<String, Arc<HostIo>>>,
     /// Per host, the `ETag` of the last summary the poller applied in full:
     /// the next cycle asks for the summary only if it changed.
     pub(crate) summary_tags: Mutex<HashMap<String, String>>,
@@ -129,7 +130,7 @@ impl Engine {
 
     /// The approver's public key (base64url), as enrolled with hosts.
     pub fn approver_public_key(&self) -> String {
-        anp::keys::public_key_b64(&self.inner.key.verifying_key())
+        crate::edge::keyfile::public_key_text(&self.inner.key.verifying_key())
     }
 
     /// The data directory in use.
@@ -190,7 +191,8 @@ impl Engine {
         session_id: &str,
         event_hash: &str,
     ) -> Result<OfferView, EngineError> {
-        crate::inbox::offer_view(&*self.store()?, host_id, session_id, event_hash)
+        let now = time::OffsetDateTime::now_utc();
+        crate::inbox::offer_view(&*self.store()?, host_id, session_id, event_hash, now)
     }
 
     /// Signs and submits a decision, idempotently: the decision is stored
@@ -282,8 +284,8 @@ impl Engine {
             approver: ApproverCard {
                 name: profile.name,
                 email: profile.email,
-                key_fingerprint: anp::keys::fingerprint(&key),
-                public_key: anp::keys::public_key_b64(&key),
+                key_fingerprint: crate::edge::keyfile::fingerprint(&key),
+                public_key: crate::edge::keyfile::public_key_text(&key),
             },
             data_dir: self.inner.config.data_dir.display().to_string(),
         })
@@ -447,32 +449,20 @@ impl Engine {
             })
     }
 
-    /// A client for polling this host (no retries; the poller backs off).
-    pub(crate) fn poll_client(
-        &self,
-        host: &HostRecord,
-    ) -> Result<Arc<ApproverClient>, EngineError> {
+    /// What the protocols talk to this host with: the approver client (no
+    /// retries; the poller backs off) and the signer, one per host.
+    pub(crate) fn host_io(&self, host: &HostRecord) -> Result<Arc<HostIo>, EngineError> {
         let mut clients = self.inner.clients.lock().map_err(|_| poisoned())?;
-        if let Some(c) = clients.get(&host.host_id) {
-            if c.base_url().trim_end_matches('/') == host.url.trim_end_matches('/') {
-                return Ok(c.clone());
+        if let Some(io) = clients.get(&host.host_id) {
+            if io.url.trim_end_matches('/') == host.url.trim_end_matches('/') {
+                return Ok(io.clone());
             }
         }
-        let config = ClientConfig {
-            retry: RetryPolicy::none(),
-            timeout: std::time::Duration::from_secs(15),
-            ..ClientConfig::default()
-        };
-        let client = ApproverClient::with_config(
-            &host.url,
-            self.inner.key.clone(),
-            &host.approver_id,
-            config,
-        )
-        .map_err(|e| EngineError::InvalidInput(e.to_string()))?;
-        let client = Arc::new(client);
-        clients.insert(host.host_id.clone(), client.clone());
-        Ok(client)
+        let io = HostIo::new(&host.url, &host.approver_id, &self.inner.key)
+            .map(Arc::new)
+            .map_err(EngineError::InvalidInput)?;
+        clients.insert(host.host_id.clone(), io.clone());
+        Ok(io)
     }
 }
 
@@ -495,7 +485,7 @@ pub(crate) fn poisoned() -> EngineError {
     EngineError::InvalidInput("the engine's store lock was poisoned by an earlier panic".into())
 }
 
-/// Now, as the protocol writes times.
+/// Now, as the protocols write times.
 pub(crate) fn now_text() -> String {
-    anp::api::format_timestamp(time::OffsetDateTime::now_utc())
+    crate::clock::format_time(time::OffsetDateTime::now_utc())
 }

@@ -8,20 +8,17 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use anp::api::{DiscoveredKey, PendingDecision, SessionSummary, Summary};
-use anp::{ChainHead, Event, EventKind, LogDocument};
-use countersign_client::SummaryFetch;
 use rand::Rng;
 use serde::Serialize;
 
 use crate::dispute::HostAnswer;
+use crate::edge::wire::{RemoteSession, SummaryAnswer, SummaryError};
 use crate::engine::{now_text, Engine};
 use crate::error::EngineError;
 use crate::notify::{DisputeNotice, PendingNotice};
-use crate::protocol::anp as proto;
-use crate::protocol::ANP_0_1;
+use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, PendingRecord, SessionRecord, StoredEvent};
-use crate::views::{ChangeScope, Vendor, Verification};
+use crate::views::{ChangeScope, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -125,25 +122,29 @@ pub(crate) async fn poll_all(engine: &Engine) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn count(engine: &Engine, requests: u64, value: &impl Serialize) {
-    let bytes = serde_json::to_vec(value)
-        .map(|v| v.len() as u64)
-        .unwrap_or(0);
+fn count(engine: &Engine, requests: u64, bytes: u64) {
     if let Ok(mut s) = engine.inner.stats.lock() {
         s.requests += requests;
         s.bytes += bytes;
     }
 }
 
-/// Polls one host: the summary, then new events of moved sessions.
+/// Polls one host: the summary, then new entries of moved sessions.
 pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
-    let client = engine.poll_client(host)?;
+    let io = engine.host_io(host)?;
     // Taken, not read: until this cycle has applied a summary in full, the
     // next one asks afresh.
     let known = take_summary_tag(engine, &host.host_id);
-    let (summary, etag) = match client.summary_since(known.as_deref()).await {
-        Ok(SummaryFetch::Changed { summary, etag }) => (summary, etag),
-        Ok(SummaryFetch::Unchanged) => {
+    let (sessions, etag) = match crate::edge::wire::summary(&io.client, known.as_deref()).await {
+        Ok(SummaryAnswer::Changed {
+            sessions,
+            etag,
+            bytes,
+        }) => {
+            count(engine, 1, bytes);
+            (sessions, etag)
+        }
+        Ok(SummaryAnswer::Unchanged) => {
             if let Some(tag) = known {
                 remember_summary_tag(engine, &host.host_id, tag);
             }
@@ -153,8 +154,7 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             }
             return finish_cycle(engine, host);
         }
-        Err(e) => {
-            let message = e.to_string();
+        Err(SummaryError::Unreachable(message)) => {
             engine
                 .store()?
                 .set_host_poll(&host.host_id, false, Some(&message), None)?;
@@ -166,27 +166,31 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
                 detail: message,
             });
         }
+        Err(SummaryError::Protocol(message)) => {
+            count(engine, 1, 0);
+            engine
+                .store()?
+                .set_host_poll(&host.host_id, false, Some(&message), None)?;
+            engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+            return Err(EngineError::Protocol(message));
+        }
     };
-    count(engine, 1, &summary);
-    if summary.protocol != anp::PROTOCOL {
-        let message = format!(
-            "the host's summary speaks {:?}, not {}",
-            summary.protocol,
-            anp::PROTOCOL
-        );
-        engine
-            .store()?
-            .set_host_poll(&host.host_id, false, Some(&message), None)?;
-        engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
-        return Err(EngineError::Protocol(message));
-    }
-    let mut approver_keys: Vec<DiscoveredKey> =
-        serde_json::from_str(&host.approver_keys).unwrap_or_default();
+    let mut host = host.clone();
 
     let mut applied_in_full = true;
-    for session in &summary.sessions {
+    for session in &sessions {
         let stored = engine.store()?.session(&host.host_id, &session.id)?;
-        let record = stored.unwrap_or_else(|| new_session(host, session));
+        let record = match stored {
+            Some(record) => record,
+            None => match new_session(&host, session) {
+                Ok(record) => record,
+                Err(e) => {
+                    // A protocol this console does not read: nothing stored.
+                    tracing::warn!("session {}: {e}", session.id);
+                    continue;
+                }
+            },
+        };
         let moved = session.event_count != record.pin_seq || session.chain_head != record.pin_hash;
         if !moved {
             if record.status != session.status {
@@ -211,18 +215,10 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             continue;
         }
         let result = if session.event_count > record.pin_seq {
-            fetch_new(engine, &client, host, &mut approver_keys, record, session).await
+            fetch_new(engine, &io, &mut host, record, session).await
         } else {
             // Shorter, or same length with another head: history changed.
-            audit_record(
-                engine,
-                &client,
-                host,
-                &mut approver_keys,
-                record,
-                Some(session),
-            )
-            .await
+            audit_record(engine, &io, &mut host, record, Some(session)).await
         };
         if let Err(e) = result {
             // Retried next cycle: the summary is asked for in full again.
@@ -231,11 +227,11 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         }
     }
 
-    update_pending(engine, host, &summary)?;
+    update_pending(engine, &host, &sessions)?;
     if let (true, Some(tag)) = (applied_in_full, etag) {
         remember_summary_tag(engine, &host.host_id, tag);
     }
-    finish_cycle(engine, host)
+    finish_cycle(engine, &host)
 }
 
 /// Records a successful cycle: the host is reachable, polled now.
@@ -263,27 +259,17 @@ fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
     }
 }
 
-fn vendor_of(session: &SessionSummary) -> Vendor {
-    Vendor {
-        agent_id: session.vendor.agent_id.clone(),
-        agent_name: session.vendor.agent_name.clone(),
-        vendor_name: session.vendor.vendor_name.clone(),
-        fingerprint: session.vendor.fingerprint.clone(),
-        status: countersign_host::admin::status_text(session.vendor.status).to_owned(),
-    }
-}
-
-fn new_session(host: &HostRecord, session: &SessionSummary) -> SessionRecord {
-    let genesis = ChainHead::genesis();
-    SessionRecord {
+fn new_session(host: &HostRecord, session: &RemoteSession) -> Result<SessionRecord, EngineError> {
+    let genesis = Protocol::parse(&session.protocol)?.seam().genesis();
+    Ok(SessionRecord {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
-        protocol: ANP_0_1.to_owned(),
+        protocol: session.protocol.clone(),
         status: session.status.clone(),
         sandbox: session.sandbox,
-        vendor: vendor_of(session),
+        vendor: session.counterparty.clone(),
         pin_seq: genesis.seq,
-        pin_hash: genesis.event_hash,
+        pin_hash: genesis.hash,
         remote_count: session.event_count,
         remote_head: session.chain_head.clone(),
         verification: Verification::Verified,
@@ -294,126 +280,72 @@ fn new_session(host: &HostRecord, session: &SessionSummary) -> SessionRecord {
         last_total: None,
         currency: None,
         updated_at: now_text(),
+        pinned_keys: "{}".to_owned(),
+    })
+}
+
+fn pin_of(record: &SessionRecord) -> Head {
+    Head {
+        seq: record.pin_seq,
+        hash: record.pin_hash.clone(),
     }
 }
 
-async fn refresh_approver_keys(
+/// Fetches a session's record after `after` (all of it for `None`) through
+/// its protocol, counting the requests and keeping the host's refreshed
+/// approver keys.
+async fn fetch(
     engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    keys: &mut Vec<DiscoveredKey>,
-    events: &[Event],
-) {
-    if !events.iter().any(|e| e.kind == EventKind::Accept) {
-        return;
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
+    record: &SessionRecord,
+    after: Option<u64>,
+) -> Result<crate::protocol::Fetched, EngineError> {
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let fetched = seam
+        .fetch_since(io, host, &record.session_id, after)
+        .await?;
+    count(engine, fetched.requests, fetched.bytes.len() as u64);
+    if let Some(keys) = &fetched.approver_keys {
+        engine.store()?.set_approver_keys(&host.host_id, keys)?;
+        host.approver_keys = keys.clone();
     }
-    if let Ok(doc) = client.well_known().await {
-        count(engine, 1, &doc);
-        let approvers: Vec<DiscoveredKey> = doc
-            .platform_keys
-            .into_iter()
-            .filter(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.is_some())
-            .collect();
-        if let Ok(store) = engine.store() {
-            let _ = store.set_approver_keys(
-                &host.host_id,
-                &serde_json::to_string(&approvers).unwrap_or_default(),
-            );
-        }
-        *keys = approvers;
-    }
+    Ok(fetched)
 }
 
 async fn fetch_new(
     engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    approver_keys: &mut Vec<DiscoveredKey>,
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
     record: SessionRecord,
-    session: &SessionSummary,
+    session: &RemoteSession,
 ) -> Result<(), EngineError> {
-    let raw = fetch_log(
-        engine,
-        client,
-        host,
-        &record,
-        Some(record.pin_seq),
-        approver_keys,
-    )
-    .await?;
-    let doc: &LogDocument = &raw.document;
-    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
-    let pin = ChainHead {
-        seq: record.pin_seq,
-        event_hash: record.pin_hash.clone(),
-    };
-    let checked = proto::check_extension(&session.id, &pin, &doc.events, &ring, approver_keys);
-    if checked
-        .dispute
-        .as_ref()
-        .is_some_and(|d| d.checks == ["pin"])
-    {
-        // The new events do not link to the pin: find the exact seq.
-        return audit_record(engine, client, host, approver_keys, record, Some(session)).await;
+    let fetched = fetch(engine, io, host, &record, Some(record.pin_seq)).await?;
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let checked = seam.verify_since(
+        &record.session_id,
+        &pin_of(&record),
+        &Trust::of(host, &record),
+        &fetched.bytes,
+    )?;
+    if checked.unlinked {
+        // The new entries do not link to the pin: find the exact seq.
+        return audit_record(engine, io, host, record, Some(session)).await;
     }
     let answer = HostAnswer {
-        request: &raw.request,
-        bytes: &raw.bytes,
+        request: &fetched.request,
+        bytes: &fetched.bytes,
     };
     apply(engine, host, record, Some(session), checked, Some(&answer))
 }
 
-/// Fetches a session's log after `after` (all of it for `None`), keeping the
-/// answer's bytes (evidence, should it contradict the stored copy); refuses
-/// another protocol's or session's document; refreshes the approver keys
-/// when it carries an accept.
-async fn fetch_log(
-    engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    record: &SessionRecord,
-    after: Option<u64>,
-    approver_keys: &mut Vec<DiscoveredKey>,
-) -> Result<countersign_client::RawLog, EngineError> {
-    let raw = client
-        .log_raw(&record.session_id, after)
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
-    count(engine, 1, &raw.document);
-    check_document(&raw.document, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &raw.document.events).await;
-    Ok(raw)
-}
-
-/// Refuses a log document of another protocol or another session before
-/// anything in it is looked at.
-fn check_document(doc: &LogDocument, session_id: &str) -> Result<(), EngineError> {
-    if !doc.is_anp_0_1() {
-        return Err(EngineError::Protocol(format!(
-            "the log of session {session_id} speaks {:?}, not {}",
-            doc.protocol,
-            anp::PROTOCOL
-        )));
-    }
-    if doc.session.id != session_id {
-        return Err(EngineError::Protocol(format!(
-            "asked for the log of session {session_id}, got session {:?}",
-            doc.session.id
-        )));
-    }
-    Ok(())
-}
-
-/// Re-fetches a whole log and compares it with the stored copy.
+/// Re-fetches a whole record and compares it with the stored copy.
 pub(crate) async fn audit(
     engine: &Engine,
     host_id: &str,
     session_id: &str,
 ) -> Result<(), EngineError> {
-    let (host, record) = {
+    let (mut host, record) = {
         let store = engine.store()?;
         let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
             what: "host",
@@ -430,39 +362,30 @@ pub(crate) async fn audit(
     if record.verification == Verification::Disputed {
         return Ok(());
     }
-    let client = engine.poll_client(&host)?;
-    let mut keys: Vec<DiscoveredKey> =
-        serde_json::from_str(&host.approver_keys).unwrap_or_default();
-    audit_record(engine, &client, &host, &mut keys, record, None).await
+    let io = engine.host_io(&host)?;
+    audit_record(engine, &io, &mut host, record, None).await
 }
 
 async fn audit_record(
     engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    approver_keys: &mut Vec<DiscoveredKey>,
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
     record: SessionRecord,
-    session: Option<&SessionSummary>,
+    session: Option<&RemoteSession>,
 ) -> Result<(), EngineError> {
-    let raw = fetch_log(engine, client, host, &record, None, approver_keys).await?;
-    let doc: &LogDocument = &raw.document;
+    let fetched = fetch(engine, io, host, &record, None).await?;
     let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
-    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
-    let pin = ChainHead {
-        seq: record.pin_seq,
-        event_hash: record.pin_hash.clone(),
-    };
-    let checked = proto::check_whole(
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let checked = seam.verify_whole(
         &record.session_id,
-        &pin,
-        &doc.events,
+        &pin_of(&record),
+        &Trust::of(host, &record),
+        &fetched.bytes,
         &stored_copy,
-        &ring,
-        approver_keys,
-    );
+    )?;
     let answer = HostAnswer {
-        request: &raw.request,
-        bytes: &raw.bytes,
+        request: &fetched.request,
+        bytes: &fetched.bytes,
     };
     apply(engine, host, record, session, checked, Some(&answer))
 }
@@ -472,15 +395,15 @@ fn apply(
     engine: &Engine,
     host: &HostRecord,
     mut record: SessionRecord,
-    session: Option<&SessionSummary>,
-    checked: proto::Checked,
+    session: Option<&RemoteSession>,
+    checked: Checked,
     answer: Option<&HostAnswer<'_>>,
 ) -> Result<(), EngineError> {
     if let Some(s) = session {
         record.status = s.status.clone();
         record.remote_count = s.event_count;
         record.remote_head = s.chain_head.clone();
-        record.vendor = vendor_of(s);
+        record.vendor = s.counterparty.clone();
     }
     let mut dispute_notice = None;
     if let Some(d) = &checked.dispute {
@@ -513,13 +436,16 @@ fn apply(
             ));
         }
         record.pin_seq = checked.head.seq;
-        record.pin_hash = checked.head.event_hash.clone();
+        record.pin_hash = checked.head.hash.clone();
         if let Some(last) = checked.events.last() {
             record.updated_at = last.at.clone();
         }
-        if let Some((total, currency)) = latest_offer_total(&checked.events) {
-            record.last_total = Some(total);
-            record.currency = Some(currency);
+        if let Some(amount) = &checked.last_amount {
+            record.last_total = Some(amount.value.clone());
+            record.currency = Some(amount.currency.clone());
+        }
+        if let Some(keys) = &checked.pinned_keys {
+            record.pinned_keys = keys.clone();
         }
     }
     let n = checked.events.len() as u64;
@@ -558,26 +484,15 @@ fn apply(
     Ok(())
 }
 
-fn latest_offer_total(events: &[StoredEvent]) -> Option<(String, String)> {
-    events.iter().rev().find_map(|e| {
-        if e.kind != "offer" && e.kind != "counter_offer" {
-            return None;
-        }
-        let event: Event = serde_json::from_str(&e.body).ok()?;
-        let offer = proto::read_offer(&event.payload)?;
-        Some((offer.total.to_string(), offer.offer.currency.clone()))
-    })
-}
-
 /// Replaces the host's pending set; notifies each new one exactly once.
 fn update_pending(
     engine: &Engine,
     host: &HostRecord,
-    summary: &Summary,
+    sessions: &[RemoteSession],
 ) -> Result<(), EngineError> {
     let mut records = Vec::new();
-    let mut items: Vec<(&SessionSummary, &PendingDecision)> = Vec::new();
-    for session in &summary.sessions {
+    let mut items: Vec<(&RemoteSession, &PendingProposal)> = Vec::new();
+    for session in sessions {
         for p in &session.pending {
             records.push(PendingRecord {
                 host_id: host.host_id.clone(),
@@ -625,8 +540,8 @@ fn update_pending(
 fn notify_pending(
     engine: &Engine,
     host: &HostRecord,
-    session: &SessionSummary,
-    p: &PendingDecision,
+    session: &RemoteSession,
+    p: &PendingProposal,
 ) -> Result<(), EngineError> {
     let first = engine.store()?.claim_notification(
         &host.host_id,
@@ -641,15 +556,13 @@ fn notify_pending(
     if !settings.on(crate::settings::NOTIFY_NEW_PROPOSAL) {
         return Ok(()); // claimed all the same: turning it back on replays nothing
     }
-    let (total, currency) =
-        crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
-            .unwrap_or_else(|| ("?".to_owned(), String::new()));
-    let vendor_name = session.vendor.vendor_name.clone();
-    let what = match (p.draft.is_some(), p.kind) {
-        (true, _) => "Draft counter-offer to",
-        (false, anp::EventKind::CounterOffer) => "Counter-offer from",
-        _ => "Offer from",
+    let Some(record) = engine.store()?.session(&host.host_id, &session.id)? else {
+        return Ok(());
     };
+    let (total, currency) = crate::inbox::pending_amount(&*engine.store()?, &record, p)
+        .unwrap_or_else(|| ("?".to_owned(), String::new()));
+    let vendor_name = session.counterparty.vendor_name.clone();
+    let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
     let human = engine.humanizer();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),
@@ -668,11 +581,7 @@ fn notify_pending(
 }
 
 /// The dispute notice: which host and session, the seq and check, in words.
-fn dispute_notice_for(
-    host: &HostRecord,
-    record: &SessionRecord,
-    d: &proto::Dispute,
-) -> DisputeNotice {
+fn dispute_notice_for(host: &HostRecord, record: &SessionRecord, d: &Dispute) -> DisputeNotice {
     let short: String = record.session_id.chars().take(8).collect();
     DisputeNotice {
         host_id: host.host_id.clone(),

@@ -120,6 +120,12 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (host_id, session_id)
     );
     "#,
+    // 3: the keys this console pinned for a session's parties the first
+    // time it saw them (Concordia pins each party's key; ANP vouches for the
+    // vendor's through the summary and pins none here).
+    r#"
+    ALTER TABLE sessions ADD COLUMN pinned_keys TEXT NOT NULL DEFAULT '{}';
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -83,6 +83,9 @@ pub struct SessionRecord {
     pub currency: Option<String>,
     /// Time of the latest event.
     pub updated_at: String,
+    /// The parties' keys pinned the first time they were seen (JSON object,
+    /// party → key).
+    pub pinned_keys: String,
 }
 
 /// One verified event, kept byte-for-byte as received.
@@ -258,6 +261,7 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
         last_total: r.get("last_total")?,
         currency: r.get("currency")?,
         updated_at: r.get("updated_at")?,
+        pinned_keys: r.get("pinned_keys")?,
     })
 }
 
@@ -477,8 +481,8 @@ impl Store {
         self.conn.execute(
             "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, vendor,
              pin_seq, pin_hash, remote_count, remote_head, verification, dispute_detail, failing_seq,
-             failing_checks, unproven, last_total, currency, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             failing_checks, unproven, last_total, currency, updated_at, pinned_keys)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
             params![
                 s.host_id,
                 s.session_id,
@@ -497,7 +501,8 @@ impl Store {
                 to_json(&s.unproven),
                 s.last_total,
                 s.currency,
-                s.updated_at
+                s.updated_at,
+                s.pinned_keys
             ],
         )?;
         Ok(())

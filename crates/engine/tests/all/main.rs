@@ -6,4 +6,5 @@ mod core;
 mod decided;
 mod disputes;
 mod notices;
+mod seam;
 mod settings;
