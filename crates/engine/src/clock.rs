@@ -74,6 +74,12 @@ pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
 }
 
+/// The same instant as `humanize` reads it (for what people read).
+pub fn human_time(at: OffsetDateTime) -> humanize::Timestamp {
+    humanize::Timestamp::from_nanosecond(at.unix_timestamp_nanos())
+        .unwrap_or(humanize::Timestamp::UNIX_EPOCH)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +91,7 @@ mod tests {
         assert_eq!(text, "2026-12-01T08:53:07.250Z");
         assert_eq!(parse_time(&text), Some(at));
         assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(human_time(at).to_string(), "2026-12-01T08:53:07.25Z");
     }
 
     #[test]

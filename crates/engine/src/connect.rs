@@ -3,7 +3,7 @@
 //! (cross-checked with the key the enrollment answer names).
 
 use crate::config::ApproverProfile;
-use crate::engine::{now_text, Engine};
+use crate::context::Context;
 use crate::error::EngineError;
 use crate::store::HostRecord;
 
@@ -21,7 +21,7 @@ fn normalize_url(url: &str) -> Result<String, EngineError> {
 
 /// Enrolls and stores the host; `sandbox` marks the embedded one.
 pub(crate) async fn connect(
-    engine: &Engine,
+    ctx: &Context,
     url: &str,
     code: &str,
     sandbox: bool,
@@ -35,10 +35,10 @@ pub(crate) async fn connect(
                 .into(),
         ));
     }
-    if engine.store()?.host_by_url(&url)?.is_some() {
+    if ctx.store()?.host_by_url(&url)?.is_some() {
         return Err(EngineError::AlreadyConnected(url));
     }
-    let enrolled = crate::edge::enroll::enroll(&url, code, profile, &engine.inner.key).await?;
+    let enrolled = crate::edge::enroll::enroll(&url, code, profile, &ctx.key).await?;
     let label = url.split("://").nth(1).unwrap_or(&url).to_owned();
     let record = HostRecord {
         host_id: uuid::Uuid::new_v4().to_string(),
@@ -55,8 +55,8 @@ pub(crate) async fn connect(
         last_error: None,
         last_poll_at: None,
     };
-    engine.store()?.insert_host(&record, &now_text())?;
-    engine.emit(
+    ctx.store()?.insert_host(&record, &ctx.now_text())?;
+    ctx.emit(
         crate::views::ChangeScope::Hosts,
         Some(&record.host_id),
         None,

@@ -5,13 +5,13 @@
 
 use time::OffsetDateTime;
 
+use crate::context::Context;
 use crate::edge::codes;
 use crate::edge::transport::SendError;
-use crate::engine::{now_text, Engine};
 use crate::error::{DecideError, EngineError};
 use crate::inbox;
 use crate::protocol::{DecisionInput, PendingProposal};
-use crate::store::{AppendedRef, DecisionRecord, SessionRecord, Store, StoredEvent};
+use crate::store::{AppendedRef, DecisionRecord, SessionRecord, Store};
 use crate::views::{ChangeScope, DecideAction, DecideRequest, DecisionResult, Verification};
 
 fn action_name(action: DecideAction) -> &'static str {
@@ -22,27 +22,54 @@ fn action_name(action: DecideAction) -> &'static str {
     }
 }
 
-fn result_of(record: &DecisionRecord, stored: &[StoredEvent]) -> DecisionResult {
-    DecisionResult {
+/// A decision made: what the host answered (or what was kept from an
+/// earlier attempt), for the engine to finish once the log is fresh.
+pub(crate) struct Decided {
+    /// True when it was sent now (the engine then polls the host at once,
+    /// so the entry it appended is verified before the result is read).
+    pub sent: bool,
+    host_id: String,
+    session_id: String,
+    decision_id: String,
+    outcome: String,
+    detail: String,
+    appended: Option<AppendedRef>,
+}
+
+/// The result as the person reads it: the appended entry is `verified`
+/// once the stored copy holds it.
+pub(crate) fn result(ctx: &Context, decided: Decided) -> Result<DecisionResult, DecideError> {
+    let stored = ctx.store()?.events(&decided.host_id, &decided.session_id)?;
+    Ok(DecisionResult {
+        decision_id: decided.decision_id,
+        outcome: decided.outcome,
+        detail: decided.detail,
+        appended: decided
+            .appended
+            .map(|a| crate::decided::appended_event(&a, &stored)),
+    })
+}
+
+fn kept(record: &DecisionRecord) -> Decided {
+    Decided {
+        sent: false,
+        host_id: record.host_id.clone(),
+        session_id: record.session_id.clone(),
         decision_id: record.decision_id.clone(),
         outcome: record.outcome.clone(),
         detail: record.detail.clone(),
-        appended: record
-            .appended
-            .as_ref()
-            .map(|a| crate::decided::appended_event(a, stored)),
+        appended: record.appended.clone(),
     }
 }
 
-pub(crate) async fn decide(
-    engine: &Engine,
-    request: DecideRequest,
-) -> Result<DecisionResult, DecideError> {
-    let _one_at_a_time = engine.inner.decide_lock.lock().await;
+/// Checks, signs, stores and sends a decision, or finds the one already
+/// made on this proposal with this action.
+pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Decided, DecideError> {
+    let _one_at_a_time = ctx.decide_lock.lock().await;
     let action = action_name(request.action);
-    let now = OffsetDateTime::now_utc();
+    let now = ctx.now();
     let (host, session, record) = {
-        let store = engine.store()?;
+        let store = ctx.store()?;
         let host = store
             .host(&request.host_id)?
             .ok_or_else(|| EngineError::NotFound {
@@ -61,15 +88,14 @@ pub(crate) async fn decide(
             )?
             .filter(|d| d.action == action);
         if let Some(done) = existing.as_ref().filter(|d| d.outcome != "pending") {
-            let stored = store.events(&request.host_id, &request.session_id)?;
-            return Ok(result_of(done, &stored));
+            return Ok(kept(done));
         }
         let record = match existing {
             Some(pending_send) => pending_send,
             None => {
                 let decision_id = uuid::Uuid::new_v4().to_string();
                 let (body, proposal) = new_decision(
-                    engine,
+                    ctx,
                     &store,
                     &host.approver_email,
                     &request,
@@ -88,7 +114,7 @@ pub(crate) async fn decide(
                     headers: None,
                     outcome: "pending".to_owned(),
                     detail: String::new(),
-                    at: now_text(),
+                    at: ctx.now_text(),
                     proposal: Some(proposal),
                     appended: None,
                 };
@@ -100,7 +126,7 @@ pub(crate) async fn decide(
     };
     let seam = inbox::protocol_of(&session)?.seam();
     let answered = inbox::find_pending(
-        &*engine.store()?,
+        &*ctx.store()?,
         &request.host_id,
         &request.session_id,
         &request.in_response_to,
@@ -109,9 +135,9 @@ pub(crate) async fn decide(
     let expires_at = answered.as_ref().map(|p| p.expires_at.clone());
     let answered_seq = answered.as_ref().map_or(0, |p| p.seq);
     let decision_id = record.decision_id.clone();
-    let io = engine.host_io(&host)?;
+    let io = ctx.host_io(&host)?;
     let keep_headers = |headers: &str| {
-        if let Ok(store) = engine.store() {
+        if let Ok(store) = ctx.store() {
             let _ = store.set_decision_headers(&decision_id, headers);
         }
     };
@@ -123,9 +149,7 @@ pub(crate) async fn decide(
             &keep_headers,
         )
         .await
-        .map_err(|e| {
-            refusal_with_expiry(e, &host.url, expires_at.map(|t| readable_time(engine, &t)))
-        })
+        .map_err(|e| refusal_with_expiry(e, &host.url, expires_at.map(|t| readable_time(ctx, &t))))
         .and_then(|sent| seam.read_answer(&sent.body, action, answered_seq));
     match sent {
         Ok(answer) => {
@@ -137,7 +161,7 @@ pub(crate) async fn decide(
                 kind: e.kind,
             });
             {
-                let store = engine.store()?;
+                let store = ctx.store()?;
                 store.update_decision(
                     &answer.decision_id,
                     None,
@@ -148,21 +172,19 @@ pub(crate) async fn decide(
                     store.set_decision_appended(&answer.decision_id, appended)?;
                 }
             }
-            engine.emit(
+            ctx.emit(
                 ChangeScope::Inbox,
                 Some(&request.host_id),
                 Some(&request.session_id),
             );
-            // Bring the inbox and the log up to date now, not at the next tick.
-            let _ = engine.refresh().await;
-            let stored = engine
-                .store()?
-                .events(&request.host_id, &request.session_id)?;
-            Ok(DecisionResult {
+            Ok(Decided {
+                sent: true,
+                host_id: request.host_id,
+                session_id: request.session_id,
                 decision_id: answer.decision_id,
                 outcome: answer.outcome,
                 detail: answer.detail,
-                appended: appended.map(|a| crate::decided::appended_event(&a, &stored)),
+                appended,
             })
         }
         Err(DecideError::Unreachable(detail)) => {
@@ -170,7 +192,7 @@ pub(crate) async fn decide(
             Err(DecideError::Unreachable(detail))
         }
         Err(refusal) => {
-            engine.store()?.update_decision(
+            ctx.store()?.update_decision(
                 &record.decision_id,
                 None,
                 "refused",
@@ -183,7 +205,7 @@ pub(crate) async fn decide(
 
 /// The checks every protocol's decision passes before it is signed.
 fn check_locally(
-    engine: &Engine,
+    ctx: &Context,
     session: &SessionRecord,
     pending: &PendingProposal,
     request: &DecideRequest,
@@ -198,7 +220,7 @@ fn check_locally(
     match request.action {
         DecideAction::Approve if inbox::is_expired(&pending.expires_at, now) => {
             Err(DecideError::Expired {
-                expires_at: readable_time(engine, &pending.expires_at),
+                expires_at: readable_time(ctx, &pending.expires_at),
             })
         }
         DecideAction::Decline
@@ -219,7 +241,7 @@ fn check_locally(
 /// signed request; returns its exact bytes and the pending record it answers
 /// (kept with the decision).
 fn new_decision(
-    engine: &Engine,
+    ctx: &Context,
     store: &Store,
     approver_email: &str,
     request: &DecideRequest,
@@ -233,7 +255,7 @@ fn new_decision(
         &request.in_response_to,
     )?
     .ok_or(DecideError::NotPending)?;
-    check_locally(engine, &session, &pending, request, now)?;
+    check_locally(ctx, &session, &pending, request, now)?;
     let events = store.events(&request.host_id, &request.session_id)?;
     let body = inbox::protocol_of(&session)?
         .seam()
@@ -241,7 +263,7 @@ fn new_decision(
             request,
             pending: &pending,
             events: &events,
-            key: &engine.inner.key,
+            key: &ctx.key,
             approver_email,
             decision_id,
             now,
@@ -251,9 +273,9 @@ fn new_decision(
 
 /// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the
 /// machine's locale and zone); text that is not a time as it is.
-fn readable_time(engine: &Engine, text: &str) -> String {
+fn readable_time(ctx: &Context, text: &str) -> String {
     match text.parse::<humanize::Timestamp>() {
-        Ok(at) => engine.humanizer().absolute(at, humanize::Timestamp::now()),
+        Ok(at) => ctx.humanizer().absolute(at, ctx.human_now()),
         Err(_) => text.to_owned(),
     }
 }

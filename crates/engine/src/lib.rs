@@ -11,6 +11,7 @@
 mod clock;
 mod config;
 mod connect;
+mod context;
 mod decide;
 mod decided;
 mod dispute;

@@ -6,14 +6,15 @@
 //! host unreachable without touching what is stored.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::dispute::HostAnswer;
 use crate::edge::wire::{RemoteSession, SummaryAnswer, SummaryError};
-use crate::engine::{now_text, Engine};
 use crate::error::EngineError;
 use crate::notify::{DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
@@ -41,16 +42,13 @@ const AUDIT_EVERY: u64 = 12;
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The background loop: polls every host each interval, backing off per host.
-pub(crate) async fn run(engine: Engine) {
+pub(crate) async fn run(ctx: Arc<Context>) {
     let mut failures: HashMap<String, (u32, Instant)> = HashMap::new();
     let mut cycle: u64 = 0;
     loop {
-        let hosts = engine
-            .store()
-            .and_then(|s| Ok(s.hosts()?))
-            .unwrap_or_default();
+        let hosts = ctx.store().and_then(|s| Ok(s.hosts()?)).unwrap_or_default();
         for host in hosts {
-            if host.sandbox && engine.inner.sandbox.lock().await.is_none() {
+            if !ctx.polls(&host) {
                 continue; // the embedded host is not running in this process
             }
             if let Some((_, until)) = failures.get(&host.host_id) {
@@ -59,14 +57,14 @@ pub(crate) async fn run(engine: Engine) {
                 }
             }
             let result = {
-                let _guard = engine.inner.poll_lock.lock().await;
-                poll_host(&engine, &host).await
+                let _guard = ctx.poll_lock.lock().await;
+                poll_host(&ctx, &host).await
             };
             match result {
                 Ok(()) => {
                     failures.remove(&host.host_id);
                     if cycle % AUDIT_EVERY == AUDIT_EVERY - 1 {
-                        audit_next(&engine, &host, cycle / AUDIT_EVERY).await;
+                        audit_next(&ctx, &host, cycle / AUDIT_EVERY).await;
                     }
                 }
                 Err(_) => {
@@ -74,15 +72,15 @@ pub(crate) async fn run(engine: Engine) {
                         .entry(host.host_id.clone())
                         .or_insert((0, Instant::now()));
                     entry.0 = entry.0.saturating_add(1);
-                    entry.1 = Instant::now() + backoff(engine.poll_interval(), entry.0);
+                    entry.1 = Instant::now() + backoff(ctx.poll_interval(), entry.0);
                 }
             }
         }
         cycle += 1;
         // A new interval takes effect at once, not after the old one ran out.
         tokio::select! {
-            _ = tokio::time::sleep(engine.poll_interval()) => {}
-            _ = engine.inner.settings_changed.notified() => {}
+            _ = tokio::time::sleep(ctx.poll_interval()) => {}
+            _ = ctx.settings_changed.notified() => {}
         }
     }
 }
@@ -96,70 +94,58 @@ fn backoff(interval: Duration, failures: u32) -> Duration {
     base.mul_f64(rand::thread_rng().gen_range(0.5..1.5))
 }
 
-async fn audit_next(engine: &Engine, host: &HostRecord, turn: u64) {
-    let sessions = match engine
-        .store()
-        .and_then(|s| Ok(s.sessions_of(&host.host_id)?))
-    {
+async fn audit_next(ctx: &Context, host: &HostRecord, turn: u64) {
+    let sessions = match ctx.store().and_then(|s| Ok(s.sessions_of(&host.host_id)?)) {
         Ok(s) if !s.is_empty() => s,
         _ => return,
     };
     let pick = &sessions[(turn as usize) % sessions.len()];
-    let _ = audit(engine, &host.host_id, &pick.session_id).await;
+    let _ = audit(ctx, &host.host_id, &pick.session_id).await;
 }
 
 /// One cycle over every host now (manual refresh), ignoring backoff.
-pub(crate) async fn poll_all(engine: &Engine) -> Result<(), EngineError> {
-    let hosts = engine.store()?.hosts()?;
-    let _guard = engine.inner.poll_lock.lock().await;
-    let sandbox_running = engine.inner.sandbox.lock().await.is_some();
+pub(crate) async fn poll_all(ctx: &Context) -> Result<(), EngineError> {
+    let hosts = ctx.store()?.hosts()?;
+    let _guard = ctx.poll_lock.lock().await;
     for host in hosts {
-        if host.sandbox && !sandbox_running {
+        if !ctx.polls(&host) {
             continue; // the embedded host is not running in this process
         }
-        let _ = poll_host(engine, &host).await;
+        let _ = poll_host(ctx, &host).await;
     }
     Ok(())
 }
 
-fn count(engine: &Engine, requests: u64, bytes: u64) {
-    if let Ok(mut s) = engine.inner.stats.lock() {
-        s.requests += requests;
-        s.bytes += bytes;
-    }
-}
-
 /// Polls one host: the summary, then new entries of moved sessions.
-pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
-    let io = engine.host_io(host)?;
+pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
+    let io = ctx.host_io(host)?;
     // Taken, not read: until this cycle has applied a summary in full, the
     // next one asks afresh.
-    let known = take_summary_tag(engine, &host.host_id);
+    let known = take_summary_tag(ctx, &host.host_id);
     let (sessions, etag) = match crate::edge::wire::summary(&io.client, known.as_deref()).await {
         Ok(SummaryAnswer::Changed {
             sessions,
             etag,
             bytes,
         }) => {
-            count(engine, 1, bytes);
+            ctx.count(1, bytes);
             (sessions, etag)
         }
         Ok(SummaryAnswer::Unchanged) => {
             if let Some(tag) = known {
-                remember_summary_tag(engine, &host.host_id, tag);
+                remember_summary_tag(ctx, &host.host_id, tag);
             }
-            if let Ok(mut s) = engine.inner.stats.lock() {
+            if let Ok(mut s) = ctx.stats.lock() {
                 s.requests += 1;
                 s.unchanged += 1;
             }
-            return finish_cycle(engine, host);
+            return finish_cycle(ctx, host);
         }
         Err(SummaryError::Unreachable(message)) => {
-            engine
-                .store()?
+            ctx.store()?
                 .set_host_poll(&host.host_id, false, Some(&message), None)?;
             if host.reachable || host.last_error.as_deref() != Some(message.as_str()) {
-                engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+                ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
             }
             return Err(EngineError::Unreachable {
                 url: host.url.clone(),
@@ -167,11 +153,10 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             });
         }
         Err(SummaryError::Protocol(message)) => {
-            count(engine, 1, 0);
-            engine
-                .store()?
+            ctx.count(1, 0);
+            ctx.store()?
                 .set_host_poll(&host.host_id, false, Some(&message), None)?;
-            engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+            ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
             return Err(EngineError::Protocol(message));
         }
     };
@@ -179,10 +164,10 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
 
     let mut applied_in_full = true;
     for session in &sessions {
-        let stored = engine.store()?.session(&host.host_id, &session.id)?;
+        let stored = ctx.store()?.session(&host.host_id, &session.id)?;
         let record = match stored {
             Some(record) => record,
-            None => match new_session(&host, session) {
+            None => match new_session(ctx, &host, session) {
                 Ok(record) => record,
                 Err(e) => {
                     // A protocol this console does not read: nothing stored.
@@ -196,8 +181,8 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             if record.status != session.status {
                 let mut r = record.clone();
                 r.status = session.status.clone();
-                engine.store()?.upsert_session(&r)?;
-                engine.emit(
+                ctx.store()?.upsert_session(&r)?;
+                ctx.emit(
                     ChangeScope::Sessions,
                     Some(&host.host_id),
                     Some(&session.id),
@@ -211,14 +196,14 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             r.remote_count = session.event_count;
             r.remote_head = session.chain_head.clone();
             r.status = session.status.clone();
-            engine.store()?.upsert_session(&r)?;
+            ctx.store()?.upsert_session(&r)?;
             continue;
         }
         let result = if session.event_count > record.pin_seq {
-            fetch_new(engine, &io, &mut host, record, session).await
+            fetch_new(ctx, &io, &mut host, record, session).await
         } else {
             // Shorter, or same length with another head: history changed.
-            audit_record(engine, &io, &mut host, record, Some(session)).await
+            audit_record(ctx, &io, &mut host, record, Some(session)).await
         };
         if let Err(e) = result {
             // Retried next cycle: the summary is asked for in full again.
@@ -227,39 +212,42 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         }
     }
 
-    update_pending(engine, &host, &sessions)?;
+    update_pending(ctx, &host, &sessions)?;
     if let (true, Some(tag)) = (applied_in_full, etag) {
-        remember_summary_tag(engine, &host.host_id, tag);
+        remember_summary_tag(ctx, &host.host_id, tag);
     }
-    finish_cycle(engine, &host)
+    finish_cycle(ctx, &host)
 }
 
 /// Records a successful cycle: the host is reachable, polled now.
-fn finish_cycle(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
+fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
     let was_down = !host.reachable;
-    engine
-        .store()?
-        .set_host_poll(&host.host_id, true, None, Some(&now_text()))?;
+    ctx.store()?
+        .set_host_poll(&host.host_id, true, None, Some(&ctx.now_text()))?;
     if was_down {
-        engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+        ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
     }
-    if let Ok(mut s) = engine.inner.stats.lock() {
+    if let Ok(mut s) = ctx.stats.lock() {
         s.cycles += 1;
     }
     Ok(())
 }
 
-fn take_summary_tag(engine: &Engine, host_id: &str) -> Option<String> {
-    engine.inner.summary_tags.lock().ok()?.remove(host_id)
+fn take_summary_tag(ctx: &Context, host_id: &str) -> Option<String> {
+    ctx.summary_tags.lock().ok()?.remove(host_id)
 }
 
-fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
-    if let Ok(mut tags) = engine.inner.summary_tags.lock() {
+fn remember_summary_tag(ctx: &Context, host_id: &str, tag: String) {
+    if let Ok(mut tags) = ctx.summary_tags.lock() {
         tags.insert(host_id.to_owned(), tag);
     }
 }
 
-fn new_session(host: &HostRecord, session: &RemoteSession) -> Result<SessionRecord, EngineError> {
+fn new_session(
+    ctx: &Context,
+    host: &HostRecord,
+    session: &RemoteSession,
+) -> Result<SessionRecord, EngineError> {
     let genesis = Protocol::parse(&session.protocol)?.seam().genesis();
     Ok(SessionRecord {
         host_id: host.host_id.clone(),
@@ -279,7 +267,7 @@ fn new_session(host: &HostRecord, session: &RemoteSession) -> Result<SessionReco
         unproven: Vec::new(),
         last_total: None,
         currency: None,
-        updated_at: now_text(),
+        updated_at: ctx.now_text(),
         pinned_keys: "{}".to_owned(),
     })
 }
@@ -295,7 +283,7 @@ fn pin_of(record: &SessionRecord) -> Head {
 /// its protocol, counting the requests and keeping the host's refreshed
 /// approver keys.
 async fn fetch(
-    engine: &Engine,
+    ctx: &Context,
     io: &crate::edge::transport::HostIo,
     host: &mut HostRecord,
     record: &SessionRecord,
@@ -305,22 +293,22 @@ async fn fetch(
     let fetched = seam
         .fetch_since(io, host, &record.session_id, after)
         .await?;
-    count(engine, fetched.requests, fetched.bytes.len() as u64);
+    ctx.count(fetched.requests, fetched.bytes.len() as u64);
     if let Some(keys) = &fetched.approver_keys {
-        engine.store()?.set_approver_keys(&host.host_id, keys)?;
+        ctx.store()?.set_approver_keys(&host.host_id, keys)?;
         host.approver_keys = keys.clone();
     }
     Ok(fetched)
 }
 
 async fn fetch_new(
-    engine: &Engine,
+    ctx: &Context,
     io: &crate::edge::transport::HostIo,
     host: &mut HostRecord,
     record: SessionRecord,
     session: &RemoteSession,
 ) -> Result<(), EngineError> {
-    let fetched = fetch(engine, io, host, &record, Some(record.pin_seq)).await?;
+    let fetched = fetch(ctx, io, host, &record, Some(record.pin_seq)).await?;
     let seam = Protocol::parse(&record.protocol)?.seam();
     let checked = seam.verify_since(
         &record.session_id,
@@ -330,23 +318,23 @@ async fn fetch_new(
     )?;
     if checked.unlinked {
         // The new entries do not link to the pin: find the exact seq.
-        return audit_record(engine, io, host, record, Some(session)).await;
+        return audit_record(ctx, io, host, record, Some(session)).await;
     }
     let answer = HostAnswer {
         request: &fetched.request,
         bytes: &fetched.bytes,
     };
-    apply(engine, host, record, Some(session), checked, Some(&answer))
+    apply(ctx, host, record, Some(session), checked, Some(&answer))
 }
 
 /// Re-fetches a whole record and compares it with the stored copy.
 pub(crate) async fn audit(
-    engine: &Engine,
+    ctx: &Context,
     host_id: &str,
     session_id: &str,
 ) -> Result<(), EngineError> {
     let (mut host, record) = {
-        let store = engine.store()?;
+        let store = ctx.store()?;
         let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
             what: "host",
             id: host_id.to_owned(),
@@ -362,19 +350,19 @@ pub(crate) async fn audit(
     if record.verification == Verification::Disputed {
         return Ok(());
     }
-    let io = engine.host_io(&host)?;
-    audit_record(engine, &io, &mut host, record, None).await
+    let io = ctx.host_io(&host)?;
+    audit_record(ctx, &io, &mut host, record, None).await
 }
 
 async fn audit_record(
-    engine: &Engine,
+    ctx: &Context,
     io: &crate::edge::transport::HostIo,
     host: &mut HostRecord,
     record: SessionRecord,
     session: Option<&RemoteSession>,
 ) -> Result<(), EngineError> {
-    let fetched = fetch(engine, io, host, &record, None).await?;
-    let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
+    let fetched = fetch(ctx, io, host, &record, None).await?;
+    let stored_copy = ctx.store()?.events(&host.host_id, &record.session_id)?;
     let seam = Protocol::parse(&record.protocol)?.seam();
     let checked = seam.verify_whole(
         &record.session_id,
@@ -387,12 +375,12 @@ async fn audit_record(
         request: &fetched.request,
         bytes: &fetched.bytes,
     };
-    apply(engine, host, record, session, checked, Some(&answer))
+    apply(ctx, host, record, session, checked, Some(&answer))
 }
 
 /// Stores verified events and the new pin, or marks the session disputed.
 fn apply(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
     mut record: SessionRecord,
     session: Option<&RemoteSession>,
@@ -412,14 +400,14 @@ fn apply(
         record.failing_checks = d.checks.clone();
         record.dispute_detail = Some(d.detail.clone());
         crate::dispute::record(
-            &*engine.store()?,
+            &*ctx.store()?,
             &host.host_id,
             &record.session_id,
             d.seq,
             &d.checks,
             &d.detail,
             answer,
-            &now_text(),
+            &ctx.now_text(),
         )?;
         dispute_notice = Some(dispute_notice_for(host, &record, d));
     } else {
@@ -450,32 +438,32 @@ fn apply(
     }
     let n = checked.events.len() as u64;
     {
-        let mut store = engine.store()?;
+        let mut store = ctx.store()?;
         let events: &[StoredEvent] = &checked.events;
         store.transaction(|s| {
             s.insert_events(&host.host_id, &record.session_id, events)?;
             s.upsert_session(&record)
         })?;
     }
-    if let Ok(mut s) = engine.inner.stats.lock() {
+    if let Ok(mut s) = ctx.stats.lock() {
         s.events_stored += n;
     }
-    engine.emit(
+    ctx.emit(
         ChangeScope::Sessions,
         Some(&host.host_id),
         Some(&record.session_id),
     );
     if let Some(notice) = dispute_notice {
-        let first = engine.store()?.claim_notification(
+        let first = ctx.store()?.claim_notification(
             &host.host_id,
             &record.session_id,
             "disputed",
-            &now_text(),
+            &ctx.now_text(),
         )?;
-        if first && engine.settings().on(crate::settings::NOTIFY_DISPUTE) {
-            engine.notifier().disputed(&notice);
+        if first && ctx.settings().on(crate::settings::NOTIFY_DISPUTE) {
+            ctx.notifier().disputed(&notice);
         }
-        engine.emit(
+        ctx.emit(
             ChangeScope::Inbox,
             Some(&host.host_id),
             Some(&record.session_id),
@@ -486,7 +474,7 @@ fn apply(
 
 /// Replaces the host's pending set; notifies each new one exactly once.
 fn update_pending(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
     sessions: &[RemoteSession],
 ) -> Result<(), EngineError> {
@@ -504,7 +492,7 @@ fn update_pending(
             items.push((session, p));
         }
     }
-    let before: HashSet<(String, String)> = engine
+    let before: HashSet<(String, String)> = ctx
         .store()?
         .pending_keys(&host.host_id)?
         .into_iter()
@@ -515,7 +503,7 @@ fn update_pending(
         .collect();
     let changed = before != after || {
         // approvals or held state may change without the set changing
-        let stored = engine.store()?.pending()?;
+        let stored = ctx.store()?.pending()?;
         let stored: HashSet<String> = stored
             .into_iter()
             .filter(|p| p.host_id == host.host_id)
@@ -526,57 +514,57 @@ fn update_pending(
     if !changed {
         return Ok(());
     }
-    engine.store()?.replace_pending(&host.host_id, &records)?;
-    engine.emit(ChangeScope::Inbox, Some(&host.host_id), None);
+    ctx.store()?.replace_pending(&host.host_id, &records)?;
+    ctx.emit(ChangeScope::Inbox, Some(&host.host_id), None);
     for (session, p) in items {
         if before.contains(&(session.id.clone(), p.event_hash.clone())) {
             continue;
         }
-        notify_pending(engine, host, session, p)?;
+        notify_pending(ctx, host, session, p)?;
     }
     Ok(())
 }
 
 fn notify_pending(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
     session: &RemoteSession,
     p: &PendingProposal,
 ) -> Result<(), EngineError> {
-    let first = engine.store()?.claim_notification(
+    let first = ctx.store()?.claim_notification(
         &host.host_id,
         &session.id,
         &p.event_hash,
-        &now_text(),
+        &ctx.now_text(),
     )?;
     if !first {
         return Ok(());
     }
-    let settings = engine.settings();
+    let settings = ctx.settings();
     if !settings.on(crate::settings::NOTIFY_NEW_PROPOSAL) {
         return Ok(()); // claimed all the same: turning it back on replays nothing
     }
-    let Some(record) = engine.store()?.session(&host.host_id, &session.id)? else {
+    let Some(record) = ctx.store()?.session(&host.host_id, &session.id)? else {
         return Ok(());
     };
-    let (total, currency) = crate::inbox::pending_amount(&*engine.store()?, &record, p)
+    let (total, currency) = crate::inbox::pending_amount(&*ctx.store()?, &record, p)
         .unwrap_or_else(|| ("?".to_owned(), String::new()));
     let vendor_name = session.counterparty.vendor_name.clone();
     let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
-    let human = engine.humanizer();
+    let human = ctx.humanizer();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
         event_hash: p.event_hash.clone(),
         title: format!("{what} {vendor_name} waits for you"),
-        body: human.amount_and_expiry(&total, &currency, &p.expires_at, humanize::Timestamp::now()),
+        body: human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now()),
         vendor_name,
         total,
         currency,
         expires_at: p.expires_at.clone(),
         burst_summary: settings.on(crate::settings::NOTIFY_BURST_SUMMARY),
     };
-    engine.notifier().pending(&notice);
+    ctx.notifier().pending(&notice);
     Ok(())
 }
 

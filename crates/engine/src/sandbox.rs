@@ -4,7 +4,7 @@
 //! sees real pending decisions within seconds, and the demo answers their
 //! decisions (counters after a decline, acceptance of a fair counter).
 
-use crate::engine::Engine;
+use crate::context::Context;
 use crate::error::EngineError;
 use crate::protocol::Protocol;
 
@@ -12,9 +12,18 @@ fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
     EngineError::Sandbox(e.to_string())
 }
 
-/// Starts the embedded host, enrolls (once), and starts the demo vendors.
-pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
-    let dir = engine.inner.config.data_dir.join("sandbox");
+/// A running sandbox, for the engine to keep: the embedded host and the
+/// demo tasks (each protocol's scripted counterparties).
+pub(crate) struct Sandbox {
+    /// The embedded host, serving on loopback.
+    pub host: countersign_host::RunningHost,
+    /// The demo tasks, to stop on shutdown.
+    pub demos: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// Starts the embedded host, enrolls (once), and starts the demos.
+pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
+    let dir = ctx.config.data_dir.join("sandbox");
     std::fs::create_dir_all(&dir)?;
     let host = countersign_host::Host::open(
         &dir.join("host.sqlite3"),
@@ -35,13 +44,13 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
         .await
         .map_err(sandbox_error)?;
     let url = running.base_url();
-    let existing = engine.store()?.hosts()?.into_iter().find(|h| h.sandbox);
+    let existing = ctx.store()?.hosts()?.into_iter().find(|h| h.sandbox);
     match existing {
         Some(h) => {
-            engine.store()?.set_host_url(&h.host_id, &url)?;
+            ctx.store()?.set_host_url(&h.host_id, &url)?;
         }
         None => {
-            let profile = &engine.approver_profile();
+            let profile = &ctx.approver_profile();
             let code = host
                 .enroll_code(
                     countersign_host::SANDBOX_HANDLE,
@@ -50,10 +59,10 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
                 )
                 .await
                 .map_err(sandbox_error)?;
-            crate::connect::connect(engine, &url, &code.code, true, profile).await?;
+            crate::connect::connect(ctx, &url, &code.code, true, profile).await?;
         }
     }
-    *engine.inner.sandbox.lock().await = Some(running);
+    let mut demos = Vec::new();
     for protocol in Protocol::ALL {
         let (url, dir) = (url.clone(), dir.clone());
         let demo = tokio::spawn(async move {
@@ -61,7 +70,10 @@ pub(crate) async fn start(engine: &Engine) -> Result<(), EngineError> {
                 tracing::warn!("sandbox demo of {} stopped: {e}", protocol.seam().name());
             }
         });
-        engine.spawn_task(demo);
+        demos.push(demo);
     }
-    Ok(())
+    Ok(Sandbox {
+        host: running,
+        demos,
+    })
 }

@@ -1,7 +1,8 @@
 //! The protocol seam's rules, checked on the engine's own source: a
 //! protocol crate is used only inside its `protocol/<name>/` folder (and
 //! the approver API's current wire, still `anp`'s, only in `edge/`), and
-//! the protocol is matched on in one place, `protocol/mod.rs`.
+//! the protocol is matched on in one place, `protocol/mod.rs`; the
+//! workers are handed the context, not the `Engine` facade.
 
 use std::path::{Path, PathBuf};
 
@@ -105,6 +106,24 @@ fn the_protocol_is_matched_on_in_one_place() {
     assert!(
         found.is_empty(),
         "the protocol named outside protocol/mod.rs (dispatch through Protocol::seam):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_worker_reaches_back_into_the_engine_facade() {
+    let found: Vec<String> = engine_sources()
+        .into_iter()
+        .filter(|(file, _)| file != "engine.rs" && file != "lib.rs")
+        .flat_map(|(file, text)| {
+            uses(&text, "crate::engine")
+                .into_iter()
+                .map(move |line| format!("{file}: {line}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "workers are handed the Context, never the Engine:\n{}",
         found.join("\n")
     );
 }
