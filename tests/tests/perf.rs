@@ -122,7 +122,7 @@ async fn print_performance_figures() -> Result<()> {
             .driver
             .execute_async(
                 "const [args, done] = arguments; const t0 = performance.now();\
-                 window.__TAURI_INTERNALS__.invoke('offer_view', args)\
+                 window.__TAURI_INTERNALS__.invoke('proposal_view', args)\
                    .then(() => done(performance.now() - t0), () => done(-1));",
                 vec![json!({
                     "host_id": big_item["host_id"],

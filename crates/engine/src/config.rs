@@ -34,7 +34,7 @@ pub enum SandboxMode {
 
 /// Who this console approves as: the name and email sent at enrollment,
 /// the email is what signed approvals carry as `approved_by`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApproverProfile {
     /// Display name.
     pub name: String,

@@ -157,16 +157,17 @@ impl Engine {
         crate::inbox::inbox_page(&*self.store()?, query, &left_out)
     }
 
-    /// One offer with everything needed to decide it; once decided (here
-    /// or elsewhere), the same view with what became of it.
-    pub async fn offer_view(
+    /// One proposal with everything needed to decide it, in its kind's
+    /// view shape; once decided (here or elsewhere), the same view with
+    /// what became of it.
+    pub async fn proposal_view(
         &self,
         host_id: &str,
         session_id: &str,
         event_hash: &str,
-    ) -> Result<OfferView, EngineError> {
+    ) -> Result<ProposalView, EngineError> {
         let now = self.ctx().now();
-        crate::inbox::offer_view(&*self.store()?, host_id, session_id, event_hash, now)
+        crate::inbox::proposal_view(&*self.store()?, host_id, session_id, event_hash, now)
     }
 
     /// Signs and submits a decision, idempotently: the decision is stored
@@ -180,16 +181,16 @@ impl Engine {
         crate::decide::result(self.ctx(), decided)
     }
 
-    /// Checks an edited counter-offer by the protocol's rules, with its diff
-    /// against the offer it answers.
+    /// Checks an edited counter (in the protocol's own form) by the
+    /// protocol's rules, with its diff against the proposal it answers.
     pub async fn validate_counter(
         &self,
         host_id: &str,
         session_id: &str,
         event_hash: &str,
-        offer: Value,
+        counter: Value,
     ) -> Result<CounterCheck, EngineError> {
-        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &offer)
+        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &counter)
     }
 
     /// The history list, filtered.

@@ -53,7 +53,7 @@ pub enum EngineError {
         message: String,
     },
     /// The host answered something that is not the protocol.
-    #[error("The host answered something that is not ANP: {0}.")]
+    #[error("The host answered something that is not its protocol: {0}.")]
     Protocol(String),
     /// The host is already connected.
     #[error("This console is already connected to {0}.")]
@@ -92,7 +92,7 @@ pub enum DecideError {
         expires_at: String,
     },
     /// A decline without a reason.
-    #[error("A decline needs a reason the vendor will read.")]
+    #[error("A decline needs a reason the counterparty will read.")]
     ReasonRequired,
     /// A counter without an offer, or with an invalid one.
     #[error("The counter-offer is not valid: {}.", summarize(.errors))]
@@ -169,7 +169,7 @@ impl DecideError {
 }
 
 /// The `CommandError { code, message }` the shell rejects a command with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CommandError {
     /// Machine-readable code.
     pub code: String,

@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 
 use crate::error::EngineError;
 use crate::inbox::{protocol_of, verification_view};
-use crate::protocol::Side;
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
@@ -22,13 +21,19 @@ fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
     Ok(SessionRow {
         host_id: s.host_id.clone(),
         session_id: s.session_id.clone(),
-        vendor: s.vendor.clone(),
+        protocol: s.protocol.clone(),
+        counterparty: s.counterparty.clone(),
         status: s.status.clone(),
         sandbox: s.sandbox,
         verification: s.verification,
         event_count: store.event_count(&s.host_id, &s.session_id)?,
-        last_total: s.last_total.clone(),
-        currency: s.currency.clone(),
+        last_amount: match (&s.last_total, &s.currency) {
+            (Some(value), Some(currency)) => Some(Amount {
+                value: value.clone(),
+                currency: currency.clone(),
+            }),
+            _ => None,
+        },
         pending,
         updated_at: s.updated_at.clone(),
     })
@@ -59,18 +64,26 @@ pub(crate) fn sessions(
     let mut rows = Vec::new();
     for s in store.sessions()? {
         let r = row(store, &s)?;
+        let c = &r.counterparty;
+        let organization = c.organization.as_deref().unwrap_or("");
         if let Some(text) = filter.text.as_deref().filter(|t| !t.is_empty()) {
-            let v = &r.vendor;
-            if !(contains(&v.vendor_name, text)
-                || contains(&v.agent_name, text)
+            if !(contains(organization, text)
+                || contains(&c.name, text)
                 || contains(&r.session_id, text))
             {
                 continue;
             }
         }
-        if let Some(vendor) = filter.vendor.as_deref().filter(|t| !t.is_empty()) {
-            if !(contains(&r.vendor.vendor_name, vendor) || contains(&r.vendor.fingerprint, vendor))
+        if let Some(who) = filter.counterparty.as_deref().filter(|t| !t.is_empty()) {
+            if !(contains(organization, who)
+                || contains(&c.name, who)
+                || contains(&c.fingerprint, who))
             {
+                continue;
+            }
+        }
+        if let Some(protocol) = filter.protocol.as_deref().filter(|t| !t.is_empty()) {
+            if r.protocol != protocol {
                 continue;
             }
         }
@@ -87,9 +100,9 @@ pub(crate) fn sessions(
         }
         if min.is_some() || max.is_some() {
             let Some(total) = r
-                .last_total
-                .as_deref()
-                .and_then(|t| t.parse::<Decimal>().ok())
+                .last_amount
+                .as_ref()
+                .and_then(|a| a.value.parse::<Decimal>().ok())
             else {
                 continue;
             };
@@ -130,10 +143,10 @@ pub(crate) fn session_detail(
         let Some(entry) = seam.timeline(&stored, human) else {
             continue;
         };
-        if let Some((side, amount)) = &entry.proposal {
+        if let (Some(side), Some(amount)) = (entry.side, &entry.amount) {
             let points = match side {
-                Side::Counterparty => &mut series.vendor_agent,
-                Side::Ours => &mut series.buyer,
+                Side::Counterparty => &mut series.counterparty,
+                Side::Ours => &mut series.ours,
             };
             points.push(SeriesPoint {
                 round: points.len() as u32 + 1,
@@ -143,6 +156,7 @@ pub(crate) fn session_detail(
         }
         timeline.push(TimelineEvent {
             seq: stored.seq,
+            side: entry.side,
             actor: stored.actor.clone(),
             kind: stored.kind.clone(),
             at: stored.at.clone(),

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use crate::clock::parse_time;
 use crate::error::EngineError;
-use crate::protocol::{Located, PendingProposal, Protocol};
+use crate::protocol::{Located, PendingProposal, Protocol, Trust};
 use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store};
 use crate::views::*;
 
@@ -38,21 +38,22 @@ fn item(
     session: &SessionRecord,
     located: &Located,
     unread: bool,
-) -> InboxItem {
-    let amount = located.proposal.amount.as_ref();
-    let previous = located.previous.as_ref().and_then(|p| p.amount.as_ref());
-    InboxItem {
+) -> Result<InboxItem, EngineError> {
+    let seam = protocol_of(session)?.seam();
+    Ok(InboxItem {
         host_id: record.host_id.clone(),
         session_id: record.session_id.clone(),
+        protocol: session.protocol.clone(),
+        proposal_kind: seam.proposal_kind(),
         seq: located.proposal.seq,
         event_hash: pending.event_hash.clone(),
         kind: pending.kind.clone(),
+        side: seam.side(&located.proposal.actor),
         actor: located.proposal.actor.clone(),
         is_draft: pending.draft.is_some(),
-        vendor: session.vendor.clone(),
-        currency: amount.map(|a| a.currency.clone()).unwrap_or_default(),
-        total: amount.map(|a| a.value.clone()).unwrap_or_default(),
-        previous_total: previous.map(|a| a.value.clone()),
+        counterparty: session.counterparty.clone(),
+        amount: located.proposal.amount.clone(),
+        previous_amount: located.previous.as_ref().and_then(|p| p.amount.clone()),
         change: located.change.clone(),
         expires_at: pending.expires_at.clone(),
         verification: session.verification,
@@ -60,7 +61,7 @@ fn item(
         approvals_required: pending.approvals_required,
         unread,
         held_reason: pending.held_reason.clone(),
-    }
+    })
 }
 
 /// A pending decision the inbox can list: its offer is stored (or it is a
@@ -128,7 +129,7 @@ pub(crate) fn inbox_page(
                 continue;
             };
             page.items
-                .push(item(record, &l.pending, &session, &located, unread));
+                .push(item(record, &l.pending, &session, &located, unread)?);
         }
         page.total += 1;
         page.unread += u32::from(unread);
@@ -202,15 +203,15 @@ fn former_proposal(
 
 /// One proposal in full: while it waits for a decision, and after (what
 /// was decided, by whom, when, and the event it appended).
-pub(crate) fn offer_view(
+pub(crate) fn proposal_view(
     store: &Store,
     host_id: &str,
     session_id: &str,
     event_hash: &str,
     now: OffsetDateTime,
-) -> Result<OfferView, EngineError> {
+) -> Result<ProposalView, EngineError> {
     let not_found = || EngineError::NotFound {
-        what: "offer",
+        what: "proposal",
         id: event_hash.to_owned(),
     };
     let events = store.events(host_id, session_id)?;
@@ -236,7 +237,7 @@ pub(crate) fn offer_view(
     let seam = protocol_of(&session)?.seam();
     let located = seam.locate(&events, &pending).ok_or_else(not_found)?;
     let unread = is_pending && !store.is_seen(host_id, session_id, event_hash)?;
-    let item = item(&record, &pending, &session, &located, unread);
+    let item = item(&record, &pending, &session, &located, unread)?;
     let decided_by = store
         .host(host_id)?
         .map(|h| h.approver_email)
@@ -252,20 +253,20 @@ pub(crate) fn offer_view(
         ))),
         None => None,
     };
-    let parts = seam.parts(&events, &located);
-    Ok(OfferView {
+    let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
+        what: "host",
+        id: host_id.to_owned(),
+    })?;
+    let detail = seam.detail(&events, &pending, &located, &Trust::of(&host, &session));
+    Ok(ProposalView {
         expired: is_expired(&item.expires_at, now),
         item,
-        offer: parts.offer,
-        previous: parts.previous,
-        previous_ref: parts.previous_ref,
-        diff: parts.diff,
-        vendor_envelope: parts.vendor_envelope,
-        buyer_envelope: parts.buyer_envelope,
+        detail,
         verification: verification_view(&session),
         approvals: pending.approvals.clone(),
         pending: is_pending,
         decision,
+        capabilities: seam.capabilities(&pending),
     })
 }
 

@@ -255,7 +255,7 @@ fn new_session(
         protocol: session.protocol.clone(),
         status: session.status.clone(),
         sandbox: session.sandbox,
-        vendor: session.counterparty.clone(),
+        counterparty: session.counterparty.clone(),
         pin_seq: genesis.seq,
         pin_hash: genesis.hash,
         remote_count: session.event_count,
@@ -391,7 +391,7 @@ fn apply(
         record.status = s.status.clone();
         record.remote_count = s.event_count;
         record.remote_head = s.chain_head.clone();
-        record.vendor = s.counterparty.clone();
+        record.counterparty = s.counterparty.clone();
     }
     let mut dispute_notice = None;
     if let Some(d) = &checked.dispute {
@@ -549,16 +549,17 @@ fn notify_pending(
     };
     let (total, currency) = crate::inbox::pending_amount(&*ctx.store()?, &record, p)
         .unwrap_or_else(|| ("?".to_owned(), String::new()));
-    let vendor_name = session.counterparty.vendor_name.clone();
+    let counterparty_name = session.counterparty.display_name().to_owned();
     let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
     let human = ctx.humanizer();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
+        protocol: session.protocol.clone(),
         event_hash: p.event_hash.clone(),
-        title: format!("{what} {vendor_name} waits for you"),
+        title: format!("{what} {counterparty_name} waits for you"),
         body: human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now()),
-        vendor_name,
+        counterparty_name,
         total,
         currency,
         expires_at: p.expires_at.clone(),
@@ -571,16 +572,21 @@ fn notify_pending(
 /// The dispute notice: which host and session, the seq and check, in words.
 fn dispute_notice_for(host: &HostRecord, record: &SessionRecord, d: &Dispute) -> DisputeNotice {
     let short: String = record.session_id.chars().take(8).collect();
+    let label = Protocol::parse(&record.protocol)
+        .map(|p| p.seam().label())
+        .unwrap_or("A");
     DisputeNotice {
         host_id: host.host_id.clone(),
+        protocol: record.protocol.clone(),
         host_label: host.label.clone(),
         session_id: record.session_id.clone(),
         seq: d.seq,
         check: d.checks.join(", "),
         detail: d.detail.clone(),
         title: format!(
-            "Session {short} on {} with {} is disputed",
-            host.label, record.vendor.vendor_name
+            "{label} session {short} on {} with {} is disputed",
+            host.label,
+            record.counterparty.display_name()
         ),
         body: format!(
             "The host's record no longer matches what this console verified (event {}, {}). {}",

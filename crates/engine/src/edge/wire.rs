@@ -11,7 +11,7 @@ use anp::api::{PendingDecision, SessionSummary, Summary};
 use countersign_client::{ApproverClient, SummaryFetch};
 
 use crate::protocol::PendingProposal;
-use crate::views::{ApprovalGiven, Vendor};
+use crate::views::{ApprovalGiven, Counterparty};
 
 /// One session as the host's summary lists it.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +25,7 @@ pub(crate) struct RemoteSession {
     /// True for the sandbox.
     pub sandbox: bool,
     /// Who is on the other side, as the host vouches for it.
-    pub counterparty: Vendor,
+    pub counterparty: Counterparty,
     /// Entries in the record.
     pub event_count: u64,
     /// Hash of the last one.
@@ -90,10 +90,10 @@ fn session_of(protocol: &str, s: &SessionSummary) -> RemoteSession {
         protocol: protocol.to_owned(),
         status: s.status.clone(),
         sandbox: s.sandbox,
-        counterparty: Vendor {
-            agent_id: s.vendor.agent_id.clone(),
-            agent_name: s.vendor.agent_name.clone(),
-            vendor_name: s.vendor.vendor_name.clone(),
+        counterparty: Counterparty {
+            id: s.vendor.agent_id.clone(),
+            name: s.vendor.agent_name.clone(),
+            organization: Some(s.vendor.vendor_name.clone()),
             fingerprint: s.vendor.fingerprint.clone(),
             status: countersign_host::admin::status_text(s.vendor.status).to_owned(),
         },

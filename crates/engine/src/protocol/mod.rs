@@ -21,7 +21,10 @@ use time::OffsetDateTime;
 use crate::edge::transport::{HostIo, SendError, Sent};
 use crate::error::{DecideError, EngineError};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
-use crate::views::{ApprovalGiven, Change, CounterCheck, DecideRequest, PreviousRef};
+use crate::views::{
+    ApprovalGiven, Capabilities, Change, CounterCheck, DecideRequest, ProposalDetail, ProposalKind,
+    Side,
+};
 
 pub(crate) mod anp;
 
@@ -93,7 +96,7 @@ impl<'a> Trust<'a> {
         Trust {
             platform_key: &host.platform_key,
             approver_keys: &host.approver_keys,
-            counterparty_fingerprint: &session.vendor.fingerprint,
+            counterparty_fingerprint: &session.counterparty.fingerprint,
             pinned_keys: &session.pinned_keys,
         }
     }
@@ -145,14 +148,7 @@ impl Checked {
     }
 }
 
-/// An exact amount of money and its currency.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Amount {
-    /// Exact decimal text (`"570000"`, `"1140.50"`).
-    pub value: String,
-    /// The currency (`USD`).
-    pub currency: String,
-}
+pub(crate) use crate::views::Amount;
 
 /// A pending decision as the host lists it, for every protocol (the
 /// approver API's pending record; stored as JSON in `pending.body` and
@@ -268,15 +264,6 @@ impl StoredRef {
     }
 }
 
-/// Which side of a session an entry is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    /// The other party.
-    Counterparty,
-    /// The organization (its host or its own agent).
-    Ours,
-}
-
 /// One entry of a session's timeline, as the protocol reads it.
 #[derive(Debug, Clone)]
 pub(crate) struct TimelineEntry {
@@ -286,8 +273,10 @@ pub(crate) struct TimelineEntry {
     pub payload: Value,
     /// Who signed it, when the entry names a signer.
     pub signer: Option<String>,
-    /// When the entry is a proposal with an amount: its side and amount.
-    pub proposal: Option<(Side, Amount)>,
+    /// Which side it is from.
+    pub side: Option<Side>,
+    /// When the entry is a proposal with an amount: the amount.
+    pub amount: Option<Amount>,
 }
 
 /// Everything a protocol needs to sign a decision.
@@ -342,8 +331,20 @@ pub(crate) trait Seam: Send + Sync {
     /// The protocol's name as hosts and stored rows write it.
     fn name(&self) -> &'static str;
 
+    /// The protocol's name for people (`ANP`, `Concordia`).
+    fn label(&self) -> &'static str;
+
     /// The head of a record with nothing verified yet.
     fn genesis(&self) -> Head;
+
+    /// The view shape of this protocol's proposals.
+    fn proposal_kind(&self) -> ProposalKind;
+
+    /// Which side an actor (in the protocol's words) is on.
+    fn side(&self, actor: &str) -> Side;
+
+    /// What a decision panel may offer on `pending`.
+    fn capabilities(&self, pending: &PendingProposal) -> Capabilities;
 
     // ---- the pure half ----
 
@@ -377,7 +378,13 @@ pub(crate) trait Seam: Send + Sync {
 
     /// The protocol's view of a located proposal: the proposal, the one it
     /// answers, their structured diff, and what else this kind shows.
-    fn parts(&self, events: &[StoredEvent], located: &Located) -> ProposalParts;
+    fn detail(
+        &self,
+        events: &[StoredEvent],
+        pending: &PendingProposal,
+        located: &Located,
+        trust: &Trust<'_>,
+    ) -> ProposalDetail;
 
     /// Checks a counter in the protocol's own form against the proposal it
     /// answers (the entry `event_hash`), with the diff when it parses.
@@ -410,8 +417,8 @@ pub(crate) trait Seam: Send + Sync {
         actor: &str,
     ) -> Option<LogAnswer>;
 
-    /// How a notification of `pending` begins ("Counter-offer from"); the
-    /// counterparty's name follows.
+    /// How a notification of `pending` begins, naming the protocol ("ANP
+    /// counter-offer from"); the counterparty's name follows.
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str;
 
     /// One stored entry as a timeline row.
@@ -466,22 +473,4 @@ pub(crate) trait Seam: Send + Sync {
 /// that its receipt check then reads: no screen or command of its own.
 pub(crate) fn settings() -> Vec<crate::settings::SettingDef> {
     Vec::new()
-}
-
-/// A protocol's view of one proposal: what the offer screen shows beyond
-/// the neutral row (the contract's `OfferView` members).
-#[derive(Debug, Clone)]
-pub(crate) struct ProposalParts {
-    /// The proposal, as the record carries it.
-    pub offer: Value,
-    /// The one it answers.
-    pub previous: Option<Value>,
-    /// Where that one is.
-    pub previous_ref: Option<PreviousRef>,
-    /// Their structured diff.
-    pub diff: Option<Value>,
-    /// The counterparty's mandate.
-    pub vendor_envelope: Value,
-    /// Ours.
-    pub buyer_envelope: Value,
 }

@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 pub use migrations::SCHEMA_VERSION;
 
-use crate::views::{Vendor, Verification};
+use crate::views::{Counterparty, Verification};
 
 /// A connected host, as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,8 +57,8 @@ pub struct SessionRecord {
     pub status: String,
     /// Sandbox session.
     pub sandbox: bool,
-    /// Counterparty.
-    pub vendor: Vendor,
+    /// Who is on the other side.
+    pub counterparty: Counterparty,
     /// Seq of the last verified event (the pin).
     pub pin_seq: u64,
     /// Its hash.
@@ -248,7 +248,7 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
         protocol: r.get("protocol")?,
         status: r.get("status")?,
         sandbox: r.get("sandbox")?,
-        vendor: json_col(r, "vendor")?,
+        counterparty: json_col(r, "counterparty")?,
         pin_seq: r.get("pin_seq")?,
         pin_hash: r.get("pin_hash")?,
         remote_count: r.get("remote_count")?,
@@ -479,7 +479,7 @@ impl Store {
     /// Inserts or replaces a session row.
     pub fn upsert_session(&self, s: &SessionRecord) -> rusqlite::Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, vendor,
+            "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, counterparty,
              pin_seq, pin_hash, remote_count, remote_head, verification, dispute_detail, failing_seq,
              failing_checks, unproven, last_total, currency, updated_at, pinned_keys)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
@@ -489,7 +489,7 @@ impl Store {
                 s.protocol,
                 s.status,
                 s.sandbox,
-                to_json(&s.vendor),
+                to_json(&s.counterparty),
                 s.pin_seq,
                 s.pin_hash,
                 s.remote_count,

@@ -49,7 +49,7 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
     clock.set(expires_at + Duration::from_secs(60));
     let item = engine.inbox().await.unwrap().remove(0);
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(view.expired);
@@ -60,7 +60,7 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Approve,
             reason: None,
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap_err();
@@ -76,7 +76,7 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
         .unwrap();
     clock.set(decided_at);
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(!view.expired);

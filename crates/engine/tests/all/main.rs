@@ -3,6 +3,7 @@
 
 mod clock;
 mod common;
+mod contract;
 mod core;
 mod decided;
 mod disputes;

@@ -38,7 +38,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         },
         DecideAction::Counter => {
             let offer = request
-                .offer
+                .counter
                 .clone()
                 .ok_or_else(|| DecideError::InvalidCounter {
                     errors: vec![FieldError {

@@ -23,10 +23,12 @@ use crate::edge::transport::{HostIo, SendError, Sent};
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
     Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
-    PendingProposal, ProposalParts, Seam, TimelineEntry, Trust,
+    PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
-use crate::views::CounterCheck;
+use crate::views::{
+    Capabilities, CounterCheck, CounterForm, DecideAction, ProposalDetail, ProposalKind, Side,
+};
 
 /// ANP/0.1's jobs.
 pub(crate) struct Anp;
@@ -36,11 +38,44 @@ impl Seam for Anp {
         anp::PROTOCOL
     }
 
+    fn label(&self) -> &'static str {
+        "ANP"
+    }
+
     fn genesis(&self) -> Head {
         let genesis = anp::ChainHead::genesis();
         Head {
             seq: genesis.seq,
             hash: genesis.event_hash,
+        }
+    }
+
+    fn proposal_kind(&self) -> ProposalKind {
+        ProposalKind::AnpOffer
+    }
+
+    fn side(&self, actor: &str) -> Side {
+        match actor {
+            "buyer" => Side::Ours,
+            _ => Side::Counterparty,
+        }
+    }
+
+    fn capabilities(&self, pending: &PendingProposal) -> Capabilities {
+        let draft = pending.draft.is_some();
+        Capabilities {
+            actions: vec![
+                DecideAction::Approve,
+                DecideAction::Decline,
+                DecideAction::Counter,
+            ],
+            decline_needs_reason: true,
+            counter_form: Some(CounterForm::AnpOffer),
+            signed_as: if draft {
+                "the buyer agent's counter-offer, sent as it stands".to_owned()
+            } else {
+                "an RFC-002 approval signed with your key, in an accept event".to_owned()
+            },
         }
     }
 
@@ -73,8 +108,14 @@ impl Seam for Anp {
         offer::former(events, event_hash)
     }
 
-    fn parts(&self, events: &[StoredEvent], located: &Located) -> ProposalParts {
-        offer::parts(events, located)
+    fn detail(
+        &self,
+        events: &[StoredEvent],
+        _pending: &PendingProposal,
+        located: &Located,
+        _trust: &Trust<'_>,
+    ) -> ProposalDetail {
+        offer::detail(events, located)
     }
 
     fn validate_counter(
@@ -114,9 +155,9 @@ impl Seam for Anp {
 
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str {
         match (pending.draft.is_some(), pending.kind.as_str()) {
-            (true, _) => "Draft counter-offer to",
-            (false, "counter_offer") => "Counter-offer from",
-            _ => "Offer from",
+            (true, _) => "ANP draft counter-offer to",
+            (false, "counter_offer") => "ANP counter-offer from",
+            _ => "ANP offer from",
         }
     }
 

@@ -10,11 +10,12 @@ use anp::payload::{AcceptPayload, Offer};
 use anp::Event;
 use serde_json::Value;
 
-use crate::protocol::{
-    Amount, Located, LogAnswer, PendingProposal, Proposal, ProposalParts, StoredRef,
-};
+use crate::protocol::{Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef};
 use crate::store::StoredEvent;
-use crate::views::{Change, CounterCheck, FieldError, PreviousRef};
+use crate::views::{
+    AnpOfferDiff, AnpOfferView, Change, CounterCheck, FieldError, PreviousRef, ProposalDetail,
+    ProposalDiff,
+};
 
 /// An offer read from a stored payload.
 pub(crate) struct ReadOffer {
@@ -139,13 +140,22 @@ fn contract_change(old: Money, new: Money) -> Change {
     }
 }
 
-/// The structured diff as JSON (the contract's `OfferDiff`).
-fn diff_json(old: &Offer, new: &Offer) -> Option<Value> {
-    serde_json::to_value(diff_offers(old, new)).ok()
+/// The structured diff in the contract's shape. `AnpOfferDiff` mirrors
+/// `anp::diff` member for member and refuses unknown ones, so a diff that no
+/// longer converts is a bug to see, not a member to lose (tested below).
+pub(crate) fn diff(old: &Offer, new: &Offer) -> Option<AnpOfferDiff> {
+    let value = serde_json::to_value(diff_offers(old, new)).ok()?;
+    match serde_json::from_value(value) {
+        Ok(diff) => Some(diff),
+        Err(e) => {
+            tracing::error!("anp::diff no longer matches the contract's AnpOfferDiff: {e}");
+            None
+        }
+    }
 }
 
-/// The offer view's ANP parts: both offers, their diff, both envelopes.
-pub(crate) fn parts(events: &[StoredEvent], located: &Located) -> ProposalParts {
+/// The offer view: both offers, their diff, both envelopes.
+pub(crate) fn detail(events: &[StoredEvent], located: &Located) -> ProposalDetail {
     let envelope = |kind: &str| -> Value {
         events
             .iter()
@@ -160,9 +170,9 @@ pub(crate) fn parts(events: &[StoredEvent], located: &Located) -> ProposalParts 
     let diff = located.previous.as_ref().and_then(|p| {
         let old = read_offer(&p.value)?;
         let new = read_offer(&located.proposal.value)?;
-        diff_json(&old.offer, &new.offer)
+        diff(&old.offer, &new.offer)
     });
-    ProposalParts {
+    ProposalDetail::AnpOffer(Box::new(AnpOfferView {
         offer: located.proposal.value.clone(),
         previous: located.previous.as_ref().map(|p| p.value.clone()),
         previous_ref: located.previous.as_ref().map(|p| PreviousRef {
@@ -172,7 +182,7 @@ pub(crate) fn parts(events: &[StoredEvent], located: &Located) -> ProposalParts 
         diff,
         vendor_envelope: envelope("session_open"),
         buyer_envelope: envelope("envelope"),
-    }
+    }))
 }
 
 /// Validates an edited counter-offer by the protocol's own rules.
@@ -204,7 +214,7 @@ pub(crate) fn check_counter(
         Ok(parsed) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: diff_json(&answered.offer, &parsed),
+            diff: diff(&answered.offer, &parsed).map(|d| ProposalDiff::AnpOffer(Box::new(d))),
         },
         Err(errors) => CounterCheck {
             ok: false,
@@ -298,4 +308,52 @@ pub(crate) fn answer_on_log(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn offer(lines: Value, notes: &str, conditions: Value, total: Option<u64>) -> Offer {
+        let mut payload = json!({
+            "currency": "USD", "term_months": 12, "expires_at": "2026-12-04T06:53:00Z",
+            "line_items": lines, "conditions": conditions, "notes": notes,
+        });
+        if let Some(total) = total {
+            payload["total_annual"] = json!(total);
+        }
+        Offer::parse(&payload).unwrap()
+    }
+
+    #[test]
+    fn every_member_of_an_anp_diff_reaches_the_contract_shape() {
+        let line = |sku: &str, price: u64| {
+            json!({"sku": sku, "description": "Seats", "quantity": 10, "unit": "seat/year",
+                   "unit_price": price, "currency": "USD", "term_months": 12})
+        };
+        let old = offer(
+            json!([line("A", 100), line("B", 5)]),
+            "old",
+            json!(["Net 30", "Kept"]),
+            None,
+        );
+        let new = offer(
+            json!([line("C", 7), line("A", 90)]),
+            "new",
+            json!(["Net 60", "Kept"]),
+            Some(999),
+        );
+        let converted = diff(&old, &new).expect("the anp diff converts");
+        let raw = serde_json::to_value(diff_offers(&old, &new)).unwrap();
+        // Nothing lost on the way: the contract shape serializes to exactly
+        // what anp::diff serialized.
+        assert_eq!(serde_json::to_value(&converted).unwrap(), raw);
+        assert!(converted.notes.is_some());
+        assert!(converted.total.new.mismatch);
+        let statuses: Vec<_> = converted.line_items.iter().map(|l| l.status).collect();
+        assert!(statuses.contains(&crate::views::LineStatus::Added));
+        assert!(statuses.contains(&crate::views::LineStatus::Removed));
+        assert!(statuses.contains(&crate::views::LineStatus::Changed));
+    }
 }

@@ -7,8 +7,9 @@ use anp::Event;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::protocol::{Side, TimelineEntry};
+use crate::protocol::TimelineEntry;
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::Side;
 use crate::views::Verification;
 
 use super::offer::{parse_event, read_offer, summarize};
@@ -16,24 +17,27 @@ use super::offer::{parse_event, read_offer, summarize};
 /// One event as a timeline row.
 pub(crate) fn timeline(stored: &StoredEvent, human: &humanize::Humanizer) -> Option<TimelineEntry> {
     let event = parse_event(stored)?;
-    let proposal = event
+    let amount = event
         .kind
         .is_offer()
         .then(|| read_offer(&event.payload))
         .flatten()
-        .map(|offer| {
-            let side = match event.actor {
-                anp::Actor::VendorAgent => Side::Counterparty,
-                anp::Actor::Buyer => Side::Ours,
-            };
-            (side, offer.amount())
-        });
+        .map(|offer| offer.amount());
     Some(TimelineEntry {
         summary: summarize(&stored.kind, &event.payload, human),
         payload: event.payload,
         signer: event.signer,
-        proposal,
+        side: Some(side(event.actor)),
+        amount,
     })
+}
+
+/// Which side an ANP actor is on.
+pub(crate) fn side(actor: anp::Actor) -> Side {
+    match actor {
+        anp::Actor::VendorAgent => Side::Counterparty,
+        anp::Actor::Buyer => Side::Ours,
+    }
 }
 
 /// The verifiable document of the stored copy: the log with the platform
