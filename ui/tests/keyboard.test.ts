@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { byId, renderApp, settle } from "./helpers";
 
 function selectedVendor(container: HTMLElement): string | null | undefined {
-  return container.querySelector("[data-testid='inbox-row'][data-selected='true'] [data-testid='inbox-vendor']")?.textContent;
+  return container.querySelector("[data-testid='inbox-row'][data-selected='true'] [data-testid='inbox-counterparty']")?.textContent;
 }
 
 describe("keyboard", () => {
@@ -19,7 +19,7 @@ describe("keyboard", () => {
     await user.keyboard("j");
     await user.keyboard("{Enter}");
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Contoso GmbH");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
     expect(document.activeElement?.id).toBe("offer-title");
   });
 

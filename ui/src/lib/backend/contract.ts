@@ -806,7 +806,7 @@ decision_id: string,
 /**
  * `appended`, `awaiting_approvals` or `held`.
  */
-outcome: string, 
+outcome: "appended" | "awaiting_approvals" | "held", 
 /**
  * The host's words.
  */
@@ -1221,14 +1221,14 @@ export type ProposalDecision = {
  * `approve`, `decline` or `counter`; null when the proposal left the
  * pending set without an answer on the record.
  */
-action: string | null, 
+action: "approve" | "decline" | "counter" | null, 
 /**
  * `pending` (kept, the host has not confirmed it yet), `appended`,
  * `awaiting_approvals`, `held`, `refused` (by the host: nothing was
  * sent), `answered` (the record shows an answer this console did not
  * send), or `withdrawn` (no longer pending, no answer on the record).
  */
-outcome: string, 
+outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "refused" | "answered" | "withdrawn", 
 /**
  * Who decided: the email this console approves as, or the approvers
  * the record names.
@@ -1645,7 +1645,7 @@ signer: string | null,
 /**
  * `verified`, `unproven` or `failed`.
  */
-signature: string, };
+signature: "verified" | "unproven" | "failed", };
 
 /**
  * How far the console trusts a session's record.
