@@ -353,11 +353,15 @@ pub enum ProposalDetail {
 pub struct ProposalDecision {
     /// `approve`, `decline` or `counter`; null when the proposal left the
     /// pending set without an answer on the record.
+    #[ts(type = "\"approve\" | \"decline\" | \"counter\" | null")]
     pub action: Option<String>,
     /// `pending` (kept, the host has not confirmed it yet), `appended`,
     /// `awaiting_approvals`, `held`, `refused` (by the host: nothing was
     /// sent), `answered` (the record shows an answer this console did not
     /// send), or `withdrawn` (no longer pending, no answer on the record).
+    #[ts(
+        type = "\"pending\" | \"appended\" | \"awaiting_approvals\" | \"held\" | \"refused\" | \"answered\" | \"withdrawn\""
+    )]
     pub outcome: String,
     /// Who decided: the email this console approves as, or the approvers
     /// the record names.
@@ -425,6 +429,7 @@ pub struct DecisionResult {
     /// The idempotency key; the same one on every retry.
     pub decision_id: String,
     /// `appended`, `awaiting_approvals` or `held`.
+    #[ts(type = "\"appended\" | \"awaiting_approvals\" | \"held\"")]
     pub outcome: String,
     /// The host's words.
     pub detail: String,
@@ -551,6 +556,7 @@ pub struct TimelineEvent {
     /// Signer fingerprint or id.
     pub signer: Option<String>,
     /// `verified`, `unproven` or `failed`.
+    #[ts(type = "\"verified\" | \"unproven\" | \"failed\"")]
     pub signature: String,
 }
 
