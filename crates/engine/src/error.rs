@@ -126,6 +126,10 @@ pub enum DecideError {
     /// The host could not be reached; the decision may be retried safely.
     #[error("The host cannot be reached ({0}); the decision was kept and can be retried safely.")]
     Unreachable(String),
+    /// The decision cannot be signed from what the host and the record say
+    /// (for example the policy threshold a receipt must name is missing).
+    #[error("This decision cannot be signed: {0}")]
+    CannotSign(String),
     /// Any other host refusal.
     #[error("The host refused the decision: {message} ({code}).")]
     Refused {
@@ -162,6 +166,7 @@ impl DecideError {
             DecideError::SessionClosed => "session_closed",
             DecideError::Unauthorized => "unauthorized",
             DecideError::Unreachable(_) => "unreachable",
+            DecideError::CannotSign(_) => "cannot_sign",
             DecideError::Refused { .. } => "refused",
             DecideError::Engine(e) => e.code(),
         }

@@ -140,7 +140,7 @@ pub(crate) fn session_detail(
     let mut timeline = Vec::new();
     let mut series = Series::default();
     for stored in store.events(host_id, session_id)? {
-        let Some(entry) = seam.timeline(&stored, human) else {
+        let Some(entry) = seam.timeline(&s, &stored, human) else {
             continue;
         };
         if let (Some(side), Some(amount)) = (entry.side, &entry.amount) {

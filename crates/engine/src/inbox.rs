@@ -48,7 +48,7 @@ fn item(
         seq: located.proposal.seq,
         event_hash: pending.event_hash.clone(),
         kind: pending.kind.clone(),
-        side: seam.side(&located.proposal.actor),
+        side: seam.side(session, &located.proposal.actor),
         actor: located.proposal.actor.clone(),
         is_draft: pending.draft.is_some(),
         counterparty: session.counterparty.clone(),

@@ -131,6 +131,44 @@ impl HostIo {
         (headers, request)
     }
 
+    /// GETs `/api/console/v1/sessions/<session>/log[?after=N]`, signed, and
+    /// returns the request as people read it and the answer byte for byte.
+    pub(crate) async fn get_log(
+        &self,
+        session_id: &str,
+        after: Option<u64>,
+    ) -> Result<(String, Vec<u8>), SendError> {
+        if !plain_segment(session_id) {
+            return Err(SendError::Garbled(format!(
+                "session id {session_id:?} is not a plain identifier"
+            )));
+        }
+        let path = format!("{}/sessions/{session_id}/log", api::CONSOLE_API_BASE);
+        let (_, mut request) = self.signed("GET", &path, b"");
+        let mut asked = path;
+        if let Some(after) = after {
+            request = request.query(&[("after", after.to_string())]);
+            asked = format!("{asked}?after={after}");
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| SendError::Unreachable(e.to_string()))?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| SendError::Unreachable(e.to_string()))?;
+        if bytes.len() > MAX_ANSWER_BYTES {
+            return Err(SendError::Garbled("the answer is too large".into()));
+        }
+        if !status.is_success() {
+            let (code, message) = refusal(status, &bytes);
+            return Err(SendError::Refused { code, message });
+        }
+        Ok((format!("GET {asked}"), bytes.to_vec()))
+    }
+
     /// POSTs `body` (the exact bytes kept in the store) to the session's
     /// decisions route, signing each attempt afresh (a nonce is single-use).
     /// `on_signed` sees each attempt's headers (JSON) before it is sent.

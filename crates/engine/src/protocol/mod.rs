@@ -27,6 +27,7 @@ use crate::views::{
 };
 
 pub(crate) mod anp;
+pub(crate) mod concordia;
 
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -36,11 +37,13 @@ pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>
 pub(crate) enum Protocol {
     /// ANP/0.1: vendor agents at the host's ANP endpoints.
     Anp,
+    /// Concordia: the org's own agents mirror their transcripts to the gate.
+    Concordia,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 1] = [Protocol::Anp];
+    pub(crate) const ALL: [Protocol; 2] = [Protocol::Anp, Protocol::Concordia];
 
     /// Reads the name a host or a stored row gives.
     pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
@@ -60,6 +63,7 @@ impl Protocol {
     pub(crate) fn seam(self) -> &'static dyn Seam {
         match self {
             Protocol::Anp => &self::anp::Anp,
+            Protocol::Concordia => &self::concordia::Concordia,
         }
     }
 }
@@ -86,7 +90,6 @@ pub(crate) struct Trust<'a> {
     pub counterparty_fingerprint: &'a str,
     /// The parties' keys this console pinned the first time it saw them
     /// (JSON object, party → key; `{}` for none yet).
-    #[allow(dead_code)] // read by the Concordia seam
     pub pinned_keys: &'a str,
 }
 
@@ -284,10 +287,8 @@ pub(crate) struct DecisionInput<'a> {
     /// What the person decided.
     pub request: &'a DecideRequest,
     /// The pending record it answers.
-    #[allow(dead_code)] // read by the Concordia seam
     pub pending: &'a PendingProposal,
     /// The session's stored record.
-    #[allow(dead_code)] // read by the Concordia seam
     pub events: &'a [StoredEvent],
     /// The approver's key.
     pub key: &'a ed25519_dalek::SigningKey,
@@ -340,8 +341,8 @@ pub(crate) trait Seam: Send + Sync {
     /// The view shape of this protocol's proposals.
     fn proposal_kind(&self) -> ProposalKind;
 
-    /// Which side an actor (in the protocol's words) is on.
-    fn side(&self, actor: &str) -> Side;
+    /// Which side an actor (in the protocol's words) of `session` is on.
+    fn side(&self, session: &SessionRecord, actor: &str) -> Side;
 
     /// What a decision panel may offer on `pending`.
     fn capabilities(&self, pending: &PendingProposal) -> Capabilities;
@@ -421,8 +422,13 @@ pub(crate) trait Seam: Send + Sync {
     /// counter-offer from"); the counterparty's name follows.
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str;
 
-    /// One stored entry as a timeline row.
-    fn timeline(&self, event: &StoredEvent, human: &humanize::Humanizer) -> Option<TimelineEntry>;
+    /// One stored entry of `session` as a timeline row.
+    fn timeline(
+        &self,
+        session: &SessionRecord,
+        event: &StoredEvent,
+        human: &humanize::Humanizer,
+    ) -> Option<TimelineEntry>;
 
     /// The session's stored record as a document anyone can verify with the
     /// protocol's own verifier (`countersign-verify`).

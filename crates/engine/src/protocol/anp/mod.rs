@@ -54,7 +54,7 @@ impl Seam for Anp {
         ProposalKind::AnpOffer
     }
 
-    fn side(&self, actor: &str) -> Side {
+    fn side(&self, _session: &SessionRecord, actor: &str) -> Side {
         match actor {
             "buyer" => Side::Ours,
             _ => Side::Counterparty,
@@ -161,7 +161,12 @@ impl Seam for Anp {
         }
     }
 
-    fn timeline(&self, event: &StoredEvent, human: &humanize::Humanizer) -> Option<TimelineEntry> {
+    fn timeline(
+        &self,
+        _session: &SessionRecord,
+        event: &StoredEvent,
+        human: &humanize::Humanizer,
+    ) -> Option<TimelineEntry> {
         record::timeline(event, human)
     }
 
