@@ -759,3 +759,82 @@ fn history_reads_the_transcript_and_exports_what_countersign_verify_reads() {
     assert!(csv.contains("\"conditional\""), "{csv}");
     assert!(csv.contains("\"160000\",\"USD\""), "{csv}");
 }
+
+#[test]
+fn a_stored_concordia_session_reaches_the_inbox_the_proposal_view_and_history_as_neutral_rows() {
+    let p = Parties::new();
+    let (events, pinned) = verified(&p);
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = crate::store::Store::open(&dir.path().join("db")).unwrap();
+    store.insert_host(&host(), "2026-11-29T00:00:00Z").unwrap();
+    let mut record = session(&pinned);
+    record.pin_hash = events[3].event_hash.clone();
+    let pending = pending(&events);
+    store
+        .transaction(|s| {
+            s.insert_events("h", SESSION, &events)?;
+            s.upsert_session(&record)?;
+            s.replace_pending(
+                "h",
+                &[crate::store::PendingRecord {
+                    host_id: "h".into(),
+                    session_id: SESSION.into(),
+                    event_hash: pending.event_hash.clone(),
+                    body: serde_json::to_string(&pending).unwrap(),
+                    expires_at: pending.expires_at.clone(),
+                }],
+            )
+        })
+        .unwrap();
+
+    let page = crate::inbox::inbox_page(&store, &Default::default(), &Default::default()).unwrap();
+    let item = &page.items[0];
+    assert_eq!(
+        (item.protocol.as_str(), item.proposal_kind),
+        ("concordia", crate::views::ProposalKind::ConcordiaOffer)
+    );
+    assert_eq!(item.amount.as_ref().unwrap().value, "150000.00");
+    assert_eq!(item.previous_amount.as_ref().unwrap().value, "160000");
+    assert_eq!(item.side, crate::views::Side::Counterparty);
+    assert_eq!((item.approvals_given, item.approvals_required), (0, 2));
+
+    let view = crate::inbox::proposal_view(
+        &store,
+        "h",
+        SESSION,
+        &pending.event_hash,
+        datetime!(2026-11-29 12:00 UTC),
+    )
+    .unwrap();
+    assert!(!view.expired && view.pending);
+    assert_eq!(
+        view.capabilities.counter_form,
+        Some(crate::views::CounterForm::ConcordiaTerms)
+    );
+    assert!(matches!(view.detail, ProposalDetail::ConcordiaOffer(_)));
+    let expired = crate::inbox::proposal_view(
+        &store,
+        "h",
+        SESSION,
+        &pending.event_hash,
+        datetime!(2026-12-02 00:00 UTC),
+    )
+    .unwrap();
+    assert!(expired.expired, "the request's expiry, by the clock given");
+
+    let human = humanize::Humanizer::in_zone("en_GB.UTF-8", "UTC");
+    let detail = crate::history::session_detail(&store, &human, "h", SESSION).unwrap();
+    assert_eq!(detail.row.protocol, "concordia");
+    assert_eq!(detail.timeline.len(), 4);
+    let ours: Vec<_> = detail
+        .series
+        .ours
+        .iter()
+        .map(|p| p.total.as_str())
+        .collect();
+    assert_eq!(ours, ["160000"]);
+    assert!(
+        detail.series.counterparty.is_empty(),
+        "a conditional counter has no single amount"
+    );
+}
