@@ -97,6 +97,21 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
         .map_err(|e| e.to_string())
 }
 
+/// An answer's status and body, refused when the body is too large to read.
+async fn read_body(
+    response: reqwest::Response,
+) -> Result<(reqwest::StatusCode, Vec<u8>), SendError> {
+    let status = response.status();
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|e| SendError::Unreachable(e.to_string()))?;
+    if bytes.len() > MAX_ANSWER_BYTES {
+        return Err(SendError::Garbled("the answer is too large".into()));
+    }
+    Ok((status, bytes.to_vec()))
+}
+
 fn refusal(status: reqwest::StatusCode, bytes: &[u8]) -> (String, String) {
     match serde_json::from_slice::<ErrorBody>(bytes) {
         Ok(e) => (e.error.code, e.error.message),
@@ -154,19 +169,12 @@ impl HostIo {
             .send()
             .await
             .map_err(|e| SendError::Unreachable(e.to_string()))?;
-        let status = response.status();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| SendError::Unreachable(e.to_string()))?;
-        if bytes.len() > MAX_ANSWER_BYTES {
-            return Err(SendError::Garbled("the answer is too large".into()));
-        }
+        let (status, bytes) = read_body(response).await?;
         if !status.is_success() {
             let (code, message) = refusal(status, &bytes);
             return Err(SendError::Refused { code, message });
         }
-        Ok((format!("GET {asked}"), bytes.to_vec()))
+        Ok((format!("GET {asked}"), bytes))
     }
 
     /// POSTs `body` (the exact bytes kept in the store) to the session's
@@ -193,18 +201,9 @@ impl HostIo {
                 .body(body.to_vec());
             match request.send().await {
                 Ok(response) => {
-                    let status = response.status();
-                    let bytes = response
-                        .bytes()
-                        .await
-                        .map_err(|e| SendError::Unreachable(e.to_string()))?;
-                    if bytes.len() > MAX_ANSWER_BYTES {
-                        return Err(SendError::Garbled("the answer is too large".into()));
-                    }
+                    let (status, bytes) = read_body(response).await?;
                     if status.is_success() {
-                        return Ok(Sent {
-                            body: bytes.to_vec(),
-                        });
+                        return Ok(Sent { body: bytes });
                     }
                     let retry = status.is_server_error() || status.as_u16() == 429;
                     let (code, message) = refusal(status, &bytes);

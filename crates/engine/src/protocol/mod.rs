@@ -463,14 +463,17 @@ pub(crate) trait Seam: Send + Sync {
     ) -> IoFuture<'a, Result<(), EngineError>>;
 
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
-    /// headers before it leaves, so they are stored first.
+    /// headers before it leaves, so they are stored first. Every protocol
+    /// today POSTs it to the approver API's decisions route.
     fn send_decision<'a>(
         &'a self,
         io: &'a HostIo,
         session_id: &'a str,
         body: &'a [u8],
         on_signed: &'a (dyn Fn(&str) + Send + Sync),
-    ) -> IoFuture<'a, Result<Sent, SendError>>;
+    ) -> IoFuture<'a, Result<Sent, SendError>> {
+        Box::pin(io.post_decision(session_id, body, on_signed))
+    }
 }
 
 /// Settings the protocols declare, shown beside the engine's on the same
@@ -479,4 +482,37 @@ pub(crate) trait Seam: Send + Sync {
 /// that its receipt check then reads: no screen or command of its own.
 pub(crate) fn settings() -> Vec<crate::settings::SettingDef> {
     Vec::new()
+}
+
+/// The proposal a proposal at `seq` by `actor` answers: the latest earlier
+/// proposal (an entry `is_proposal` says is one) of the other side, or else
+/// the same side's previous one.
+pub(crate) fn answered_entry<'a>(
+    events: &'a [StoredEvent],
+    seq: u64,
+    actor: &str,
+    is_proposal: fn(&str) -> bool,
+) -> Option<&'a StoredEvent> {
+    let earlier = || {
+        events
+            .iter()
+            .rev()
+            .filter(move |e| e.seq < seq && is_proposal(&e.kind))
+    };
+    earlier()
+        .find(|e| e.actor != actor)
+        .or_else(|| earlier().find(|e| e.actor == actor))
+}
+
+/// One CSV field: quoted, and a spreadsheet formula in counterparty text
+/// neutralized (a leading `=`, `+`, `-` or `@` that is not a number).
+pub(crate) fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@'])
+        && text.parse::<rust_decimal::Decimal>().is_err()
+    {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    format!("\"{}\"", text.replace('"', "\"\""))
 }

@@ -5,7 +5,7 @@
 use anp::{EventKind, LogDocument};
 
 use crate::edge::enroll::refresh_approver_keys;
-use crate::edge::transport::{HostIo, SendError, Sent};
+use crate::edge::transport::HostIo;
 use crate::error::EngineError;
 use crate::protocol::Fetched;
 use crate::store::HostRecord;
@@ -41,14 +41,4 @@ pub(crate) async fn fetch(
         requests,
         approver_keys,
     })
-}
-
-/// Sends a decision's exact body.
-pub(crate) async fn send(
-    io: &HostIo,
-    session_id: &str,
-    body: &[u8],
-    on_signed: &(dyn Fn(&str) + Send + Sync),
-) -> Result<Sent, SendError> {
-    io.post_decision(session_id, body, on_signed).await
 }

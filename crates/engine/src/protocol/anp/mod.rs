@@ -19,7 +19,7 @@ mod verify;
 
 use serde_json::Value;
 
-use crate::edge::transport::{HostIo, SendError, Sent};
+use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
     Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
@@ -199,15 +199,5 @@ impl Seam for Anp {
         dir: &'a std::path::Path,
     ) -> IoFuture<'a, Result<(), EngineError>> {
         Box::pin(demo::run(url, dir))
-    }
-
-    fn send_decision<'a>(
-        &'a self,
-        io: &'a HostIo,
-        session_id: &'a str,
-        body: &'a [u8],
-        on_signed: &'a (dyn Fn(&str) + Send + Sync),
-    ) -> IoFuture<'a, Result<Sent, SendError>> {
-        Box::pin(io::send(io, session_id, body, on_signed))
     }
 }

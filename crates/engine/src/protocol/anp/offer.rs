@@ -10,7 +10,9 @@ use anp::payload::{AcceptPayload, Offer};
 use anp::Event;
 use serde_json::Value;
 
-use crate::protocol::{Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef};
+use crate::protocol::{
+    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+};
 use crate::store::StoredEvent;
 use crate::views::{
     AnpOfferDiff, AnpOfferView, Change, CounterCheck, FieldError, PreviousRef, ProposalDetail,
@@ -51,15 +53,7 @@ fn is_offer_kind(kind: &str) -> bool {
 /// The offer an offer at `seq` by `actor` answers: the latest earlier offer
 /// of the other side, or else the same side's previous offer.
 fn previous_offer(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(Proposal, ReadOffer)> {
-    let earlier = || {
-        events
-            .iter()
-            .rev()
-            .filter(move |e| e.seq < seq && is_offer_kind(&e.kind))
-    };
-    let pick = earlier()
-        .find(|e| e.actor != actor)
-        .or_else(|| earlier().find(|e| e.actor == actor))?;
+    let pick = answered_entry(events, seq, actor, is_offer_kind)?;
     let event = parse_event(pick)?;
     let read = read_offer(&event.payload)?;
     let proposal = Proposal {

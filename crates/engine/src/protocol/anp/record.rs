@@ -4,10 +4,9 @@
 
 use anp::event::{ChainClaim, LogDocument, SessionInfo};
 use anp::Event;
-use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::protocol::TimelineEntry;
+use crate::protocol::{csv_field, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::Side;
 use crate::views::Verification;
@@ -78,16 +77,6 @@ pub(crate) fn document(
         events,
     };
     serde_json::to_value(doc).unwrap_or(Value::Null)
-}
-
-fn csv_field(text: &str) -> String {
-    // Quote everything; neutralize spreadsheet formulas in counterparty text.
-    let text = if text.starts_with(['=', '+', '-', '@']) && text.parse::<Decimal>().is_err() {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    };
-    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// One row per offer.

@@ -3,7 +3,7 @@
 //! answer's bytes kept as evidence) and a decision POSTed as its exact bytes.
 //! No host serves gate sessions yet; see the crate README for what is left.
 
-use crate::edge::transport::{HostIo, SendError, Sent};
+use crate::edge::transport::{HostIo, SendError};
 use crate::error::EngineError;
 use crate::protocol::Fetched;
 use crate::store::HostRecord;
@@ -28,14 +28,4 @@ pub(crate) async fn fetch(
         requests: 1,
         approver_keys: None,
     })
-}
-
-/// Sends a decision's exact body.
-pub(crate) async fn send(
-    io: &HostIo,
-    session_id: &str,
-    body: &[u8],
-    on_signed: &(dyn Fn(&str) + Send + Sync),
-) -> Result<Sent, SendError> {
-    io.post_decision(session_id, body, on_signed).await
 }

@@ -26,7 +26,7 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::edge::transport::{HostIo, SendError, Sent};
+use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
     Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
@@ -271,15 +271,5 @@ impl Seam for Concordia {
         // The scripted Concordia counterparty and buying agent need the
         // host's gate, which the embedded host does not serve yet.
         Box::pin(async { Ok(()) })
-    }
-
-    fn send_decision<'a>(
-        &'a self,
-        io: &'a HostIo,
-        session_id: &'a str,
-        body: &'a [u8],
-        on_signed: &'a (dyn Fn(&str) + Send + Sync),
-    ) -> IoFuture<'a, Result<Sent, SendError>> {
-        Box::pin(io::send(io, session_id, body, on_signed))
     }
 }

@@ -15,7 +15,9 @@ use concordia::offer::{Bundle as CBundle, Condition, Money, Offer, OfferKind, Te
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
-use crate::protocol::{Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef};
+use crate::protocol::{
+    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+};
 use crate::store::StoredEvent;
 use crate::views::{
     AmountChange, Attribute, Bundle, BundleChange, Change, ChangeStatus, Clause, ClauseChange,
@@ -95,15 +97,7 @@ fn change(old: &Amount, new: &Amount) -> Option<Change> {
 /// The offer a message at `seq` by `actor` answers: the latest earlier
 /// offer of the other side, or else the same side's previous one.
 fn previous(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(StoredEvent, Offer)> {
-    let earlier = || {
-        events
-            .iter()
-            .rev()
-            .filter(move |e| e.seq < seq && is_offer(&e.kind))
-    };
-    let pick = earlier()
-        .find(|e| e.actor != actor)
-        .or_else(|| earlier().find(|e| e.actor == actor))?;
+    let pick = answered_entry(events, seq, actor, is_offer)?;
     let (_, typed) = message(pick)?;
     Some((pick.clone(), typed.offer()?.clone()))
 }

@@ -3,11 +3,10 @@
 //! `countersign-verify` reads: `{"messages", "keys"}`), and the offers as CSV.
 
 use concordia::message::{Body, MessageType};
-use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::offer::{message, offer_view, pinned, price};
-use crate::protocol::TimelineEntry;
+use crate::protocol::{csv_field, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{OfferShape, Side};
 
@@ -94,16 +93,6 @@ pub(crate) fn document(
         "keys": pinned(&session.pinned_keys),
         "head": { "count": session.pin_seq, "hash": session.pin_hash },
     })
-}
-
-fn csv_field(text: &str) -> String {
-    // Quote everything; neutralize spreadsheet formulas in counterparty text.
-    let text = if text.starts_with(['=', '+', '-', '@']) && text.parse::<Decimal>().is_err() {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    };
-    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// One row per offer or counter.

@@ -51,6 +51,16 @@ fn ring(keys: &BTreeMap<String, String>) -> Result<Keys, Dispute> {
     })
 }
 
+/// The pinned keys (with this log's new parties pinned), whether any is
+/// new, and the ring to verify with; a dispute when a key changed.
+type Keyring = (BTreeMap<String, String>, bool, Keys);
+
+fn keyring(trust: &Trust<'_>, log: &ConcordiaLog) -> Result<Keyring, Dispute> {
+    let (keys, added) = pin_keys(trust.pinned_keys, log)?;
+    let ring = ring(&keys)?;
+    Ok((keys, added, ring))
+}
+
 fn dispute_of(failures: &[Failure]) -> Option<Dispute> {
     let first = failures.first()?;
     let checks: Vec<String> = failures
@@ -163,12 +173,8 @@ pub(crate) fn since(
             pin.seq, log.after
         )));
     }
-    let (keys, added) = match pin_keys(trust.pinned_keys, &log) {
-        Ok(pinned) => pinned,
-        Err(dispute) => return Ok(Checked::disputed(pin, dispute)),
-    };
-    let ring = match ring(&keys) {
-        Ok(ring) => ring,
+    let (keys, added, ring) = match keyring(trust, &log) {
+        Ok(keys) => keys,
         Err(dispute) => return Ok(Checked::disputed(pin, dispute)),
     };
     let head = Head {
@@ -196,12 +202,8 @@ pub(crate) fn whole(
             log.after
         )));
     }
-    let (keys, added) = match pin_keys(trust.pinned_keys, &log) {
-        Ok(pinned) => pinned,
-        Err(dispute) => return Ok(Checked::disputed(pin, dispute)),
-    };
-    let ring = match ring(&keys) {
-        Ok(ring) => ring,
+    let (keys, added, ring) = match keyring(trust, &log) {
+        Ok(keys) => keys,
         Err(dispute) => return Ok(Checked::disputed(pin, dispute)),
     };
     let report = verify_transcript(&log.messages, &ring);
