@@ -6,7 +6,7 @@
 const COMMANDS: &[&str] = &[
     "app_state",
     "inbox",
-    "offer_view",
+    "proposal_view",
     "decide",
     "validate_counter",
     "sessions",

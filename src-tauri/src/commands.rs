@@ -5,7 +5,7 @@
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
     DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxPage,
-    InboxQuery, OfferView, SessionDetail, SessionRow, SettingsView,
+    InboxQuery, ProposalView, SessionDetail, SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -45,17 +45,19 @@ pub async fn inbox(slot: State<'_, EngineSlot>, query: Option<InboxQuery>) -> Re
     Ok(slot.get()?.inbox_page(&query.unwrap_or_default()).await?)
 }
 
-/// `offer_view`: one offer with its diff, mandates and verification.
+/// `proposal_view`: one proposal in its kind's view shape (an ANP offer with
+/// its diff and mandates, a Concordia offer with its terms diff and the
+/// counterparty's key), its verification and what a decision may be.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn offer_view(
+pub async fn proposal_view(
     slot: State<'_, EngineSlot>,
     host_id: String,
     session_id: String,
     event_hash: String,
-) -> Reply<OfferView> {
+) -> Reply<ProposalView> {
     Ok(slot
         .get()?
-        .offer_view(&host_id, &session_id, &event_hash)
+        .proposal_view(&host_id, &session_id, &event_hash)
         .await?)
 }
 
@@ -65,18 +67,19 @@ pub async fn decide(slot: State<'_, EngineSlot>, request: DecideRequest) -> Repl
     Ok(slot.get()?.decide(request).await?)
 }
 
-/// `validate_counter`: checks an edited counter-offer as the protocol does.
+/// `validate_counter`: checks an edited counter (in the protocol's own form)
+/// as the protocol does.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn validate_counter(
     slot: State<'_, EngineSlot>,
     host_id: String,
     session_id: String,
     event_hash: String,
-    offer: Value,
+    counter: Value,
 ) -> Reply<CounterCheck> {
     Ok(slot
         .get()?
-        .validate_counter(&host_id, &session_id, &event_hash, offer)
+        .validate_counter(&host_id, &session_id, &event_hash, counter)
         .await?)
 }
 
@@ -144,7 +147,7 @@ pub async fn refresh(slot: State<'_, EngineSlot>) -> Reply<()> {
     Ok(slot.get()?.refresh().await?)
 }
 
-/// `mark_seen`: the person opened this offer (clears its unread mark).
+/// `mark_seen`: the person opened this proposal (clears its unread mark).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn mark_seen(
     slot: State<'_, EngineSlot>,

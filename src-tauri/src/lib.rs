@@ -18,7 +18,7 @@ use tauri::{App, Builder, Manager, RunEvent, Runtime};
 
 pub use commands::EngineSlot;
 pub use events::CHANGED_EVENT;
-pub use notifier::{escape_markup, OPEN_OFFER_EVENT};
+pub use notifier::{escape_markup, OPEN_PROPOSAL_EVENT};
 pub use window::title as window_title;
 
 /// Registers the commands and the setup on any runtime, so the real app and
@@ -44,7 +44,7 @@ pub fn configure<R: Runtime>(
         .invoke_handler(tauri::generate_handler![
             commands::app_state,
             commands::inbox,
-            commands::offer_view,
+            commands::proposal_view,
             commands::decide,
             commands::validate_counter,
             commands::sessions,

@@ -9,11 +9,11 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use countersign_engine::{Humanizer, OfferRef};
+use countersign_engine::{Humanizer, ProposalRef};
 use tauri::{AppHandle, Emitter, Runtime};
 
 /// The event a notification click sends to the UI (see the console contract).
-pub const OPEN_OFFER_EVENT: &str = "engine://open-offer";
+pub const OPEN_PROPOSAL_EVENT: &str = "engine://open-proposal";
 
 /// The event a click on a dispute notification sends: open that session.
 pub const OPEN_SESSION_EVENT: &str = "engine://open-session";
@@ -30,8 +30,8 @@ pub struct SessionTarget {
 /// What clicking a notification opens (besides raising the window).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Opens {
-    /// A pending decision's offer view.
-    Offer(OfferRef),
+    /// A pending decision's proposal view.
+    Proposal(ProposalRef),
     /// A session's timeline (a disputed session).
     Session(SessionTarget),
     /// Just the window (a summary of many).
@@ -169,7 +169,7 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
 fn clicked<R: Runtime>(app: &AppHandle<R>, open: &Opens) {
     crate::window::focus_main(app);
     let sent = match open {
-        Opens::Offer(offer) => app.emit(OPEN_OFFER_EVENT, offer),
+        Opens::Proposal(offer) => app.emit(OPEN_PROPOSAL_EVENT, offer),
         Opens::Session(session) => app.emit(OPEN_SESSION_EVENT, session),
         Opens::Window => Ok(()),
     };
@@ -217,7 +217,7 @@ pub fn escape_markup(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{coalesce, escape_markup, Note, Opens, SessionTarget};
-    use countersign_engine::{Humanizer, OfferRef};
+    use countersign_engine::{Humanizer, ProposalRef};
 
     fn english() -> Humanizer {
         Humanizer::in_zone("en_GB.UTF-8", "UTC")
@@ -234,7 +234,7 @@ mod tests {
     /// An offer's note, or else a dispute's.
     fn note(offer: bool) -> Note {
         let open = if offer {
-            Opens::Offer(OfferRef {
+            Opens::Proposal(ProposalRef {
                 host_id: "h".into(),
                 session_id: "s".into(),
                 event_hash: "e".into(),
@@ -258,7 +258,7 @@ mod tests {
         let shown = coalesce(vec![note(true), note(false)], &english());
         assert_eq!(shown.len(), 2);
         assert!(
-            shown.iter().any(|n| matches!(n.open, Opens::Offer(_))),
+            shown.iter().any(|n| matches!(n.open, Opens::Proposal(_))),
             "each offer keeps its own click"
         );
         assert_eq!(coalesce(vec![note(true); 4], &english()).len(), 1);

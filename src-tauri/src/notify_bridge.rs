@@ -1,6 +1,6 @@
 //! The engine's [`Notifier`] seam, implemented with desktop notifications.
 
-use countersign_engine::{DisputeNotice, Notifier, OfferRef, PendingNotice};
+use countersign_engine::{DisputeNotice, Notifier, PendingNotice, ProposalRef};
 
 use crate::notifier::{DesktopNotifier, Note, Opens, SessionTarget};
 
@@ -9,7 +9,7 @@ impl Notifier for DesktopNotifier {
         self.show(Note {
             title: notice.title.clone(),
             body: notice.body.clone(),
-            open: Opens::Offer(OfferRef {
+            open: Opens::Proposal(ProposalRef {
                 host_id: notice.host_id.clone(),
                 session_id: notice.session_id.clone(),
                 event_hash: notice.event_hash.clone(),

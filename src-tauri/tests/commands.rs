@@ -82,7 +82,7 @@ fn snake_case_arguments_reach_the_engine_and_its_error_comes_back_readable() {
     let (_app, webview) = app(dir.path());
     let error = invoke(
         &webview,
-        "offer_view",
+        "proposal_view",
         json!({"host_id": "nope", "session_id": "s", "event_hash": "e"}),
     )
     .unwrap_err();
@@ -96,7 +96,7 @@ fn camel_case_arguments_are_refused() {
     let (_app, webview) = app(dir.path());
     let error = invoke(
         &webview,
-        "offer_view",
+        "proposal_view",
         json!({"hostId": "h", "sessionId": "s", "eventHash": "e"}),
     )
     .unwrap_err();

@@ -96,7 +96,13 @@ async fn inbox_row_of(app: &App, vendor_name: &str) -> Result<WebElement> {
     app.click("nav-inbox").await?;
     app.wait_for(&format!("an inbox row from {vendor_name}"), async || {
         for row in app.all("inbox-row").await? {
-            if row.find(By::Testid("inbox-vendor")).await?.text().await? == vendor_name {
+            if row
+                .find(By::Testid("inbox-counterparty"))
+                .await?
+                .text()
+                .await?
+                == vendor_name
+            {
                 return Ok(Some(row));
             }
         }
@@ -292,10 +298,12 @@ async fn a_new_offer_sends_a_desktop_notification() -> Result<()> {
     s.app.click("nav-history").await?;
     s.app.testid("history").await?;
     click_notifications_until(&s.app, "the vendor's offer", async || {
-        Ok(match s.app.driver.find(By::Testid("offer-vendor")).await {
-            Ok(vendor) => vendor.text().await? == s.vendor_name,
-            Err(_) => false,
-        })
+        Ok(
+            match s.app.driver.find(By::Testid("offer-counterparty")).await {
+                Ok(vendor) => vendor.text().await? == s.vendor_name,
+                Err(_) => false,
+            },
+        )
     })
     .await?;
     s.app.quit().await
@@ -538,7 +546,7 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     // the notification that announced it.
     let short: String = session.chars().take(8).collect();
     let title = format!(
-        "Session {short} on Sandbox with {} is disputed",
+        "ANP session {short} on Sandbox with {} is disputed",
         s.vendor_name
     );
     let log = std::fs::read_to_string(paths::notify_log().unwrap_or_default()).unwrap_or_default();

@@ -104,7 +104,7 @@ async fn print_performance_figures() -> Result<()> {
     let mut revised = outsider::offer(200, 990, "Two hundred lines, revised.", &[]);
     revised["expires_at"] = json!(soon);
     big.offer(&session, revised).await?;
-    // The engine's share: the offer_view command alone, through the IPC.
+    // The engine's share: the proposal_view command alone, through the IPC.
     let big_item = app
         .wait_for("the 200-line offer in the inbox", async || {
             let inbox = app.invoke("inbox", json!({})).await?;
@@ -122,7 +122,7 @@ async fn print_performance_figures() -> Result<()> {
             .driver
             .execute_async(
                 "const [args, done] = arguments; const t0 = performance.now();\
-                 window.__TAURI_INTERNALS__.invoke('offer_view', args)\
+                 window.__TAURI_INTERNALS__.invoke('proposal_view', args)\
                    .then(() => done(performance.now() - t0), () => done(-1));",
                 vec![json!({
                     "host_id": big_item["host_id"],
@@ -138,7 +138,7 @@ async fn print_performance_figures() -> Result<()> {
     }
     ipc.sort_by(f64::total_cmp);
     println!(
-        "offer_view command for the 200-line offer (engine + IPC, no rendering), {OPEN_REPEATS} runs: median {:.0} ms",
+        "proposal_view command for the 200-line offer (engine + IPC, no rendering), {OPEN_REPEATS} runs: median {:.0} ms",
         ipc[ipc.len() / 2]
     );
     // Four instants per open, from the click: the first screen (header,
@@ -155,7 +155,7 @@ async fn print_performance_figures() -> Result<()> {
                     .execute_async(
                         "const [vendor, done] = arguments;\
                          const row = [...document.querySelectorAll('[data-testid=inbox-row]')]\
-                           .find(r => r.querySelector('[data-testid=inbox-vendor]')?.textContent === vendor);\
+                           .find(r => r.querySelector('[data-testid=inbox-counterparty]')?.textContent === vendor);\
                          if (!row) { done(null); return; }\
                          const at = [null, null, null, null];\
                          const rows = () => document.querySelectorAll('[data-testid=diff-row]').length;\

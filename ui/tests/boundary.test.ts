@@ -35,6 +35,31 @@ describe("source rules", () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
+  it("keeps each protocol's views and models in its own folder: one protocol never imports another's", () => {
+    const protocols = readdirSync(join(SRC, "lib", "protocols")).filter((name) => statSync(join(SRC, "lib", "protocols", name)).isDirectory());
+    expect(protocols.sort()).toEqual(["anp", "concordia"]);
+    const offenders: string[] = [];
+    for (const path of sources) {
+      const where = relative(SRC, path);
+      if (where === "lib/protocols/index.ts") continue; // the registry: the one place that knows them all
+      const own = where.match(/^lib\/protocols\/([^/]+)\//)?.[1];
+      for (const [, target] of readFileSync(path, "utf8").matchAll(/from\s+"([^"]+)"/g)) {
+        const resolved = relative(SRC, join(path, "..", target));
+        const theirs = resolved.match(/^lib\/protocols\/([^/]+)\//)?.[1];
+        if (theirs && theirs !== own) offenders.push(`${where} imports ${target}`);
+      }
+    }
+    // Shared views and models reach a protocol only through the registry (lib/protocols/index.ts).
+    expect(offenders).toEqual([]);
+  });
+
+  it("chooses the view per proposal kind in one place", () => {
+    const choosers = sources
+      .filter((path) => /"(anp_offer|concordia_offer)"\s*:/.test(readFileSync(path, "utf8")) || /KINDS\s*[:=]/.test(readFileSync(path, "utf8")))
+      .map((path) => relative(SRC, path));
+    expect(choosers).toEqual(["lib/protocols/index.ts"]);
+  });
+
   it("uses no inline style attributes in components", () => {
     const offenders = sources.filter((path) => /\sstyle[=:]/.test(readFileSync(path, "utf8").replace(/<style[\s\S]*?<\/style>/g, "")));
     expect(offenders.map((path) => relative(SRC, path))).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { render } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
-import OfferView from "../src/lib/views/OfferView.svelte";
+import ProposalView from "../src/lib/views/ProposalView.svelte";
 import type { DecisionResult } from "../src/lib/backend";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
@@ -11,7 +11,7 @@ const ref = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-c
 
 async function renderOffer(backend = new FakeBackend()) {
   const user = userEvent.setup();
-  const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {} } });
+  const result = render(ProposalView, { props: { backend, proposalRef: ref, onBack: () => {} } });
   await settle();
   return { ...result, backend, user };
 }
@@ -43,7 +43,7 @@ describe("approve", () => {
   it("reads as decided once the engine reloads it: no warning, no countdown, no buttons", async () => {
     const backend = new FakeBackend();
     const user = userEvent.setup();
-    const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {}, version: 0 } });
+    const result = render(ProposalView, { props: { backend, proposalRef: ref, onBack: () => {}, version: 0 } });
     await settle();
     await user.click(byId(result.container, "approve-button"));
     await user.click(byId(result.container, "approve-confirm"));
@@ -112,7 +112,7 @@ describe("approve", () => {
     await first.user.click(byId(first.container, "approve-confirm"));
     await settle();
     expect(byId(first.container, "outcome").dataset.tone).toBe("held");
-    expect(byId(first.container, "outcome").textContent).toContain("Held by screening: nothing was sent to the vendor.");
+    expect(byId(first.container, "outcome").textContent).toContain("Held by screening: nothing was sent to the other side.");
     first.unmount();
 
     backend.decision = new Error("This offer expired at 14:02; it can no longer be approved.");
@@ -133,7 +133,7 @@ describe("expiry on screen", () => {
 
   it("withdraws approve and counter the second the offer expires", async () => {
     vi.useFakeTimers({ now: Date.parse("2026-11-29T14:04:58Z"), toFake: ["setInterval", "clearInterval", "Date"] });
-    const { container } = render(OfferView, { props: { backend: new FakeBackend(), offerRef: ref, onBack: () => {} } });
+    const { container } = render(ProposalView, { props: { backend: new FakeBackend(), proposalRef: ref, onBack: () => {} } });
     await settle();
     expect(byId(container, "approve-button")).toBeTruthy();
     expect(container.querySelector("[data-testid='expired-notice']")).toBeNull();
@@ -236,9 +236,9 @@ describe("counter", () => {
     expect(backend.decided).toHaveLength(1);
     const sent = backend.decided[0];
     expect(sent.action).toBe("counter");
-    expect(sent.offer).toEqual(backend.validated[1]);
-    expect(sent.offer?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: 0, currency: "USD" });
-    expect(sent.offer?.notes).toBe("Best and final for this quarter. Counter from buyer.!");
+    expect(sent.counter as any).toEqual(backend.validated[1]);
+    expect((sent.counter as any)?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: 0, currency: "USD" });
+    expect((sent.counter as any)?.notes).toBe("Best and final for this quarter. Counter from buyer.!");
     expect(byId(container, "outcome").textContent).toContain("Counter-offer sent");
   });
 });

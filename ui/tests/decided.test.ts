@@ -66,14 +66,14 @@ describe("after a decision", () => {
     const { container, user } = await approveContoso(backend);
     await user.keyboard("j");
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Northwind Traders");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Northwind Traders");
     expect(byId(container, "decision-toast")).toBeTruthy();
     await user.keyboard("k");
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Fabrikam Inc");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Fabrikam Inc");
     await user.keyboard("n");
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Northwind Traders");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Northwind Traders");
   });
 
   it("shows an answer given elsewhere for what it is", async () => {

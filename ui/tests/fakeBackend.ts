@@ -4,8 +4,8 @@
  * of any real part.
  */
 import type {
-  AppState, Backend, ChangedEvent, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, HistoryFilter,
-  HostInfo, InboxItem, InboxPage, InboxQuery, Offer, OfferRef, OfferView, SessionDetail, SessionRef, SessionRow, SettingsView,
+  AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
+  HostInfo, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
@@ -21,20 +21,21 @@ async function answer<T>(value: Answer<T>): Promise<T> {
 export class FakeBackend implements Backend {
   app: Answer<AppState> = fx.appState;
   items: Answer<InboxItem[]> = fx.inboxItems();
-  views = new Map<string, Answer<OfferView>>([["hash-contoso-5", fx.offerView()]]);
+  views = new Map<string, Answer<ProposalView>>([["hash-contoso-5", fx.offerView()]]);
   decision: Answer<DecisionResult> = {
     decision_id: "d-42", outcome: "appended", detail: "accept appended at seq 6",
     appended: { seq: 6, kind: "accept", event_hash: "hash-accept-6", verified: true },
   };
-  counterCheck: Answer<CounterCheck> = { ok: true, errors: [], diff: fx.offerDiff() };
+  counterCheck: Answer<CounterCheck> = { ok: true, errors: [], diff: { proposal_kind: "anp_offer", ...fx.offerDiff() } };
   rows: Answer<SessionRow[]> = fx.sessionRows();
   detail: Answer<SessionDetail> = fx.sessionDetail();
   connect: Answer<HostInfo> = { ...fx.sandboxHost, host_id: "h-real", label: "Buyer Corp", sandbox: false };
 
   decided: DecideRequest[] = [];
-  validated: Offer[] = [];
+  /** Every counter checked, in its protocol's own form. */
+  validated: Record<string, any>[] = [];
   filters: HistoryFilter[] = [];
-  seen: OfferRef[] = [];
+  seen: ProposalRef[] = [];
   connects: ConnectRequest[] = [];
   settingsNow: SettingsView = fx.settingsView();
   /** A refusal for the next setSetting, in the engine's words. */
@@ -46,8 +47,8 @@ export class FakeBackend implements Backend {
   detailRefs: { host_id: string; session_id: string }[] = [];
   inboxCalls = 0;
   inboxQueries: InboxQuery[] = [];
-  private changed: ((event: ChangedEvent) => void)[] = [];
-  private opens: ((ref: OfferRef) => void)[] = [];
+  private changed: ((event: EngineEvent) => void)[] = [];
+  private opens: ((ref: ProposalRef) => void)[] = [];
   private sessionOpens: ((ref: SessionRef) => void)[] = [];
 
   appState() { return answer(this.app); }
@@ -60,12 +61,12 @@ export class FakeBackend implements Backend {
     const count = Math.max(query.limit ?? all.length, through + 1);
     return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length };
   }
-  offerView(ref: OfferRef) {
+  proposalView(ref: ProposalRef) {
     const view = this.views.get(ref.event_hash);
     return view ? answer(view) : Promise.reject({ code: "not_found", message: "That offer is no longer pending." });
   }
   decide(request: DecideRequest) { this.decided.push(structuredClone(request)); return answer(this.decision); }
-  validateCounter(_ref: OfferRef, offer: Offer) { this.validated.push(structuredClone(offer)); return answer(this.counterCheck); }
+  validateCounter(_ref: ProposalRef, counter: Record<string, unknown>) { this.validated.push(structuredClone(counter)); return answer(this.counterCheck); }
   sessions(filter: HistoryFilter) { this.filters.push(structuredClone(filter)); return answer(this.rows); }
   sessionDetail(ref: { host_id: string; session_id: string }) { this.detailRefs.push(ref); return answer(this.detail); }
   async exportSession(_ref: { host_id: string; session_id: string }, format: "json" | "csv") {
@@ -75,7 +76,7 @@ export class FakeBackend implements Backend {
   connectHost(request: ConnectRequest) { this.connects.push(request); return answer(this.connect); }
   hosts() { return answer([fx.sandboxHost]); }
   async refresh() {}
-  async markSeen(ref: OfferRef) { this.seen.push(ref); }
+  async markSeen(ref: ProposalRef) { this.seen.push(ref); }
   async settings() { return structuredClone(this.settingsNow); }
   async setSetting(id: string, value: unknown) {
     this.settingWrites.push({ id, value });
@@ -98,7 +99,7 @@ export class FakeBackend implements Backend {
     this.acknowledgements.push({ ref, note });
     return fx.disputeView({ acknowledged: { note, at: "2026-11-29T12:00:00Z", by: "ana@buyer.example" } });
   }
-  async onChanged(handler: (event: ChangedEvent) => void) {
+  async onChanged(handler: (event: EngineEvent) => void) {
     this.changed.push(handler);
     return () => { this.changed = this.changed.filter((h) => h !== handler); };
   }
@@ -106,15 +107,15 @@ export class FakeBackend implements Backend {
     this.sessionOpens.push(handler);
     return () => { this.sessionOpens = this.sessionOpens.filter((h) => h !== handler); };
   }
-  async onOpenOffer(handler: (ref: OfferRef) => void) {
+  async onOpenProposal(handler: (ref: ProposalRef) => void) {
     this.opens.push(handler);
     return () => { this.opens = this.opens.filter((h) => h !== handler); };
   }
 
   /** Emits `engine://changed` as the shell would. */
-  emitChanged(event: ChangedEvent) { this.changed.forEach((h) => h(event)); }
-  /** Emits `engine://open-offer` as a notification click would. */
-  emitOpenOffer(ref: OfferRef) { this.opens.forEach((h) => h(ref)); }
+  emitChanged(event: EngineEvent) { this.changed.forEach((h) => h(event)); }
+  /** Emits `engine://open-proposal` as a notification click would. */
+  emitOpenOffer(ref: ProposalRef) { this.opens.forEach((h) => h(ref)); }
   emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
 }
 
@@ -123,8 +124,8 @@ function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
   return [...items].sort((a, b) => {
     const byTime = Date.parse(a.expires_at) - Date.parse(b.expires_at);
     if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
-    const byVendor = a.vendor.vendor_name.localeCompare(b.vendor.vendor_name);
-    return byVendor !== 0 ? byVendor : a.seq - b.seq;
+    const byName = (a.counterparty.organization ?? a.counterparty.name).localeCompare(b.counterparty.organization ?? b.counterparty.name);
+    return byName !== 0 ? byName : a.seq - b.seq;
   });
 }
 

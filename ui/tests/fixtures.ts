@@ -3,7 +3,8 @@
  * renewal negotiation with a few rounds.
  */
 import type {
-  AppState, DisputeView, HostInfo, InboxItem, Offer, OfferDiff, OfferView, SessionDetail, SessionRow, SettingsView, Vendor,
+  AnpOffer as Offer, AnpOfferDiff as OfferDiff, AnpOfferView, AppState, Capabilities, ConcordiaOfferView, Counterparty,
+  DisputeView, HostInfo, InboxItem, ProposalView, SessionDetail, SessionRow, SettingsView,
 } from "../src/lib/backend";
 
 export const NOW = Date.parse("2026-11-29T12:00:00Z");
@@ -17,25 +18,29 @@ export const sandboxHost: HostInfo = {
 export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
   approver: { name: "Ana Approver", email: "ana@buyer.example" }, locale: "en-GB", time_zone: "UTC" };
 
-export const contoso: Vendor = {
-  agent_id: "agt_contoso", agent_name: "Contoso Negotiation Agent", vendor_name: "Contoso GmbH",
+export const contoso: Counterparty = {
+  id: "agt_contoso", name: "Contoso Negotiation Agent", organization: "Contoso GmbH",
   fingerprint: "SHA256:c0nt0s0FiNgErPrInT", status: "sandbox",
 };
-export const fabrikam: Vendor = {
-  agent_id: "agt_fabrikam", agent_name: "Fabrikam Sales Bot", vendor_name: "Fabrikam Inc",
+export const fabrikam: Counterparty = {
+  id: "agt_fabrikam", name: "Fabrikam Sales Bot", organization: "Fabrikam Inc",
   fingerprint: "SHA256:fAbRiKaM", status: "verified",
 };
-export const northwind: Vendor = {
-  agent_id: "agt_northwind", agent_name: "Northwind Agent", vendor_name: "Northwind Traders",
+export const northwind: Counterparty = {
+  id: "agt_northwind", name: "Northwind Agent", organization: "Northwind Traders",
   fingerprint: "SHA256:n0rThWiNd", status: "verified",
 };
+
+/** An exact amount in USD. */
+export const usd = (value: string) => ({ value, currency: "USD" });
 
 /** An inbox item; override what a test cares about. */
 export function inboxItem(overrides: Partial<InboxItem> = {}): InboxItem {
   return {
-    host_id: "h-sandbox", session_id: "s-contoso", seq: 5, event_hash: "hash-contoso-5", kind: "counter_offer",
-    actor: "vendor_agent", is_draft: false, vendor: contoso, currency: "USD", total: "540000",
-    previous_total: "570000", change: { absolute: "-30000", percent: "-5.26" },
+    host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", proposal_kind: "anp_offer", seq: 5,
+    event_hash: "hash-contoso-5", kind: "counter_offer", side: "counterparty",
+    actor: "vendor_agent", is_draft: false, counterparty: contoso, amount: usd("540000"),
+    previous_amount: usd("570000"), change: { absolute: "-30000", percent: "-5.26" },
     expires_at: "2026-11-29T14:05:00Z", verification: "verified", approvals_given: 0, approvals_required: 1,
     unread: true, held_reason: null, ...overrides,
   };
@@ -46,13 +51,13 @@ export function inboxItems(): InboxItem[] {
   return [
     inboxItem(),
     inboxItem({
-      session_id: "s-fabrikam", seq: 3, event_hash: "hash-fabrikam-3", kind: "offer", vendor: fabrikam,
-      total: "125000.50", previous_total: "120000", change: { absolute: "5000.50", percent: "4.17" },
+      session_id: "s-fabrikam", seq: 3, event_hash: "hash-fabrikam-3", kind: "offer", counterparty: fabrikam,
+      amount: usd("125000.50"), previous_amount: usd("120000"), change: { absolute: "5000.50", percent: "4.17" },
       expires_at: "2026-11-29T12:00:45Z", approvals_required: 2, approvals_given: 1, unread: false,
     }),
     inboxItem({
-      session_id: "s-northwind", seq: 7, event_hash: "hash-northwind-7", actor: "buyer", is_draft: true,
-      vendor: northwind, total: "88000", previous_total: null, change: null,
+      session_id: "s-northwind", seq: 7, event_hash: "hash-northwind-7", actor: "buyer", side: "ours", is_draft: true,
+      counterparty: northwind, amount: usd("88000"), previous_amount: null, change: null,
       expires_at: "2026-12-02T09:00:00Z", verification: "unproven", held_reason: "screening unavailable",
     }),
   ];
@@ -121,18 +126,38 @@ export const buyerEnvelope = {
   offer_authority: "bind_with_human_approval", human_contact: "procurement@buyer.example",
 };
 
-/** The offer view of the first inbox item. */
-export function offerView(overrides: Partial<OfferView> = {}): OfferView {
-  return {
-    item: inboxItem(), offer: currentOffer, previous: previousOffer, previous_ref: { seq: 3, actor: "buyer" },
+/** What the engine says an ANP offer's decision panel may offer. */
+export const anpCapabilities: Capabilities = {
+  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "anp_offer",
+  signed_as: "an RFC-002 approval signed with your key, in an accept event",
+};
+
+/** A view's neutral members and, flat beside them, its ANP offer view's: a test overrides either. */
+export type ViewOverrides = Partial<Omit<ProposalView, "detail">> & Partial<AnpOfferView>;
+
+const ANP_KEYS = ["offer", "previous", "previous_ref", "diff", "vendor_envelope", "buyer_envelope"] as const;
+
+/** The offer view of the first inbox item (an ANP counter-offer). */
+export function offerView(overrides: ViewOverrides = {}): ProposalView {
+  const anp: AnpOfferView = {
+    offer: currentOffer, previous: previousOffer, previous_ref: { seq: 3, actor: "buyer" },
     diff: offerDiff(), vendor_envelope: vendorEnvelope, buyer_envelope: buyerEnvelope,
+  };
+  const neutral: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(overrides)) {
+    if ((ANP_KEYS as readonly string[]).includes(key)) (anp as unknown as Record<string, unknown>)[key] = value;
+    else neutral[key] = value;
+  }
+  return {
+    item: inboxItem(), detail: { proposal_kind: "anp_offer", ...anp },
     verification: { state: "verified", detail: null, failing_seq: null, checks: ["chain extends pinned head", "4 signatures verified"] },
-    approvals: [], expired: false, pending: true, decision: null, ...overrides,
+    approvals: [], expired: false, pending: true, decision: null, capabilities: anpCapabilities,
+    ...(neutral as Partial<ProposalView>),
   };
 }
 
 /** The first item's offer once this console approved it: out of the pending set, with the accept it appended. */
-export function decidedView(overrides: Partial<OfferView> = {}): OfferView {
+export function decidedView(overrides: ViewOverrides = {}): ProposalView {
   return offerView({
     item: inboxItem({ unread: false }), pending: false,
     decision: {
@@ -146,10 +171,10 @@ export function decidedView(overrides: Partial<OfferView> = {}): OfferView {
 
 export function sessionRows(): SessionRow[] {
   return [
-    { host_id: "h-sandbox", session_id: "s-contoso", vendor: contoso, status: "open", sandbox: true, verification: "verified",
-      event_count: 6, last_total: "540000", currency: "USD", pending: 1, updated_at: "2026-11-29T11:40:00Z" },
-    { host_id: "h-sandbox", session_id: "s-fabrikam", vendor: fabrikam, status: "accepted", sandbox: true, verification: "disputed",
-      event_count: 9, last_total: "125000.50", currency: "USD", pending: 0, updated_at: "2026-11-28T09:10:00Z" },
+    { host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", counterparty: contoso, status: "open", sandbox: true,
+      verification: "verified", event_count: 6, last_amount: usd("540000"), pending: 1, updated_at: "2026-11-29T11:40:00Z" },
+    { host_id: "h-sandbox", session_id: "s-fabrikam", protocol: "ANP/0.1", counterparty: fabrikam, status: "accepted", sandbox: true,
+      verification: "disputed", event_count: 9, last_amount: usd("125000.50"), pending: 0, updated_at: "2026-11-28T09:10:00Z" },
   ];
 }
 
@@ -157,20 +182,20 @@ export function sessionDetail(): SessionDetail {
   return {
     row: sessionRows()[0],
     timeline: [
-      { seq: 0, actor: "platform", kind: "session_open", at: "2026-11-27T08:00:00Z", summary: "Session opened by Contoso Negotiation Agent",
+      { seq: 0, side: "ours", actor: "platform", kind: "session_open", at: "2026-11-27T08:00:00Z", summary: "Session opened by Contoso Negotiation Agent",
         payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "verified" },
-      { seq: 1, actor: "vendor_agent", kind: "offer", at: "2026-11-27T08:01:00Z", summary: "Offer: 585000 USD, 36 months",
+      { seq: 1, side: "counterparty", actor: "vendor_agent", kind: "offer", at: "2026-11-27T08:01:00Z", summary: "Offer: 585000 USD, 36 months",
         payload: {}, signer: "SHA256:c0nt0s0FiNgErPrInT", signature: "verified" },
-      { seq: 2, actor: "buyer", kind: "message", at: "2026-11-27T09:00:00Z", summary: "Message: Can you do better on seats?",
+      { seq: 2, side: "ours", actor: "buyer", kind: "message", at: "2026-11-27T09:00:00Z", summary: "Message: Can you do better on seats?",
         payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "unproven" },
-      { seq: 3, actor: "buyer", kind: "counter_offer", at: "2026-11-28T09:00:00Z", summary: "Counter-offer: 520000 USD, 36 months",
+      { seq: 3, side: "ours", actor: "buyer", kind: "counter_offer", at: "2026-11-28T09:00:00Z", summary: "Counter-offer: 520000 USD, 36 months",
         payload: {}, signer: "SHA256:pLaTfOrM0001", signature: "verified" },
-      { seq: 5, actor: "vendor_agent", kind: "counter_offer", at: "2026-11-29T11:40:00Z", summary: "Counter-offer: 540000 USD, 24 months",
+      { seq: 5, side: "counterparty", actor: "vendor_agent", kind: "counter_offer", at: "2026-11-29T11:40:00Z", summary: "Counter-offer: 540000 USD, 24 months",
         payload: {}, signer: "SHA256:c0nt0s0FiNgErPrInT", signature: "verified" },
     ],
     series: {
-      vendor_agent: [{ round: 1, seq: 1, total: "585000" }, { round: 2, seq: 5, total: "540000" }],
-      buyer: [{ round: 1, seq: 3, total: "520000" }],
+      counterparty: [{ round: 1, seq: 1, total: "585000" }, { round: 2, seq: 5, total: "540000" }],
+      ours: [{ round: 1, seq: 3, total: "520000" }],
     },
     decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z" }],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
@@ -182,7 +207,7 @@ export function sessionDetail(): SessionDetail {
 export function disputeView(overrides: Partial<DisputeView> = {}): DisputeView {
   return {
     host_id: "h-sandbox", host_label: "Sandbox", host_url: "http://127.0.0.1:4100", session_id: "s-fabrikam",
-    counterparty: "Fabrikam Inc", detected_at: "2026-11-29T11:00:00Z", failing_seq: 3, checks: ["payload_hash"],
+    protocol: "ANP/0.1", counterparty: "Fabrikam Inc", detected_at: "2026-11-29T11:00:00Z", failing_seq: 3, checks: ["payload_hash"],
     detail: "event 3: payload_hash does not match the payload", request: "GET /api/console/v1/sessions/s-fabrikam/log",
     host_answer_kept: true, acknowledged: null, ...overrides,
   };
@@ -218,5 +243,83 @@ export function settingsView(): SettingsView {
     ],
     approver: { name: "Ana Approver", email: "ana@buyer.example", key_fingerprint: "9f2c41d07a5be3c8", public_key: "pUbLiCkEy" },
     data_dir: "/data/countersign",
+  };
+}
+
+/** The party the org's own Concordia buying agent negotiates with. */
+export const litware: Counterparty = {
+  id: "agent_seller_01", name: "Litware Sales Agent", organization: "Litware Inc",
+  fingerprint: "5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee1", status: "declared",
+};
+
+/** A pending Concordia counter-offer, as the inbox lists it. */
+export function concordiaItem(overrides: Partial<InboxItem> = {}): InboxItem {
+  return inboxItem({
+    session_id: "concordia:ses_9d4e8f01", protocol: "concordia", proposal_kind: "concordia_offer", seq: 4,
+    event_hash: "sha256:4a4a", kind: "negotiate.counter", actor: "agent_seller_01", counterparty: litware,
+    amount: { value: "150000.00", currency: "USD" }, previous_amount: { value: "160000.00", currency: "USD" },
+    change: { absolute: "-10000.00", percent: "-6.25" }, approvals_required: 2, approvals_given: 1, ...overrides,
+  });
+}
+
+const money = (value: string) => ({ value, currency: "USD" });
+
+/** A Concordia counter with a conditional offer answering a basic one, with reasoning. */
+export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): ConcordiaOfferView {
+  return {
+    offer: {
+      shape: "conditional", offer_id: "off_2", valid_until: "2026-11-30T09:00:00Z", complete: null, terms: [], open_terms: [],
+      conditions: [
+        { when: [{ name: "term_months", value: "24" }], then: [
+          { id: "price", value: "150000.00", amount: money("150000.00"), attributes: [] },
+        ] },
+        { when: [{ name: "term_months", value: "12" }], then: [
+          { id: "price", value: "165000.00", amount: money("165000.00"), attributes: [] },
+        ] },
+      ],
+      bundles: [], select: null,
+    },
+    previous: {
+      shape: "basic", offer_id: "off_1", valid_until: null, complete: true, open_terms: [], conditions: [], bundles: [], select: null,
+      terms: [
+        { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] },
+        { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] },
+      ],
+    },
+    previous_ref: { seq: 3, actor: "agent_buyer_42" },
+    diff: {
+      shape: { old: "basic", new: "conditional" },
+      terms: [
+        { term: "price", status: "removed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] }, new: null, amount: null },
+        { term: "quantity", status: "removed", old: { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] }, new: null, amount: null },
+      ],
+      newly_open: [], settled: [],
+      conditions: [
+        { index: 0, status: "added", when_changed: false, then: [], old: null, new: null },
+        { index: 1, status: "added", when_changed: false, then: [], old: null, new: null },
+      ],
+      bundles: [], valid_until: { old: null, new: "2026-11-30T09:00:00Z" },
+    },
+    message: { id: "msg_0004", message_type: "negotiate.counter", timestamp: "2026-11-29T11:30:00Z", from: "agent_seller_01", hash: "sha256:4a4a" },
+    reasoning: "A longer term lets us go lower on price.",
+    counterparty_key: { party: "agent_seller_01", fingerprint: litware.fingerprint, public_key: "pUbLiCkEy" },
+    request: { request_id: "req_5f0c", action: "accept", amount: money("150000.00"), threshold: money("100000.00") },
+    ...overrides,
+  };
+}
+
+/** What the engine says a Concordia offer's decision panel may offer. */
+export const concordiaCapabilities: Capabilities = {
+  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "concordia_terms",
+  signed_as: "an ApprovalReceipt signed with your key (its did:key)",
+};
+
+/** The proposal view of a pending Concordia counter-offer. */
+export function concordiaView(detail: Partial<ConcordiaOfferView> = {}, overrides: Partial<ProposalView> = {}): ProposalView {
+  return {
+    item: concordiaItem(), detail: { proposal_kind: "concordia_offer", ...concordiaDetail(detail) },
+    verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+    approvals: [{ approved_by: "bo@buyer.example", at: "2026-11-29T11:40:00Z" }], expired: false, pending: true,
+    decision: null, capabilities: concordiaCapabilities, ...overrides,
   };
 }

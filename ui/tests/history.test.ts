@@ -28,13 +28,13 @@ describe("history", () => {
     const { container, backend, user } = await openHistory();
     expect(backend.filters[0]).toEqual({});
     await user.type(byId(container, "history-search"), "CRM");
-    await user.selectOptions(byId(container, "history-vendor"), "Fabrikam Inc");
+    await user.selectOptions(byId(container, "history-counterparty"), "Fabrikam Inc");
     await user.selectOptions(byId(container, "history-state"), "disputed");
     await user.type(byId(container, "history-min"), "100000");
     await user.type(byId(container, "history-max"), "600000.50");
     await settle();
     expect(backend.filters.at(-1)).toEqual({
-      text: "CRM", vendor: "Fabrikam Inc", state: "disputed", min_total: "100000", max_total: "600000.50",
+      text: "CRM", counterparty: "Fabrikam Inc", state: "disputed", min_total: "100000", max_total: "600000.50",
     });
   });
 
@@ -90,11 +90,11 @@ describe("history", () => {
       [...row.querySelectorAll("td")].map((cell) => cell.textContent?.trim()));
     expect(rows[1].slice(0, 5)).toEqual(["1", "Fri 27 Nov, 08:01", "vendor_agent", "offer", "Offer: 585000 USD, 36 months"]);
     expect(texts(container, "timeline-signature")).toEqual(["verified", "verified", "unproven", "verified", "verified"]);
-    const vendorLine = byId(container, "series-vendor").getAttribute("points")!.split(" ");
+    const vendorLine = byId(container, "series-counterparty").getAttribute("points")!.split(" ");
     expect(vendorLine).toHaveLength(2);
-    expect(byId(container, "series-buyer").getAttribute("points")!.split(" ")).toHaveLength(1);
+    expect(byId(container, "series-ours").getAttribute("points")!.split(" ")).toHaveLength(1);
     expect(byId(container, "totals-chart").querySelector("svg")?.getAttribute("aria-label"))
-      .toBe("Vendor totals 585,000, 540,000; buyer totals 520,000");
+      .toBe("Counterparty totals 585,000, 540,000; our totals 520,000");
     expect(texts(container, "decision-row")[0]).toContain("counter");
     await user.keyboard("{Escape}");
     await settle();

@@ -12,7 +12,7 @@ describe("inbox", () => {
 
   it("lists pending decisions soonest-expiring first with vendor, amount and change", async () => {
     const { container } = await renderApp();
-    expect(texts(container, "inbox-vendor")).toEqual(["Fabrikam Inc", "Contoso GmbH", "Northwind Traders"]);
+    expect(texts(container, "inbox-counterparty")).toEqual(["Fabrikam Inc", "Contoso GmbH", "Northwind Traders"]);
     expect(texts(container, "inbox-total")).toEqual(["125,000.50 USD", "540,000 USD", "88,000 USD"]);
     const changes = [...container.querySelectorAll<HTMLElement>("[data-testid='change']")];
     expect(changes.map((c) => c.dataset.effect)).toEqual(["worse", "better"]);
@@ -100,7 +100,7 @@ describe("inbox", () => {
     releases.shift()!();
     await settle();
     expect(backend.inboxCalls - before).toBe(2);
-    expect(texts(container, "inbox-vendor")).toHaveLength(1);
+    expect(texts(container, "inbox-counterparty")).toHaveLength(1);
   });
 
   it("counts down every second and shows expired", async () => {
@@ -123,7 +123,7 @@ describe("inbox", () => {
     backend.emitChanged({ what: "inbox" });
     await settle();
     expect(document.title).toBe("Countersign");
-    expect(texts(container, "inbox-vendor")).toEqual(["Fabrikam Inc", "Northwind Traders"]);
+    expect(texts(container, "inbox-counterparty")).toEqual(["Fabrikam Inc", "Northwind Traders"]);
   });
 
   it("says so when nothing is pending", async () => {
@@ -148,7 +148,7 @@ describe("inbox", () => {
     expect(document.title).toBe("(2) Countersign");
     await user.click(container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")[1]);
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Contoso GmbH");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
     expect(document.title).toBe("(1) Countersign");
     expect(backend.seen).toEqual([{ host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" }]);
     await user.click(byId(container, "back-button"));

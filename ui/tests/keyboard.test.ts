@@ -5,7 +5,7 @@ import * as fx from "./fixtures";
 import { byId, renderApp, settle } from "./helpers";
 
 function selectedVendor(container: HTMLElement): string | null | undefined {
-  return container.querySelector("[data-testid='inbox-row'][data-selected='true'] [data-testid='inbox-vendor']")?.textContent;
+  return container.querySelector("[data-testid='inbox-row'][data-selected='true'] [data-testid='inbox-counterparty']")?.textContent;
 }
 
 describe("keyboard", () => {
@@ -21,7 +21,7 @@ describe("keyboard", () => {
     await user.keyboard("j");
     await user.keyboard("{Enter}");
     await settle();
-    expect(byId(container, "offer-vendor").textContent).toBe("Contoso GmbH");
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
     expect(document.activeElement?.id).toBe("offer-title");
   });
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { chartGeometry, polyline } from "../src/lib/model/chart";
 import {
   draftFromOffer, errorsByPath, expiresIn, normalizePath, offerFromDraft, pathLabel, toWireNumber,
-} from "../src/lib/model/counterDraft";
+} from "../src/lib/protocols/anp/counterDraft";
 import { declineReason } from "../src/lib/model/decide";
-import { positionText, statusWords } from "../src/lib/model/diffLabels";
+import { positionText, statusWords } from "../src/lib/protocols/anp/diffLabels";
 import {
-  answeringText, approvalsText, inboxPosition, markOpened, moveSelection, offerHeading, windowTitle,
+  answeringText, approvalsText, inboxPosition, markOpened, moveSelection, proposalHeading, windowTitle,
 } from "../src/lib/model/inbox";
 import { shortcutFor } from "../src/lib/model/keyboard";
 import { buyerEffect, isDecimal, signOf } from "../src/lib/model/money";
@@ -180,16 +180,16 @@ describe("decide and outcome words", () => {
 describe("chart geometry", () => {
   it("puts a lower total lower on screen and rounds on the x axis", () => {
     const chart = chartGeometry(fx.sessionDetail().series);
-    const [first, second] = chart.vendor;
+    const [first, second] = chart.counterparty;
     expect(second.x).toBeGreaterThan(first.x);
     expect(second.y).toBeGreaterThan(first.y);
-    expect(chart.buyer[0].y).toBeGreaterThan(second.y);
+    expect(chart.ours[0].y).toBeGreaterThan(second.y);
     expect(chart.xTicks.map((t) => t.label)).toEqual(["R1", "R2"]);
-    expect(polyline(chart.vendor)).toBe(`${first.x},${first.y} ${second.x},${second.y}`);
+    expect(polyline(chart.counterparty)).toBe(`${first.x},${first.y} ${second.x},${second.y}`);
   });
   it("copes with one point and with none", () => {
-    expect(chartGeometry({ vendor_agent: [{ round: 1, seq: 1, total: "100" }], buyer: [] }).vendor[0].y).toBeGreaterThan(0);
-    expect(chartGeometry({ vendor_agent: [], buyer: [] }).vendor).toEqual([]);
+    expect(chartGeometry({ counterparty: [{ round: 1, seq: 1, total: "100" }], ours: [] }).counterparty[0].y).toBeGreaterThan(0);
+    expect(chartGeometry({ counterparty: [], ours: [] }).counterparty).toEqual([]);
   });
 });
 
@@ -197,9 +197,9 @@ describe("where an offer sits in its session", () => {
   const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false };
   const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true };
   it("names a sent offer by seq and a draft as not sent", () => {
-    expect(inboxPosition(sent)).toBe("counter-offer · seq 7");
-    expect(inboxPosition({ ...sent, kind: "offer" })).toBe("offer · seq 7");
-    expect(inboxPosition(draft)).toBe("counter-offer · draft, not sent");
+    expect(inboxPosition(sent, "counter-offer")).toBe("counter-offer · seq 7");
+    expect(inboxPosition({ ...sent }, "offer")).toBe("offer · seq 7");
+    expect(inboxPosition(draft, "draft counter-offer")).toBe("counter-offer · draft, not sent");
   });
   it("says which offer it answers", () => {
     expect(answeringText(sent, { seq: 5, actor: "buyer" })).toBe("seq 7, answering seq 5 (buyer)");
@@ -207,8 +207,8 @@ describe("where an offer sits in its session", () => {
     expect(answeringText(sent, null)).toBe("seq 7");
   });
   it("heads a draft as the buyer agent's, to the vendor", () => {
-    expect(offerHeading(draft)).toBe("Buyer agent's draft counter-offer to");
-    expect(offerHeading(sent)).toBe("Counter-offer from");
-    expect(offerHeading({ ...sent, kind: "offer" })).toBe("Offer from");
+    expect(proposalHeading(draft, "draft counter-offer")).toBe("Buyer agent's draft counter-offer to");
+    expect(proposalHeading(sent, "counter-offer")).toBe("Counter-offer from");
+    expect(proposalHeading(sent, "offer")).toBe("Offer from");
   });
 });

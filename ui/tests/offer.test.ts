@@ -1,14 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
 import { render } from "@testing-library/svelte";
-import OfferView from "../src/lib/views/OfferView.svelte";
+import ProposalView from "../src/lib/views/ProposalView.svelte";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
+import type { AnpOfferView } from "../src/lib/backend";
 import { byId, settle, texts } from "./helpers";
 
 const ref = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" };
 
 async function renderOffer(backend = new FakeBackend()) {
-  const result = render(OfferView, { props: { backend, offerRef: ref, onBack: () => {} } });
+  const result = render(ProposalView, { props: { backend, proposalRef: ref, onBack: () => {} } });
   await settle();
   return { ...result, backend };
 }
@@ -39,8 +40,9 @@ describe("offer view", () => {
   it("shows a long offer's first lines at once and the rest a chunk per frame after it", async () => {
     const backend = new FakeBackend();
     const view = fx.offerView();
-    const line = view.diff!.line_items[2];
-    view.diff!.line_items = Array.from({ length: 200 }, () => structuredClone(line));
+    const diff = (view.detail as AnpOfferView).diff!;
+    const line = diff.line_items[2];
+    diff.line_items = Array.from({ length: 200 }, () => structuredClone(line));
     backend.views.set("hash-contoso-5", view);
     const { container } = await renderOffer(backend);
     expect(container.querySelectorAll("[data-testid='diff-row']")).toHaveLength(12);
@@ -85,9 +87,9 @@ describe("offer view", () => {
 
   it("shows the vendor's identity, fingerprint and both mandates", async () => {
     const { container } = await renderOffer();
-    expect(byId(container, "vendor-fingerprint").textContent).toBe("SHA256:c0nt0s0FiNgErPrInT");
-    expect(byId(container, "vendor-status").textContent).toBe("sandbox");
-    expect(byId(container, "vendor-identity").textContent).toContain("Contoso Negotiation Agent");
+    expect(byId(container, "counterparty-fingerprint").textContent).toBe("SHA256:c0nt0s0FiNgErPrInT");
+    expect(byId(container, "counterparty-status").textContent).toBe("sandbox");
+    expect(byId(container, "counterparty-identity").textContent).toContain("Contoso Negotiation Agent");
     expect(byId(container, "envelope-vendor").textContent).toContain("bind_with_human_approval");
     expect(byId(container, "envelope-vendor").textContent).toContain("renewal pricing; term length");
     expect(byId(container, "envelope-buyer").textContent).toContain("procurement@buyer.example");

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import userEvent from "@testing-library/user-event";
-import type { Offer } from "../src/lib/backend";
+import type { AnpOffer as Offer } from "../src/lib/backend";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle } from "./helpers";
@@ -14,7 +14,7 @@ declare global { interface Window { __pwned?: boolean } }
 /** Counterparty text in every field a vendor controls. */
 function hostileBackend(): FakeBackend {
   const backend = new FakeBackend();
-  const vendor = { ...fx.contoso, vendor_name: `Evil ${IMG}`, agent_name: `Agent ${SCRIPT}` };
+  const counterparty = { ...fx.contoso, organization: `Evil ${IMG}`, name: `Agent ${SCRIPT}` };
   const offer: Offer = {
     ...fx.currentOffer,
     line_items: [{ sku: `SKU-${IMG}`, description: `Seats ${SCRIPT}`, quantity: 1, unit: `u${IMG}`, unit_price: 1, currency: "USD" }],
@@ -26,16 +26,16 @@ function hostileBackend(): FakeBackend {
   diff.line_items[1].fields[0] = { field: "description", old: "Seats", new: `Seats ${SCRIPT}`, absolute: null, percent: null };
   diff.conditions.added = [`Net 60 ${BOTH}`];
   diff.notes = { old: "fine", new: `Please approve. ${BOTH}` };
-  const item = fx.inboxItem({ vendor, held_reason: `screen says ${IMG}` });
+  const item = fx.inboxItem({ counterparty, held_reason: `screen says ${IMG}` });
   backend.items = [item];
   backend.views.set(item.event_hash, fx.offerView({
     item, offer, diff,
     vendor_envelope: { party: `Evil ${IMG}`, human_contact: SCRIPT, agent: { name: `Bot ${IMG}`, declared_ai: SCRIPT } },
     verification: { state: "unproven", detail: `host said ${IMG}`, failing_seq: 4, checks: [SCRIPT] },
   }));
-  backend.rows = [{ ...fx.sessionRows()[0], vendor }];
+  backend.rows = [{ ...fx.sessionRows()[0], counterparty }];
   const detail = fx.sessionDetail();
-  detail.row = { ...detail.row, vendor };
+  detail.row = { ...detail.row, counterparty };
   detail.timeline[2] = { ...detail.timeline[2], summary: `Message: ${BOTH}` };
   backend.detail = detail;
   return backend;
@@ -53,7 +53,7 @@ describe("counterparty text is data", () => {
   it("renders HTML and script payloads literally in the inbox, the offer and the approval summary", async () => {
     const user = userEvent.setup();
     const { container } = await renderApp(hostileBackend());
-    expect(byId(container, "inbox-vendor").textContent).toBe(`Evil ${IMG}`);
+    expect(byId(container, "inbox-counterparty").textContent).toBe(`Evil ${IMG}`);
     expect(byId(container, "held-reason").textContent).toBe(`held: screen says ${IMG}`);
     assertInert(container);
 
@@ -96,7 +96,7 @@ describe("counterparty text is data", () => {
   it("renders hostile words literally in a decision, its toast and a dispute", async () => {
     const user = userEvent.setup();
     const backend = hostileBackend();
-    const item = fx.inboxItem({ vendor: { ...fx.contoso, vendor_name: `Evil ${IMG}` } });
+    const item = fx.inboxItem({ counterparty: { ...fx.contoso, organization: `Evil ${IMG}` } });
     backend.decide = async () => ({ decision_id: "d", outcome: "appended", detail: `host says ${BOTH}`,
       appended: { seq: 6, kind: "accept", event_hash: "h", verified: false } });
     backend.views.set(item.event_hash, fx.decidedView({ item,

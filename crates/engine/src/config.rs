@@ -2,8 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::clock::{Clock, SystemClock};
 use crate::error::EngineError;
 
 /// The environment variable that overrides the data directory, so tests and
@@ -32,7 +34,7 @@ pub enum SandboxMode {
 
 /// Who this console approves as: the name and email sent at enrollment,
 /// the email is what signed approvals carry as `approved_by`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApproverProfile {
     /// Display name.
     pub name: String,
@@ -91,6 +93,11 @@ pub struct EngineConfig {
     /// How numbers and times are written for people (notifications, tray,
     /// title): the machine's locale and time zone unless a test sets one.
     pub humanizer: humanize::Humanizer,
+    /// Where every "now" the engine reads comes from (expiry checks, the
+    /// time a decision is signed and stored, what notifications say): the
+    /// machine's clock unless a test sets one. Signed requests carry the
+    /// machine's time regardless, since the host checks them against its own.
+    pub clock: Arc<dyn Clock>,
 }
 
 impl EngineConfig {
@@ -103,6 +110,7 @@ impl EngineConfig {
             sandbox: SandboxMode::Auto,
             approver: ApproverProfile::default(),
             humanizer: humanize::Humanizer::from_env(),
+            clock: Arc::new(SystemClock),
         }
     }
 

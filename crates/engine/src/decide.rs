@@ -1,16 +1,17 @@
-//! Decisions: checked locally (expiry, reason, counter rules, disputes),
-//! signed with the approver's key, stored before they are sent, and sent
-//! idempotently: a retry or a double click reuses the stored decision, same
-//! `decision_id`, same bytes.
+//! Decisions: checked locally (expiry, reason, disputes, the session's
+//! state), signed by the session's protocol with the approver's key, stored
+//! before they are sent, and sent idempotently: a retry or a double click
+//! reuses the stored decision, same `decision_id`, same bytes.
 
-use crate::send::{send_decision, SendError};
-use countersign_host_api::approver::{DecisionAction, DecisionRequest, DecisionResponse};
+use time::OffsetDateTime;
 
-use crate::engine::{now_text, Engine};
+use crate::context::Context;
+use crate::edge::codes;
+use crate::edge::transport::SendError;
 use crate::error::{DecideError, EngineError};
 use crate::inbox;
-use crate::protocol::anp as proto;
-use crate::store::{AppendedRef, DecisionRecord, StoredEvent};
+use crate::protocol::{DecisionInput, PendingProposal};
+use crate::store::{AppendedRef, DecisionRecord, SessionRecord, Store};
 use crate::views::{ChangeScope, DecideAction, DecideRequest, DecisionResult, Verification};
 
 fn action_name(action: DecideAction) -> &'static str {
@@ -21,32 +22,63 @@ fn action_name(action: DecideAction) -> &'static str {
     }
 }
 
-fn result_of(record: &DecisionRecord, stored: &[StoredEvent]) -> DecisionResult {
-    DecisionResult {
+/// A decision made: what the host answered (or what was kept from an
+/// earlier attempt), for the engine to finish once the log is fresh.
+pub(crate) struct Decided {
+    /// True when it was sent now (the engine then polls the host at once,
+    /// so the entry it appended is verified before the result is read).
+    pub sent: bool,
+    host_id: String,
+    session_id: String,
+    decision_id: String,
+    outcome: String,
+    detail: String,
+    appended: Option<AppendedRef>,
+}
+
+/// The result as the person reads it: the appended entry is `verified`
+/// once the stored copy holds it.
+pub(crate) fn result(ctx: &Context, decided: Decided) -> Result<DecisionResult, DecideError> {
+    let stored = ctx.store()?.events(&decided.host_id, &decided.session_id)?;
+    Ok(DecisionResult {
+        decision_id: decided.decision_id,
+        outcome: decided.outcome,
+        detail: decided.detail,
+        appended: decided
+            .appended
+            .map(|a| crate::decided::appended_event(&a, &stored)),
+    })
+}
+
+fn kept(record: &DecisionRecord) -> Decided {
+    Decided {
+        sent: false,
+        host_id: record.host_id.clone(),
+        session_id: record.session_id.clone(),
         decision_id: record.decision_id.clone(),
         outcome: record.outcome.clone(),
         detail: record.detail.clone(),
-        appended: record
-            .appended
-            .as_ref()
-            .map(|a| crate::decided::appended_event(a, stored)),
+        appended: record.appended.clone(),
     }
 }
 
-pub(crate) async fn decide(
-    engine: &Engine,
-    request: DecideRequest,
-) -> Result<DecisionResult, DecideError> {
-    let _one_at_a_time = engine.inner.decide_lock.lock().await;
+/// Checks, signs, stores and sends a decision, or finds the one already
+/// made on this proposal with this action.
+pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Decided, DecideError> {
+    let _one_at_a_time = ctx.decide_lock.lock().await;
     let action = action_name(request.action);
-    let (host, record) = {
-        let store = engine.store()?;
+    let now = ctx.now();
+    let (host, session, record) = {
+        let store = ctx.store()?;
         let host = store
             .host(&request.host_id)?
             .ok_or_else(|| EngineError::NotFound {
                 what: "host",
                 id: request.host_id.clone(),
             })?;
+        let session = store
+            .session(&request.host_id, &request.session_id)?
+            .ok_or(DecideError::NotPending)?;
         // A decision already made on this offer, with this action, is reused.
         let existing = store
             .live_decision(
@@ -56,26 +88,33 @@ pub(crate) async fn decide(
             )?
             .filter(|d| d.action == action);
         if let Some(done) = existing.as_ref().filter(|d| d.outcome != "pending") {
-            let stored = store.events(&request.host_id, &request.session_id)?;
-            return Ok(result_of(done, &stored));
+            return Ok(kept(done));
         }
         let record = match existing {
             Some(pending_send) => pending_send,
             None => {
-                let (body, proposal) =
-                    new_decision(engine, &store, &host.approver_email, &request)?;
+                let decision_id = uuid::Uuid::new_v4().to_string();
+                let (body, proposal) = new_decision(
+                    ctx,
+                    &store,
+                    &host.approver_email,
+                    &request,
+                    &decision_id,
+                    now,
+                )?;
                 let record = DecisionRecord {
-                    decision_id: body.decision_id.clone(),
+                    decision_id,
                     host_id: request.host_id.clone(),
                     session_id: request.session_id.clone(),
                     in_response_to: request.in_response_to.clone(),
                     action: action.to_owned(),
-                    body: serde_json::to_string(&body)
-                        .map_err(|e| EngineError::Protocol(e.to_string()))?,
+                    body: String::from_utf8(body).map_err(|e| {
+                        EngineError::Protocol(format!("the decision is not UTF-8: {e}"))
+                    })?,
                     headers: None,
                     outcome: "pending".to_owned(),
                     detail: String::new(),
-                    at: now_text(),
+                    at: ctx.now_text(),
                     proposal: Some(proposal),
                     appended: None,
                 };
@@ -83,10 +122,11 @@ pub(crate) async fn decide(
                 record
             }
         };
-        (host, record)
+        (host, session, record)
     };
+    let seam = inbox::protocol_of(&session)?.seam();
     let answered = inbox::find_pending(
-        &*engine.store()?,
+        &*ctx.store()?,
         &request.host_id,
         &request.session_id,
         &request.in_response_to,
@@ -95,65 +135,56 @@ pub(crate) async fn decide(
     let expires_at = answered.as_ref().map(|p| p.expires_at.clone());
     let answered_seq = answered.as_ref().map_or(0, |p| p.seq);
     let decision_id = record.decision_id.clone();
-    let sent = send_decision(
-        &host.url,
-        &engine.inner.key,
-        &host.approver_id,
-        &request.session_id,
-        record.body.as_bytes(),
-        |headers| {
-            let text = serde_json::to_string(headers).unwrap_or_default();
-            if let Ok(store) = engine.store() {
-                let _ = store.set_decision_headers(&decision_id, &text);
-            }
-        },
-    )
-    .await;
-    let outcome =
-        sent.map_err(|e| map_refusal(e, &host.url, expires_at.map(|t| readable_time(engine, &t))));
-    match outcome {
-        Ok(DecisionResponse {
-            decision_id,
-            outcome,
-            detail,
-            log,
-        }) => {
-            let outcome = serde_json::to_value(outcome)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_else(|| "appended".to_owned());
-            // The event the decision appended, as the host's answer names it
+    let io = ctx.host_io(&host)?;
+    let keep_headers = |headers: &str| {
+        if let Ok(store) = ctx.store() {
+            let _ = store.set_decision_headers(&decision_id, headers);
+        }
+    };
+    let sent = seam
+        .send_decision(
+            &io,
+            &request.session_id,
+            record.body.as_bytes(),
+            &keep_headers,
+        )
+        .await
+        .map_err(|e| refusal_with_expiry(e, &host.url, expires_at.map(|t| readable_time(ctx, &t))))
+        .and_then(|sent| seam.read_answer(&sent.body, action, answered_seq));
+    match sent {
+        Ok(answer) => {
+            // The entry the decision appended, as the host's answer names it
             // (only the host's word until the poller has verified it).
-            let appended = (outcome == "appended")
-                .then(|| proto::appended_by(&log, action, answered_seq))
-                .flatten()
-                .map(|e| AppendedRef {
-                    seq: e.seq,
-                    event_hash: e.event_hash,
-                    kind: e.kind,
-                });
+            let appended = answer.appended.map(|e| AppendedRef {
+                seq: e.seq,
+                event_hash: e.event_hash,
+                kind: e.kind,
+            });
             {
-                let store = engine.store()?;
-                store.update_decision(&decision_id, None, &outcome, &detail)?;
+                let store = ctx.store()?;
+                store.update_decision(
+                    &answer.decision_id,
+                    None,
+                    &answer.outcome,
+                    &answer.detail,
+                )?;
                 if let Some(appended) = &appended {
-                    store.set_decision_appended(&decision_id, appended)?;
+                    store.set_decision_appended(&answer.decision_id, appended)?;
                 }
             }
-            engine.emit(
+            ctx.emit(
                 ChangeScope::Inbox,
                 Some(&request.host_id),
                 Some(&request.session_id),
             );
-            // Bring the inbox and the log up to date now, not at the next tick.
-            let _ = engine.refresh().await;
-            let stored = engine
-                .store()?
-                .events(&request.host_id, &request.session_id)?;
-            Ok(DecisionResult {
-                decision_id,
-                outcome,
-                detail,
-                appended: appended.map(|a| crate::decided::appended_event(&a, &stored)),
+            Ok(Decided {
+                sent: true,
+                host_id: request.host_id,
+                session_id: request.session_id,
+                decision_id: answer.decision_id,
+                outcome: answer.outcome,
+                detail: answer.detail,
+                appended,
             })
         }
         Err(DecideError::Unreachable(detail)) => {
@@ -161,7 +192,7 @@ pub(crate) async fn decide(
             Err(DecideError::Unreachable(detail))
         }
         Err(refusal) => {
-            engine.store()?.update_decision(
+            ctx.store()?.update_decision(
                 &record.decision_id,
                 None,
                 "refused",
@@ -172,14 +203,51 @@ pub(crate) async fn decide(
     }
 }
 
-/// Checks a fresh decision locally and builds the signed request, with the
-/// pending record it answers (kept with the decision).
+/// The checks every protocol's decision passes before it is signed.
+fn check_locally(
+    ctx: &Context,
+    session: &SessionRecord,
+    pending: &PendingProposal,
+    request: &DecideRequest,
+    now: OffsetDateTime,
+) -> Result<(), DecideError> {
+    if session.verification == Verification::Disputed {
+        return Err(DecideError::Disputed);
+    }
+    if session.status != "open" {
+        return Err(DecideError::SessionClosed);
+    }
+    match request.action {
+        DecideAction::Approve if inbox::is_expired(&pending.expires_at, now) => {
+            Err(DecideError::Expired {
+                expires_at: readable_time(ctx, &pending.expires_at),
+            })
+        }
+        DecideAction::Decline
+            if request
+                .reason
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or("")
+                .is_empty() =>
+        {
+            Err(DecideError::ReasonRequired)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks a fresh decision locally and has the session's protocol build the
+/// signed request; returns its exact bytes and the pending record it answers
+/// (kept with the decision).
 fn new_decision(
-    engine: &Engine,
-    store: &crate::store::Store,
+    ctx: &Context,
+    store: &Store,
     approver_email: &str,
     request: &DecideRequest,
-) -> Result<(DecisionRequest, String), DecideError> {
+    decision_id: &str,
+    now: OffsetDateTime,
+) -> Result<(Vec<u8>, String), DecideError> {
     let (record, pending, session) = inbox::find_pending(
         store,
         &request.host_id,
@@ -187,85 +255,33 @@ fn new_decision(
         &request.in_response_to,
     )?
     .ok_or(DecideError::NotPending)?;
-    if session.verification == Verification::Disputed {
-        return Err(DecideError::Disputed);
-    }
-    if session.status != "open" {
-        return Err(DecideError::SessionClosed);
-    }
-    let expired = inbox::is_expired(&pending.expires_at);
-    let decision_id = uuid::Uuid::new_v4().to_string();
-    let base = DecisionRequest {
-        decision_id,
-        action: DecisionAction::Approve,
-        in_response_to: request.in_response_to.clone(),
-        reason: None,
-        offer: None,
-        approval: None,
-    };
-    let signed = match request.action {
-        DecideAction::Approve => {
-            if expired {
-                return Err(DecideError::Expired {
-                    expires_at: readable_time(engine, &pending.expires_at),
-                });
-            }
-            let approval = anp::approval::sign_approval(
-                &engine.inner.key,
-                &request.in_response_to,
-                approver_email,
-                &now_text(),
-            );
-            DecisionRequest {
-                approval: Some(approval),
-                ..base
-            }
-        }
-        DecideAction::Decline => {
-            let reason = request.reason.as_deref().map(str::trim).unwrap_or("");
-            if reason.is_empty() {
-                return Err(DecideError::ReasonRequired);
-            }
-            DecisionRequest {
-                action: DecisionAction::Decline,
-                reason: Some(reason.to_owned()),
-                ..base
-            }
-        }
-        DecideAction::Counter => {
-            let offer = request
-                .offer
-                .clone()
-                .ok_or_else(|| DecideError::InvalidCounter {
-                    errors: vec![crate::views::FieldError {
-                        path: "offer".to_owned(),
-                        message: "a counter needs the offer to send".to_owned(),
-                    }],
-                })?;
-            proto::validate_offer(&offer)
-                .map_err(|errors| DecideError::InvalidCounter { errors })?;
-            DecisionRequest {
-                action: DecisionAction::Counter,
-                offer: Some(offer),
-                ..base
-            }
-        }
-    };
-    Ok((signed, record.body))
+    check_locally(ctx, &session, &pending, request, now)?;
+    let events = store.events(&request.host_id, &request.session_id)?;
+    let body = inbox::protocol_of(&session)?
+        .seam()
+        .build_decision(&DecisionInput {
+            request,
+            pending: &pending,
+            events: &events,
+            key: &ctx.key,
+            approver_email,
+            decision_id,
+            now,
+        })?;
+    Ok((body, record.body))
 }
 
 /// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the
 /// machine's locale and zone); text that is not a time as it is.
-fn readable_time(engine: &Engine, text: &str) -> String {
+fn readable_time(ctx: &Context, text: &str) -> String {
     match text.parse::<humanize::Timestamp>() {
-        Ok(at) => engine.humanizer().absolute(at, humanize::Timestamp::now()),
+        Ok(at) => ctx.humanizer().absolute(at, ctx.human_now()),
         Err(_) => text.to_owned(),
     }
 }
 
-/// The host's refusal, as a typed error a person can read.
-fn map_refusal(error: SendError, url: &str, expires_at: Option<String>) -> DecideError {
-    use anp::api::codes;
+/// The host's refusal of a decision, as a typed error a person can read.
+fn refusal_with_expiry(error: SendError, url: &str, expires_at: Option<String>) -> DecideError {
     match error {
         SendError::Refused { code, message } => match code.as_str() {
             codes::OFFER_EXPIRED => DecideError::Expired {

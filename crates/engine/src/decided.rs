@@ -3,7 +3,7 @@
 //! appended and whether that event is verified yet), or, when it decided
 //! nothing, the answer the verified log shows.
 
-use crate::protocol::anp::{LogAnswer, StoredRef};
+use crate::protocol::{LogAnswer, StoredRef};
 use crate::store::{AppendedRef, DecisionRecord, StoredEvent};
 use crate::views::{AppendedEvent, ProposalDecision};
 

@@ -1,53 +1,37 @@
 //! The [`Engine`] handle: cheap to clone (an `Arc` inside), so the shell keeps
 //! one in Tauri state and every command calls one method. The work is in
-//! sibling modules: `poller`, `inbox`, `decide`, `history`, `connect`,
-//! `sandbox`.
+//! sibling modules (`poller`, `inbox`, `decide`, `history`, `connect`,
+//! `sandbox`), which are handed the [`Context`] and never this facade; what
+//! they return that only the facade keeps (background tasks, the running
+//! sandbox host) is applied here.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use anp::keys::SigningKey;
-use countersign_client::{ApproverClient, ClientConfig, RetryPolicy};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::config::{ApproverProfile, EngineConfig, SandboxMode};
+use crate::context::Context;
 use crate::error::{DecideError, EngineError};
-use crate::notify::{Notifier, SilentNotifier};
+use crate::notify::Notifier;
 use crate::settings::{ApproverCard, SettingsView};
 use crate::store::{HostRecord, Store};
 use crate::views::*;
 
 /// Shared state behind every clone of an [`Engine`].
-pub(crate) struct Inner {
-    pub(crate) config: EngineConfig,
-    pub(crate) store: Mutex<Store>,
-    pub(crate) key: SigningKey,
-    pub(crate) changes: broadcast::Sender<EngineEvent>,
-    pub(crate) notifier: RwLock<Arc<dyn Notifier>>,
-    /// One poll cycle at a time (the loop, `refresh`, after a decision).
-    pub(crate) poll_lock: tokio::sync::Mutex<()>,
-    /// One decision at a time, so a double click reuses the first one.
-    pub(crate) decide_lock: tokio::sync::Mutex<()>,
-    /// Clients per host, for polling (no retries: the poller backs off itself).
-    pub(crate) clients: Mutex<HashMap<String, Arc<ApproverClient>>>,
-    /// Per host, the `ETag` of the last summary the poller applied in full:
-    /// the next cycle asks for the summary only if it changed.
-    pub(crate) summary_tags: Mutex<HashMap<String, String>>,
-    /// Background tasks (poller, sandbox demo) to stop on shutdown.
-    pub(crate) tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+struct Inner {
+    /// What the workers are handed.
+    ctx: Arc<Context>,
+    /// Background tasks (poller, sandbox demos) to stop on shutdown.
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The embedded sandbox host, when running.
-    pub(crate) sandbox: tokio::sync::Mutex<Option<countersign_host::RunningHost>>,
-    /// Counters the benchmark reads.
-    pub(crate) stats: Mutex<crate::poller::PollStats>,
-    /// Wakes the poller when a setting changed (a new interval applies now).
-    pub(crate) settings_changed: tokio::sync::Notify,
+    sandbox: tokio::sync::Mutex<Option<countersign_host::RunningHost>>,
 }
 
 /// The console engine. Clone it freely; all clones share one state.
 #[derive(Clone)]
 pub struct Engine {
-    pub(crate) inner: Arc<Inner>,
+    inner: Arc<Inner>,
 }
 
 /// File name of the database inside the data directory.
@@ -63,22 +47,11 @@ impl Engine {
         })?;
         let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
         let key = crate::keystore::load_or_create(&config.data_dir)?;
-        let (changes, _) = broadcast::channel(1024);
         Ok(Engine {
             inner: Arc::new(Inner {
-                config,
-                store: Mutex::new(store),
-                key,
-                changes,
-                notifier: RwLock::new(Arc::new(SilentNotifier)),
-                poll_lock: tokio::sync::Mutex::new(()),
-                decide_lock: tokio::sync::Mutex::new(()),
-                clients: Mutex::new(HashMap::new()),
-                summary_tags: Mutex::new(HashMap::new()),
+                ctx: Arc::new(Context::new(config, store, key)),
                 tasks: Mutex::new(Vec::new()),
                 sandbox: tokio::sync::Mutex::new(None),
-                stats: Mutex::new(Default::default()),
-                settings_changed: tokio::sync::Notify::new(),
             }),
         })
     }
@@ -91,15 +64,18 @@ impl Engine {
             return Ok(()); // already started: one poller per engine
         }
         let has_real_host = self.store()?.hosts()?.iter().any(|h| !h.sandbox);
-        let want_sandbox = match self.inner.config.sandbox {
+        let want_sandbox = match self.ctx().config.sandbox {
             SandboxMode::Off => false,
             SandboxMode::Always => true,
             SandboxMode::Auto => !has_real_host,
         };
         if want_sandbox {
-            crate::sandbox::start(self).await?;
+            let sandbox = crate::sandbox::start(self.ctx()).await?;
+            *self.inner.sandbox.lock().await = Some(sandbox.host);
+            self.ctx().set_sandbox_running(true);
+            self.tasks().extend(sandbox.demos);
         }
-        let poller = tokio::spawn(crate::poller::run(self.clone()));
+        let poller = tokio::spawn(crate::poller::run(self.inner.ctx.clone()));
         self.tasks().push(poller);
         Ok(())
     }
@@ -111,30 +87,29 @@ impl Engine {
             task.abort();
         }
         if let Some(running) = self.inner.sandbox.lock().await.take() {
+            self.ctx().set_sandbox_running(false);
             running.shutdown().await;
         }
     }
 
     /// A stream of what changed, for `engine://changed`.
     pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
-        self.inner.changes.subscribe()
+        self.ctx().subscribe()
     }
 
     /// Replaces the notifier (the shell's notify-rust implementation).
     pub fn set_notifier(&self, notifier: Arc<dyn Notifier>) {
-        if let Ok(mut slot) = self.inner.notifier.write() {
-            *slot = notifier;
-        }
+        self.ctx().set_notifier(notifier);
     }
 
     /// The approver's public key (base64url), as enrolled with hosts.
     pub fn approver_public_key(&self) -> String {
-        anp::keys::public_key_b64(&self.inner.key.verifying_key())
+        crate::edge::keyfile::public_key_text(&self.ctx().key.verifying_key())
     }
 
     /// The data directory in use.
     pub fn data_dir(&self) -> &std::path::Path {
-        &self.inner.config.data_dir
+        &self.ctx().config.data_dir
     }
 
     /// The first screen: hosts, unread count, sandbox flag, data dir.
@@ -149,7 +124,7 @@ impl Engine {
             sandbox: !hosts.is_empty() && hosts.iter().all(|h| h.sandbox),
             unread,
             hosts,
-            data_dir: self.inner.config.data_dir.display().to_string(),
+            data_dir: self.ctx().config.data_dir.display().to_string(),
             approver: self.approver_profile(),
             locale: self.humanizer().locale_tag().to_owned(),
             time_zone: self.humanizer().time_zone_name().map(str::to_owned),
@@ -182,33 +157,40 @@ impl Engine {
         crate::inbox::inbox_page(&*self.store()?, query, &left_out)
     }
 
-    /// One offer with everything needed to decide it; once decided (here
-    /// or elsewhere), the same view with what became of it.
-    pub async fn offer_view(
+    /// One proposal with everything needed to decide it, in its kind's
+    /// view shape; once decided (here or elsewhere), the same view with
+    /// what became of it.
+    pub async fn proposal_view(
         &self,
         host_id: &str,
         session_id: &str,
         event_hash: &str,
-    ) -> Result<OfferView, EngineError> {
-        crate::inbox::offer_view(&*self.store()?, host_id, session_id, event_hash)
+    ) -> Result<ProposalView, EngineError> {
+        let now = self.ctx().now();
+        crate::inbox::proposal_view(&*self.store()?, host_id, session_id, event_hash, now)
     }
 
     /// Signs and submits a decision, idempotently: the decision is stored
     /// before it is sent, and a retry or a double click reuses it.
     pub async fn decide(&self, request: DecideRequest) -> Result<DecisionResult, DecideError> {
-        crate::decide::decide(self, request).await
+        let decided = crate::decide::decide(self.ctx(), request).await?;
+        if decided.sent {
+            // Bring the inbox and the log up to date now, not at the next tick.
+            let _ = self.refresh().await;
+        }
+        crate::decide::result(self.ctx(), decided)
     }
 
-    /// Checks an edited counter-offer by the protocol's rules, with its diff
-    /// against the offer it answers.
+    /// Checks an edited counter (in the protocol's own form) by the
+    /// protocol's rules, with its diff against the proposal it answers.
     pub async fn validate_counter(
         &self,
         host_id: &str,
         session_id: &str,
         event_hash: &str,
-        offer: Value,
+        counter: Value,
     ) -> Result<CounterCheck, EngineError> {
-        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &offer)
+        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &counter)
     }
 
     /// The history list, filtered.
@@ -233,7 +215,7 @@ impl Engine {
         session_id: &str,
         format: ExportFormat,
     ) -> Result<ExportResult, EngineError> {
-        let dir = self.inner.config.data_dir.join("exports");
+        let dir = self.ctx().config.data_dir.join("exports");
         crate::history::export(&*self.store()?, &dir, host_id, session_id, format)
     }
 
@@ -259,7 +241,7 @@ impl Engine {
             email: profile.email.trim().to_owned(),
         };
         profile.validate()?;
-        let record = crate::connect::connect(self, url, code, false, &profile).await?;
+        let record = crate::connect::connect(self.ctx(), url, code, false, &profile).await?;
         let _ = self.refresh().await;
         self.host_info(&record.host_id)
     }
@@ -268,38 +250,39 @@ impl Engine {
     /// configured approver (the environment or the defaults). What a connect
     /// form offers before the person types their own.
     pub fn approver_profile(&self) -> ApproverProfile {
-        self.settings().approver(&self.inner.config)
+        self.ctx().approver_profile()
     }
 
     /// Every setting with its value, the approver with the key fingerprint,
     /// and the data directory: the settings screen.
     pub async fn settings_view(&self) -> Result<SettingsView, EngineError> {
-        let effective = crate::settings::Effective::load(&*self.store()?, &self.inner.config)?;
-        let profile = effective.approver(&self.inner.config);
-        let key = self.inner.key.verifying_key();
+        let effective = crate::settings::Effective::load(&*self.store()?, &self.ctx().config)?;
+        let profile = effective.approver(&self.ctx().config);
+        let key = self.ctx().key.verifying_key();
         Ok(SettingsView {
             settings: effective.into_settings(),
             approver: ApproverCard {
                 name: profile.name,
                 email: profile.email,
-                key_fingerprint: anp::keys::fingerprint(&key),
-                public_key: anp::keys::public_key_b64(&key),
+                key_fingerprint: crate::edge::keyfile::fingerprint(&key),
+                public_key: crate::edge::keyfile::public_key_text(&key),
             },
-            data_dir: self.inner.config.data_dir.display().to_string(),
+            data_dir: self.ctx().config.data_dir.display().to_string(),
         })
     }
 
     /// Validates and saves one setting (it persists across restarts), and
     /// applies it: a new poll interval wakes the poller at once.
     pub async fn set_setting(&self, id: &str, value: Value) -> Result<SettingsView, EngineError> {
-        crate::settings::set(&*self.store()?, &self.inner.config, id, &value, &now_text())?;
-        self.inner.settings_changed.notify_one();
+        let now = self.ctx().now_text();
+        crate::settings::set(&*self.store()?, &self.ctx().config, id, &value, &now)?;
+        self.ctx().settings_changed.notify_one();
         self.settings_view().await
     }
 
     /// How numbers and times are written for people on this machine.
     pub fn humanizer(&self) -> &humanize::Humanizer {
-        &self.inner.config.humanizer
+        self.ctx().humanizer()
     }
 
     /// Exports a disputed session's evidence into the data dir's `exports/`:
@@ -310,8 +293,9 @@ impl Engine {
         host_id: &str,
         session_id: &str,
     ) -> Result<ExportResult, EngineError> {
-        let dir = self.inner.config.data_dir.join("exports");
-        crate::dispute::export(&*self.store()?, &dir, host_id, session_id, &now_text())
+        let dir = self.ctx().config.data_dir.join("exports");
+        let now = self.ctx().now_text();
+        crate::dispute::export(&*self.store()?, &dir, host_id, session_id, &now)
     }
 
     /// Records the person's note on a disputed session. It stays disputed
@@ -322,21 +306,22 @@ impl Engine {
         session_id: &str,
         note: &str,
     ) -> Result<DisputeView, EngineError> {
-        let view =
-            crate::dispute::acknowledge(&*self.store()?, host_id, session_id, note, &now_text())?;
-        self.emit(ChangeScope::Sessions, Some(host_id), Some(session_id));
+        let now = self.ctx().now_text();
+        let view = crate::dispute::acknowledge(&*self.store()?, host_id, session_id, note, &now)?;
+        self.ctx()
+            .emit(ChangeScope::Sessions, Some(host_id), Some(session_id));
         Ok(view)
     }
 
     /// Every connected host.
     pub async fn hosts(&self) -> Result<Vec<HostInfo>, EngineError> {
-        let sandbox_running = self.inner.sandbox.lock().await.is_some();
+        let ctx = self.ctx();
         Ok(self
             .store()?
             .hosts()?
             .iter()
             .map(|h| HostInfo {
-                polled: !h.sandbox || sandbox_running,
+                polled: ctx.polls(h),
                 ..host_info(h)
             })
             .collect())
@@ -345,7 +330,7 @@ impl Engine {
     /// One poll cycle now, across hosts, ignoring backoff. Errors of single
     /// hosts are recorded on the host (see [`HostInfo`]), not returned.
     pub async fn refresh(&self) -> Result<(), EngineError> {
-        crate::poller::poll_all(self).await
+        crate::poller::poll_all(self.ctx()).await
     }
 
     /// Re-fetches a session's whole log and checks it against the stored
@@ -356,7 +341,7 @@ impl Engine {
         host_id: &str,
         session_id: &str,
     ) -> Result<VerificationView, EngineError> {
-        crate::poller::audit(self, host_id, session_id).await?;
+        crate::poller::audit(self.ctx(), host_id, session_id).await?;
         crate::history::session_detail(&*self.store()?, self.humanizer(), host_id, session_id)
             .map(|d| d.verification)
     }
@@ -369,13 +354,14 @@ impl Engine {
         event_hash: &str,
     ) -> Result<(), EngineError> {
         self.store()?.mark_seen(host_id, session_id, event_hash)?;
-        self.emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
+        self.ctx()
+            .emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
         Ok(())
     }
 
     /// Counters of the poller: requests sent, bytes received, cycles.
     pub fn poll_stats(&self) -> crate::poller::PollStats {
-        self.inner
+        self.ctx()
             .stats
             .lock()
             .map(|s| s.clone())
@@ -387,28 +373,19 @@ impl Engine {
     /// a full cycle beside a conditional one; the engine never needs it.
     #[doc(hidden)]
     pub fn forget_summary_tags(&self) {
-        if let Ok(mut tags) = self.inner.summary_tags.lock() {
+        if let Ok(mut tags) = self.ctx().summary_tags.lock() {
             tags.clear();
         }
     }
 
-    // ---- internals shared by the modules ----
+    // ---- internals ----
 
-    /// The settings in effect (read from the store; on a failure, the
-    /// defaults: nothing is silenced by a read error).
-    pub(crate) fn settings(&self) -> crate::settings::Effective {
-        self.store()
-            .and_then(|store| crate::settings::Effective::load(&store, &self.inner.config))
-            .unwrap_or_else(|_| crate::settings::Effective::defaults(&self.inner.config))
+    fn ctx(&self) -> &Context {
+        &self.inner.ctx
     }
 
-    /// The time between poll cycles in effect.
-    pub(crate) fn poll_interval(&self) -> std::time::Duration {
-        self.settings().poll_interval(&self.inner.config)
-    }
-
-    pub(crate) fn store(&self) -> Result<MutexGuard<'_, Store>, EngineError> {
-        self.inner.store.lock().map_err(|_| poisoned())
+    fn store(&self) -> Result<MutexGuard<'_, Store>, EngineError> {
+        self.ctx().store()
     }
 
     fn tasks(&self) -> MutexGuard<'_, Vec<tokio::task::JoinHandle<()>>> {
@@ -418,26 +395,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn spawn_task(&self, task: tokio::task::JoinHandle<()>) {
-        self.tasks().push(task);
-    }
-
-    pub(crate) fn emit(&self, what: ChangeScope, host_id: Option<&str>, session_id: Option<&str>) {
-        let _ = self.inner.changes.send(EngineEvent {
-            what,
-            host_id: host_id.map(str::to_owned),
-            session_id: session_id.map(str::to_owned),
-        });
-    }
-
-    pub(crate) fn notifier(&self) -> Arc<dyn Notifier> {
-        match self.inner.notifier.read() {
-            Ok(n) => n.clone(),
-            Err(_) => Arc::new(SilentNotifier),
-        }
-    }
-
-    pub(crate) fn host_info(&self, host_id: &str) -> Result<HostInfo, EngineError> {
+    fn host_info(&self, host_id: &str) -> Result<HostInfo, EngineError> {
         self.store()?
             .host(host_id)?
             .map(|h| host_info(&h))
@@ -445,34 +403,6 @@ impl Engine {
                 what: "host",
                 id: host_id.to_owned(),
             })
-    }
-
-    /// A client for polling this host (no retries; the poller backs off).
-    pub(crate) fn poll_client(
-        &self,
-        host: &HostRecord,
-    ) -> Result<Arc<ApproverClient>, EngineError> {
-        let mut clients = self.inner.clients.lock().map_err(|_| poisoned())?;
-        if let Some(c) = clients.get(&host.host_id) {
-            if c.base_url().trim_end_matches('/') == host.url.trim_end_matches('/') {
-                return Ok(c.clone());
-            }
-        }
-        let config = ClientConfig {
-            retry: RetryPolicy::none(),
-            timeout: std::time::Duration::from_secs(15),
-            ..ClientConfig::default()
-        };
-        let client = ApproverClient::with_config(
-            &host.url,
-            self.inner.key.clone(),
-            &host.approver_id,
-            config,
-        )
-        .map_err(|e| EngineError::InvalidInput(e.to_string()))?;
-        let client = Arc::new(client);
-        clients.insert(host.host_id.clone(), client.clone());
-        Ok(client)
     }
 }
 
@@ -489,13 +419,4 @@ pub(crate) fn host_info(h: &HostRecord) -> HostInfo {
         approver_email: h.approver_email.clone(),
         polled: true,
     }
-}
-
-pub(crate) fn poisoned() -> EngineError {
-    EngineError::InvalidInput("the engine's store lock was poisoned by an earlier panic".into())
-}
-
-/// Now, as the protocol writes times.
-pub(crate) fn now_text() -> String {
-    anp::api::format_timestamp(time::OffsetDateTime::now_utc())
 }

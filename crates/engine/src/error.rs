@@ -53,7 +53,7 @@ pub enum EngineError {
         message: String,
     },
     /// The host answered something that is not the protocol.
-    #[error("The host answered something that is not ANP: {0}.")]
+    #[error("The host answered something that is not its protocol: {0}.")]
     Protocol(String),
     /// The host is already connected.
     #[error("This console is already connected to {0}.")]
@@ -92,7 +92,7 @@ pub enum DecideError {
         expires_at: String,
     },
     /// A decline without a reason.
-    #[error("A decline needs a reason the vendor will read.")]
+    #[error("A decline needs a reason the counterparty will read.")]
     ReasonRequired,
     /// A counter without an offer, or with an invalid one.
     #[error("The counter-offer is not valid: {}.", summarize(.errors))]
@@ -126,6 +126,10 @@ pub enum DecideError {
     /// The host could not be reached; the decision may be retried safely.
     #[error("The host cannot be reached ({0}); the decision was kept and can be retried safely.")]
     Unreachable(String),
+    /// The decision cannot be signed from what the host and the record say
+    /// (for example the policy threshold a receipt must name is missing).
+    #[error("This decision cannot be signed: {0}")]
+    CannotSign(String),
     /// Any other host refusal.
     #[error("The host refused the decision: {message} ({code}).")]
     Refused {
@@ -162,6 +166,7 @@ impl DecideError {
             DecideError::SessionClosed => "session_closed",
             DecideError::Unauthorized => "unauthorized",
             DecideError::Unreachable(_) => "unreachable",
+            DecideError::CannotSign(_) => "cannot_sign",
             DecideError::Refused { .. } => "refused",
             DecideError::Engine(e) => e.code(),
         }
@@ -169,7 +174,7 @@ impl DecideError {
 }
 
 /// The `CommandError { code, message }` the shell rejects a command with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CommandError {
     /// Machine-readable code.
     pub code: String,

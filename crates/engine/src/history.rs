@@ -4,14 +4,11 @@
 
 use std::path::Path;
 
-use anp::event::{ChainClaim, LogDocument, SessionInfo};
-use anp::Event;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use crate::error::EngineError;
-use crate::inbox::verification_view;
-use crate::protocol::anp as proto;
+use crate::inbox::{protocol_of, verification_view};
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
@@ -24,13 +21,19 @@ fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
     Ok(SessionRow {
         host_id: s.host_id.clone(),
         session_id: s.session_id.clone(),
-        vendor: s.vendor.clone(),
+        protocol: s.protocol.clone(),
+        counterparty: s.counterparty.clone(),
         status: s.status.clone(),
         sandbox: s.sandbox,
         verification: s.verification,
         event_count: store.event_count(&s.host_id, &s.session_id)?,
-        last_total: s.last_total.clone(),
-        currency: s.currency.clone(),
+        last_amount: match (&s.last_total, &s.currency) {
+            (Some(value), Some(currency)) => Some(Amount {
+                value: value.clone(),
+                currency: currency.clone(),
+            }),
+            _ => None,
+        },
         pending,
         updated_at: s.updated_at.clone(),
     })
@@ -61,18 +64,26 @@ pub(crate) fn sessions(
     let mut rows = Vec::new();
     for s in store.sessions()? {
         let r = row(store, &s)?;
+        let c = &r.counterparty;
+        let organization = c.organization.as_deref().unwrap_or("");
         if let Some(text) = filter.text.as_deref().filter(|t| !t.is_empty()) {
-            let v = &r.vendor;
-            if !(contains(&v.vendor_name, text)
-                || contains(&v.agent_name, text)
+            if !(contains(organization, text)
+                || contains(&c.name, text)
                 || contains(&r.session_id, text))
             {
                 continue;
             }
         }
-        if let Some(vendor) = filter.vendor.as_deref().filter(|t| !t.is_empty()) {
-            if !(contains(&r.vendor.vendor_name, vendor) || contains(&r.vendor.fingerprint, vendor))
+        if let Some(who) = filter.counterparty.as_deref().filter(|t| !t.is_empty()) {
+            if !(contains(organization, who)
+                || contains(&c.name, who)
+                || contains(&c.fingerprint, who))
             {
+                continue;
+            }
+        }
+        if let Some(protocol) = filter.protocol.as_deref().filter(|t| !t.is_empty()) {
+            if r.protocol != protocol {
                 continue;
             }
         }
@@ -89,9 +100,9 @@ pub(crate) fn sessions(
         }
         if min.is_some() || max.is_some() {
             let Some(total) = r
-                .last_total
-                .as_deref()
-                .and_then(|t| t.parse::<Decimal>().ok())
+                .last_amount
+                .as_ref()
+                .and_then(|a| a.value.parse::<Decimal>().ok())
             else {
                 continue;
             };
@@ -125,33 +136,33 @@ pub(crate) fn session_detail(
     session_id: &str,
 ) -> Result<SessionDetail, EngineError> {
     let s = session_record(store, host_id, session_id)?;
+    let seam = protocol_of(&s)?.seam();
     let mut timeline = Vec::new();
     let mut series = Series::default();
     for stored in store.events(host_id, session_id)? {
-        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else {
+        let Some(entry) = seam.timeline(&s, &stored, human) else {
             continue;
         };
-        if event.kind.is_offer() {
-            if let Some(offer) = proto::read_offer(&event.payload) {
-                let side = match event.actor {
-                    anp::Actor::VendorAgent => &mut series.vendor_agent,
-                    anp::Actor::Buyer => &mut series.buyer,
-                };
-                side.push(SeriesPoint {
-                    round: side.len() as u32 + 1,
-                    seq: event.seq,
-                    total: offer.total.to_string(),
-                });
-            }
+        if let (Some(side), Some(amount)) = (entry.side, &entry.amount) {
+            let points = match side {
+                Side::Counterparty => &mut series.counterparty,
+                Side::Ours => &mut series.ours,
+            };
+            points.push(SeriesPoint {
+                round: points.len() as u32 + 1,
+                seq: stored.seq,
+                total: amount.value.clone(),
+            });
         }
         timeline.push(TimelineEvent {
-            seq: event.seq,
+            seq: stored.seq,
+            side: entry.side,
             actor: stored.actor.clone(),
             kind: stored.kind.clone(),
-            at: event.at.clone(),
-            summary: proto::summarize(&stored.kind, &event.payload, human),
-            payload: event.payload,
-            signer: event.signer,
+            at: stored.at.clone(),
+            summary: entry.summary,
+            payload: entry.payload,
+            signer: entry.signer,
             signature: stored.signature_state.clone(),
         });
     }
@@ -179,38 +190,11 @@ pub(crate) fn session_detail(
 /// The verifiable document of the stored copy plus every decision exactly as
 /// it was sent.
 fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
-    let events: Vec<Event> = store
-        .events(&s.host_id, &s.session_id)?
-        .iter()
-        .filter_map(|e| serde_json::from_str(&e.body).ok())
-        .collect();
+    let events = store.events(&s.host_id, &s.session_id)?;
     let host = store.host(&s.host_id)?;
-    let opened_at = events.first().map(|e| e.at.clone()).unwrap_or_default();
-    let doc = LogDocument {
-        protocol: anp::PROTOCOL.to_owned(),
-        session: SessionInfo {
-            id: s.session_id.clone(),
-            sandbox: s.sandbox,
-            status: s.status.clone(),
-            opened_at,
-            closed_at: None,
-            event_count: events.len() as u64,
-            chain_head: s.pin_hash.clone(),
-        },
-        chain: ChainClaim {
-            verified: s.verification != Verification::Disputed,
-            head: s.pin_hash.clone(),
-        },
-        keys: anp::event::LogKeys {
-            note: Some("buyer: the platform key pinned by this console at enrollment".to_owned()),
-            vendor_agent: None,
-            buyer: host.as_ref().map(|h| anp::event::PublishedKey {
-                public_key: h.platform_key.clone(),
-                fingerprint: h.platform_fingerprint.clone(),
-            }),
-        },
-        events,
-    };
+    let doc = protocol_of(s)?
+        .seam()
+        .export_record(host.as_ref(), s, &events);
     let decisions: Vec<Value> = store
         .decisions(&s.host_id, &s.session_id)?
         .into_iter()
@@ -234,47 +218,9 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
     }))
 }
 
-fn csv_field(text: &str) -> String {
-    // Quote everything; neutralize spreadsheet formulas in counterparty text.
-    let text = if text.starts_with(['=', '+', '-', '@']) && text.parse::<Decimal>().is_err() {
-        format!("'{text}")
-    } else {
-        text.to_owned()
-    };
-    format!("\"{}\"", text.replace('"', "\"\""))
-}
-
 fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {
-    let mut out = String::from(
-        "seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n",
-    );
-    for stored in store.events(&s.host_id, &s.session_id)? {
-        let Ok(event) = serde_json::from_str::<Event>(&stored.body) else {
-            continue;
-        };
-        if !event.kind.is_offer() {
-            continue;
-        }
-        let Some(offer) = proto::read_offer(&event.payload) else {
-            continue;
-        };
-        let fields = [
-            event.seq.to_string(),
-            event.at.clone(),
-            stored.actor.clone(),
-            stored.kind.clone(),
-            event.event_hash.clone(),
-            offer.offer.currency.clone(),
-            offer.offer.term_months.to_string(),
-            offer.offer.expires_at.clone(),
-            offer.total.to_string(),
-            offer.offer.line_items.len().to_string(),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    Ok(out)
+    let events = store.events(&s.host_id, &s.session_id)?;
+    Ok(protocol_of(s)?.seam().export_csv(&events))
 }
 
 /// Writes an export file and says where.

@@ -6,7 +6,9 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use anp::keys::{self, SigningKey};
+use ed25519_dalek::SigningKey;
+
+use crate::edge::keyfile;
 
 use crate::error::EngineError;
 
@@ -19,11 +21,11 @@ pub fn load_or_create(data_dir: &Path) -> Result<SigningKey, EngineError> {
     match fs::read_to_string(&path) {
         Ok(text) => {
             check_owner_only(&path)?;
-            keys::decode_key_file(&text).map_err(|e| EngineError::KeyFile(e.to_string()))
+            keyfile::decode(&text).map_err(EngineError::KeyFile)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let key = keys::generate_signing_key();
-            write_owner_only(&path, keys::encode_key_file(&key).as_bytes())?;
+            let key = keyfile::generate();
+            write_owner_only(&path, keyfile::encode(&key).as_bytes())?;
             Ok(key)
         }
         Err(e) => Err(EngineError::Io(e)),

@@ -8,11 +8,14 @@
 
 #![warn(missing_docs)]
 
+mod clock;
 mod config;
 mod connect;
+mod context;
 mod decide;
 mod decided;
 mod dispute;
+mod edge;
 mod engine;
 mod error;
 mod history;
@@ -22,11 +25,11 @@ mod notify;
 pub mod poller;
 mod protocol;
 mod sandbox;
-mod send;
 mod settings;
 pub mod store;
 pub mod views;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{
     resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, APPROVER_EMAIL_ENV,
     APPROVER_NAME_ENV, DATA_DIR_ENV,

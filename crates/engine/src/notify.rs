@@ -6,18 +6,20 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A new offer waits for a decision.
+/// A new proposal waits for a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingNotice {
     /// Which host.
     pub host_id: String,
     /// Which session.
     pub session_id: String,
-    /// The offer (what a click opens).
+    /// The session's protocol (`ANP/0.1`, `concordia`).
+    pub protocol: String,
+    /// The proposal (what a click opens).
     pub event_hash: String,
-    /// The vendor's name (counterparty text: show as plain text only).
-    pub vendor_name: String,
-    /// Exact total.
+    /// The counterparty's name (counterparty text: show as plain text only).
+    pub counterparty_name: String,
+    /// Exact amount (`?` when the proposal has none).
     pub total: String,
     /// Its currency.
     pub currency: String,
@@ -33,11 +35,13 @@ pub struct PendingNotice {
     pub burst_summary: bool,
 }
 
-/// A session's log failed verification.
+/// A session's record failed verification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DisputeNotice {
     /// Which host.
     pub host_id: String,
+    /// The session's protocol.
+    pub protocol: String,
     /// Its name for people.
     pub host_label: String,
     /// Which session.

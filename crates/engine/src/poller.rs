@@ -6,23 +6,20 @@
 //! host unreachable without touching what is stored.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anp::api::DiscoveredKey;
-use anp::{ChainHead, Event, EventKind, LogDocument};
-use countersign_client::SummaryFetch;
-use countersign_host_api::approver::{PendingDecision, SessionSummary, Summary};
 use rand::Rng;
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::dispute::HostAnswer;
-use crate::engine::{now_text, Engine};
+use crate::edge::wire::{RemoteSession, SummaryAnswer, SummaryError};
 use crate::error::EngineError;
 use crate::notify::{DisputeNotice, PendingNotice};
-use crate::protocol::anp as proto;
-use crate::protocol::ANP_0_1;
+use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, PendingRecord, SessionRecord, StoredEvent};
-use crate::views::{ChangeScope, Vendor, Verification};
+use crate::views::{ChangeScope, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -45,16 +42,13 @@ const AUDIT_EVERY: u64 = 12;
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The background loop: polls every host each interval, backing off per host.
-pub(crate) async fn run(engine: Engine) {
+pub(crate) async fn run(ctx: Arc<Context>) {
     let mut failures: HashMap<String, (u32, Instant)> = HashMap::new();
     let mut cycle: u64 = 0;
     loop {
-        let hosts = engine
-            .store()
-            .and_then(|s| Ok(s.hosts()?))
-            .unwrap_or_default();
+        let hosts = ctx.store().and_then(|s| Ok(s.hosts()?)).unwrap_or_default();
         for host in hosts {
-            if host.sandbox && engine.inner.sandbox.lock().await.is_none() {
+            if !ctx.polls(&host) {
                 continue; // the embedded host is not running in this process
             }
             if let Some((_, until)) = failures.get(&host.host_id) {
@@ -63,14 +57,14 @@ pub(crate) async fn run(engine: Engine) {
                 }
             }
             let result = {
-                let _guard = engine.inner.poll_lock.lock().await;
-                poll_host(&engine, &host).await
+                let _guard = ctx.poll_lock.lock().await;
+                poll_host(&ctx, &host).await
             };
             match result {
                 Ok(()) => {
                     failures.remove(&host.host_id);
                     if cycle % AUDIT_EVERY == AUDIT_EVERY - 1 {
-                        audit_next(&engine, &host, cycle / AUDIT_EVERY).await;
+                        audit_next(&ctx, &host, cycle / AUDIT_EVERY).await;
                     }
                 }
                 Err(_) => {
@@ -78,15 +72,15 @@ pub(crate) async fn run(engine: Engine) {
                         .entry(host.host_id.clone())
                         .or_insert((0, Instant::now()));
                     entry.0 = entry.0.saturating_add(1);
-                    entry.1 = Instant::now() + backoff(engine.poll_interval(), entry.0);
+                    entry.1 = Instant::now() + backoff(ctx.poll_interval(), entry.0);
                 }
             }
         }
         cycle += 1;
         // A new interval takes effect at once, not after the old one ran out.
         tokio::select! {
-            _ = tokio::time::sleep(engine.poll_interval()) => {}
-            _ = engine.inner.settings_changed.notified() => {}
+            _ = tokio::time::sleep(ctx.poll_interval()) => {}
+            _ = ctx.settings_changed.notified() => {}
         }
     }
 }
@@ -100,104 +94,95 @@ fn backoff(interval: Duration, failures: u32) -> Duration {
     base.mul_f64(rand::thread_rng().gen_range(0.5..1.5))
 }
 
-async fn audit_next(engine: &Engine, host: &HostRecord, turn: u64) {
-    let sessions = match engine
-        .store()
-        .and_then(|s| Ok(s.sessions_of(&host.host_id)?))
-    {
+async fn audit_next(ctx: &Context, host: &HostRecord, turn: u64) {
+    let sessions = match ctx.store().and_then(|s| Ok(s.sessions_of(&host.host_id)?)) {
         Ok(s) if !s.is_empty() => s,
         _ => return,
     };
     let pick = &sessions[(turn as usize) % sessions.len()];
-    let _ = audit(engine, &host.host_id, &pick.session_id).await;
+    let _ = audit(ctx, &host.host_id, &pick.session_id).await;
 }
 
 /// One cycle over every host now (manual refresh), ignoring backoff.
-pub(crate) async fn poll_all(engine: &Engine) -> Result<(), EngineError> {
-    let hosts = engine.store()?.hosts()?;
-    let _guard = engine.inner.poll_lock.lock().await;
-    let sandbox_running = engine.inner.sandbox.lock().await.is_some();
+pub(crate) async fn poll_all(ctx: &Context) -> Result<(), EngineError> {
+    let hosts = ctx.store()?.hosts()?;
+    let _guard = ctx.poll_lock.lock().await;
     for host in hosts {
-        if host.sandbox && !sandbox_running {
+        if !ctx.polls(&host) {
             continue; // the embedded host is not running in this process
         }
-        let _ = poll_host(engine, &host).await;
+        let _ = poll_host(ctx, &host).await;
     }
     Ok(())
 }
 
-fn count(engine: &Engine, requests: u64, value: &impl Serialize) {
-    let bytes = serde_json::to_vec(value)
-        .map(|v| v.len() as u64)
-        .unwrap_or(0);
-    if let Ok(mut s) = engine.inner.stats.lock() {
-        s.requests += requests;
-        s.bytes += bytes;
-    }
-}
-
-/// Polls one host: the summary, then new events of moved sessions.
-pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
-    let client = engine.poll_client(host)?;
+/// Polls one host: the summary, then new entries of moved sessions.
+pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
+    let io = ctx.host_io(host)?;
     // Taken, not read: until this cycle has applied a summary in full, the
     // next one asks afresh.
-    let known = take_summary_tag(engine, &host.host_id);
-    let (mut summary, etag) = match client.summary_since(known.as_deref()).await {
-        Ok(SummaryFetch::Changed { summary, etag }) => (summary, etag),
-        Ok(SummaryFetch::Unchanged) => {
+    let known = take_summary_tag(ctx, &host.host_id);
+    let (sessions, etag) = match crate::edge::wire::summary(&io.client, known.as_deref()).await {
+        Ok(SummaryAnswer::Changed {
+            sessions,
+            etag,
+            bytes,
+        }) => {
+            ctx.count(1, bytes);
+            (sessions, etag)
+        }
+        Ok(SummaryAnswer::Unchanged) => {
             if let Some(tag) = known {
-                remember_summary_tag(engine, &host.host_id, tag);
+                remember_summary_tag(ctx, &host.host_id, tag);
             }
-            if let Ok(mut s) = engine.inner.stats.lock() {
+            if let Ok(mut s) = ctx.stats.lock() {
                 s.requests += 1;
                 s.unchanged += 1;
             }
-            return finish_cycle(engine, host);
+            return finish_cycle(ctx, host);
         }
-        Err(e) => {
-            let message = e.to_string();
-            engine
-                .store()?
+        Err(SummaryError::Unreachable(message)) => {
+            ctx.store()?
                 .set_host_poll(&host.host_id, false, Some(&message), None)?;
             if host.reachable || host.last_error.as_deref() != Some(message.as_str()) {
-                engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+                ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
             }
             return Err(EngineError::Unreachable {
                 url: host.url.clone(),
                 detail: message,
             });
         }
+        Err(SummaryError::Protocol(message)) => {
+            ctx.count(1, 0);
+            ctx.store()?
+                .set_host_poll(&host.host_id, false, Some(&message), None)?;
+            ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+            return Err(EngineError::Protocol(message));
+        }
     };
-    count(engine, 1, &summary);
-    // Gate sessions (Concordia) are not yet the engine's: it follows the
-    // ANP/0.1 sessions of the summary only.
-    summary.sessions.retain(|s| s.protocol == anp::PROTOCOL);
-    if summary.protocol != anp::PROTOCOL {
-        let message = format!(
-            "the host's summary speaks {:?}, not {}",
-            summary.protocol,
-            anp::PROTOCOL
-        );
-        engine
-            .store()?
-            .set_host_poll(&host.host_id, false, Some(&message), None)?;
-        engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
-        return Err(EngineError::Protocol(message));
-    }
-    let mut approver_keys: Vec<DiscoveredKey> =
-        serde_json::from_str(&host.approver_keys).unwrap_or_default();
+    let mut host = host.clone();
 
     let mut applied_in_full = true;
-    for session in &summary.sessions {
-        let stored = engine.store()?.session(&host.host_id, &session.id)?;
-        let record = stored.unwrap_or_else(|| new_session(host, session));
+    for session in &sessions {
+        let stored = ctx.store()?.session(&host.host_id, &session.id)?;
+        let record = match stored {
+            Some(record) => record,
+            None => match new_session(ctx, &host, session) {
+                Ok(record) => record,
+                Err(e) => {
+                    // A protocol this console does not read: nothing stored.
+                    tracing::warn!("session {}: {e}", session.id);
+                    continue;
+                }
+            },
+        };
         let moved = session.event_count != record.pin_seq || session.chain_head != record.pin_hash;
         if !moved {
             if record.status != session.status {
                 let mut r = record.clone();
                 r.status = session.status.clone();
-                engine.store()?.upsert_session(&r)?;
-                engine.emit(
+                ctx.store()?.upsert_session(&r)?;
+                ctx.emit(
                     ChangeScope::Sessions,
                     Some(&host.host_id),
                     Some(&session.id),
@@ -211,22 +196,14 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
             r.remote_count = session.event_count;
             r.remote_head = session.chain_head.clone();
             r.status = session.status.clone();
-            engine.store()?.upsert_session(&r)?;
+            ctx.store()?.upsert_session(&r)?;
             continue;
         }
         let result = if session.event_count > record.pin_seq {
-            fetch_new(engine, &client, host, &mut approver_keys, record, session).await
+            fetch_new(ctx, &io, &mut host, record, session).await
         } else {
             // Shorter, or same length with another head: history changed.
-            audit_record(
-                engine,
-                &client,
-                host,
-                &mut approver_keys,
-                record,
-                Some(session),
-            )
-            .await
+            audit_record(ctx, &io, &mut host, record, Some(session)).await
         };
         if let Err(e) = result {
             // Retried next cycle: the summary is asked for in full again.
@@ -235,73 +212,52 @@ pub(crate) async fn poll_host(engine: &Engine, host: &HostRecord) -> Result<(), 
         }
     }
 
-    update_pending(engine, host, &summary)?;
+    update_pending(ctx, &host, &sessions)?;
     if let (true, Some(tag)) = (applied_in_full, etag) {
-        remember_summary_tag(engine, &host.host_id, tag);
+        remember_summary_tag(ctx, &host.host_id, tag);
     }
-    finish_cycle(engine, host)
+    finish_cycle(ctx, &host)
 }
 
 /// Records a successful cycle: the host is reachable, polled now.
-fn finish_cycle(engine: &Engine, host: &HostRecord) -> Result<(), EngineError> {
+fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
     let was_down = !host.reachable;
-    engine
-        .store()?
-        .set_host_poll(&host.host_id, true, None, Some(&now_text()))?;
+    ctx.store()?
+        .set_host_poll(&host.host_id, true, None, Some(&ctx.now_text()))?;
     if was_down {
-        engine.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+        ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
     }
-    if let Ok(mut s) = engine.inner.stats.lock() {
+    if let Ok(mut s) = ctx.stats.lock() {
         s.cycles += 1;
     }
     Ok(())
 }
 
-fn take_summary_tag(engine: &Engine, host_id: &str) -> Option<String> {
-    engine.inner.summary_tags.lock().ok()?.remove(host_id)
+fn take_summary_tag(ctx: &Context, host_id: &str) -> Option<String> {
+    ctx.summary_tags.lock().ok()?.remove(host_id)
 }
 
-fn remember_summary_tag(engine: &Engine, host_id: &str, tag: String) {
-    if let Ok(mut tags) = engine.inner.summary_tags.lock() {
+fn remember_summary_tag(ctx: &Context, host_id: &str, tag: String) {
+    if let Ok(mut tags) = ctx.summary_tags.lock() {
         tags.insert(host_id.to_owned(), tag);
     }
 }
 
-fn vendor_of(session: &SessionSummary) -> Vendor {
-    match &session.vendor {
-        Some(vendor) => Vendor {
-            agent_id: vendor.agent_id.clone(),
-            agent_name: vendor.agent_name.clone(),
-            vendor_name: vendor.vendor_name.clone(),
-            fingerprint: vendor.fingerprint.clone(),
-            status: countersign_host::admin::status_text(vendor.status).to_owned(),
-        },
-        // A summary that names only the neutral counterparty.
-        None => Vendor {
-            agent_id: session.counterparty.id.clone(),
-            agent_name: session.counterparty.name.clone().unwrap_or_default(),
-            vendor_name: session
-                .counterparty
-                .organization
-                .clone()
-                .unwrap_or_default(),
-            fingerprint: session.counterparty.fingerprint.clone(),
-            status: session.counterparty.status.clone(),
-        },
-    }
-}
-
-fn new_session(host: &HostRecord, session: &SessionSummary) -> SessionRecord {
-    let genesis = ChainHead::genesis();
-    SessionRecord {
+fn new_session(
+    ctx: &Context,
+    host: &HostRecord,
+    session: &RemoteSession,
+) -> Result<SessionRecord, EngineError> {
+    let genesis = Protocol::parse(&session.protocol)?.seam().genesis();
+    Ok(SessionRecord {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
-        protocol: ANP_0_1.to_owned(),
+        protocol: session.protocol.clone(),
         status: session.status.clone(),
         sandbox: session.sandbox,
-        vendor: vendor_of(session),
+        counterparty: session.counterparty.clone(),
         pin_seq: genesis.seq,
-        pin_hash: genesis.event_hash,
+        pin_hash: genesis.hash,
         remote_count: session.event_count,
         remote_head: session.chain_head.clone(),
         verification: Verification::Verified,
@@ -311,128 +267,74 @@ fn new_session(host: &HostRecord, session: &SessionSummary) -> SessionRecord {
         unproven: Vec::new(),
         last_total: None,
         currency: None,
-        updated_at: now_text(),
+        updated_at: ctx.now_text(),
+        pinned_keys: "{}".to_owned(),
+    })
+}
+
+fn pin_of(record: &SessionRecord) -> Head {
+    Head {
+        seq: record.pin_seq,
+        hash: record.pin_hash.clone(),
     }
 }
 
-async fn refresh_approver_keys(
-    engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    keys: &mut Vec<DiscoveredKey>,
-    events: &[Event],
-) {
-    if !events.iter().any(|e| e.kind == EventKind::Accept) {
-        return;
+/// Fetches a session's record after `after` (all of it for `None`) through
+/// its protocol, counting the requests and keeping the host's refreshed
+/// approver keys.
+async fn fetch(
+    ctx: &Context,
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
+    record: &SessionRecord,
+    after: Option<u64>,
+) -> Result<crate::protocol::Fetched, EngineError> {
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let fetched = seam
+        .fetch_since(io, host, &record.session_id, after)
+        .await?;
+    ctx.count(fetched.requests, fetched.bytes.len() as u64);
+    if let Some(keys) = &fetched.approver_keys {
+        ctx.store()?.set_approver_keys(&host.host_id, keys)?;
+        host.approver_keys = keys.clone();
     }
-    if let Ok(doc) = client.well_known().await {
-        count(engine, 1, &doc);
-        let approvers: Vec<DiscoveredKey> = doc
-            .platform_keys
-            .into_iter()
-            .filter(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.is_some())
-            .collect();
-        if let Ok(store) = engine.store() {
-            let _ = store.set_approver_keys(
-                &host.host_id,
-                &serde_json::to_string(&approvers).unwrap_or_default(),
-            );
-        }
-        *keys = approvers;
-    }
+    Ok(fetched)
 }
 
 async fn fetch_new(
-    engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    approver_keys: &mut Vec<DiscoveredKey>,
+    ctx: &Context,
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
     record: SessionRecord,
-    session: &SessionSummary,
+    session: &RemoteSession,
 ) -> Result<(), EngineError> {
-    let raw = fetch_log(
-        engine,
-        client,
-        host,
-        &record,
-        Some(record.pin_seq),
-        approver_keys,
-    )
-    .await?;
-    let doc: &LogDocument = &raw.document;
-    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
-    let pin = ChainHead {
-        seq: record.pin_seq,
-        event_hash: record.pin_hash.clone(),
-    };
-    let checked = proto::check_extension(&session.id, &pin, &doc.events, &ring, approver_keys);
-    if checked
-        .dispute
-        .as_ref()
-        .is_some_and(|d| d.checks == ["pin"])
-    {
-        // The new events do not link to the pin: find the exact seq.
-        return audit_record(engine, client, host, approver_keys, record, Some(session)).await;
+    let fetched = fetch(ctx, io, host, &record, Some(record.pin_seq)).await?;
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let checked = seam.verify_since(
+        &record.session_id,
+        &pin_of(&record),
+        &Trust::of(host, &record),
+        &fetched.bytes,
+    )?;
+    if checked.unlinked {
+        // The new entries do not link to the pin: find the exact seq.
+        return audit_record(ctx, io, host, record, Some(session)).await;
     }
     let answer = HostAnswer {
-        request: &raw.request,
-        bytes: &raw.bytes,
+        request: &fetched.request,
+        bytes: &fetched.bytes,
     };
-    apply(engine, host, record, Some(session), checked, Some(&answer))
+    apply(ctx, host, record, Some(session), checked, Some(&answer))
 }
 
-/// Fetches a session's log after `after` (all of it for `None`), keeping the
-/// answer's bytes (evidence, should it contradict the stored copy); refuses
-/// another protocol's or session's document; refreshes the approver keys
-/// when it carries an accept.
-async fn fetch_log(
-    engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    record: &SessionRecord,
-    after: Option<u64>,
-    approver_keys: &mut Vec<DiscoveredKey>,
-) -> Result<countersign_client::RawLog, EngineError> {
-    let raw = client
-        .log_raw(&record.session_id, after)
-        .await
-        .map_err(|e| EngineError::Unreachable {
-            url: host.url.clone(),
-            detail: e.to_string(),
-        })?;
-    count(engine, 1, &raw.document);
-    check_document(&raw.document, &record.session_id)?;
-    refresh_approver_keys(engine, client, host, approver_keys, &raw.document.events).await;
-    Ok(raw)
-}
-
-/// Refuses a log document of another protocol or another session before
-/// anything in it is looked at.
-fn check_document(doc: &LogDocument, session_id: &str) -> Result<(), EngineError> {
-    if !doc.is_anp_0_1() {
-        return Err(EngineError::Protocol(format!(
-            "the log of session {session_id} speaks {:?}, not {}",
-            doc.protocol,
-            anp::PROTOCOL
-        )));
-    }
-    if doc.session.id != session_id {
-        return Err(EngineError::Protocol(format!(
-            "asked for the log of session {session_id}, got session {:?}",
-            doc.session.id
-        )));
-    }
-    Ok(())
-}
-
-/// Re-fetches a whole log and compares it with the stored copy.
+/// Re-fetches a whole record and compares it with the stored copy.
 pub(crate) async fn audit(
-    engine: &Engine,
+    ctx: &Context,
     host_id: &str,
     session_id: &str,
 ) -> Result<(), EngineError> {
-    let (host, record) = {
-        let store = engine.store()?;
+    let (mut host, record) = {
+        let store = ctx.store()?;
         let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
             what: "host",
             id: host_id.to_owned(),
@@ -448,57 +350,48 @@ pub(crate) async fn audit(
     if record.verification == Verification::Disputed {
         return Ok(());
     }
-    let client = engine.poll_client(&host)?;
-    let mut keys: Vec<DiscoveredKey> =
-        serde_json::from_str(&host.approver_keys).unwrap_or_default();
-    audit_record(engine, &client, &host, &mut keys, record, None).await
+    let io = ctx.host_io(&host)?;
+    audit_record(ctx, &io, &mut host, record, None).await
 }
 
 async fn audit_record(
-    engine: &Engine,
-    client: &countersign_client::ApproverClient,
-    host: &HostRecord,
-    approver_keys: &mut Vec<DiscoveredKey>,
+    ctx: &Context,
+    io: &crate::edge::transport::HostIo,
+    host: &mut HostRecord,
     record: SessionRecord,
-    session: Option<&SessionSummary>,
+    session: Option<&RemoteSession>,
 ) -> Result<(), EngineError> {
-    let raw = fetch_log(engine, client, host, &record, None, approver_keys).await?;
-    let doc: &LogDocument = &raw.document;
-    let stored_copy = engine.store()?.events(&host.host_id, &record.session_id)?;
-    let ring = proto::key_ring(&host.platform_key, doc, &record.vendor.fingerprint);
-    let pin = ChainHead {
-        seq: record.pin_seq,
-        event_hash: record.pin_hash.clone(),
-    };
-    let checked = proto::check_whole(
+    let fetched = fetch(ctx, io, host, &record, None).await?;
+    let stored_copy = ctx.store()?.events(&host.host_id, &record.session_id)?;
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let checked = seam.verify_whole(
         &record.session_id,
-        &pin,
-        &doc.events,
+        &pin_of(&record),
+        &Trust::of(host, &record),
+        &fetched.bytes,
         &stored_copy,
-        &ring,
-        approver_keys,
-    );
+    )?;
     let answer = HostAnswer {
-        request: &raw.request,
-        bytes: &raw.bytes,
+        request: &fetched.request,
+        bytes: &fetched.bytes,
     };
-    apply(engine, host, record, session, checked, Some(&answer))
+    apply(ctx, host, record, session, checked, Some(&answer))
 }
 
 /// Stores verified events and the new pin, or marks the session disputed.
 fn apply(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
     mut record: SessionRecord,
-    session: Option<&SessionSummary>,
-    checked: proto::Checked,
+    session: Option<&RemoteSession>,
+    checked: Checked,
     answer: Option<&HostAnswer<'_>>,
 ) -> Result<(), EngineError> {
     if let Some(s) = session {
         record.status = s.status.clone();
         record.remote_count = s.event_count;
         record.remote_head = s.chain_head.clone();
-        record.vendor = vendor_of(s);
+        record.counterparty = s.counterparty.clone();
     }
     let mut dispute_notice = None;
     if let Some(d) = &checked.dispute {
@@ -507,14 +400,14 @@ fn apply(
         record.failing_checks = d.checks.clone();
         record.dispute_detail = Some(d.detail.clone());
         crate::dispute::record(
-            &*engine.store()?,
+            &*ctx.store()?,
             &host.host_id,
             &record.session_id,
             d.seq,
             &d.checks,
             &d.detail,
             answer,
-            &now_text(),
+            &ctx.now_text(),
         )?;
         dispute_notice = Some(dispute_notice_for(host, &record, d));
     } else {
@@ -531,43 +424,46 @@ fn apply(
             ));
         }
         record.pin_seq = checked.head.seq;
-        record.pin_hash = checked.head.event_hash.clone();
+        record.pin_hash = checked.head.hash.clone();
         if let Some(last) = checked.events.last() {
             record.updated_at = last.at.clone();
         }
-        if let Some((total, currency)) = latest_offer_total(&checked.events) {
-            record.last_total = Some(total);
-            record.currency = Some(currency);
+        if let Some(amount) = &checked.last_amount {
+            record.last_total = Some(amount.value.clone());
+            record.currency = Some(amount.currency.clone());
+        }
+        if let Some(keys) = &checked.pinned_keys {
+            record.pinned_keys = keys.clone();
         }
     }
     let n = checked.events.len() as u64;
     {
-        let mut store = engine.store()?;
+        let mut store = ctx.store()?;
         let events: &[StoredEvent] = &checked.events;
         store.transaction(|s| {
             s.insert_events(&host.host_id, &record.session_id, events)?;
             s.upsert_session(&record)
         })?;
     }
-    if let Ok(mut s) = engine.inner.stats.lock() {
+    if let Ok(mut s) = ctx.stats.lock() {
         s.events_stored += n;
     }
-    engine.emit(
+    ctx.emit(
         ChangeScope::Sessions,
         Some(&host.host_id),
         Some(&record.session_id),
     );
     if let Some(notice) = dispute_notice {
-        let first = engine.store()?.claim_notification(
+        let first = ctx.store()?.claim_notification(
             &host.host_id,
             &record.session_id,
             "disputed",
-            &now_text(),
+            &ctx.now_text(),
         )?;
-        if first && engine.settings().on(crate::settings::NOTIFY_DISPUTE) {
-            engine.notifier().disputed(&notice);
+        if first && ctx.settings().on(crate::settings::NOTIFY_DISPUTE) {
+            ctx.notifier().disputed(&notice);
         }
-        engine.emit(
+        ctx.emit(
             ChangeScope::Inbox,
             Some(&host.host_id),
             Some(&record.session_id),
@@ -576,26 +472,15 @@ fn apply(
     Ok(())
 }
 
-fn latest_offer_total(events: &[StoredEvent]) -> Option<(String, String)> {
-    events.iter().rev().find_map(|e| {
-        if e.kind != "offer" && e.kind != "counter_offer" {
-            return None;
-        }
-        let event: Event = serde_json::from_str(&e.body).ok()?;
-        let offer = proto::read_offer(&event.payload)?;
-        Some((offer.total.to_string(), offer.offer.currency.clone()))
-    })
-}
-
 /// Replaces the host's pending set; notifies each new one exactly once.
 fn update_pending(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
-    summary: &Summary,
+    sessions: &[RemoteSession],
 ) -> Result<(), EngineError> {
     let mut records = Vec::new();
-    let mut items: Vec<(&SessionSummary, &PendingDecision)> = Vec::new();
-    for session in &summary.sessions {
+    let mut items: Vec<(&RemoteSession, &PendingProposal)> = Vec::new();
+    for session in sessions {
         for p in &session.pending {
             records.push(PendingRecord {
                 host_id: host.host_id.clone(),
@@ -607,7 +492,7 @@ fn update_pending(
             items.push((session, p));
         }
     }
-    let before: HashSet<(String, String)> = engine
+    let before: HashSet<(String, String)> = ctx
         .store()?
         .pending_keys(&host.host_id)?
         .into_iter()
@@ -618,7 +503,7 @@ fn update_pending(
         .collect();
     let changed = before != after || {
         // approvals or held state may change without the set changing
-        let stored = engine.store()?.pending()?;
+        let stored = ctx.store()?.pending()?;
         let stored: HashSet<String> = stored
             .into_iter()
             .filter(|p| p.host_id == host.host_id)
@@ -629,79 +514,79 @@ fn update_pending(
     if !changed {
         return Ok(());
     }
-    engine.store()?.replace_pending(&host.host_id, &records)?;
-    engine.emit(ChangeScope::Inbox, Some(&host.host_id), None);
+    ctx.store()?.replace_pending(&host.host_id, &records)?;
+    ctx.emit(ChangeScope::Inbox, Some(&host.host_id), None);
     for (session, p) in items {
         if before.contains(&(session.id.clone(), p.event_hash.clone())) {
             continue;
         }
-        notify_pending(engine, host, session, p)?;
+        notify_pending(ctx, host, session, p)?;
     }
     Ok(())
 }
 
 fn notify_pending(
-    engine: &Engine,
+    ctx: &Context,
     host: &HostRecord,
-    session: &SessionSummary,
-    p: &PendingDecision,
+    session: &RemoteSession,
+    p: &PendingProposal,
 ) -> Result<(), EngineError> {
-    let first = engine.store()?.claim_notification(
+    let first = ctx.store()?.claim_notification(
         &host.host_id,
         &session.id,
         &p.event_hash,
-        &now_text(),
+        &ctx.now_text(),
     )?;
     if !first {
         return Ok(());
     }
-    let settings = engine.settings();
+    let settings = ctx.settings();
     if !settings.on(crate::settings::NOTIFY_NEW_PROPOSAL) {
         return Ok(()); // claimed all the same: turning it back on replays nothing
     }
-    let (total, currency) =
-        crate::inbox::pending_offer_total(&*engine.store()?, &host.host_id, &session.id, p)
-            .unwrap_or_else(|| ("?".to_owned(), String::new()));
-    let vendor_name = vendor_of(session).vendor_name;
-    let what = match (p.draft.is_some(), p.kind.as_str()) {
-        (true, _) => "Draft counter-offer to",
-        (false, "counter_offer") => "Counter-offer from",
-        _ => "Offer from",
+    let Some(record) = ctx.store()?.session(&host.host_id, &session.id)? else {
+        return Ok(());
     };
-    let human = engine.humanizer();
+    let (total, currency) = crate::inbox::pending_amount(&*ctx.store()?, &record, p)
+        .unwrap_or_else(|| ("?".to_owned(), String::new()));
+    let counterparty_name = session.counterparty.display_name().to_owned();
+    let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
+    let human = ctx.humanizer();
     let notice = PendingNotice {
         host_id: host.host_id.clone(),
         session_id: session.id.clone(),
+        protocol: session.protocol.clone(),
         event_hash: p.event_hash.clone(),
-        title: format!("{what} {vendor_name} waits for you"),
-        body: human.amount_and_expiry(&total, &currency, &p.expires_at, humanize::Timestamp::now()),
-        vendor_name,
+        title: format!("{what} {counterparty_name} waits for you"),
+        body: human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now()),
+        counterparty_name,
         total,
         currency,
         expires_at: p.expires_at.clone(),
         burst_summary: settings.on(crate::settings::NOTIFY_BURST_SUMMARY),
     };
-    engine.notifier().pending(&notice);
+    ctx.notifier().pending(&notice);
     Ok(())
 }
 
 /// The dispute notice: which host and session, the seq and check, in words.
-fn dispute_notice_for(
-    host: &HostRecord,
-    record: &SessionRecord,
-    d: &proto::Dispute,
-) -> DisputeNotice {
+fn dispute_notice_for(host: &HostRecord, record: &SessionRecord, d: &Dispute) -> DisputeNotice {
     let short: String = record.session_id.chars().take(8).collect();
+    let label = Protocol::parse(&record.protocol)
+        .map(|p| p.seam().label())
+        .unwrap_or("A");
     DisputeNotice {
         host_id: host.host_id.clone(),
+        protocol: record.protocol.clone(),
         host_label: host.label.clone(),
         session_id: record.session_id.clone(),
         seq: d.seq,
         check: d.checks.join(", "),
         detail: d.detail.clone(),
         title: format!(
-            "Session {short} on {} with {} is disputed",
-            host.label, record.vendor.vendor_name
+            "{label} session {short} on {} with {} is disputed",
+            host.label,
+            record.counterparty.display_name()
         ),
         body: format!(
             "The host's record no longer matches what this console verified (event {}, {}). {}",

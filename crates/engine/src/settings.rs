@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::config::{ApproverProfile, EngineConfig};
 use crate::error::EngineError;
@@ -27,7 +28,7 @@ pub const APPROVER_NAME: &str = "approver.name";
 pub const APPROVER_EMAIL: &str = "approver.email";
 
 /// What kind of value a setting takes, and its limits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SettingKind {
     /// On or off (`true` / `false`).
@@ -51,7 +52,7 @@ pub enum SettingKind {
 }
 
 /// One setting as the interface shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Setting {
     /// Stable id (`notify.dispute`).
     pub id: String,
@@ -65,13 +66,15 @@ pub struct Setting {
     #[serde(flatten)]
     pub kind: SettingKind,
     /// The value in effect.
+    #[ts(type = "unknown")]
     pub value: Value,
     /// The value when nothing was saved.
+    #[ts(type = "unknown")]
     pub default: Value,
 }
 
 /// The approver as hosts see it: who this console approves as, and the key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ApproverCard {
     /// Name (setting `approver.name`).
     pub name: String,
@@ -84,7 +87,7 @@ pub struct ApproverCard {
 }
 
 /// The settings screen: every setting, the approver with the key, the data dir.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SettingsView {
     /// Every setting, in the order to show them.
     pub settings: Vec<Setting>,

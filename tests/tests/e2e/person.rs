@@ -17,7 +17,7 @@ use countersign_e2e::outsider;
 /// inbox: the console polls every 5 seconds by itself.
 async fn wait_for_row(app: &App, vendor: &str) -> Result<()> {
     app.wait_for(&format!("an inbox row from {vendor}"), async || {
-        for row in app.all("inbox-vendor").await? {
+        for row in app.all("inbox-counterparty").await? {
             if row.text().await? == vendor {
                 return Ok(Some(()));
             }
@@ -33,7 +33,7 @@ async fn rows(app: &App, vendor: &str) -> Result<(i64, i64)> {
     let found = app
         .script(
             "const rows = [...document.querySelectorAll('[data-testid=inbox-row]')];\
-             const name = r => r.querySelector('[data-testid=inbox-vendor]').textContent;\
+             const name = r => r.querySelector('[data-testid=inbox-counterparty]').textContent;\
              return [rows.findIndex(r => r.dataset.selected === 'true'),\
                      rows.findIndex(r => name(r) === arguments[0])];",
             vec![json!(vendor)],
@@ -203,7 +203,7 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
     s.app.press("j").await?;
     s.app
         .wait_for("the next pending decision", async || {
-            let vendor = match s.app.driver.find(By::Testid("offer-vendor")).await {
+            let vendor = match s.app.driver.find(By::Testid("offer-counterparty")).await {
                 Ok(v) => v.text().await?,
                 Err(_) => return Ok(None),
             };
@@ -251,7 +251,7 @@ async fn declining_and_countering_take_the_keyboard_alone() -> Result<()> {
     s.app
         .wait_for("the second offer's row", async || {
             let mut rows = 0;
-            for row in s.app.all("inbox-vendor").await? {
+            for row in s.app.all("inbox-counterparty").await? {
                 if row.text().await? == s.vendor_name {
                     rows += 1;
                 }

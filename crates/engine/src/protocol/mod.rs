@@ -1,13 +1,480 @@
-//! The protocol seam. Everything that knows ANP/0.1 wire details (how a log
-//! is verified, what an offer looks like, how totals and diffs are computed)
-//! lives in [`anp`] here; the rest of the engine works on stored rows and
-//! contract shapes. A second protocol would add a sibling module and a
-//! `protocol` value in the `hosts`/`sessions` rows (see the crate README).
+//! The protocol seam. A row's protocol is parsed once into [`Protocol`];
+//! each `protocol/<name>/` module implements [`Seam`], the same jobs for
+//! every protocol, and [`Protocol::seam`] is the only `match` on the
+//! protocol in the engine. Everything else (poller, store, inbox, history,
+//! export, notifications, `decide`) calls the seam and otherwise speaks the
+//! neutral shapes below. A protocol crate (`anp`, `concordia`) is used only
+//! inside its own module here.
+//!
+//! The pure half takes bytes and stored rows and returns verdicts and views
+//! (no IO, no clock: time is passed in); the IO half fetches a record since
+//! a pin and sends a signed decision, and returns what it got for the pure
+//! half and the caller to apply.
+
+use std::future::Future;
+use std::pin::Pin as PinBox;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::edge::transport::{HostIo, SendError, Sent};
+use crate::error::{DecideError, EngineError};
+use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::{
+    ApprovalGiven, Capabilities, Change, CounterCheck, DecideRequest, ProposalDetail, ProposalKind,
+    Side,
+};
 
 pub(crate) mod anp;
+pub(crate) mod concordia;
 
-/// The protocol name stored with every host and session.
-pub(crate) const ANP_0_1: &str = "ANP/0.1";
+/// A future of the IO half (boxed: the seam is a trait object).
+pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The protocols this engine reads, parsed once from a row's `protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Protocol {
+    /// ANP/0.1: vendor agents at the host's ANP endpoints.
+    Anp,
+    /// Concordia: the org's own agents mirror their transcripts to the gate.
+    Concordia,
+}
+
+impl Protocol {
+    /// Every protocol, in the order they are offered.
+    pub(crate) const ALL: [Protocol; 2] = [Protocol::Anp, Protocol::Concordia];
+
+    /// Reads the name a host or a stored row gives.
+    pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.seam().name() == name)
+            .ok_or_else(|| {
+                EngineError::Protocol(format!(
+                    "{name:?} is not a protocol this console reads (it reads {})",
+                    Protocol::ALL.map(|p| p.seam().name()).join(", ")
+                ))
+            })
+    }
+
+    /// The implementation of this protocol's jobs: the one place the
+    /// engine matches on the protocol.
+    pub(crate) fn seam(self) -> &'static dyn Seam {
+        match self {
+            Protocol::Anp => &self::anp::Anp,
+            Protocol::Concordia => &self::concordia::Concordia,
+        }
+    }
+}
+
+/// A pinned head: how many record entries this console verified, and the
+/// hash of the last (the protocol's genesis hash for none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    /// Entries up to and including the head (the last entry's seq).
+    pub seq: u64,
+    /// The last entry's hash.
+    pub hash: String,
+}
+
+/// What a session's record is checked against: what this console pinned
+/// at enrollment and at first sight, and what the host vouches for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Trust<'a> {
+    /// The host's platform key, pinned at enrollment (base64url).
+    pub platform_key: &'a str,
+    /// The approver keys the host publishes (JSON, as the host record keeps them).
+    pub approver_keys: &'a str,
+    /// The counterparty's key fingerprint, as the host's summary names it.
+    pub counterparty_fingerprint: &'a str,
+    /// The parties' keys this console pinned the first time it saw them
+    /// (JSON object, party → key; `{}` for none yet).
+    pub pinned_keys: &'a str,
+}
+
+impl<'a> Trust<'a> {
+    /// The trust a stored session has on its host.
+    pub(crate) fn of(host: &'a HostRecord, session: &'a SessionRecord) -> Trust<'a> {
+        Trust {
+            platform_key: &host.platform_key,
+            approver_keys: &host.approver_keys,
+            counterparty_fingerprint: &session.counterparty.fingerprint,
+            pinned_keys: &session.pinned_keys,
+        }
+    }
+}
+
+/// Why a session is disputed: the exact seq, the checks, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Dispute {
+    /// The first entry that failed.
+    pub seq: u64,
+    /// The checks it failed (`signature`, `prev_hash`, `pin`, …).
+    pub checks: Vec<String>,
+    /// In words.
+    pub detail: String,
+}
+
+/// The verdict on what was fetched since a pin (or on a whole record).
+#[derive(Debug, Clone)]
+pub(crate) struct Checked {
+    /// Entries that verified, ready to store (empty when disputed).
+    pub events: Vec<StoredEvent>,
+    /// The new pin (the old one when disputed or nothing is new).
+    pub head: Head,
+    /// Seqs whose authorship is unproven (declared but not signed).
+    pub unproven: Vec<u64>,
+    /// Set when the record fails.
+    pub dispute: Option<Dispute>,
+    /// True when the new entries do not link to the pin: the whole record
+    /// must be fetched and compared to find the exact seq.
+    pub unlinked: bool,
+    /// Keys seen for the first time, to pin (JSON object), when any.
+    pub pinned_keys: Option<String>,
+    /// The latest proposal's amount among the new entries (for history).
+    pub last_amount: Option<Amount>,
+}
+
+impl Checked {
+    /// Nothing stored, the pin kept, the session disputed for `dispute`.
+    pub(crate) fn disputed(pin: &Head, dispute: Dispute) -> Checked {
+        Checked {
+            events: Vec::new(),
+            head: pin.clone(),
+            unproven: Vec::new(),
+            dispute: Some(dispute),
+            unlinked: false,
+            pinned_keys: None,
+            last_amount: None,
+        }
+    }
+}
+
+pub(crate) use crate::views::Amount;
+
+/// A pending decision as the host lists it, for every protocol (the
+/// approver API's pending record; stored as JSON in `pending.body` and
+/// `decisions.proposal`, with the same member names as the wire).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingProposal {
+    /// Position of the entry awaiting the decision (0 for a draft not yet sent).
+    pub seq: u64,
+    /// Hash of that entry (or the host's reference to a draft): what a
+    /// decision answers.
+    pub event_hash: String,
+    /// The entry's own kind (`offer`, `counter_offer`, `negotiate.counter`).
+    pub kind: String,
+    /// Whose it is, in the protocol's words (`vendor_agent`, `buyer`, a party id).
+    pub actor: String,
+    /// When it stops being decidable.
+    pub expires_at: String,
+    /// Approvals already given.
+    #[serde(default)]
+    pub approvals: Vec<ApprovalGiven>,
+    /// Approvals the org's policy needs.
+    pub approvals_required: u32,
+    /// A proposal the org's own agent drafted (it carries its payload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<Value>,
+    /// Why the host holds it (screening), if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_reason: Option<String>,
+    /// A gate agent's request id (what a decision answers there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// What the agent asks to do (`accept`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// The amount the request is for (`"150000.00 USD"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
+    /// The policy threshold the amount crossed (`"100000.00 USD"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<String>,
+}
+
+/// A proposal read from the stored record.
+#[derive(Debug, Clone)]
+pub(crate) struct Proposal {
+    /// Its seq.
+    pub seq: u64,
+    /// Whose, in the protocol's words.
+    pub actor: String,
+    /// The proposal as the record carries it (payload or message).
+    pub value: Value,
+    /// Its exact amount, when it has one.
+    pub amount: Option<Amount>,
+}
+
+/// A pending proposal and the one it answers.
+#[derive(Debug, Clone)]
+pub(crate) struct Located {
+    /// The pending one.
+    pub proposal: Proposal,
+    /// The one it answers, when there is one.
+    pub previous: Option<Proposal>,
+    /// From the previous amount to this one, when both have one.
+    pub change: Option<Change>,
+}
+
+/// What the record shows became of a proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LogAnswer {
+    /// Accepted, with the approvers the record names.
+    Accepted {
+        /// The accepting entry.
+        event: StoredRef,
+        /// Who approved.
+        approved_by: Vec<String>,
+    },
+    /// The other side declined or countered it.
+    Answered {
+        /// The answering entry.
+        event: StoredRef,
+        /// `decline` or `counter`.
+        action: &'static str,
+    },
+    /// The same side made a newer proposal.
+    Replaced {
+        /// The newer one.
+        event: StoredRef,
+    },
+}
+
+/// An entry of the record, by position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoredRef {
+    /// Its seq.
+    pub seq: u64,
+    /// Its kind.
+    pub kind: String,
+    /// Its hash.
+    pub event_hash: String,
+    /// Its time.
+    pub at: String,
+}
+
+impl StoredRef {
+    /// The reference to a stored entry.
+    pub(crate) fn of(e: &StoredEvent) -> StoredRef {
+        StoredRef {
+            seq: e.seq,
+            kind: e.kind.clone(),
+            event_hash: e.event_hash.clone(),
+            at: e.at.clone(),
+        }
+    }
+}
+
+/// One entry of a session's timeline, as the protocol reads it.
+#[derive(Debug, Clone)]
+pub(crate) struct TimelineEntry {
+    /// Plain text, numbers as people write them.
+    pub summary: String,
+    /// The entry's content (payload or message body).
+    pub payload: Value,
+    /// Who signed it, when the entry names a signer.
+    pub signer: Option<String>,
+    /// Which side it is from.
+    pub side: Option<Side>,
+    /// When the entry is a proposal with an amount: the amount.
+    pub amount: Option<Amount>,
+}
+
+/// Everything a protocol needs to sign a decision.
+pub(crate) struct DecisionInput<'a> {
+    /// What the person decided.
+    pub request: &'a DecideRequest,
+    /// The pending record it answers.
+    pub pending: &'a PendingProposal,
+    /// The session's stored record.
+    pub events: &'a [StoredEvent],
+    /// The approver's key.
+    pub key: &'a ed25519_dalek::SigningKey,
+    /// The email this console approves as on that host.
+    pub approver_email: &'a str,
+    /// The decision's idempotency key.
+    pub decision_id: &'a str,
+    /// The moment of the decision.
+    pub now: OffsetDateTime,
+}
+
+/// What the host answered to a decision, read by the protocol.
+#[derive(Debug, Clone)]
+pub(crate) struct DecisionAnswer {
+    /// As sent.
+    pub decision_id: String,
+    /// `appended`, `awaiting_approvals` or `held`.
+    pub outcome: String,
+    /// The host's words.
+    pub detail: String,
+    /// The entry the decision appended, as the host's answer names it.
+    pub appended: Option<StoredRef>,
+}
+
+/// What was fetched since a pin: the answer byte for byte (evidence, should
+/// it contradict the stored copy) and what else the fetch learned.
+#[derive(Debug, Clone)]
+pub(crate) struct Fetched {
+    /// The request answered (`GET …/log?after=3`).
+    pub request: String,
+    /// Its body, byte for byte.
+    pub bytes: Vec<u8>,
+    /// Requests it took (for the poller's counts).
+    pub requests: u64,
+    /// The host's approver keys, when the fetch refreshed them (JSON).
+    pub approver_keys: Option<String>,
+}
+
+/// Each protocol's jobs. Implemented once per `protocol/<name>/` module.
+pub(crate) trait Seam: Send + Sync {
+    /// The protocol's name as hosts and stored rows write it.
+    fn name(&self) -> &'static str;
+
+    /// The protocol's name for people (`ANP`, `Concordia`).
+    fn label(&self) -> &'static str;
+
+    /// The head of a record with nothing verified yet.
+    fn genesis(&self) -> Head;
+
+    /// The view shape of this protocol's proposals.
+    fn proposal_kind(&self) -> ProposalKind;
+
+    /// Which side an actor (in the protocol's words) of `session` is on.
+    fn side(&self, session: &SessionRecord, actor: &str) -> Side;
+
+    /// What a decision panel may offer on `pending`.
+    fn capabilities(&self, pending: &PendingProposal) -> Capabilities;
+
+    // ---- the pure half ----
+
+    /// Verifies the entries fetched after `pin` (the answer's bytes).
+    fn verify_since(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+    ) -> Result<Checked, EngineError>;
+
+    /// Verifies a whole record and compares it with the stored copy, so a
+    /// rewrite that recomputed every hash is still caught at its first seq.
+    fn verify_whole(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+        stored: &[StoredEvent],
+    ) -> Result<Checked, EngineError>;
+
+    /// The pending proposal and the one it answers, from the stored record;
+    /// `None` when it cannot be read as a valid proposal.
+    fn locate(&self, events: &[StoredEvent], pending: &PendingProposal) -> Option<Located>;
+
+    /// A proposal that has left the pending set, as a pending record, from
+    /// the stored record.
+    fn former(&self, events: &[StoredEvent], event_hash: &str) -> Option<PendingProposal>;
+
+    /// The protocol's view of a located proposal: the proposal, the one it
+    /// answers, their structured diff, and what else this kind shows.
+    fn detail(
+        &self,
+        events: &[StoredEvent],
+        pending: &PendingProposal,
+        located: &Located,
+        trust: &Trust<'_>,
+    ) -> ProposalDetail;
+
+    /// Checks a counter in the protocol's own form against the proposal it
+    /// answers (the entry `event_hash`), with the diff when it parses.
+    fn validate_counter(
+        &self,
+        events: &[StoredEvent],
+        event_hash: &str,
+        counter: &Value,
+    ) -> Result<CounterCheck, EngineError>;
+
+    /// Builds the signed decision: the exact body to send.
+    fn build_decision(&self, input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError>;
+
+    /// Reads the host's answer to a decision, naming the entry it appended
+    /// (after the proposal at `after`).
+    fn read_answer(
+        &self,
+        body: &[u8],
+        action: &str,
+        after: u64,
+    ) -> Result<DecisionAnswer, DecideError>;
+
+    /// What the stored record shows became of the proposal `event_hash` at
+    /// `seq` by `actor`.
+    fn answer_on_log(
+        &self,
+        events: &[StoredEvent],
+        seq: u64,
+        event_hash: &str,
+        actor: &str,
+    ) -> Option<LogAnswer>;
+
+    /// How a notification of `pending` begins, naming the protocol ("ANP
+    /// counter-offer from"); the counterparty's name follows.
+    fn notice_lead(&self, pending: &PendingProposal) -> &'static str;
+
+    /// One stored entry of `session` as a timeline row.
+    fn timeline(
+        &self,
+        session: &SessionRecord,
+        event: &StoredEvent,
+        human: &humanize::Humanizer,
+    ) -> Option<TimelineEntry>;
+
+    /// The session's stored record as a document anyone can verify with the
+    /// protocol's own verifier (`countersign-verify`).
+    fn export_record(
+        &self,
+        host: Option<&HostRecord>,
+        session: &SessionRecord,
+        events: &[StoredEvent],
+    ) -> Value;
+
+    /// The session's proposals as CSV (a header line, then one row each).
+    fn export_csv(&self, events: &[StoredEvent]) -> String;
+
+    // ---- the IO half ----
+
+    /// Fetches the record after `after` (all of it for `None`).
+    fn fetch_since<'a>(
+        &'a self,
+        io: &'a HostIo,
+        host: &'a HostRecord,
+        session_id: &'a str,
+        after: Option<u64>,
+    ) -> IoFuture<'a, Result<Fetched, EngineError>>;
+
+    /// Runs this protocol's scripted counterparties against the sandbox
+    /// host at `url` (their keys and state in `dir`), for as long as the
+    /// sandbox runs; returns at once for a protocol with none.
+    fn run_demo<'a>(
+        &'a self,
+        url: &'a str,
+        dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>>;
+
+    /// Sends a decision's exact body; `on_signed` sees each attempt's signed
+    /// headers before it leaves, so they are stored first. Every protocol
+    /// today POSTs it to the approver API's decisions route.
+    fn send_decision<'a>(
+        &'a self,
+        io: &'a HostIo,
+        session_id: &'a str,
+        body: &'a [u8],
+        on_signed: &'a (dyn Fn(&str) + Send + Sync),
+    ) -> IoFuture<'a, Result<Sent, SendError>> {
+        Box::pin(io.post_decision(session_id, body, on_signed))
+    }
+}
 
 /// Settings the protocols declare, shown beside the engine's on the same
 /// screen (see `crate::settings`). ANP/0.1 needs none. OANP adds its "test-
@@ -15,4 +482,37 @@ pub(crate) const ANP_0_1: &str = "ANP/0.1";
 /// that its receipt check then reads: no screen or command of its own.
 pub(crate) fn settings() -> Vec<crate::settings::SettingDef> {
     Vec::new()
+}
+
+/// The proposal a proposal at `seq` by `actor` answers: the latest earlier
+/// proposal (an entry `is_proposal` says is one) of the other side, or else
+/// the same side's previous one.
+pub(crate) fn answered_entry<'a>(
+    events: &'a [StoredEvent],
+    seq: u64,
+    actor: &str,
+    is_proposal: fn(&str) -> bool,
+) -> Option<&'a StoredEvent> {
+    let earlier = || {
+        events
+            .iter()
+            .rev()
+            .filter(move |e| e.seq < seq && is_proposal(&e.kind))
+    };
+    earlier()
+        .find(|e| e.actor != actor)
+        .or_else(|| earlier().find(|e| e.actor == actor))
+}
+
+/// One CSV field: quoted, and a spreadsheet formula in counterparty text
+/// neutralized (a leading `=`, `+`, `-` or `@` that is not a number).
+pub(crate) fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@'])
+        && text.parse::<rust_decimal::Decimal>().is_err()
+    {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    format!("\"{}\"", text.replace('"', "\"\""))
 }

@@ -120,6 +120,22 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (host_id, session_id)
     );
     "#,
+    // 3: every protocol's sessions. The counterparty in neutral words (an
+    // ANP vendor's agent id, agent name and vendor name become its id, name
+    // and organization), and the keys this console pinned for a session's
+    // parties the first time it saw them (Concordia pins each party's key;
+    // ANP vouches for the vendor's through the summary and pins none here).
+    r#"
+    ALTER TABLE sessions RENAME COLUMN vendor TO counterparty;
+    UPDATE sessions SET counterparty = json_object(
+        'id', json_extract(counterparty, '$.agent_id'),
+        'name', json_extract(counterparty, '$.agent_name'),
+        'organization', json_extract(counterparty, '$.vendor_name'),
+        'fingerprint', json_extract(counterparty, '$.fingerprint'),
+        'status', json_extract(counterparty, '$.status'))
+    WHERE json_extract(counterparty, '$.agent_id') IS NOT NULL;
+    ALTER TABLE sessions ADD COLUMN pinned_keys TEXT NOT NULL DEFAULT '{}';
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -140,4 +156,43 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_schema_2_session_keeps_its_vendor_as_a_neutral_counterparty() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..2] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO hosts (host_id, protocol, url, label, sandbox, approver_id, approver_email,
+                 platform_key, platform_fingerprint, created_at)
+               VALUES ('h', 'ANP/0.1', 'http://x', 'x', 0, 'a', 'a@b', 'k', 'f', 't');
+               INSERT INTO sessions (host_id, session_id, protocol, status, sandbox, vendor, pin_hash, updated_at)
+               VALUES ('h', 's', 'ANP/0.1', 'open', 0,
+                 '{"agent_id":"agt_1","agent_name":"Northwind Agent","vendor_name":"Northwind","fingerprint":"ab12","status":"verified"}',
+                 'p', 't');"#,
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let (counterparty, keys): (String, String) = conn
+            .query_row(
+                "SELECT counterparty, pinned_keys FROM sessions WHERE session_id = 's'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_str(&counterparty).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"id": "agt_1", "name": "Northwind Agent", "organization": "Northwind",
+                               "fingerprint": "ab12", "status": "verified"})
+        );
+        assert_eq!(keys, "{}");
+    }
 }

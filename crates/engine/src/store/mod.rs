@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 pub use migrations::SCHEMA_VERSION;
 
-use crate::views::{Vendor, Verification};
+use crate::views::{Counterparty, Verification};
 
 /// A connected host, as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,8 +57,8 @@ pub struct SessionRecord {
     pub status: String,
     /// Sandbox session.
     pub sandbox: bool,
-    /// Counterparty.
-    pub vendor: Vendor,
+    /// Who is on the other side.
+    pub counterparty: Counterparty,
     /// Seq of the last verified event (the pin).
     pub pin_seq: u64,
     /// Its hash.
@@ -83,6 +83,9 @@ pub struct SessionRecord {
     pub currency: Option<String>,
     /// Time of the latest event.
     pub updated_at: String,
+    /// The parties' keys pinned the first time they were seen (JSON object,
+    /// party → key).
+    pub pinned_keys: String,
 }
 
 /// One verified event, kept byte-for-byte as received.
@@ -245,7 +248,7 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
         protocol: r.get("protocol")?,
         status: r.get("status")?,
         sandbox: r.get("sandbox")?,
-        vendor: json_col(r, "vendor")?,
+        counterparty: json_col(r, "counterparty")?,
         pin_seq: r.get("pin_seq")?,
         pin_hash: r.get("pin_hash")?,
         remote_count: r.get("remote_count")?,
@@ -258,6 +261,7 @@ fn session_from_row(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
         last_total: r.get("last_total")?,
         currency: r.get("currency")?,
         updated_at: r.get("updated_at")?,
+        pinned_keys: r.get("pinned_keys")?,
     })
 }
 
@@ -475,17 +479,17 @@ impl Store {
     /// Inserts or replaces a session row.
     pub fn upsert_session(&self, s: &SessionRecord) -> rusqlite::Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, vendor,
+            "INSERT OR REPLACE INTO sessions (host_id, session_id, protocol, status, sandbox, counterparty,
              pin_seq, pin_hash, remote_count, remote_head, verification, dispute_detail, failing_seq,
-             failing_checks, unproven, last_total, currency, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             failing_checks, unproven, last_total, currency, updated_at, pinned_keys)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
             params![
                 s.host_id,
                 s.session_id,
                 s.protocol,
                 s.status,
                 s.sandbox,
-                to_json(&s.vendor),
+                to_json(&s.counterparty),
                 s.pin_seq,
                 s.pin_hash,
                 s.remote_count,
@@ -497,7 +501,8 @@ impl Store {
                 to_json(&s.unproven),
                 s.last_total,
                 s.currency,
-                s.updated_at
+                s.updated_at,
+                s.pinned_keys
             ],
         )?;
         Ok(())

@@ -361,9 +361,41 @@ pub async fn decide(
             session_id: session.to_owned(),
             in_response_to: hash.to_owned(),
             reason: (action == DecideAction::Decline).then(|| "Over our budget.".to_owned()),
-            offer: counter,
+            counter,
             action,
         })
         .await
         .unwrap()
+}
+
+/// An inbox row's exact amount (every ANP offer has one).
+pub fn total(item: &countersign_engine::InboxItem) -> String {
+    item.amount
+        .as_ref()
+        .expect("an ANP offer has an amount")
+        .value
+        .clone()
+}
+
+/// The amount of the offer a row answers, when it answers one.
+pub fn previous_total(item: &countersign_engine::InboxItem) -> Option<&str> {
+    item.previous_amount.as_ref().map(|a| a.value.as_str())
+}
+
+/// The ANP offer view of a proposal view.
+pub fn anp_view(view: &countersign_engine::ProposalView) -> &countersign_engine::AnpOfferView {
+    match &view.detail {
+        countersign_engine::ProposalDetail::AnpOffer(offer) => offer,
+        other => panic!("not an ANP offer: {other:?}"),
+    }
+}
+
+/// A counter check's ANP diff, as JSON.
+pub fn anp_diff(diff: Option<countersign_engine::ProposalDiff>) -> Value {
+    match diff {
+        Some(countersign_engine::ProposalDiff::AnpOffer(diff)) => {
+            serde_json::to_value(diff).unwrap()
+        }
+        other => panic!("not an ANP diff: {other:?}"),
+    }
 }

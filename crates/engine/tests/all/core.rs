@@ -49,25 +49,31 @@ async fn a_vendor_offer_and_its_revision_appear_in_the_inbox_with_the_diff() {
         .iter()
         .find(|i| i.session_id == session)
         .expect("pending offer in the inbox");
-    assert_eq!(item.total, "550000");
-    assert_eq!(item.previous_total.as_deref(), Some("570000"));
+    assert_eq!(total(item), "550000");
+    assert_eq!(previous_total(item), Some("570000"));
     let change = item.change.as_ref().unwrap();
     assert_eq!(change.absolute, "-20000");
     assert_eq!(change.percent.as_deref(), Some("-3.51"));
-    assert_eq!(item.vendor.vendor_name, "Northwind");
+    assert_eq!(item.counterparty.display_name(), "Northwind");
     assert_eq!(item.verification, Verification::Verified);
     assert!(item.unread);
 
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
-    let diff = view.diff.expect("a diff against the previous offer");
+    let diff = serde_json::to_value(
+        anp_view(&view)
+            .diff
+            .clone()
+            .expect("a diff against the previous offer"),
+    )
+    .unwrap();
     assert_eq!(diff["total"]["absolute"], "-20000");
     assert_eq!(diff["line_items"][0]["status"], "changed");
-    assert_eq!(view.vendor_envelope["party"], "Northwind");
+    assert_eq!(anp_view(&view).vendor_envelope["party"], "Northwind");
     assert_eq!(
-        view.buyer_envelope["offer_authority"],
+        anp_view(&view).buyer_envelope["offer_authority"],
         "bind_with_human_approval"
     );
     assert!(!view.expired);
@@ -105,7 +111,7 @@ async fn approve_appends_an_accept_whose_approval_signature_verifies() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Approve,
             reason: None,
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap();
@@ -160,7 +166,7 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
         in_response_to: item.event_hash.clone(),
         action: DecideAction::Decline,
         reason: Some("   ".into()),
-        offer: None,
+        counter: None,
     };
     let err = engine.decide(request.clone()).await.unwrap_err();
     assert_eq!(err.code(), "reason_required");
@@ -241,7 +247,7 @@ async fn counter_is_validated_then_sent_as_the_buyer_offer() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Counter,
             reason: None,
-            offer: Some(bad),
+            counter: Some(bad),
         })
         .await
         .unwrap_err();
@@ -253,7 +259,7 @@ async fn counter_is_validated_then_sent_as_the_buyer_offer() {
         .await
         .unwrap();
     assert!(check.ok, "{:?}", check.errors);
-    assert_eq!(check.diff.unwrap()["total"]["absolute"], "-70000");
+    assert_eq!(anp_diff(check.diff)["total"]["absolute"], "-70000");
     let result = engine
         .decide(DecideRequest {
             host_id: item.host_id.clone(),
@@ -261,7 +267,7 @@ async fn counter_is_validated_then_sent_as_the_buyer_offer() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Counter,
             reason: None,
-            offer: Some(good.clone()),
+            counter: Some(good.clone()),
         })
         .await
         .unwrap();
@@ -289,7 +295,7 @@ async fn a_retry_reuses_the_decision_and_changes_nothing() {
         in_response_to: item.event_hash.clone(),
         action: DecideAction::Decline,
         reason: Some("Too high.".into()),
-        offer: None,
+        counter: None,
     };
     // A double click: both at once.
     let (a, b) = tokio::join!(
@@ -341,7 +347,7 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Approve,
             reason: None,
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap_err();
@@ -387,7 +393,7 @@ async fn two_approvers_are_needed_above_the_threshold() {
         in_response_to: item.event_hash.clone(),
         action: DecideAction::Approve,
         reason: None,
-        offer: None,
+        counter: None,
     };
     let one = first.decide(request(item.host_id.clone())).await.unwrap();
     assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
@@ -520,7 +526,7 @@ async fn a_rewritten_old_event_marks_the_session_disputed_at_its_seq() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Approve,
             reason: None,
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap_err();
@@ -543,13 +549,19 @@ async fn hostile_counterparty_text_survives_byte_for_byte() {
     submit(&agent, &session, EventKind::Offer, payload.clone()).await;
     engine.refresh().await.unwrap();
     let item = engine.inbox().await.unwrap().remove(0);
-    assert_eq!(item.vendor.vendor_name, "<b>Evil</b> & Co \u{202e}");
+    assert_eq!(
+        item.counterparty.display_name(),
+        "<b>Evil</b> & Co \u{202e}"
+    );
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
-    assert_eq!(view.offer, payload);
-    assert_eq!(view.offer["notes"].as_str().unwrap(), hostile_notes);
+    assert_eq!(anp_view(&view).offer, payload);
+    assert_eq!(
+        anp_view(&view).offer["notes"].as_str().unwrap(),
+        hostile_notes
+    );
     // JSON export carries the exact bytes; CSV neutralizes formulas.
     let exported = engine
         .export_session(&item.host_id, &session, ExportFormat::Json)
@@ -584,13 +596,16 @@ async fn history_filters_by_vendor_state_and_amount() {
     assert_eq!(all.len(), 2);
     let by_vendor = engine
         .sessions(HistoryFilter {
-            vendor: Some("litware".into()),
+            counterparty: Some("litware".into()),
             ..Default::default()
         })
         .await
         .unwrap();
     assert_eq!(by_vendor.len(), 1);
-    assert_eq!(by_vendor[0].last_total.as_deref(), Some("20000"));
+    assert_eq!(
+        by_vendor[0].last_amount.as_ref().map(|a| a.value.as_str()),
+        Some("20000")
+    );
     let big = engine
         .sessions(HistoryFilter {
             min_total: Some("100000".into()),
@@ -619,8 +634,8 @@ async fn history_filters_by_vendor_state_and_amount() {
         .unwrap_err();
     assert_eq!(err.code(), "invalid_input");
     let detail = engine.session_detail(&all[0].host_id, &sa).await.unwrap();
-    assert_eq!(detail.series.vendor_agent.len(), 1);
-    assert_eq!(detail.series.vendor_agent[0].total, "570000");
+    assert_eq!(detail.series.counterparty.len(), 1);
+    assert_eq!(detail.series.counterparty[0].total, "570000");
 }
 
 #[tokio::test]
@@ -637,7 +652,7 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
         inbox = engine.inbox().await.unwrap();
         if inbox
             .iter()
-            .map(|i| &i.vendor.vendor_name)
+            .map(|i| i.counterparty.display_name())
             .collect::<std::collections::HashSet<_>>()
             .len()
             >= 4
@@ -646,14 +661,18 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
         }
         let _ = tokio::time::timeout(Duration::from_millis(500), changes.recv()).await;
     }
-    let vendors: std::collections::HashSet<_> =
-        inbox.iter().map(|i| i.vendor.vendor_name.clone()).collect();
+    let vendors: std::collections::HashSet<_> = inbox
+        .iter()
+        .map(|i| i.counterparty.display_name().to_owned())
+        .collect();
     assert!(vendors.len() >= 4, "sandbox inbox: {inbox:?}");
     let state = engine.app_state().await.unwrap();
     assert!(state.sandbox);
     let northwind = inbox
         .iter()
-        .find(|i| i.vendor.vendor_name == "Northwind Software" && i.actor == "vendor_agent")
+        .find(|i| {
+            i.counterparty.display_name() == "Northwind Software" && i.actor == "vendor_agent"
+        })
         .unwrap()
         .clone();
     engine
@@ -663,7 +682,7 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
             in_response_to: northwind.event_hash.clone(),
             action: DecideAction::Decline,
             reason: Some("Too high".into()),
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap();
@@ -693,12 +712,9 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     }
     let answered = answered.expect("the demo vendor countered");
     assert_eq!(answered.kind, "offer");
-    assert_eq!(
-        answered.previous_total.as_deref(),
-        Some(northwind.total.as_str())
-    );
-    let new: rust_decimal::Decimal = answered.total.parse().unwrap();
-    let old: rust_decimal::Decimal = northwind.total.parse().unwrap();
+    assert_eq!(previous_total(&answered), Some(total(&northwind).as_str()));
+    let new: rust_decimal::Decimal = total(&answered).parse().unwrap();
+    let old: rust_decimal::Decimal = total(&northwind).parse().unwrap();
     assert!(new < old, "{new} < {old}");
     engine.shutdown().await;
 }
@@ -717,7 +733,7 @@ async fn notifications_fire_once_across_restarts_and_changes_are_streamed() {
     {
         let pending = recorder.pending.lock().unwrap();
         assert_eq!(pending.len(), 1);
-        assert_eq!(pending[0].vendor_name, "Northwind");
+        assert_eq!(pending[0].counterparty_name, "Northwind");
         assert_eq!(pending[0].total, "570000");
         assert_eq!(pending[0].session_id, session);
     }
@@ -778,7 +794,7 @@ async fn a_decision_sent_to_a_stopped_host_is_kept_and_resent_with_the_same_id()
         in_response_to: item.event_hash.clone(),
         action: DecideAction::Approve,
         reason: None,
-        offer: None,
+        counter: None,
     };
     world.stop().await;
     let err = engine.decide(request.clone()).await.unwrap_err();
@@ -916,7 +932,7 @@ fn every_engine_future_is_send(engine: Engine, request: DecideRequest) {
         let _ = engine.start().await;
         let _ = engine.app_state().await;
         let _ = engine.inbox().await;
-        let _ = engine.offer_view("h", "s", "e").await;
+        let _ = engine.proposal_view("h", "s", "e").await;
         let _ = engine.decide(request).await;
         let _ = engine.validate_counter("h", "s", "e", json!({})).await;
         let _ = engine.sessions(HistoryFilter::default()).await;
@@ -1047,15 +1063,15 @@ async fn a_buyer_agent_draft_answers_the_vendor_offer_it_counters() {
         .unwrap_or_else(|| panic!("a buyer-agent draft: {inbox:?}"));
     assert_eq!(draft.actor, "buyer");
     assert_eq!(draft.seq, offer_seq + 1, "the seq it would take if sent");
-    assert_eq!(draft.previous_total.as_deref(), Some("600000"));
-    assert_eq!(draft.total, "500000", "500 seats at the target price");
+    assert_eq!(previous_total(draft), Some("600000"));
+    assert_eq!(total(draft), "500000", "500 seats at the target price");
     let change = draft.change.as_ref().unwrap();
     assert_eq!(change.absolute, "-100000");
     let view = engine
-        .offer_view(&draft.host_id, &draft.session_id, &draft.event_hash)
+        .proposal_view(&draft.host_id, &draft.session_id, &draft.event_hash)
         .await
         .unwrap();
-    let answered = view.previous_ref.as_ref().unwrap();
+    let answered = anp_view(&view).previous_ref.as_ref().unwrap();
     assert_eq!(
         (answered.seq, answered.actor.as_str()),
         (offer_seq, "vendor_agent")
@@ -1073,7 +1089,7 @@ async fn the_inbox_comes_a_page_at_a_time_with_counts_of_all_of_it() {
     }
     engine.refresh().await.unwrap();
     let all = engine.inbox().await.unwrap();
-    let names: Vec<&str> = all.iter().map(|i| i.vendor.vendor_name.as_str()).collect();
+    let names: Vec<&str> = all.iter().map(|i| i.counterparty.display_name()).collect();
     assert_eq!(
         names,
         ["Bel", "Ada", "Dex", "Lit", "Cob"],
@@ -1082,7 +1098,7 @@ async fn the_inbox_comes_a_page_at_a_time_with_counts_of_all_of_it() {
 
     let page = |limit: Option<u32>, through: Option<&InboxItem>| InboxQuery {
         limit,
-        through: through.map(|i| OfferRef {
+        through: through.map(|i| ProposalRef {
             host_id: i.host_id.clone(),
             session_id: i.session_id.clone(),
             event_hash: i.event_hash.clone(),
@@ -1153,8 +1169,8 @@ async fn an_unchanged_host_costs_one_bodyless_request_per_cycle() {
     assert_eq!(moved.events_stored - after.events_stored, 1);
     let inbox = engine.inbox().await.unwrap();
     let item = inbox.iter().find(|i| i.session_id == session).unwrap();
-    assert_eq!(item.total, "550000");
-    assert_eq!(item.previous_total.as_deref(), Some("570000"));
+    assert_eq!(total(item), "550000");
+    assert_eq!(previous_total(item), Some("570000"));
 }
 
 /// Tries to connect a fresh console to a host serving `discovery`; returns

@@ -17,7 +17,7 @@ async fn an_approved_offer_reads_as_decided_with_the_accept_it_appended() {
     engine.refresh().await.unwrap();
     let item = engine.inbox().await.unwrap().remove(0);
     let before = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(before.pending);
@@ -47,11 +47,15 @@ async fn an_approved_offer_reads_as_decided_with_the_accept_it_appended() {
     // The same offer, asked for again after it left the pending set: no
     // "not found", but what became of it.
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(!view.pending);
-    assert_eq!(view.item.total, "570000", "the offer itself is still shown");
+    assert_eq!(
+        total(&view.item),
+        "570000",
+        "the offer itself is still shown"
+    );
     assert!(!view.item.unread);
     let decision = view.decision.expect("a decision");
     assert_eq!(decision.action.as_deref(), Some("approve"));
@@ -104,7 +108,7 @@ async fn a_decline_and_a_counter_name_the_events_they_appended() {
         (two, &countered, "counter_offer", "counter"),
     ] {
         let view = engine
-            .offer_view(&item.host_id, session, &item.event_hash)
+            .proposal_view(&item.host_id, session, &item.event_hash)
             .await
             .unwrap();
         let decision = view.decision.unwrap();
@@ -139,7 +143,7 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
     .await;
     ada.refresh().await.unwrap();
     let view = ada
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(!view.pending);
@@ -165,7 +169,7 @@ async fn a_replaced_offer_says_which_newer_one_replaced_it() {
     submit(&agent, &session, EventKind::Offer, offer(1100, DAY)).await;
     engine.refresh().await.unwrap();
     let view = engine
-        .offer_view(&first.host_id, &session, &first.event_hash)
+        .proposal_view(&first.host_id, &session, &first.event_hash)
         .await
         .unwrap();
     assert!(!view.pending);
@@ -210,7 +214,7 @@ async fn an_approval_waiting_for_another_approver_is_shown_as_such() {
     assert_eq!(result.outcome, "awaiting_approvals");
     assert_eq!(result.appended, None, "nothing appended yet");
     let view = engine
-        .offer_view(&item.host_id, &session, &item.event_hash)
+        .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
         .unwrap();
     assert!(view.pending, "it still waits, for the second approver");

@@ -156,7 +156,7 @@ async fn acknowledging_keeps_the_session_disputed_and_its_decisions_refused() {
             in_response_to: item.event_hash.clone(),
             action: DecideAction::Approve,
             reason: None,
-            offer: None,
+            counter: None,
         })
         .await
         .unwrap_err();

@@ -1,9 +1,12 @@
 //! The console engine against a real `countersign-host` on loopback: one
 //! test binary, one module per topic.
 
+mod clock;
 mod common;
+mod contract;
 mod core;
 mod decided;
 mod disputes;
 mod notices;
+mod seam;
 mod settings;

@@ -58,7 +58,7 @@ async fn a_new_offer_notification_reads_as_a_person_writes_it() {
     engine.refresh().await.unwrap();
 
     let notice = recorder.pending.lock().unwrap()[0].clone();
-    assert_eq!(notice.title, "Offer from Northwind waits for you");
+    assert_eq!(notice.title, "ANP offer from Northwind waits for you");
     assert_eq!(
         notice.body,
         format!(
@@ -120,7 +120,7 @@ async fn a_dispute_notification_names_the_host_session_and_counterparty() {
     assert_eq!(
         notice.title,
         format!(
-            "Session {short} on {} with Northwind is disputed",
+            "ANP session {short} on {} with Northwind is disputed",
             host.label
         )
     );

@@ -1,6 +1,6 @@
 import type {
-  AppState, ConnectRequest, ChangedEvent, CommandError, CounterCheck, DecideRequest, DecisionResult,
-  DisputeView, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, Offer, OfferRef, OfferView,
+  AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
+  EngineEvent, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, ProposalRef, ProposalView,
   SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "./types";
 
@@ -16,16 +16,18 @@ export interface Backend {
   appState(): Promise<AppState>;
   /** A page of pending decisions, soonest expiry first, and the counts of the whole inbox. */
   inbox(query?: InboxQuery): Promise<InboxPage>;
-  offerView(ref: OfferRef): Promise<OfferView>;
+  /** One proposal in its kind's view shape, with its capabilities. */
+  proposalView(ref: ProposalRef): Promise<ProposalView>;
   decide(request: DecideRequest): Promise<DecisionResult>;
-  validateCounter(ref: OfferRef, offer: Offer): Promise<CounterCheck>;
+  /** Checks a counter in the protocol's own form (an ANP offer, Concordia terms). */
+  validateCounter(ref: ProposalRef, counter: Record<string, unknown>): Promise<CounterCheck>;
   sessions(filter: HistoryFilter): Promise<SessionRow[]>;
   sessionDetail(ref: SessionRef): Promise<SessionDetail>;
   exportSession(ref: SessionRef, format: "json" | "csv"): Promise<ExportResult>;
   connectHost(request: ConnectRequest): Promise<HostInfo>;
   hosts(): Promise<HostInfo[]>;
   refresh(): Promise<void>;
-  markSeen(ref: OfferRef): Promise<void>;
+  markSeen(ref: ProposalRef): Promise<void>;
   /** Every setting with its value, the approver and key fingerprint, the data dir. */
   settings(): Promise<SettingsView>;
   /** Saves one setting; rejects with the engine's sentence when the value is not allowed. */
@@ -34,8 +36,9 @@ export interface Backend {
   exportDispute(ref: SessionRef): Promise<ExportResult>;
   /** Notes the person's acknowledgement; the session stays disputed. */
   acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView>;
-  onChanged(handler: (event: ChangedEvent) => void): Promise<Unsubscribe>;
-  onOpenOffer(handler: (ref: OfferRef) => void): Promise<Unsubscribe>;
+  onChanged(handler: (event: EngineEvent) => void): Promise<Unsubscribe>;
+  /** A notification was clicked: open that proposal. */
+  onOpenProposal(handler: (ref: ProposalRef) => void): Promise<Unsubscribe>;
   /** A dispute notification was clicked: show that session's timeline. */
   onOpenSession(handler: (ref: SessionRef) => void): Promise<Unsubscribe>;
 }

@@ -2,7 +2,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { Backend, Unsubscribe } from "./backend";
 import { toCommandError } from "./backend";
-import type { ChangedEvent, OfferRef, SessionRef } from "./types";
+import type { EngineEvent, ProposalRef, SessionRef } from "./types";
 
 /** Calls one shell command, turning any rejection into a readable CommandError. */
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -26,9 +26,9 @@ export function createTauriBackend(): Backend {
   return {
     appState: () => call("app_state"),
     inbox: (query) => call("inbox", { query: query ?? {} }),
-    offerView: (ref) => call("offer_view", { ...ref }),
+    proposalView: (ref) => call("proposal_view", { ...ref }),
     decide: (request) => call("decide", { request }),
-    validateCounter: (ref, offer) => call("validate_counter", { ...ref, offer }),
+    validateCounter: (ref, counter) => call("validate_counter", { ...ref, counter }),
     sessions: (filter) => call("sessions", { filter }),
     sessionDetail: (ref) => call("session_detail", { ...ref }),
     exportSession: (ref, format) => call("export_session", { ...ref, format }),
@@ -40,8 +40,8 @@ export function createTauriBackend(): Backend {
     setSetting: (id, value) => call("set_setting", { id, value }),
     exportDispute: (ref) => call("export_dispute", { ...ref }),
     acknowledgeDispute: (ref, note) => call("acknowledge_dispute", { ...ref, note }),
-    onChanged: (handler) => subscribe<ChangedEvent>("engine://changed", handler),
-    onOpenOffer: (handler) => subscribe<OfferRef>("engine://open-offer", handler),
+    onChanged: (handler) => subscribe<EngineEvent>("engine://changed", handler),
+    onOpenProposal: (handler) => subscribe<ProposalRef>("engine://open-proposal", handler),
     onOpenSession: (handler) => subscribe<SessionRef>("engine://open-session", handler),
   };
 }

@@ -17,8 +17,8 @@ export interface PlacedPoint {
 export interface ChartGeometry {
   width: number;
   height: number;
-  vendor: PlacedPoint[];
-  buyer: PlacedPoint[];
+  counterparty: PlacedPoint[];
+  ours: PlacedPoint[];
   yTicks: { y: number; label: string }[];
   xTicks: { x: number; label: string }[];
 }
@@ -27,11 +27,11 @@ const MARGIN = { left: 72, right: 16, top: 12, bottom: 28 };
 
 /** Places both sides' totals by round on one shared scale. */
 export function chartGeometry(
-  series: { vendor_agent: SeriesPoint[]; buyer: SeriesPoint[] },
+  series: { counterparty: SeriesPoint[]; ours: SeriesPoint[] },
   width = 560,
   height = 200,
 ): ChartGeometry {
-  const all = [...series.vendor_agent, ...series.buyer];
+  const all = [...series.counterparty, ...series.ours];
   const values = all.map((p) => Number(p.total)).filter((v) => Number.isFinite(v));
   const rounds = all.map((p) => p.round);
   const minValue = values.length ? Math.min(...values) : 0;
@@ -54,7 +54,7 @@ export function chartGeometry(
   });
   const xTicks: { x: number; label: string }[] = [];
   for (let r = firstRound; r <= lastRound; r++) xTicks.push({ x: round1(xOf(r)), label: `R${r}` });
-  return { width, height, vendor: place(series.vendor_agent), buyer: place(series.buyer), yTicks, xTicks };
+  return { width, height, counterparty: place(series.counterparty), ours: place(series.ours), yTicks, xTicks };
 }
 
 /** An SVG `points` attribute. */

@@ -35,19 +35,20 @@ export function decisionHeadline(decision: ProposalDecision): Headline {
       return { tone: "success", text: `${acted} elsewhere: the session log shows the answer.` };
     case "withdrawn":
       return { tone: "held", text: "No longer waiting for a decision." };
+    case "refused":
+      return { tone: "refused", text: `${acted} here, but the host refused it: nothing reached the other side.` };
   }
 }
 
-const KIND: Record<AppendedEvent["kind"], string> = {
-  accept: "accept",
-  decline: "decline",
-  counter_offer: "counter-offer",
-};
+/** An appended entry's kind in words: ANP's event kinds, a Concordia message type without its prefix. */
+function kindWords(kind: string): string {
+  return kind.replace(/^negotiate\./, "").replace(/_/g, "-");
+}
 
 /** "accept appended as seq 6, verified" / "…, not yet verified by this console". */
 export function eventWords(event: AppendedEvent): string {
   const state = event.verified ? "verified" : "not yet verified by this console";
-  return `${KIND[event.kind]} appended as seq ${fmt.count(event.seq)}, ${state}`;
+  return `${kindWords(event.kind)} appended as seq ${fmt.count(event.seq)}, ${state}`;
 }
 
 const SENT: Record<DecideRequest["action"], string> = {

@@ -1,9 +1,9 @@
 /** Inbox ordering, counting and labels. */
-import type { InboxItem, InboxPage, OfferRef } from "../backend";
+import type { InboxItem, InboxPage, ProposalRef } from "../backend";
 import * as fmt from "./format";
 
 /** The page once `ref` was opened: its row is read and the unread count falls, before the engine says so. */
-export function markOpened(page: InboxPage, ref: OfferRef): InboxPage {
+export function markOpened(page: InboxPage, ref: ProposalRef): InboxPage {
   const key = itemKey(ref);
   const opened = page.items.find((item) => item.unread && itemKey(item) === key);
   if (!opened) return page;
@@ -51,23 +51,30 @@ export function moveSelection(index: number, delta: number, length: number): num
   return Math.min(length - 1, Math.max(0, index + delta));
 }
 
-type Positioned = Pick<InboxItem, "kind" | "seq" | "is_draft">;
+type Positioned = Pick<InboxItem, "seq" | "is_draft">;
 
-/** "counter-offer · seq 7", or "counter-offer · draft, not sent" (a draft has no seq on the log yet). */
-export function inboxPosition(item: Positioned): string {
-  const kind = item.kind === "counter_offer" ? "counter-offer" : "offer";
+/** "counter-offer · seq 7", or "counter-offer · draft, not sent" (a draft has no seq on the record yet); `noun` is the kind's word. */
+export function inboxPosition(item: Positioned, noun: string): string {
+  const kind = noun.replace(/^draft /, "");
   return item.is_draft ? `${kind} · draft, not sent` : `${kind} · seq ${fmt.count(item.seq)}`;
 }
 
-/** Where an offer sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */
+/** Who an actor is, in words: ANP's two sides by role, any other party by its id. */
+function actorWords(actor: string): string {
+  if (actor === "buyer") return "buyer";
+  if (actor === "vendor_agent") return "vendor";
+  return actor;
+}
+
+/** Where a proposal sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */
 export function answeringText(item: Positioned, previous: { seq: number; actor: string } | null): string {
   const own = item.is_draft ? "not sent yet" : `seq ${item.seq}`;
   if (!previous) return own;
-  return `${own}, answering seq ${previous.seq} (${previous.actor === "buyer" ? "buyer" : "vendor"})`;
+  return `${own}, answering seq ${previous.seq} (${actorWords(previous.actor)})`;
 }
 
-/** The offer view's heading before the vendor's name: a draft is the buyer agent's, addressed to the vendor. */
-export function offerHeading(item: Positioned): string {
+/** The proposal view's heading before the counterparty's name: a draft is our agent's, addressed to them. */
+export function proposalHeading(item: Positioned, noun: string): string {
   if (item.is_draft) return "Buyer agent's draft counter-offer to";
-  return item.kind === "counter_offer" ? "Counter-offer from" : "Offer from";
+  return `${noun.charAt(0).toUpperCase()}${noun.slice(1)} from`;
 }

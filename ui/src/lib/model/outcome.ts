@@ -28,7 +28,7 @@ export function describeOutcome(action: DecideRequest["action"], result: Decisio
     case "held":
       return {
         tone: "held",
-        headline: "Held by screening: nothing was sent to the vendor.",
+        headline: "Held by screening: nothing was sent to the other side.",
         detail: result.detail,
       };
   }

@@ -5,7 +5,7 @@
  * when that number prints back as exactly the same decimal; anything else is
  * sent as typed for the engine to judge. The engine validates as the protocol does.
  */
-import type { CounterError, LineItem, Offer } from "../backend";
+import type { AnpLineItem as LineItem, AnpOffer as Offer, FieldError as CounterError } from "../../backend";
 
 /** One editable line item: every field as typed. */
 export interface LineDraft {

@@ -1,5 +1,5 @@
 /** Words for the structured diff, so every status reads without colour. */
-import type { LineItemDiff } from "../backend";
+import type { AnpLineItemDiff as LineItemDiff } from "../../backend";
 
 const FIELD_LABELS: Record<string, string> = {
   sku: "SKU", description: "Description", quantity: "Quantity", unit: "Unit",

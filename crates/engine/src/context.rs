@@ -1,0 +1,191 @@
+//! What the engine's workers (poller, `decide`, `connect`, the sandbox) are
+//! handed: the store, the clock, the change sink, the notifier, the hosts'
+//! clients and the approver's key. They never see the [`Engine`] facade;
+//! what only the facade owns (background tasks, the running sandbox host)
+//! they return as outcomes for it to keep.
+//!
+//! [`Engine`]: crate::Engine
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use ed25519_dalek::SigningKey;
+use time::OffsetDateTime;
+use tokio::sync::broadcast;
+
+use crate::clock::{format_time, human_time};
+use crate::config::{ApproverProfile, EngineConfig};
+use crate::edge::transport::HostIo;
+use crate::error::EngineError;
+use crate::notify::{Notifier, SilentNotifier};
+use crate::poller::PollStats;
+use crate::store::{HostRecord, Store};
+use crate::views::{ChangeScope, EngineEvent};
+
+/// The shared state every worker reads and writes.
+pub(crate) struct Context {
+    /// Where state lives, the clock, how people read numbers and times.
+    pub config: EngineConfig,
+    /// The local database.
+    store: Mutex<Store>,
+    /// The approver's key.
+    pub key: SigningKey,
+    /// Where changes are reported (`engine://changed`).
+    changes: broadcast::Sender<EngineEvent>,
+    /// The shell's notifier.
+    notifier: RwLock<Arc<dyn Notifier>>,
+    /// What the protocols talk to each host with.
+    clients: Mutex<HashMap<String, Arc<HostIo>>>,
+    /// Per host, the `ETag` of the last summary the poller applied in full:
+    /// the next cycle asks for the summary only if it changed.
+    pub summary_tags: Mutex<HashMap<String, String>>,
+    /// Counters the benchmark reads.
+    pub stats: Mutex<PollStats>,
+    /// One poll cycle at a time (the loop, `refresh`, after a decision).
+    pub poll_lock: tokio::sync::Mutex<()>,
+    /// One decision at a time, so a double click reuses the first one.
+    pub decide_lock: tokio::sync::Mutex<()>,
+    /// Wakes the poller when a setting changed (a new interval applies now).
+    pub settings_changed: tokio::sync::Notify,
+    /// True while this process runs the embedded sandbox host (its sessions
+    /// are polled and decidable only then).
+    sandbox_running: AtomicBool,
+}
+
+impl Context {
+    /// A context over an opened store and key.
+    pub(crate) fn new(config: EngineConfig, store: Store, key: SigningKey) -> Context {
+        let (changes, _) = broadcast::channel(1024);
+        Context {
+            config,
+            store: Mutex::new(store),
+            key,
+            changes,
+            notifier: RwLock::new(Arc::new(SilentNotifier)),
+            clients: Mutex::new(HashMap::new()),
+            summary_tags: Mutex::new(HashMap::new()),
+            stats: Mutex::new(PollStats::default()),
+            poll_lock: tokio::sync::Mutex::new(()),
+            decide_lock: tokio::sync::Mutex::new(()),
+            settings_changed: tokio::sync::Notify::new(),
+            sandbox_running: AtomicBool::new(false),
+        }
+    }
+
+    /// The store, locked.
+    pub(crate) fn store(&self) -> Result<MutexGuard<'_, Store>, EngineError> {
+        self.store.lock().map_err(|_| poisoned())
+    }
+
+    /// Now, by the injected clock.
+    pub(crate) fn now(&self) -> OffsetDateTime {
+        self.config.clock.now()
+    }
+
+    /// Now, as the protocols write times.
+    pub(crate) fn now_text(&self) -> String {
+        format_time(self.now())
+    }
+
+    /// Now, as `humanize` reads it (what people read is relative to it).
+    pub(crate) fn human_now(&self) -> humanize::Timestamp {
+        human_time(self.now())
+    }
+
+    /// How numbers and times are written for people on this machine.
+    pub(crate) fn humanizer(&self) -> &humanize::Humanizer {
+        &self.config.humanizer
+    }
+
+    /// A stream of what changed.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
+        self.changes.subscribe()
+    }
+
+    /// Reports a change.
+    pub(crate) fn emit(&self, what: ChangeScope, host_id: Option<&str>, session_id: Option<&str>) {
+        let _ = self.changes.send(EngineEvent {
+            what,
+            host_id: host_id.map(str::to_owned),
+            session_id: session_id.map(str::to_owned),
+        });
+    }
+
+    /// The notifier in effect.
+    pub(crate) fn notifier(&self) -> Arc<dyn Notifier> {
+        match self.notifier.read() {
+            Ok(n) => n.clone(),
+            Err(_) => Arc::new(SilentNotifier),
+        }
+    }
+
+    /// Replaces the notifier.
+    pub(crate) fn set_notifier(&self, notifier: Arc<dyn Notifier>) {
+        if let Ok(mut slot) = self.notifier.write() {
+            *slot = notifier;
+        }
+    }
+
+    /// Whether this process runs the sandbox host.
+    pub(crate) fn sandbox_running(&self) -> bool {
+        self.sandbox_running.load(Ordering::SeqCst)
+    }
+
+    /// Records whether this process runs the sandbox host.
+    pub(crate) fn set_sandbox_running(&self, running: bool) {
+        self.sandbox_running.store(running, Ordering::SeqCst);
+    }
+
+    /// True when this process polls `host` (a sandbox host only while it
+    /// runs here).
+    pub(crate) fn polls(&self, host: &HostRecord) -> bool {
+        !host.sandbox || self.sandbox_running()
+    }
+
+    /// The settings in effect (read from the store; on a failure, the
+    /// defaults: nothing is silenced by a read error).
+    pub(crate) fn settings(&self) -> crate::settings::Effective {
+        self.store()
+            .and_then(|store| crate::settings::Effective::load(&store, &self.config))
+            .unwrap_or_else(|_| crate::settings::Effective::defaults(&self.config))
+    }
+
+    /// Who this console approves as.
+    pub(crate) fn approver_profile(&self) -> ApproverProfile {
+        self.settings().approver(&self.config)
+    }
+
+    /// The time between poll cycles in effect.
+    pub(crate) fn poll_interval(&self) -> std::time::Duration {
+        self.settings().poll_interval(&self.config)
+    }
+
+    /// What the protocols talk to this host with: the approver client (no
+    /// retries; the poller backs off) and the signer, one per host.
+    pub(crate) fn host_io(&self, host: &HostRecord) -> Result<Arc<HostIo>, EngineError> {
+        let mut clients = self.clients.lock().map_err(|_| poisoned())?;
+        if let Some(io) = clients.get(&host.host_id) {
+            if io.url.trim_end_matches('/') == host.url.trim_end_matches('/') {
+                return Ok(io.clone());
+            }
+        }
+        let io = HostIo::new(&host.url, &host.approver_id, &self.key)
+            .map(Arc::new)
+            .map_err(EngineError::InvalidInput)?;
+        clients.insert(host.host_id.clone(), io.clone());
+        Ok(io)
+    }
+
+    /// Counts poller work (requests sent, bytes received).
+    pub(crate) fn count(&self, requests: u64, bytes: u64) {
+        if let Ok(mut s) = self.stats.lock() {
+            s.requests += requests;
+            s.bytes += bytes;
+        }
+    }
+}
+
+pub(crate) fn poisoned() -> EngineError {
+    EngineError::InvalidInput("the engine's store lock was poisoned by an earlier panic".into())
+}

@@ -1,0 +1,150 @@
+//! The approver API's summary, read into neutral shapes: one
+//! [`RemoteSession`] per session with its protocol, counterparty, head and
+//! pending decisions ([`PendingProposal`]), whatever protocol it speaks.
+//!
+//! The wire is `countersign-host-api`'s (docs/approver-api.md): every
+//! session names its protocol and its counterparty, and a gate session's
+//! pending entries carry the agent's request (its id, action, amount and
+//! the policy threshold). [`read_summary`] is the one place it is read.
+
+use countersign_client::{ApproverClient, SummaryFetch};
+use countersign_host_api::approver::{PendingDecision, SessionSummary, Summary};
+
+use crate::protocol::PendingProposal;
+use crate::views::{ApprovalGiven, Counterparty};
+
+/// One session as the host's summary lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RemoteSession {
+    /// How the other routes name it.
+    pub id: String,
+    /// Its protocol, as the host names it.
+    pub protocol: String,
+    /// The host's status (`open`, `closed`, `accepted`, `active`, …).
+    pub status: String,
+    /// True for the sandbox.
+    pub sandbox: bool,
+    /// Who is on the other side, as the host vouches for it.
+    pub counterparty: Counterparty,
+    /// Entries in the record.
+    pub event_count: u64,
+    /// Hash of the last one.
+    pub chain_head: String,
+    /// Decisions waiting.
+    pub pending: Vec<PendingProposal>,
+}
+
+/// What one summary request found.
+#[derive(Debug, Clone)]
+pub(crate) enum SummaryAnswer {
+    /// Unchanged since the tagged one.
+    Unchanged,
+    /// A new summary.
+    Changed {
+        /// Every session.
+        sessions: Vec<RemoteSession>,
+        /// The tag to send next time.
+        etag: Option<String>,
+        /// Bytes of JSON it took (as re-serialized), for the poller's counts.
+        bytes: u64,
+    },
+}
+
+/// Why a summary could not be used.
+#[derive(Debug, Clone)]
+pub(crate) enum SummaryError {
+    /// The host could not be reached or refused.
+    Unreachable(String),
+    /// It answered another protocol.
+    Protocol(String),
+}
+
+fn pending_of(p: &PendingDecision) -> PendingProposal {
+    PendingProposal {
+        seq: p.seq,
+        event_hash: p.event_hash.clone(),
+        kind: p.kind.clone(),
+        actor: p.actor.clone(),
+        expires_at: p.expires_at.clone(),
+        approvals: p
+            .approvals
+            .iter()
+            .map(|a| ApprovalGiven {
+                approved_by: a.approved_by.clone(),
+                at: a.at.clone(),
+            })
+            .collect(),
+        approvals_required: p.approvals_required,
+        draft: p.draft.clone(),
+        held_reason: p.held_reason.clone(),
+        request_id: p.request_id.clone(),
+        action: p.action.clone(),
+        amount: p.amount.clone(),
+        threshold: p.threshold.clone(),
+    }
+}
+
+fn counterparty_of(s: &SessionSummary) -> Counterparty {
+    // The vendor block, where there is one, is the host's own word about a
+    // registered agent; the neutral block is what every session has.
+    match &s.vendor {
+        Some(v) => Counterparty {
+            id: v.agent_id.clone(),
+            name: v.agent_name.clone(),
+            organization: Some(v.vendor_name.clone()),
+            fingerprint: v.fingerprint.clone(),
+            status: countersign_host::admin::status_text(v.status).to_owned(),
+        },
+        None => Counterparty {
+            id: s.counterparty.id.clone(),
+            name: s.counterparty.name.clone().unwrap_or_default(),
+            organization: s.counterparty.organization.clone(),
+            fingerprint: s.counterparty.fingerprint.clone(),
+            status: s.counterparty.status.clone(),
+        },
+    }
+}
+
+fn session_of(s: &SessionSummary) -> RemoteSession {
+    RemoteSession {
+        id: s.id.clone(),
+        protocol: s.protocol.clone(),
+        status: s.status.clone(),
+        sandbox: s.sandbox,
+        counterparty: counterparty_of(s),
+        event_count: s.event_count,
+        chain_head: s.chain_head.clone(),
+        pending: s.pending.iter().map(pending_of).collect(),
+    }
+}
+
+/// Reads the summary in neutral shapes.
+pub(crate) fn read_summary(summary: &Summary) -> Result<Vec<RemoteSession>, SummaryError> {
+    if summary.protocol != anp::PROTOCOL {
+        return Err(SummaryError::Protocol(format!(
+            "the host's summary speaks {:?}, not {}",
+            summary.protocol,
+            anp::PROTOCOL
+        )));
+    }
+    Ok(summary.sessions.iter().map(session_of).collect())
+}
+
+/// Asks for the summary unless it is the one tagged `known`.
+pub(crate) async fn summary(
+    client: &ApproverClient,
+    known: Option<&str>,
+) -> Result<SummaryAnswer, SummaryError> {
+    match client.summary_since(known).await {
+        Ok(SummaryFetch::Unchanged) => Ok(SummaryAnswer::Unchanged),
+        Ok(SummaryFetch::Changed { summary, etag }) => {
+            let bytes = serde_json::to_vec(&summary).map_or(0, |v| v.len() as u64);
+            Ok(SummaryAnswer::Changed {
+                sessions: read_summary(&summary)?,
+                etag,
+                bytes,
+            })
+        }
+        Err(e) => Err(SummaryError::Unreachable(e.to_string())),
+    }
+}

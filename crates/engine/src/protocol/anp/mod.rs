@@ -1,0 +1,203 @@
+//! ANP/0.1 behind the seam: every rule comes from the `anp` crate; this
+//! module only reads the console's stored rows through it.
+//!
+//! | file | job |
+//! |---|---|
+//! | `verify` | a fetched log against the pin, the pinned platform key, the vendor key the summary vouches for, and approval attestations |
+//! | `offer` | the pending offer and the one it answers, totals, diff, envelopes, counter checks, what the log shows became of an offer |
+//! | `decision` | the RFC-002 approval, decline and counter as the decision request; the event the answer appended |
+//! | `record` | timeline rows, the verifiable log document, the CSV of offers |
+//! | `io` | the log after a pin, approver keys, sending a decision |
+//! | `demo` | the sandbox's scripted vendor agents |
+
+mod decision;
+mod demo;
+mod io;
+mod offer;
+mod record;
+mod verify;
+
+use serde_json::Value;
+
+use crate::edge::transport::HostIo;
+use crate::error::{DecideError, EngineError};
+use crate::protocol::{
+    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
+    PendingProposal, Seam, TimelineEntry, Trust,
+};
+use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::{
+    Capabilities, CounterCheck, CounterForm, DecideAction, ProposalDetail, ProposalKind, Side,
+};
+
+/// ANP/0.1's jobs.
+pub(crate) struct Anp;
+
+impl Seam for Anp {
+    fn name(&self) -> &'static str {
+        anp::PROTOCOL
+    }
+
+    fn label(&self) -> &'static str {
+        "ANP"
+    }
+
+    fn genesis(&self) -> Head {
+        let genesis = anp::ChainHead::genesis();
+        Head {
+            seq: genesis.seq,
+            hash: genesis.event_hash,
+        }
+    }
+
+    fn proposal_kind(&self) -> ProposalKind {
+        ProposalKind::AnpOffer
+    }
+
+    fn side(&self, _session: &SessionRecord, actor: &str) -> Side {
+        match actor {
+            "buyer" => Side::Ours,
+            _ => Side::Counterparty,
+        }
+    }
+
+    fn capabilities(&self, pending: &PendingProposal) -> Capabilities {
+        let draft = pending.draft.is_some();
+        Capabilities {
+            actions: vec![
+                DecideAction::Approve,
+                DecideAction::Decline,
+                DecideAction::Counter,
+            ],
+            decline_needs_reason: true,
+            counter_form: Some(CounterForm::AnpOffer),
+            signed_as: if draft {
+                "the buyer agent's counter-offer, sent as it stands".to_owned()
+            } else {
+                "an RFC-002 approval signed with your key, in an accept event".to_owned()
+            },
+        }
+    }
+
+    fn verify_since(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+    ) -> Result<Checked, EngineError> {
+        verify::since(session_id, pin, trust, fetched)
+    }
+
+    fn verify_whole(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+        stored: &[StoredEvent],
+    ) -> Result<Checked, EngineError> {
+        verify::whole(session_id, pin, trust, fetched, stored)
+    }
+
+    fn locate(&self, events: &[StoredEvent], pending: &PendingProposal) -> Option<Located> {
+        offer::locate(events, pending)
+    }
+
+    fn former(&self, events: &[StoredEvent], event_hash: &str) -> Option<PendingProposal> {
+        offer::former(events, event_hash)
+    }
+
+    fn detail(
+        &self,
+        events: &[StoredEvent],
+        _pending: &PendingProposal,
+        located: &Located,
+        _trust: &Trust<'_>,
+    ) -> ProposalDetail {
+        offer::detail(events, located)
+    }
+
+    fn validate_counter(
+        &self,
+        events: &[StoredEvent],
+        event_hash: &str,
+        counter: &Value,
+    ) -> Result<CounterCheck, EngineError> {
+        offer::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+            what: "offer",
+            id: event_hash.to_owned(),
+        })
+    }
+
+    fn build_decision(&self, input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
+        decision::build(input)
+    }
+
+    fn read_answer(
+        &self,
+        body: &[u8],
+        action: &str,
+        after: u64,
+    ) -> Result<DecisionAnswer, DecideError> {
+        decision::read_answer(body, action, after)
+    }
+
+    fn answer_on_log(
+        &self,
+        events: &[StoredEvent],
+        seq: u64,
+        event_hash: &str,
+        actor: &str,
+    ) -> Option<LogAnswer> {
+        offer::answer_on_log(events, seq, event_hash, actor)
+    }
+
+    fn notice_lead(&self, pending: &PendingProposal) -> &'static str {
+        match (pending.draft.is_some(), pending.kind.as_str()) {
+            (true, _) => "ANP draft counter-offer to",
+            (false, "counter_offer") => "ANP counter-offer from",
+            _ => "ANP offer from",
+        }
+    }
+
+    fn timeline(
+        &self,
+        _session: &SessionRecord,
+        event: &StoredEvent,
+        human: &humanize::Humanizer,
+    ) -> Option<TimelineEntry> {
+        record::timeline(event, human)
+    }
+
+    fn export_record(
+        &self,
+        host: Option<&HostRecord>,
+        session: &SessionRecord,
+        events: &[StoredEvent],
+    ) -> Value {
+        record::document(host, session, events)
+    }
+
+    fn export_csv(&self, events: &[StoredEvent]) -> String {
+        record::csv(events)
+    }
+
+    fn fetch_since<'a>(
+        &'a self,
+        io: &'a HostIo,
+        host: &'a HostRecord,
+        session_id: &'a str,
+        after: Option<u64>,
+    ) -> IoFuture<'a, Result<Fetched, EngineError>> {
+        Box::pin(io::fetch(io, host, session_id, after))
+    }
+
+    fn run_demo<'a>(
+        &'a self,
+        url: &'a str,
+        dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(demo::run(url, dir))
+    }
+}

@@ -1,0 +1,114 @@
+//! A stored ANP log as history shows and exports it: one timeline row per
+//! event, the verifiable log document (`anp verify`, `countersign-verify`)
+//! and the offers as CSV.
+
+use anp::event::{ChainClaim, LogDocument, SessionInfo};
+use anp::Event;
+use serde_json::Value;
+
+use crate::protocol::{csv_field, TimelineEntry};
+use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::Side;
+use crate::views::Verification;
+
+use super::offer::{parse_event, read_offer, summarize};
+
+/// One event as a timeline row.
+pub(crate) fn timeline(stored: &StoredEvent, human: &humanize::Humanizer) -> Option<TimelineEntry> {
+    let event = parse_event(stored)?;
+    let amount = event
+        .kind
+        .is_offer()
+        .then(|| read_offer(&event.payload))
+        .flatten()
+        .map(|offer| offer.amount());
+    Some(TimelineEntry {
+        summary: summarize(&stored.kind, &event.payload, human),
+        payload: event.payload,
+        signer: event.signer,
+        side: Some(side(event.actor)),
+        amount,
+    })
+}
+
+/// Which side an ANP actor is on.
+pub(crate) fn side(actor: anp::Actor) -> Side {
+    match actor {
+        anp::Actor::VendorAgent => Side::Counterparty,
+        anp::Actor::Buyer => Side::Ours,
+    }
+}
+
+/// The verifiable document of the stored copy: the log with the platform
+/// key this console pinned at enrollment as the buyer key.
+pub(crate) fn document(
+    host: Option<&HostRecord>,
+    s: &SessionRecord,
+    stored: &[StoredEvent],
+) -> Value {
+    let events: Vec<Event> = stored
+        .iter()
+        .filter_map(|e| serde_json::from_str(&e.body).ok())
+        .collect();
+    let opened_at = events.first().map(|e| e.at.clone()).unwrap_or_default();
+    let doc = LogDocument {
+        protocol: anp::PROTOCOL.to_owned(),
+        session: SessionInfo {
+            id: s.session_id.clone(),
+            sandbox: s.sandbox,
+            status: s.status.clone(),
+            opened_at,
+            closed_at: None,
+            event_count: events.len() as u64,
+            chain_head: s.pin_hash.clone(),
+        },
+        chain: ChainClaim {
+            verified: s.verification != Verification::Disputed,
+            head: s.pin_hash.clone(),
+        },
+        keys: anp::event::LogKeys {
+            note: Some("buyer: the platform key pinned by this console at enrollment".to_owned()),
+            vendor_agent: None,
+            buyer: host.map(|h| anp::event::PublishedKey {
+                public_key: h.platform_key.clone(),
+                fingerprint: h.platform_fingerprint.clone(),
+            }),
+        },
+        events,
+    };
+    serde_json::to_value(doc).unwrap_or(Value::Null)
+}
+
+/// One row per offer.
+pub(crate) fn csv(stored: &[StoredEvent]) -> String {
+    let mut out = String::from(
+        "seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n",
+    );
+    for e in stored {
+        let Some(event) = parse_event(e) else {
+            continue;
+        };
+        if !event.kind.is_offer() {
+            continue;
+        }
+        let Some(offer) = read_offer(&event.payload) else {
+            continue;
+        };
+        let fields = [
+            event.seq.to_string(),
+            event.at.clone(),
+            e.actor.clone(),
+            e.kind.clone(),
+            event.event_hash.clone(),
+            offer.offer.currency.clone(),
+            offer.offer.term_months.to_string(),
+            offer.offer.expires_at.clone(),
+            offer.total.to_string(),
+            offer.offer.line_items.len().to_string(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}

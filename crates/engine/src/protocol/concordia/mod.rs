@@ -1,0 +1,275 @@
+//! Concordia behind the seam: the org's own agent mirrors its transcript to
+//! the host's gate and asks before it accepts; this console verifies the
+//! transcript from its pin, pins each party's key the first time it sees
+//! it, shows the awaited offer beside the one it answers, and signs the
+//! person's decision as an ApprovalReceipt. Every rule is
+//! `crates/concordia`'s and `crates/approval-receipt`'s.
+//!
+//! | file | job |
+//! |---|---|
+//! | `log` | the approver API's gate log document (docs/approver-api.md) |
+//! | `verify` | messages since the pin, keys pinned at first sight, a whole transcript against the stored copy |
+//! | `offer` | the awaited offer and the one it answers, amounts, the diff, the view shape, counter terms, what the transcript shows |
+//! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
+//! | `record` | timeline rows, the transcript export with its keys, the CSV of offers |
+//! | `io` | the transcript after a pin, sending a decision (written against the draft wire; no host serves it yet) |
+
+mod decision;
+mod io;
+mod log;
+mod offer;
+mod record;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use crate::edge::transport::HostIo;
+use crate::error::{DecideError, EngineError};
+use crate::protocol::{
+    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
+    PendingProposal, Seam, TimelineEntry, Trust,
+};
+use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::{
+    Capabilities, ConcordiaMessage, ConcordiaOfferView, CounterCheck, CounterForm, DecideAction,
+    GateRequest, PartyKey, ProposalDetail, ProposalKind, Side,
+};
+
+/// Concordia's jobs.
+pub(crate) struct Concordia;
+
+impl Seam for Concordia {
+    fn name(&self) -> &'static str {
+        log::PROTOCOL
+    }
+
+    fn label(&self) -> &'static str {
+        "Concordia"
+    }
+
+    fn genesis(&self) -> Head {
+        Head {
+            seq: 0,
+            hash: concordia::GENESIS_HASH.to_owned(),
+        }
+    }
+
+    fn proposal_kind(&self) -> ProposalKind {
+        ProposalKind::ConcordiaOffer
+    }
+
+    fn side(&self, session: &SessionRecord, actor: &str) -> Side {
+        if actor == session.counterparty.id {
+            Side::Counterparty
+        } else {
+            Side::Ours
+        }
+    }
+
+    fn capabilities(&self, _pending: &PendingProposal) -> Capabilities {
+        Capabilities {
+            actions: vec![
+                DecideAction::Approve,
+                DecideAction::Decline,
+                DecideAction::Counter,
+            ],
+            decline_needs_reason: true,
+            counter_form: Some(CounterForm::ConcordiaTerms),
+            signed_as: "an ApprovalReceipt signed with your key (its did:key)".to_owned(),
+        }
+    }
+
+    fn verify_since(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+    ) -> Result<Checked, EngineError> {
+        verify::since(session_id, pin, trust, fetched)
+    }
+
+    fn verify_whole(
+        &self,
+        session_id: &str,
+        pin: &Head,
+        trust: &Trust<'_>,
+        fetched: &[u8],
+        stored: &[StoredEvent],
+    ) -> Result<Checked, EngineError> {
+        verify::whole(session_id, pin, trust, fetched, stored)
+    }
+
+    fn locate(&self, events: &[StoredEvent], pending: &PendingProposal) -> Option<Located> {
+        offer::locate(events, pending)
+    }
+
+    fn former(&self, events: &[StoredEvent], event_hash: &str) -> Option<PendingProposal> {
+        offer::former(events, event_hash)
+    }
+
+    fn detail(
+        &self,
+        events: &[StoredEvent],
+        pending: &PendingProposal,
+        located: &Located,
+        trust: &Trust<'_>,
+    ) -> ProposalDetail {
+        let current = offer::offer_in(&located.proposal.value);
+        let previous = located
+            .previous
+            .as_ref()
+            .and_then(|p| offer::offer_in(&p.value));
+        let diff = match (&previous, &current) {
+            (Some(old), Some(new)) => Some(offer::diff_view(old, new)),
+            _ => None,
+        };
+        let text = |pointer: &str| {
+            located
+                .proposal
+                .value
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let from = text("/from/agent_id");
+        let key = offer::pinned(trust.pinned_keys)
+            .get(&from)
+            .cloned()
+            .unwrap_or_default();
+        let fingerprint = approval_receipt::keys::parse_public_key(&key)
+            .map(|k| jcs::sha256_hex(k.as_bytes()))
+            .unwrap_or_default();
+        let hash = events
+            .iter()
+            .find(|e| e.seq == located.proposal.seq)
+            .map(|e| e.event_hash.clone())
+            .unwrap_or_default();
+        ProposalDetail::ConcordiaOffer(Box::new(ConcordiaOfferView {
+            // `locate` found an offer in this message; an empty one stands in
+            // only if the stored copy changed under it.
+            offer: current
+                .as_ref()
+                .map(offer::offer_view)
+                .unwrap_or_else(offer::empty_view),
+            previous: previous.as_ref().map(offer::offer_view),
+            previous_ref: offer::previous_ref(located),
+            diff,
+            message: ConcordiaMessage {
+                id: text("/id"),
+                message_type: text("/type"),
+                timestamp: text("/timestamp"),
+                from: from.clone(),
+                hash,
+            },
+            reasoning: located
+                .proposal
+                .value
+                .get("reasoning")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            counterparty_key: PartyKey {
+                party: from,
+                fingerprint,
+                public_key: key,
+            },
+            request: pending.request_id.as_ref().map(|id| GateRequest {
+                request_id: id.clone(),
+                action: pending
+                    .action
+                    .clone()
+                    .unwrap_or_else(|| "accept".to_owned()),
+                amount: decision::request_amount(pending.amount.as_deref()),
+                threshold: decision::request_amount(pending.threshold.as_deref()),
+            }),
+        }))
+    }
+
+    fn validate_counter(
+        &self,
+        events: &[StoredEvent],
+        event_hash: &str,
+        counter: &Value,
+    ) -> Result<CounterCheck, EngineError> {
+        offer::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+            what: "offer",
+            id: event_hash.to_owned(),
+        })
+    }
+
+    fn build_decision(&self, input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
+        decision::build(input)
+    }
+
+    fn read_answer(
+        &self,
+        body: &[u8],
+        _action: &str,
+        _after: u64,
+    ) -> Result<DecisionAnswer, DecideError> {
+        decision::read_answer(body)
+    }
+
+    fn answer_on_log(
+        &self,
+        events: &[StoredEvent],
+        seq: u64,
+        _event_hash: &str,
+        actor: &str,
+    ) -> Option<LogAnswer> {
+        offer::answer_on_log(events, seq, actor)
+    }
+
+    fn notice_lead(&self, pending: &PendingProposal) -> &'static str {
+        match pending.kind.as_str() {
+            "negotiate.counter" => "Concordia counter-offer from",
+            _ => "Concordia offer from",
+        }
+    }
+
+    fn timeline(
+        &self,
+        session: &SessionRecord,
+        event: &StoredEvent,
+        human: &humanize::Humanizer,
+    ) -> Option<TimelineEntry> {
+        record::timeline(event, &session.counterparty.id, human)
+    }
+
+    fn export_record(
+        &self,
+        host: Option<&HostRecord>,
+        session: &SessionRecord,
+        events: &[StoredEvent],
+    ) -> Value {
+        record::document(host, session, events)
+    }
+
+    fn export_csv(&self, events: &[StoredEvent]) -> String {
+        record::csv(events)
+    }
+
+    fn fetch_since<'a>(
+        &'a self,
+        io: &'a HostIo,
+        host: &'a HostRecord,
+        session_id: &'a str,
+        after: Option<u64>,
+    ) -> IoFuture<'a, Result<Fetched, EngineError>> {
+        Box::pin(io::fetch(io, host, session_id, after))
+    }
+
+    fn run_demo<'a>(
+        &'a self,
+        _url: &'a str,
+        _dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>> {
+        // The scripted Concordia counterparty and buying agent need the
+        // host's gate, which the embedded host does not serve yet.
+        Box::pin(async { Ok(()) })
+    }
+}

@@ -1,0 +1,132 @@
+//! A stored Concordia transcript as history shows and exports it: a
+//! timeline row per message, the transcript with its keys (what
+//! `countersign-verify` reads: `{"messages", "keys"}`), and the offers as CSV.
+
+use concordia::message::{Body, MessageType};
+use serde_json::{json, Value};
+
+use super::offer::{message, offer_view, pinned, price};
+use crate::protocol::{csv_field, TimelineEntry};
+use crate::store::{HostRecord, SessionRecord, StoredEvent};
+use crate::views::{OfferShape, Side};
+
+fn shape_words(shape: OfferShape, clauses: usize, bundles: usize) -> String {
+    match shape {
+        OfferShape::Conditional => format!("conditional, {clauses} clauses"),
+        OfferShape::Bundle => format!("{bundles} bundles"),
+        OfferShape::Partial => "some terms left open".to_owned(),
+        OfferShape::Basic => "terms".to_owned(),
+    }
+}
+
+/// One message as a timeline row; `counterparty` is the other side's party id.
+pub(crate) fn timeline(
+    stored: &StoredEvent,
+    counterparty: &str,
+    human: &humanize::Humanizer,
+) -> Option<TimelineEntry> {
+    let (value, typed) = message(stored)?;
+    let side = if stored.actor == counterparty {
+        Side::Counterparty
+    } else {
+        Side::Ours
+    };
+    let short = |text: &Option<String>| {
+        text.as_deref()
+            .map(|t| format!(": {}", t.chars().take(120).collect::<String>()))
+            .unwrap_or_default()
+    };
+    let (summary, amount) = match (&typed.kind, &typed.body) {
+        (MessageType::Offer | MessageType::Counter, Body::Offer(offer) | Body::Counter(offer)) => {
+            let what = if typed.kind == MessageType::Offer {
+                "Offer"
+            } else {
+                "Counter-offer"
+            };
+            let amount = price(offer);
+            let view = offer_view(offer);
+            let words = match &amount {
+                Some(a) => human.money(&a.value, &a.currency),
+                None => shape_words(view.shape, view.conditions.len(), view.bundles.len()),
+            };
+            (format!("{what}: {words}"), amount)
+        }
+        (MessageType::Open, _) => ("Session proposed".to_owned(), None),
+        (MessageType::AcceptSession, _) => ("Session accepted".to_owned(), None),
+        (MessageType::DeclineSession, Body::DeclineSession { reason }) => {
+            (format!("Session declined{}", short(reason)), None)
+        }
+        (MessageType::Accept, _) => ("Accepted".to_owned(), None),
+        (MessageType::Reject, Body::Reject { reason }) => {
+            (format!("Rejected{}", short(reason)), None)
+        }
+        (MessageType::Withdraw, Body::Withdraw { reason, .. }) => {
+            (format!("Withdrew{}", short(reason)), None)
+        }
+        (MessageType::Commit, _) => ("Committed".to_owned(), None),
+        (kind, _) => (kind.as_str().to_owned(), None),
+    };
+    Some(TimelineEntry {
+        summary,
+        payload: value.get("body").cloned().unwrap_or(Value::Null),
+        signer: Some(stored.actor.clone()),
+        side: Some(side),
+        amount,
+    })
+}
+
+/// The stored transcript with the keys this console pinned: verifiable by
+/// `countersign-verify` (and the reference SDK) as it is.
+pub(crate) fn document(
+    _host: Option<&HostRecord>,
+    session: &SessionRecord,
+    events: &[StoredEvent],
+) -> Value {
+    let messages: Vec<Value> = events
+        .iter()
+        .filter_map(|e| serde_json::from_str(&e.body).ok())
+        .collect();
+    json!({
+        "protocol": "concordia",
+        "session_id": session.session_id,
+        "messages": messages,
+        "keys": pinned(&session.pinned_keys),
+        "head": { "count": session.pin_seq, "hash": session.pin_hash },
+    })
+}
+
+/// One row per offer or counter.
+pub(crate) fn csv(events: &[StoredEvent]) -> String {
+    let mut out =
+        String::from("seq,at,from,type,hash,offer_id,shape,amount,currency,valid_until\n");
+    for e in events {
+        let Some((_, typed)) = message(e) else {
+            continue;
+        };
+        let Some(offer) = typed.offer() else {
+            continue;
+        };
+        let view = offer_view(offer);
+        let amount = price(offer);
+        let shape = serde_json::to_value(view.shape)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let fields = [
+            e.seq.to_string(),
+            e.at.clone(),
+            e.actor.clone(),
+            e.kind.clone(),
+            e.event_hash.clone(),
+            view.offer_id.unwrap_or_default(),
+            shape,
+            amount.as_ref().map(|a| a.value.clone()).unwrap_or_default(),
+            amount.map(|a| a.currency).unwrap_or_default(),
+            view.valid_until.unwrap_or_default(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,82 @@
+//! The console contract as TypeScript, generated from the Rust types the
+//! engine serializes (ts-rs), so the interface's types cannot drift from
+//! what the shell sends. `ui/src/lib/backend/contract.ts` is this text;
+//! the engine's test `contract::the_generated_typescript_is_current` fails
+//! when it is stale and rewrites it with `COUNTERSIGN_WRITE_CONTRACT=1`.
+
+use ts_rs::{Config, TS};
+
+use super::*;
+use crate::error::CommandError;
+use crate::settings::{ApproverCard, Setting, SettingKind, SettingsView};
+
+/// One declaration: its TypeScript name, its text, and the names it uses.
+#[derive(Debug, Clone)]
+pub struct Declaration {
+    /// The type's name in TypeScript.
+    pub name: String,
+    /// `export type Name = …;` with its doc comment.
+    pub text: String,
+    /// The contract types it refers to.
+    pub uses: Vec<String>,
+}
+
+fn declare<T: TS + 'static>(cfg: &Config) -> Declaration {
+    let docs = T::docs()
+        .map(|d| format!("{}\n", d.trim_end()))
+        .unwrap_or_default();
+    Declaration {
+        name: T::ident(cfg),
+        text: format!("{docs}export {}", T::decl(cfg)),
+        uses: T::dependencies(cfg)
+            .into_iter()
+            .map(|d| d.ts_name)
+            .collect(),
+    }
+}
+
+macro_rules! declarations {
+    ($cfg:expr; $($t:ty),* $(,)?) => {
+        vec![$(declare::<$t>($cfg)),*]
+    };
+}
+
+/// Every type of the contract, declared.
+pub fn declarations() -> Vec<Declaration> {
+    let cfg = &Config::new().with_large_int("number");
+    let mut all = declarations![cfg;
+        // neutral
+        MoneyText, Amount, Verification, AppState, crate::config::ApproverProfile, HostInfo,
+        Counterparty, ProposalKind, Side, InboxItem, InboxQuery, InboxPage, Change, PreviousRef,
+        Scalar, VerificationView, ApprovalGiven, CounterForm, Capabilities, ProposalView,
+        ProposalDetail, ProposalDecision, AppendedEvent, DecideAction, DecideRequest,
+        DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,
+        SessionRow, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
+        AcknowledgementView, ExportFormat, ExportResult, ChangeScope, EngineEvent, ProposalRef,
+        SessionRef, CommandError, Setting, SettingKind, ApproverCard, SettingsView,
+        // ANP offers
+        AnpOfferView, AnpOffer, AnpLineItem, AnpOfferDiff, AnpConditionsDiff, LineStatus,
+        AnpLineItemDiff, AnpFieldChange, AnpTotalChange, AnpTotal,
+        // Concordia offers
+        ConcordiaOfferView, ConcordiaMessage, PartyKey, GateRequest, OfferShape, ConcordiaOffer,
+        Term, Attribute, Clause, Bundle, ChangeStatus, ConcordiaOfferDiff, TermChange,
+        AmountChange, ClauseChange, BundleChange,
+    ];
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// The whole contract as one TypeScript module.
+pub fn typescript() -> String {
+    let mut out = String::from(
+        "// The console contract (docs/console-contract.md), generated from the engine's Rust\n\
+         // types by ts-rs: do not edit. Regenerate with\n\
+         //   COUNTERSIGN_WRITE_CONTRACT=1 cargo test -p countersign-engine --test all contract\n",
+    );
+    for d in declarations() {
+        out.push('\n');
+        out.push_str(&d.text);
+        out.push('\n');
+    }
+    out
+}

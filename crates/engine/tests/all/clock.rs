@@ -1,0 +1,98 @@
+//! The engine reads every "now" from the clock it is given: what a
+//! notification says, whether an offer is expired (and so refused locally,
+//! nothing sent), and the time a decision is recorded at.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anp::EventKind;
+use countersign_engine::*;
+use time::OffsetDateTime;
+
+use crate::common::*;
+
+fn at(text: &str) -> OffsetDateTime {
+    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
+    let world = World::start().await;
+    let clock = Arc::new(ManualClock::at(OffsetDateTime::now_utc()));
+    let given = clock.clone();
+    let (_data, engine) = world
+        .engine_with("ann@fabrikam.example", move |config| {
+            config.humanizer = Humanizer::in_zone("en_GB.UTF-8", "Asia/Tokyo");
+            config.clock = given;
+        })
+        .await;
+    let recorder = Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    let (agent, session) = world.vendor("Northwind").await;
+    let payload = offer(1140, DAY);
+    let expires_at = at(payload["expires_at"].as_str().unwrap());
+    submit(&agent, &session, EventKind::Offer, payload).await;
+
+    // Three hours before the expiry by the engine's clock (a day away by
+    // the machine's): the notification counts from the engine's clock.
+    clock.set(expires_at - Duration::from_secs(3 * 3600));
+    engine.refresh().await.unwrap();
+    let notice = recorder.pending.lock().unwrap()[0].clone();
+    assert!(
+        notice.body.starts_with("570,000 USD · expires in 3 h ("),
+        "{}",
+        notice.body
+    );
+
+    // A minute after it: expired here, refused locally, nothing sent, even
+    // though the host (on the machine's clock) would still take it.
+    clock.set(expires_at + Duration::from_secs(60));
+    let item = engine.inbox().await.unwrap().remove(0);
+    let view = engine
+        .proposal_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(view.expired);
+    let refused = engine
+        .decide(DecideRequest {
+            host_id: item.host_id.clone(),
+            session_id: session.clone(),
+            in_response_to: item.event_hash.clone(),
+            action: DecideAction::Approve,
+            reason: None,
+            counter: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "offer_expired");
+    let log = agent.log(&session, None).await.unwrap();
+    assert!(log.events.iter().all(|e| e.kind != EventKind::Accept));
+
+    // Back before it (a second behind the machine's clock, since the host
+    // refuses an approval signed in its future): approved, and recorded at
+    // the clock's time.
+    let decided_at = (OffsetDateTime::now_utc() - Duration::from_secs(1))
+        .replace_millisecond(0)
+        .unwrap();
+    clock.set(decided_at);
+    let view = engine
+        .proposal_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(!view.expired);
+    decide(
+        &engine,
+        &item.host_id,
+        &session,
+        &item.event_hash,
+        DecideAction::Approve,
+        None,
+    )
+    .await;
+    let detail = engine
+        .session_detail(&item.host_id, &session)
+        .await
+        .unwrap();
+    assert_eq!(detail.decisions.len(), 1);
+    assert_eq!(at(&detail.decisions[0].at), decided_at);
+}

@@ -1,0 +1,1675 @@
+// The console contract (docs/console-contract.md), generated from the engine's Rust
+// types by ts-rs: do not edit. Regenerate with
+//   COUNTERSIGN_WRITE_CONTRACT=1 cargo test -p countersign-engine --test all contract
+
+/**
+ * A person's acknowledgement of a dispute: noted, and still disputed.
+ */
+export type AcknowledgementView = { 
+/**
+ * The note (the person's words).
+ */
+note: string, 
+/**
+ * When (RFC 3339).
+ */
+at: string, 
+/**
+ * Who (the email this console approves as on that host).
+ */
+by: string, };
+
+/**
+ * An exact amount of money with its currency.
+ */
+export type Amount = { 
+/**
+ * Exact decimal text.
+ */
+value: Money, 
+/**
+ * The currency code (`USD`).
+ */
+currency: string, };
+
+/**
+ * How an amount moved.
+ */
+export type AmountChange = { 
+/**
+ * Before.
+ */
+old: Amount, 
+/**
+ * After.
+ */
+new: Amount, 
+/**
+ * New minus old, exactly; null across currencies.
+ */
+absolute: Money | null, 
+/**
+ * Two-place percentage; null across currencies or from zero.
+ */
+percent: string | null, };
+
+/**
+ * Conditions compared as multisets.
+ */
+export type AnpConditionsDiff = { 
+/**
+ * In the new offer only.
+ */
+added: Array<string>, 
+/**
+ * In the old offer only.
+ */
+removed: Array<string>, 
+/**
+ * In both.
+ */
+unchanged: Array<string>, };
+
+/**
+ * One changed field of a matched line.
+ */
+export type AnpFieldChange = { 
+/**
+ * `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
+ * `term_months` or `line_total`.
+ */
+field: string, 
+/**
+ * Before, as text.
+ */
+old: string | null, 
+/**
+ * After, as text.
+ */
+new: string | null, 
+/**
+ * `new − old` for numeric fields.
+ */
+absolute: Money | null, 
+/**
+ * Percent change for numeric fields.
+ */
+percent: string | null, };
+
+/**
+ * One line of an ANP offer; every text member is counterparty text.
+ */
+export type AnpLineItem = { 
+/**
+ * The vendor's product code.
+ */
+sku?: string | null, 
+/**
+ * What is sold.
+ */
+description: string, 
+/**
+ * How many.
+ */
+quantity: number | string, 
+/**
+ * The unit (`seat/year`).
+ */
+unit: string, 
+/**
+ * Price per unit.
+ */
+unit_price: number | string, 
+/**
+ * ISO 4217 code.
+ */
+currency: string, 
+/**
+ * A line-specific term.
+ */
+term_months?: number, };
+
+/**
+ * One row of the line-item diff.
+ */
+export type AnpLineItemDiff = { 
+/**
+ * Added, removed, changed or unchanged.
+ */
+status: LineStatus, 
+/**
+ * True when the line changed place.
+ */
+moved: boolean, 
+/**
+ * The SKU, or the description when SKU is absent.
+ */
+key: string, 
+/**
+ * Position in the old offer.
+ */
+old_index: number | null, 
+/**
+ * Position in the new offer.
+ */
+new_index: number | null, 
+/**
+ * The old line.
+ */
+old: AnpLineItem | null, 
+/**
+ * The new line.
+ */
+new: AnpLineItem | null, 
+/**
+ * The changed fields; empty unless `status` is `changed`.
+ */
+fields: Array<AnpFieldChange>, };
+
+/**
+ * An ANP offer payload (SPEC §5.2), as the UI reads and edits it. Numbers
+ * stay the JSON numbers the log carries (or the text a person typed).
+ */
+export type AnpOffer = { 
+/**
+ * ISO 4217 code.
+ */
+currency: string, 
+/**
+ * Contract term in months.
+ */
+term_months: number, 
+/**
+ * RFC 3339 expiry.
+ */
+expires_at: string, 
+/**
+ * The lines.
+ */
+line_items: Array<AnpLineItem>, 
+/**
+ * The total as stated, if it is.
+ */
+total_annual?: number | string, 
+/**
+ * Conditions (counterparty text).
+ */
+conditions?: Array<string> | null, 
+/**
+ * Notes (counterparty text).
+ */
+notes?: string | null, };
+
+/**
+ * The structured diff of two ANP offers (`anp::diff::OfferDiff`).
+ */
+export type AnpOfferDiff = { 
+/**
+ * Set when the currency changed.
+ */
+currency: Scalar | null, 
+/**
+ * Set when the term changed.
+ */
+term_months: Scalar | null, 
+/**
+ * Set when the expiry moved.
+ */
+expires_at: Scalar | null, 
+/**
+ * Set when the notes changed.
+ */
+notes: Scalar | null, 
+/**
+ * Conditions added, removed, kept.
+ */
+conditions: AnpConditionsDiff, 
+/**
+ * One row per line of either offer.
+ */
+line_items: Array<AnpLineItemDiff>, 
+/**
+ * The change of the total.
+ */
+total: AnpTotalChange, };
+
+/**
+ * An ANP offer and what it is compared with.
+ */
+export type AnpOfferView = { 
+/**
+ * The offer payload, byte for byte as the log carries it.
+ */
+offer: AnpOffer, 
+/**
+ * The offer it answers, if any.
+ */
+previous: AnpOffer | null, 
+/**
+ * Where that previous offer is.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * The structured diff, null when there is nothing to compare with.
+ */
+diff: AnpOfferDiff | null, 
+/**
+ * The vendor's mandate envelope (from `session_open`; counterparty text).
+ */
+vendor_envelope: Record<string, unknown>, 
+/**
+ * The buyer's mandate envelope (event 2).
+ */
+buyer_envelope: Record<string, unknown>, };
+
+/**
+ * An offer's total: the amount that counts, computed and stated, and
+ * whether they disagree.
+ */
+export type AnpTotal = { 
+/**
+ * The stated total when present, else the computed sum.
+ */
+amount: Money, 
+/**
+ * Σ quantity × unit_price.
+ */
+computed: Money, 
+/**
+ * As the offer states it.
+ */
+stated: Money | null, 
+/**
+ * True when a stated total disagrees with the lines.
+ */
+mismatch: boolean, };
+
+/**
+ * The change of an offer's total.
+ */
+export type AnpTotalChange = { 
+/**
+ * The old total.
+ */
+old: AnpTotal, 
+/**
+ * The new total.
+ */
+new: AnpTotal, 
+/**
+ * `new.amount − old.amount`.
+ */
+absolute: Money, 
+/**
+ * Percent change; null from zero or across currencies.
+ */
+percent: string | null, 
+/**
+ * True when the currencies differ.
+ */
+currency_changed: boolean, };
+
+/**
+ * Everything the first screen needs in one call.
+ */
+export type AppState = { 
+/**
+ * True when the only host is the embedded sandbox.
+ */
+sandbox: boolean, 
+/**
+ * Pending decisions not yet opened.
+ */
+unread: number, 
+/**
+ * Every connected host.
+ */
+hosts: Array<HostInfo>, 
+/**
+ * Where all state lives (shown so a person can find exports).
+ */
+data_dir: string, 
+/**
+ * The configured name and email, offered as defaults when connecting
+ * to a host (the host enrolls only the email its code was issued for).
+ */
+approver: ApproverProfile, 
+/**
+ * The machine's locale as a BCP 47 tag (`en-GB`): the interface writes
+ * numbers and dates with it, as notifications do.
+ */
+locale: string, 
+/**
+ * The machine's time zone (`Europe/Berlin`), when it has a name.
+ */
+time_zone: string | null, };
+
+/**
+ * An entry a decision appended to the session's record.
+ */
+export type AppendedEvent = { 
+/**
+ * Its seq.
+ */
+seq: number, 
+/**
+ * Its kind (`accept`, `decline`, `counter_offer`, …).
+ */
+kind: string, 
+/**
+ * Its hash.
+ */
+event_hash: string, 
+/**
+ * True once this console has verified it and stored it; false while it
+ * is only the host's word.
+ */
+verified: boolean, };
+
+/**
+ * An approval already given, for multi-approver policies.
+ */
+export type ApprovalGiven = { 
+/**
+ * The approver's email.
+ */
+approved_by: string, 
+/**
+ * When.
+ */
+at: string, };
+
+/**
+ * The approver as hosts see it: who this console approves as, and the key.
+ */
+export type ApproverCard = { 
+/**
+ * Name (setting `approver.name`).
+ */
+name: string, 
+/**
+ * Email (setting `approver.email`).
+ */
+email: string, 
+/**
+ * Fingerprint of the approver key: what a host's admin compares.
+ */
+key_fingerprint: string, 
+/**
+ * The public key (base64url).
+ */
+public_key: string, };
+
+/**
+ * Who this console approves as: the name and email sent at enrollment,
+ * the email is what signed approvals carry as `approved_by`.
+ */
+export type ApproverProfile = { 
+/**
+ * Display name.
+ */
+name: string, 
+/**
+ * Email (`approved_by`).
+ */
+email: string, };
+
+/**
+ * A named text value.
+ */
+export type Attribute = { 
+/**
+ * The name.
+ */
+name: string, 
+/**
+ * The value, as text.
+ */
+value: string, };
+
+/**
+ * One alternative of a bundle offer.
+ */
+export type Bundle = { 
+/**
+ * Its id (how bundles are matched across offers).
+ */
+bundle_id: string, 
+/**
+ * Its label.
+ */
+label: string | null, 
+/**
+ * Its terms.
+ */
+terms: Array<Term>, };
+
+/**
+ * One bundle's change.
+ */
+export type BundleChange = { 
+/**
+ * The bundle id.
+ */
+bundle_id: string, 
+/**
+ * Added, removed or changed.
+ */
+status: ChangeStatus, 
+/**
+ * Old and new label, when they differ.
+ */
+label: Scalar | null, 
+/**
+ * Its terms' changes.
+ */
+terms: Array<TermChange>, 
+/**
+ * The bundle before.
+ */
+old: Bundle | null, 
+/**
+ * The bundle after.
+ */
+new: Bundle | null, };
+
+/**
+ * What a decision panel may offer for a proposal, as data: the interface
+ * draws the buttons and forms these name and nothing else.
+ */
+export type Capabilities = { 
+/**
+ * The decisions a person may make.
+ */
+actions: Array<DecideAction>, 
+/**
+ * A decline must carry a reason the counterparty reads.
+ */
+decline_needs_reason: boolean, 
+/**
+ * The editor a counter is written in, when a counter is offered.
+ */
+counter_form: CounterForm | null, 
+/**
+ * What the person's decision becomes, in words ("an RFC-002 approval in
+ * an accept event", "an ApprovalReceipt signed with your key").
+ */
+signed_as: string, };
+
+/**
+ * A change between two amounts in one currency.
+ */
+export type Change = { 
+/**
+ * New minus old.
+ */
+absolute: Money, 
+/**
+ * Two-place percentage, or null when the old value is zero.
+ */
+percent: string | null, };
+
+/**
+ * What changed, so the UI reloads only that.
+ */
+export type ChangeScope = "inbox" | "sessions" | "hosts";
+
+/**
+ * How a part of an offer changed.
+ */
+export type ChangeStatus = "added" | "removed" | "changed";
+
+/**
+ * One if/then clause of a conditional offer.
+ */
+export type Clause = { 
+/**
+ * The term values the clause applies to (`if`).
+ */
+when: Array<Attribute>, 
+/**
+ * The terms it then offers (`then`).
+ */
+then: Array<Term>, };
+
+/**
+ * One clause's change, by position.
+ */
+export type ClauseChange = { 
+/**
+ * Its position (0-based).
+ */
+index: number, 
+/**
+ * Added, removed or changed.
+ */
+status: ChangeStatus, 
+/**
+ * Whether the `if` part changed.
+ */
+when_changed: boolean, 
+/**
+ * The `then` terms' changes.
+ */
+then: Array<TermChange>, 
+/**
+ * The clause before.
+ */
+old: Clause | null, 
+/**
+ * The clause after.
+ */
+new: Clause | null, };
+
+/**
+ * The `CommandError { code, message }` the shell rejects a command with.
+ */
+export type CommandError = { 
+/**
+ * Machine-readable code.
+ */
+code: string, 
+/**
+ * A sentence a person can read.
+ */
+message: string, };
+
+/**
+ * The message an offer came in.
+ */
+export type ConcordiaMessage = { 
+/**
+ * Its `id`.
+ */
+id: string, 
+/**
+ * Its type (`negotiate.offer`, `negotiate.counter`).
+ */
+message_type: string, 
+/**
+ * When it was sent, as it says.
+ */
+timestamp: string, 
+/**
+ * The sending party's id.
+ */
+from: string, 
+/**
+ * Its hash (what an ApprovalReceipt's `scope.offer_hash` names).
+ */
+hash: string, };
+
+/**
+ * A Concordia offer, laid out plainly.
+ */
+export type ConcordiaOffer = { 
+/**
+ * Which shape.
+ */
+shape: OfferShape, 
+/**
+ * Its `offer_id`, when given.
+ */
+offer_id: string | null, 
+/**
+ * Until when it stands, as sent.
+ */
+valid_until: string | null, 
+/**
+ * Whether it assigns every term, when it says.
+ */
+complete: boolean | null, 
+/**
+ * The terms (basic and partial offers), in id order.
+ */
+terms: Array<Term>, 
+/**
+ * The terms left open (partial offers).
+ */
+open_terms: Array<string>, 
+/**
+ * The if/then clauses (conditional offers), in order.
+ */
+conditions: Array<Clause>, 
+/**
+ * The alternatives (bundle offers), in order.
+ */
+bundles: Array<Bundle>, 
+/**
+ * How to choose among bundles (`one_of`), when it says.
+ */
+select: string | null, };
+
+/**
+ * The structured diff of two Concordia offers (`concordia::diff`).
+ */
+export type ConcordiaOfferDiff = { 
+/**
+ * Old and new shape, when the shape changed.
+ */
+shape: Scalar | null, 
+/**
+ * Term changes (basic and partial offers).
+ */
+terms: Array<TermChange>, 
+/**
+ * Terms newly left open.
+ */
+newly_open: Array<string>, 
+/**
+ * Terms no longer open.
+ */
+settled: Array<string>, 
+/**
+ * Clause changes, by position.
+ */
+conditions: Array<ClauseChange>, 
+/**
+ * Bundle changes, matched by `bundle_id`.
+ */
+bundles: Array<BundleChange>, 
+/**
+ * Old and new `valid_until`, when it changed.
+ */
+valid_until: Scalar | null, };
+
+/**
+ * A Concordia offer awaiting a person, and what it is compared with.
+ */
+export type ConcordiaOfferView = { 
+/**
+ * The offer the org's own agent asks about.
+ */
+offer: ConcordiaOffer, 
+/**
+ * The offer it answers (the latest earlier one of the other side), if any.
+ */
+previous: ConcordiaOffer | null, 
+/**
+ * Where that previous offer is.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * The structured diff, null when there is nothing to compare with.
+ */
+diff: ConcordiaOfferDiff | null, 
+/**
+ * The signed message that carries the offer.
+ */
+message: ConcordiaMessage, 
+/**
+ * The counterparty's free-text rationale (data: shown as text, never
+ * followed).
+ */
+reasoning: string | null, 
+/**
+ * The key the message verified under, as this console pinned it.
+ */
+counterparty_key: PartyKey, 
+/**
+ * What the org's own agent asks to do, and for how much.
+ */
+request: GateRequest | null, };
+
+/**
+ * The verdict on an edited counter before it is sent.
+ */
+export type CounterCheck = { 
+/**
+ * True when it would pass the protocol's rules.
+ */
+ok: boolean, 
+/**
+ * Every problem found.
+ */
+errors: Array<FieldError>, 
+/**
+ * Its diff against the proposal it answers, when it parses.
+ */
+diff: ProposalDiff | null, };
+
+/**
+ * The counter editor a protocol's counter is written in.
+ */
+export type CounterForm = "anp_offer" | "concordia_terms";
+
+/**
+ * Who is on the other side of a session, as the host vouches for it (an
+ * ANP vendor agent; a Concordia party the org's own agent negotiates with).
+ */
+export type Counterparty = { 
+/**
+ * The counterparty's id (an ANP agent id, a Concordia party id).
+ */
+id: string, 
+/**
+ * Its declared name (counterparty text).
+ */
+name: string, 
+/**
+ * The organization it acts for, when declared (counterparty text).
+ */
+organization: string | null, 
+/**
+ * Fingerprint of its key: the identity people compare.
+ */
+fingerprint: string, 
+/**
+ * `sandbox`, `verified` or `revoked` (an ANP agent the host vetted), or
+ * `declared` (named by the org's own agent; its key pinned here).
+ */
+status: string, };
+
+/**
+ * What a person decided.
+ */
+export type DecideAction = "approve" | "decline" | "counter";
+
+/**
+ * A decision, as the UI sends it.
+ */
+export type DecideRequest = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * The proposal's `event_hash`.
+ */
+in_response_to: string, 
+/**
+ * What to do.
+ */
+action: DecideAction, 
+/**
+ * Required for decline and counter (the counterparty reads it).
+ */
+reason?: string | null, 
+/**
+ * Required for counter: the counter in the protocol's own form (ANP:
+ * the offer payload; Concordia: the `terms` object of an offer body).
+ */
+counter?: Record<string, unknown>, };
+
+/**
+ * What the host did with a decision.
+ */
+export type DecisionResult = { 
+/**
+ * The idempotency key; the same one on every retry.
+ */
+decision_id: string, 
+/**
+ * `appended`, `awaiting_approvals` or `held`.
+ */
+outcome: "appended" | "awaiting_approvals" | "held", 
+/**
+ * The host's words.
+ */
+detail: string, 
+/**
+ * The entry the decision appended, when it appended one.
+ */
+appended: AppendedEvent | null, };
+
+/**
+ * A decision this console made, as listed in the session detail.
+ */
+export type DecisionRow = { 
+/**
+ * Idempotency key.
+ */
+decision_id: string, 
+/**
+ * `approve`, `decline`, `counter`.
+ */
+action: string, 
+/**
+ * The proposal answered.
+ */
+in_response_to: string, 
+/**
+ * `pending` (not yet confirmed), `appended`, `awaiting_approvals`,
+ * `held`, or `refused`.
+ */
+outcome: string, 
+/**
+ * When it was made.
+ */
+at: string, };
+
+/**
+ * A disputed session at a glance, and what a person can do next.
+ */
+export type DisputeView = { 
+/**
+ * Which host (local id).
+ */
+host_id: string, 
+/**
+ * Its name for people.
+ */
+host_label: string, 
+/**
+ * Its URL.
+ */
+host_url: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * Its protocol.
+ */
+protocol: string, 
+/**
+ * Who is on the other side (counterparty text).
+ */
+counterparty: string, 
+/**
+ * When this console found it (RFC 3339); null for a dispute found
+ * before this was recorded.
+ */
+detected_at: string | null, 
+/**
+ * The exact seq that failed.
+ */
+failing_seq: number, 
+/**
+ * The failed checks.
+ */
+checks: Array<string>, 
+/**
+ * In words.
+ */
+detail: string, 
+/**
+ * The request the host answered with the conflicting record.
+ */
+request: string | null, 
+/**
+ * True when the host's conflicting answer was kept byte for byte (the
+ * evidence export holds it beside the stored copy).
+ */
+host_answer_kept: boolean, 
+/**
+ * The person's acknowledgement, once given.
+ */
+acknowledged: AcknowledgementView | null, };
+
+/**
+ * The payload of `engine://changed`.
+ */
+export type EngineEvent = { 
+/**
+ * What changed.
+ */
+what: ChangeScope, 
+/**
+ * On which host, when it is one.
+ */
+host_id?: string | null, 
+/**
+ * In which session, when it is one.
+ */
+session_id?: string | null, };
+
+/**
+ * Export formats.
+ */
+export type ExportFormat = "json" | "csv";
+
+/**
+ * Where an export was written.
+ */
+export type ExportResult = { 
+/**
+ * The file path.
+ */
+path: string, 
+/**
+ * Its size in bytes.
+ */
+bytes: number, };
+
+/**
+ * One problem with an edited counter.
+ */
+export type FieldError = { 
+/**
+ * JSON path, e.g. `line_items[0].quantity`, `terms/price/value`.
+ */
+path: string, 
+/**
+ * What is wrong, in words.
+ */
+message: string, };
+
+/**
+ * What the org's own agent asks a person about.
+ */
+export type GateRequest = { 
+/**
+ * The agent's request id (what the decision answers).
+ */
+request_id: string, 
+/**
+ * What it asks to do (`accept`).
+ */
+action: string, 
+/**
+ * The amount it asks about, when stated.
+ */
+amount: Amount | null, 
+/**
+ * The policy threshold that amount crossed, when the host names it.
+ */
+threshold: Amount | null, };
+
+/**
+ * Search and filter of the history list; every member optional.
+ */
+export type HistoryFilter = { 
+/**
+ * Matches the counterparty's names or the session id (case-insensitive).
+ */
+text?: string | null, 
+/**
+ * Matches the counterparty's names or fingerprint (case-insensitive).
+ */
+counterparty?: string | null, 
+/**
+ * Only sessions of this protocol (`ANP/0.1`, `concordia`).
+ */
+protocol?: string | null, 
+/**
+ * Session state.
+ */
+state?: StateFilter | null, 
+/**
+ * Last amount at least this (exact decimal).
+ */
+min_total?: Money | null, 
+/**
+ * Last amount at most this (exact decimal).
+ */
+max_total?: Money | null, };
+
+/**
+ * A connected host and how the poller last found it.
+ */
+export type HostInfo = { 
+/**
+ * Local id of the host (UUID).
+ */
+host_id: string, 
+/**
+ * Base URL, e.g. `http://127.0.0.1:4100`.
+ */
+url: string, 
+/**
+ * A short name for people.
+ */
+label: string, 
+/**
+ * True for the embedded sandbox host.
+ */
+sandbox: boolean, 
+/**
+ * False after a failed poll, until one succeeds.
+ */
+reachable: boolean, 
+/**
+ * The last poll error, in words.
+ */
+last_error: string | null, 
+/**
+ * RFC 3339 time of the last successful poll.
+ */
+last_poll_at: string | null, 
+/**
+ * Fingerprint of the platform key pinned at enrollment.
+ */
+platform_fingerprint: string, 
+/**
+ * The email this console approves as on that host.
+ */
+approver_email: string, 
+/**
+ * False for a sandbox host this process no longer runs (a real host
+ * was connected since): its history stays readable, nothing is polled,
+ * and `reachable` is only how it was last found.
+ */
+polled: boolean, };
+
+/**
+ * One pending decision, as listed in the inbox.
+ */
+export type InboxItem = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * The session's protocol, as the host names it (`ANP/0.1`, `concordia`).
+ */
+protocol: string, 
+/**
+ * Which view shape this proposal has.
+ */
+proposal_kind: ProposalKind, 
+/**
+ * The position of the entry carrying the proposal.
+ */
+seq: number, 
+/**
+ * The hash of that entry (an ANP event hash, a Concordia message
+ * hash), or the host's reference to a draft: what a decision answers.
+ */
+event_hash: string, 
+/**
+ * The entry's own kind (`offer`, `counter_offer`, `negotiate.offer`,
+ * `negotiate.counter`).
+ */
+kind: string, 
+/**
+ * Whose proposal it is.
+ */
+side: Side, 
+/**
+ * Whose, in the protocol's words (`vendor_agent`, `buyer`, a party id).
+ */
+actor: string, 
+/**
+ * True for a draft of the org's own agent, waiting to be sent.
+ */
+is_draft: boolean, 
+/**
+ * Who is on the other side.
+ */
+counterparty: Counterparty, 
+/**
+ * The proposal's exact amount, when it has one.
+ */
+amount: Amount | null, 
+/**
+ * The amount of the proposal it answers, when both have one.
+ */
+previous_amount: Amount | null, 
+/**
+ * From `previous_amount` to `amount`.
+ */
+change: Change | null, 
+/**
+ * When the proposal stops being decidable (RFC 3339).
+ */
+expires_at: string, 
+/**
+ * The session's verification state.
+ */
+verification: Verification, 
+/**
+ * Approvals already given.
+ */
+approvals_given: number, 
+/**
+ * Approvals the org's policy needs.
+ */
+approvals_required: number, 
+/**
+ * True until the person opened it.
+ */
+unread: boolean, 
+/**
+ * Why the host holds it (screening), if it does.
+ */
+held_reason: string | null, };
+
+/**
+ * The first rows of the inbox and the counts of all of it.
+ */
+export type InboxPage = { 
+/**
+ * The rows asked for, soonest expiry first.
+ */
+items: Array<InboxItem>, 
+/**
+ * Pending decisions in the whole inbox.
+ */
+total: number, 
+/**
+ * Of those, the ones the person has not opened yet.
+ */
+unread: number, };
+
+/**
+ * Which part of the inbox to build. The UI shows a page at a time, so the
+ * engine builds (and the webview holds) only the rows a person can see, not
+ * every pending decision on every host.
+ */
+export type InboxQuery = { 
+/**
+ * The first `limit` pending decisions, soonest expiry first (all when absent).
+ */
+limit?: number | null, 
+/**
+ * Extends the page down to this proposal when it lies further, so a
+ * selection made elsewhere (a notification) stays in the list.
+ */
+through?: ProposalRef | null, };
+
+/**
+ * What became of a line.
+ */
+export type LineStatus = "added" | "removed" | "changed" | "unchanged";
+
+/**
+ * An exact decimal amount as text (`"570000"`, `"1140.50"`): only ever
+ * regrouped for display, never turned into a float.
+ */
+export type Money = string;
+
+/**
+ * The four shapes of §6.
+ */
+export type OfferShape = "basic" | "partial" | "conditional" | "bundle";
+
+/**
+ * A party's key as this console pinned it the first time it was seen.
+ */
+export type PartyKey = { 
+/**
+ * The party id.
+ */
+party: string, 
+/**
+ * Fingerprint (lowercase hex SHA-256 of the key), what people compare.
+ */
+fingerprint: string, 
+/**
+ * The key (base64url).
+ */
+public_key: string, };
+
+/**
+ * The proposal it answers, by position.
+ */
+export type PreviousRef = { 
+/**
+ * Seq of the previous proposal.
+ */
+seq: number, 
+/**
+ * Its actor, in the protocol's words.
+ */
+actor: string, };
+
+/**
+ * What became of a proposal: a decision this console made, or the answer
+ * the record shows.
+ */
+export type ProposalDecision = { 
+/**
+ * `approve`, `decline` or `counter`; null when the proposal left the
+ * pending set without an answer on the record.
+ */
+action: "approve" | "decline" | "counter" | null, 
+/**
+ * `pending` (kept, the host has not confirmed it yet), `appended`,
+ * `awaiting_approvals`, `held`, `refused` (by the host: nothing was
+ * sent), `answered` (the record shows an answer this console did not
+ * send), or `withdrawn` (no longer pending, no answer on the record).
+ */
+outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "refused" | "answered" | "withdrawn", 
+/**
+ * Who decided: the email this console approves as, or the approvers
+ * the record names.
+ */
+decided_by: string | null, 
+/**
+ * When (RFC 3339).
+ */
+at: string | null, 
+/**
+ * This console's decision id, when it decided.
+ */
+decision_id: string | null, 
+/**
+ * The entry the decision appended to the record.
+ */
+appended: AppendedEvent | null, 
+/**
+ * The host's words, or what the record shows.
+ */
+detail: string, };
+
+/**
+ * A proposal kind's own view, tagged by `proposal_kind`.
+ */
+export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView;
+
+/**
+ * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
+ */
+export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff;
+
+/**
+ * The kinds of proposal the console decides, one view shape each.
+ */
+export type ProposalKind = "anp_offer" | "concordia_offer";
+
+/**
+ * Names one proposal: the argument of `proposal_view`, `mark_seen`,
+ * `validate_counter`, and the payload of `engine://open-proposal`.
+ */
+export type ProposalRef = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * Which proposal (its `event_hash`).
+ */
+event_hash: string, };
+
+/**
+ * One proposal with everything needed to decide it.
+ */
+export type ProposalView = { 
+/**
+ * The inbox row.
+ */
+item: InboxItem, 
+/**
+ * What this kind of proposal shows: its own view shape.
+ */
+detail: ProposalDetail, 
+/**
+ * The session's verification state.
+ */
+verification: VerificationView, 
+/**
+ * Approvals given so far.
+ */
+approvals: Array<ApprovalGiven>, 
+/**
+ * True when `expires_at` has passed.
+ */
+expired: boolean, 
+/**
+ * True while the proposal waits for a decision (it is in the pending
+ * set); false once it was decided, here or elsewhere, or withdrawn.
+ */
+pending: boolean, 
+/**
+ * What was decided, when something was: by this console (also while
+ * it waits for more approvals), or as the record shows it.
+ */
+decision: ProposalDecision | null, 
+/**
+ * What the decision panel may offer.
+ */
+capabilities: Capabilities, };
+
+/**
+ * An old and a new value, as text; null where a side has none.
+ */
+export type Scalar = { 
+/**
+ * Before.
+ */
+old: string | null, 
+/**
+ * After.
+ */
+new: string | null, };
+
+/**
+ * Proposal amounts by round, per side, for a chart (sides without an
+ * amount have no points).
+ */
+export type Series = { 
+/**
+ * The counterparty's proposals.
+ */
+counterparty: Array<SeriesPoint>, 
+/**
+ * Ours.
+ */
+ours: Array<SeriesPoint>, };
+
+/**
+ * One point of a per-side proposal series.
+ */
+export type SeriesPoint = { 
+/**
+ * 1-based round of that side.
+ */
+round: number, 
+/**
+ * Entry seq.
+ */
+seq: number, 
+/**
+ * Exact amount.
+ */
+total: Money, };
+
+/**
+ * A session in full.
+ */
+export type SessionDetail = { 
+/**
+ * The list row.
+ */
+row: SessionRow, 
+/**
+ * Every stored entry.
+ */
+timeline: Array<TimelineEvent>, 
+/**
+ * Amounts by round, per side.
+ */
+series: Series, 
+/**
+ * Decisions made from this console.
+ */
+decisions: Array<DecisionRow>, 
+/**
+ * Verification state with evidence.
+ */
+verification: VerificationView, 
+/**
+ * When disputed: where, what, the evidence kept and the person's note.
+ */
+dispute: DisputeView | null, };
+
+/**
+ * Names one session: the payload of `engine://open-session`.
+ */
+export type SessionRef = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, };
+
+/**
+ * One session in the history list.
+ */
+export type SessionRow = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * Its protocol (`ANP/0.1`, `concordia`).
+ */
+protocol: string, 
+/**
+ * The counterparty.
+ */
+counterparty: Counterparty, 
+/**
+ * The host's status (`open`, `closed`, `accepted`, `active`, …).
+ */
+status: string, 
+/**
+ * True for sandbox sessions.
+ */
+sandbox: boolean, 
+/**
+ * Verification state.
+ */
+verification: Verification, 
+/**
+ * Entries stored locally.
+ */
+event_count: number, 
+/**
+ * The latest proposal's amount, if it has one.
+ */
+last_amount: Amount | null, 
+/**
+ * Pending decisions.
+ */
+pending: number, 
+/**
+ * Time of the latest entry (RFC 3339).
+ */
+updated_at: string, };
+
+/**
+ * One setting as the interface shows it.
+ */
+export type Setting = { 
+/**
+ * Stable id (`notify.dispute`).
+ */
+id: string, 
+/**
+ * Which heading it sits under.
+ */
+group: string, 
+/**
+ * Its name for people.
+ */
+label: string, 
+/**
+ * One sentence on what it does.
+ */
+help: string, 
+/**
+ * The value in effect.
+ */
+value: unknown, 
+/**
+ * The value when nothing was saved.
+ */
+default: unknown, } & ({ "kind": "toggle" } | { "kind": "number", 
+/**
+ * Smallest allowed.
+ */
+min: number, 
+/**
+ * Largest allowed.
+ */
+max: number, 
+/**
+ * What it counts, for people ("seconds").
+ */
+unit: string, } | { "kind": "text", 
+/**
+ * How the interface should offer it.
+ */
+input: string, 
+/**
+ * Longest allowed, in characters.
+ */
+max_len: number, });
+
+/**
+ * What kind of value a setting takes, and its limits.
+ */
+export type SettingKind = { "kind": "toggle" } | { "kind": "number", 
+/**
+ * Smallest allowed.
+ */
+min: number, 
+/**
+ * Largest allowed.
+ */
+max: number, 
+/**
+ * What it counts, for people ("seconds").
+ */
+unit: string, } | { "kind": "text", 
+/**
+ * How the interface should offer it.
+ */
+input: string, 
+/**
+ * Longest allowed, in characters.
+ */
+max_len: number, };
+
+/**
+ * The settings screen: every setting, the approver with the key, the data dir.
+ */
+export type SettingsView = { 
+/**
+ * Every setting, in the order to show them.
+ */
+settings: Array<Setting>, 
+/**
+ * Who this console approves as.
+ */
+approver: ApproverCard, 
+/**
+ * Where all state lives (read only: `COUNTERSIGN_DATA_DIR` chooses it).
+ */
+data_dir: string, };
+
+/**
+ * Which side of a session an entry is from.
+ */
+export type Side = "counterparty" | "ours";
+
+/**
+ * Session states the history can filter on.
+ */
+export type StateFilter = "open" | "closed" | "accepted" | "disputed" | "pending";
+
+/**
+ * One term and its value.
+ */
+export type Term = { 
+/**
+ * The term id (`price`, `quantity`, `delivery`).
+ */
+id: string, 
+/**
+ * The value as text: a string as it is, a number exactly as written,
+ * anything else as canonical JSON.
+ */
+value: string, 
+/**
+ * When the value is money: the exact amount with its currency.
+ */
+amount: Amount | null, 
+/**
+ * The term's other members (`unit`, `type`, …), as text.
+ */
+attributes: Array<Attribute>, };
+
+/**
+ * One term's change.
+ */
+export type TermChange = { 
+/**
+ * The term id.
+ */
+term: string, 
+/**
+ * Added, removed or changed.
+ */
+status: ChangeStatus, 
+/**
+ * Before.
+ */
+old: Term | null, 
+/**
+ * After.
+ */
+new: Term | null, 
+/**
+ * When both sides are money: how the amount moved.
+ */
+amount: AmountChange | null, };
+
+/**
+ * One entry in a session timeline.
+ */
+export type TimelineEvent = { 
+/**
+ * Position.
+ */
+seq: number, 
+/**
+ * Which side it is from, when the protocol says.
+ */
+side: Side | null, 
+/**
+ * Who, in the protocol's words (`vendor_agent`, `buyer`, a party id).
+ */
+actor: string, 
+/**
+ * The entry's kind.
+ */
+kind: string, 
+/**
+ * When.
+ */
+at: string, 
+/**
+ * Plain text, numbers as people write them: "Offer: 570,000 USD, 36 months".
+ */
+summary: string, 
+/**
+ * The entry's content, as the record carries it.
+ */
+payload: Record<string, unknown>, 
+/**
+ * Signer fingerprint or id.
+ */
+signer: string | null, 
+/**
+ * `verified`, `unproven` or `failed`.
+ */
+signature: "verified" | "unproven" | "failed", };
+
+/**
+ * How far the console trusts a session's record.
+ */
+export type Verification = "verified" | "unproven" | "disputed";
+
+/**
+ * A session's verification state with the evidence behind it.
+ */
+export type VerificationView = { 
+/**
+ * The state.
+ */
+state: Verification, 
+/**
+ * What went wrong, in words, when disputed; or which entries are unproven.
+ */
+detail: string | null, 
+/**
+ * The exact seq that failed, when disputed.
+ */
+failing_seq: number | null, 
+/**
+ * The checks that failed (`seq`, `payload_hash`, `prev_hash`,
+ * `event_hash`, `signature`, `link`, `pin`, …).
+ */
+checks: Array<string>, };

@@ -1,0 +1,17 @@
+/** Concordia words for an offer and its parts. */
+import type { InboxItem, OfferShape } from "../../backend";
+
+/** "offer" (`negotiate.offer`) or "counter-offer" (`negotiate.counter`). */
+export function concordiaNoun(item: Pick<InboxItem, "kind" | "is_draft">): string {
+  return item.kind === "negotiate.counter" ? "counter-offer" : "offer";
+}
+
+/** What each shape of §6 is, in words. */
+export function shapeWords(shape: OfferShape): string {
+  switch (shape) {
+    case "basic": return "Terms";
+    case "partial": return "Terms, some left open";
+    case "conditional": return "Conditional: if these terms, then those";
+    case "bundle": return "Bundles: alternatives to choose from";
+  }
+}
