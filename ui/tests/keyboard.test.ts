@@ -90,6 +90,28 @@ describe("keyboard", () => {
     expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-button");
   });
 
+  it("a shortcut pressed before the first load is dropped when the proposal does not offer it", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const view = fx.offerView();
+    view.capabilities = { ...view.capabilities, actions: ["approve", "decline"] };
+    backend.views.set("hash-contoso-5", async () => { await gate; return structuredClone(view); });
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj");
+    await user.keyboard("{Enter}");
+    await user.keyboard("c");
+    release();
+    await settle();
+    expect(byId(container, "offer-view")).toBeTruthy();
+    expect(container.querySelector("[data-testid='counter-button']")).toBeNull();
+    // The panel is not stuck in a form it does not show: `a` still opens the approval.
+    await user.keyboard("a");
+    await settle();
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
+  });
+
   it("Enter on the confirmation approves, keyboard only", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderApp();
