@@ -211,6 +211,55 @@ impl World {
         }
     }
 
+    /// What the host's operator could do with database access: rewrite one
+    /// mirrored gate message's stored JSON text (`seq` 1-based; `session` the
+    /// transcript's own id).
+    pub async fn tamper_gate_message(&self, session: &str, seq: i64, edit: impl Fn(&str) -> String) {
+        match &self.serving {
+            Serving::InProcess { db, .. } => {
+                let conn = rusqlite::Connection::open(db).unwrap();
+                let body: String = conn
+                    .query_row(
+                        "SELECT body FROM gate_messages WHERE session_id = ?1 AND seq = ?2",
+                        rusqlite::params![session, seq],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                let forged = edit(&body);
+                assert_ne!(forged, body);
+                conn.execute(
+                    "UPDATE gate_messages SET body = ?1 WHERE session_id = ?2 AND seq = ?3",
+                    rusqlite::params![forged, session, seq],
+                )
+                .unwrap();
+            }
+            Serving::Deployment(d) => {
+                let (client, connection) =
+                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                tokio::spawn(connection);
+                let row = client
+                    .query_one(
+                        "SELECT body FROM gate_messages WHERE session_id = $1 AND seq = $2",
+                        &[&session, &seq],
+                    )
+                    .await
+                    .unwrap();
+                let body: String = row.get(0);
+                let forged = edit(&body);
+                assert_ne!(forged, body);
+                client
+                    .execute(
+                        "UPDATE gate_messages SET body = $1 WHERE session_id = $2 AND seq = $3",
+                        &[&forged, &session, &seq],
+                    )
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+
     /// The host's copy of session `session` has event `seq`'s unit price
     /// changed in its database, as an operator editing history would.
     pub async fn rewrite_unit_price(&self, session: &str, seq: i64, from: u64, to: u64) {

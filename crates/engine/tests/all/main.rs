@@ -7,6 +7,7 @@ mod contract;
 mod core;
 mod decided;
 mod disputes;
+mod gate;
 mod notices;
 mod seam;
 mod settings;

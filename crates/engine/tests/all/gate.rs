@@ -1,0 +1,312 @@
+//! Concordia end to end through the engine: the org's own buying agent
+//! (countersign-client's `GateClient`, over real HTTP) mirrors a signed
+//! transcript to a real host's gate and asks; the engine polls the approver
+//! API, shows the awaited offer beside the one it answers, and signs the
+//! person's decision as an ApprovalReceipt, which the agent reads back and
+//! verifies itself.
+
+use std::collections::BTreeMap;
+
+use approval_receipt::receipt::verify_receipt;
+use approval_receipt::{edges, keys as ckeys};
+use countersign_client::{check_decision, raw_messages, GateClient};
+use countersign_engine::{
+    ChangeStatus, ConcordiaOfferView, DecideAction, DecideRequest, Engine, ExportFormat,
+    HistoryFilter, InboxItem, ProposalDetail, Side, Verification,
+};
+use countersign_host_api::gate::{
+    CreateSession, GateAction, GateCounterparty, GateRequestStatus, Head, RequestDecision,
+    RequestState,
+};
+use ed25519_dalek::SigningKey;
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use crate::common::*;
+
+pub const BUYER: &str = "agent_buyer_42";
+pub const SELLER: &str = "agent_seller_01";
+
+fn at(offset_secs: i64) -> String {
+    approval_receipt::datetime::format_utc(
+        OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs),
+    )
+}
+
+/// Two Concordia parties (fresh keys) and the transcript they are writing,
+/// signed as the protocol says (Ed25519 over JCS without `signature`).
+pub struct Talk {
+    pub session_id: String,
+    buyer: SigningKey,
+    seller: SigningKey,
+    pub messages: Vec<Value>,
+    prev: String,
+}
+
+impl Talk {
+    /// The seller opens, the buyer joins.
+    pub fn opened(session_id: &str) -> Talk {
+        let mut t = Talk {
+            session_id: session_id.to_owned(),
+            buyer: anp::keys::generate_signing_key(),
+            seller: anp::keys::generate_signing_key(),
+            messages: Vec::new(),
+            prev: concordia::GENESIS_HASH.to_owned(),
+        };
+        t.say(
+            SELLER,
+            "negotiate.open",
+            json!({"terms": {"item": {"value": "Industrial sensors, 2,000 units"}, "price": {"value": 2400, "currency": "USD"}}}),
+        );
+        t.say(BUYER, "negotiate.accept_session", json!({}));
+        t
+    }
+
+    /// Signs and appends one message from `from`; answers its 0-based index.
+    pub fn say(&mut self, from: &str, kind: &str, body: Value) -> usize {
+        let to = if from == BUYER { SELLER } else { BUYER };
+        let mut m = json!({
+            "concordia": "0.1.0", "type": kind, "id": format!("msg_{:04}", self.messages.len()),
+            "session_id": self.session_id, "timestamp": at(0),
+            "from": {"agent_id": from}, "to": [{"agent_id": to}],
+            "prev_hash": self.prev, "body": body,
+            "reasoning": "Based on recent comparable deals.",
+        });
+        let key = if from == BUYER {
+            &self.buyer
+        } else {
+            &self.seller
+        };
+        let pre = edges::canonical(&m).unwrap();
+        m["signature"] = json!(ckeys::sign(key, pre.as_bytes()));
+        self.prev = edges::hash(&m).unwrap();
+        self.messages.push(m);
+        self.messages.len() - 1
+    }
+
+    /// An offer body at `price` USD (JSON number text), valid for `valid_secs`.
+    pub fn offer(price: &str, valid_secs: i64) -> Value {
+        let price: Value = serde_json::from_str(price).unwrap();
+        json!({
+            "offer_id": format!("off_{}", uuid::Uuid::new_v4().simple()),
+            "terms": {"price": {"value": price, "currency": "USD"}, "delivery": {"value": "2026-12-20"}},
+            "complete": true,
+            "valid_until": at(valid_secs),
+        })
+    }
+
+    /// The seller offers 2100, the buyer counters 1800, the seller counters
+    /// 2000 (valid `valid_secs`): answers the index of the awaited counter.
+    pub fn bargained(session_id: &str, valid_secs: i64) -> (Talk, usize) {
+        let mut t = Talk::opened(session_id);
+        t.say(SELLER, "negotiate.offer", Talk::offer("2100", 86400));
+        t.say(BUYER, "negotiate.counter", Talk::offer("1800", 2 * 86400));
+        let i = t.say(
+            SELLER,
+            "negotiate.counter",
+            Talk::offer("2000.00", valid_secs),
+        );
+        (t, i)
+    }
+
+    pub fn keys(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            (
+                BUYER.to_owned(),
+                ckeys::public_key_text(&self.buyer.verifying_key()),
+            ),
+            (
+                SELLER.to_owned(),
+                ckeys::public_key_text(&self.seller.verifying_key()),
+            ),
+        ])
+    }
+
+    /// The create body for the messages so far.
+    pub fn create(&self) -> CreateSession {
+        CreateSession {
+            protocol: "concordia".into(),
+            session_id: self.session_id.clone(),
+            keys: self.keys(),
+            self_party: BUYER.into(),
+            counterparty: GateCounterparty {
+                id: SELLER.into(),
+                name: Some("Contoso Sales Agent".into()),
+                organization: Some("Contoso".into()),
+            },
+            messages: raw_messages(&self.messages).unwrap(),
+        }
+    }
+
+    pub fn hash(&self, i: usize) -> String {
+        concordia::message_hash(&self.messages[i]).unwrap()
+    }
+
+    pub fn head(&self, n: usize) -> Head {
+        Head {
+            count: n as u64,
+            hash: self.hash(n - 1),
+        }
+    }
+
+    /// The fingerprint of the seller's key as the host's summary names it.
+    pub fn seller_fingerprint(&self) -> String {
+        jcs::sha256_hex(self.seller.verifying_key().as_bytes())
+    }
+}
+
+/// A gate agent of the world's org, enrolled over HTTP with a fresh key.
+pub async fn gate_agent(world: &World) -> GateClient {
+    let code = world
+        .host()
+        .gate_enroll_code(&world.org, "Procurement Buyer", "concordia")
+        .await
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled = GateClient::enroll(&world.url, &code, "Procurement Buyer", &key, None)
+        .await
+        .unwrap();
+    GateClient::new(&world.url, key, &enrolled.agent_id).unwrap()
+}
+
+/// The agent mirrors `talk` and asks about message `index`.
+pub async fn mirror_and_ask(agent: &GateClient, talk: &Talk, index: usize, request_id: &str) {
+    agent.create_session(&talk.create()).await.unwrap();
+    ask(agent, talk, index, request_id, 86400).await;
+}
+
+pub async fn ask(agent: &GateClient, talk: &Talk, index: usize, request_id: &str, secs: i64) {
+    agent
+        .request_decision(
+            &talk.session_id,
+            &RequestDecision {
+                request_id: request_id.to_owned(),
+                message_hash: talk.hash(index),
+                action: GateAction::Accept,
+                amount: Some("2000.00 USD".into()),
+                expires_at: at(secs),
+            },
+        )
+        .await
+        .unwrap();
+}
+
+/// The one inbox row of session `talk`.
+async fn row(engine: &Engine, talk: &Talk) -> InboxItem {
+    engine.refresh().await.unwrap();
+    let id = format!("concordia:{}", talk.session_id);
+    let mut rows: Vec<InboxItem> = engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|i| i.session_id == id)
+        .collect();
+    assert_eq!(rows.len(), 1, "one pending decision in {id}: {rows:?}");
+    rows.remove(0)
+}
+
+fn concordia_view(detail: &ProposalDetail) -> &ConcordiaOfferView {
+    match detail {
+        ProposalDetail::ConcordiaOffer(view) => view,
+        other => panic!("not a Concordia offer: {other:?}"),
+    }
+}
+
+fn request(item: &InboxItem, action: DecideAction) -> DecideRequest {
+    DecideRequest {
+        host_id: item.host_id.clone(),
+        session_id: item.session_id.clone(),
+        in_response_to: item.event_hash.clone(),
+        action,
+        reason: None,
+        counter: None,
+    }
+}
+
+/// Every receipt of a decided request verifies against the awaited message
+/// with `crates/approval-receipt`, and the client's own check passes.
+fn receipts_verify(status: &GateRequestStatus, offer: &Value, decision: &str) {
+    assert!(!status.receipts.is_empty(), "{status:?}");
+    for receipt in &status.receipts {
+        let report = verify_receipt(receipt, offer, None, OffsetDateTime::now_utc(), &[]);
+        assert!(
+            report.failures().next().is_none(),
+            "{:?}",
+            report.failures().collect::<Vec<_>>()
+        );
+        assert_eq!(receipt["scope"]["decision"], decision);
+        assert_eq!(
+            receipt["scope"]["offer_hash"].as_str(),
+            Some(status.message_hash.as_str())
+        );
+        assert_eq!(receipt["scope"]["amount"], "2000.00 USD");
+    }
+    check_decision(status, offer, OffsetDateTime::now_utc()).unwrap();
+}
+
+#[tokio::test]
+async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_terms_diff() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_inbox", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-inbox").await;
+
+    let item = row(&engine, &talk).await;
+    assert_eq!(item.protocol, "concordia");
+    assert_eq!(item.seq, i as u64 + 1);
+    assert_eq!(item.event_hash, talk.hash(i));
+    assert_eq!(item.kind, "negotiate.counter");
+    assert_eq!(item.side, Side::Counterparty);
+    assert_eq!(item.actor, SELLER);
+    assert_eq!(item.counterparty.id, SELLER);
+    assert_eq!(item.counterparty.name, "Contoso Sales Agent");
+    assert_eq!(item.counterparty.organization.as_deref(), Some("Contoso"));
+    assert_eq!(item.counterparty.status, "declared");
+    assert_eq!(item.counterparty.fingerprint, talk.seller_fingerprint());
+    let amount = item.amount.clone().unwrap();
+    assert_eq!((amount.value.as_str(), amount.currency.as_str()), ("2000.00", "USD"));
+    // It answers the buyer's counter at 1800.
+    assert_eq!(
+        item.previous_amount.as_ref().map(|a| a.value.as_str()),
+        Some("1800")
+    );
+    assert_eq!(item.verification, Verification::Verified);
+    assert_eq!(item.approvals_required, 1);
+
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(view.pending);
+    let c = concordia_view(&view.detail);
+    assert_eq!(c.message.hash, talk.hash(i));
+    assert_eq!(c.message.from, SELLER);
+    assert_eq!(c.counterparty_key.party, SELLER);
+    assert_eq!(c.counterparty_key.fingerprint, talk.seller_fingerprint());
+    assert_eq!(
+        c.reasoning.as_deref(),
+        Some("Based on recent comparable deals.")
+    );
+    let price = c.offer.terms.iter().find(|t| t.id == "price").unwrap();
+    // The JSON number 2000.00 is the decimal 2000.
+    assert_eq!(price.amount.as_ref().unwrap().value, "2000");
+    let diff = c.diff.as_ref().expect("a diff against the buyer's counter");
+    let changed: Vec<&str> = diff.terms.iter().map(|t| t.term.as_str()).collect();
+    assert_eq!(changed, ["price"], "{diff:?}");
+    let price = &diff.terms[0];
+    assert_eq!(price.status, ChangeStatus::Changed);
+    let change = price.amount.as_ref().unwrap();
+    assert_eq!(change.old.value, "1800");
+    assert_eq!(change.new.value, "2000");
+    assert_eq!(change.absolute.as_deref(), Some("200"));
+    assert!(diff.valid_until.is_some(), "the offers' validity differs");
+    let req = c.request.as_ref().expect("the agent's request");
+    assert_eq!(req.request_id, "req-inbox");
+    assert_eq!(req.action, "accept");
+    assert_eq!(req.amount.as_ref().unwrap().value, "2000.00");
+    assert!(req.threshold.is_some(), "{req:?}");
+    assert_eq!(view.capabilities.actions.len(), 3);
+}
