@@ -214,7 +214,10 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    if session.status != "open" {
+    if !inbox::protocol_of(session)?
+        .seam()
+        .takes_decisions(&session.status)
+    {
         return Err(DecideError::SessionClosed);
     }
     match request.action {

@@ -347,6 +347,12 @@ pub(crate) trait Seam: Send + Sync {
     /// What a decision panel may offer on `pending`.
     fn capabilities(&self, pending: &PendingProposal) -> Capabilities;
 
+    /// True while a session in the host's `status` can still take a
+    /// decision (ANP/0.1: `open`; each protocol names its own word).
+    fn takes_decisions(&self, status: &str) -> bool {
+        status == "open"
+    }
+
     // ---- the pure half ----
 
     /// Verifies the entries fetched after `pin` (the answer's bytes).

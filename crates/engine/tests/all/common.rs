@@ -214,7 +214,12 @@ impl World {
     /// What the host's operator could do with database access: rewrite one
     /// mirrored gate message's stored JSON text (`seq` 1-based; `session` the
     /// transcript's own id).
-    pub async fn tamper_gate_message(&self, session: &str, seq: i64, edit: impl Fn(&str) -> String) {
+    pub async fn tamper_gate_message(
+        &self,
+        session: &str,
+        seq: i64,
+        edit: impl Fn(&str) -> String,
+    ) {
         match &self.serving {
             Serving::InProcess { db, .. } => {
                 let conn = rusqlite::Connection::open(db).unwrap();

@@ -267,7 +267,10 @@ async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_
     assert_eq!(item.counterparty.status, "declared");
     assert_eq!(item.counterparty.fingerprint, talk.seller_fingerprint());
     let amount = item.amount.clone().unwrap();
-    assert_eq!((amount.value.as_str(), amount.currency.as_str()), ("2000.00", "USD"));
+    assert_eq!(
+        (amount.value.as_str(), amount.currency.as_str()),
+        ("2000.00", "USD")
+    );
     // It answers the buyer's counter at 1800.
     assert_eq!(
         item.previous_amount.as_ref().map(|a| a.value.as_str()),
@@ -309,4 +312,149 @@ async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_
     assert_eq!(req.amount.as_ref().unwrap().value, "2000.00");
     assert!(req.threshold.is_some(), "{req:?}");
     assert_eq!(view.capabilities.actions.len(), 3);
+}
+
+#[tokio::test]
+async fn approve_signs_a_receipt_the_agent_reads_back_and_verifies() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_approve", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-approve").await;
+    let item = row(&engine, &talk).await;
+
+    let result = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    assert!(
+        result.appended.is_none(),
+        "a gate decision appends no message"
+    );
+
+    let status = agent
+        .request(&talk.session_id, "req-approve")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Approved, "{status:?}");
+    receipts_verify(&status, &talk.messages[i], "approve");
+    let receipt = status.receipt.as_ref().unwrap();
+    assert_eq!(
+        receipt["approver"]["identity"].as_str().unwrap(),
+        approval_receipt::did_key::encode(
+            &ckeys::parse_public_key(&engine.approver_public_key()).unwrap()
+        )
+    );
+    assert_eq!(status.decided_by[0].email, "ada@fabrikam.example");
+    assert_eq!(status.decided_by[0].decision, "approve");
+
+    // Decided: the inbox is empty, and the proposal says who decided.
+    engine.refresh().await.unwrap();
+    assert!(engine.inbox().await.unwrap().is_empty());
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(!view.pending);
+    let decision = view.decision.expect("the decision made here");
+    assert_eq!(decision.action.as_deref(), Some("approve"));
+    assert_eq!(decision.outcome, "appended");
+}
+
+#[tokio::test]
+async fn decline_needs_a_reason_and_the_agent_reads_a_deny_receipt_with_it() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_decline", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-decline").await;
+    let item = row(&engine, &talk).await;
+
+    let mut no_reason = request(&item, DecideAction::Decline);
+    no_reason.reason = Some("   ".into());
+    let err = engine.decide(no_reason).await.unwrap_err();
+    assert_eq!(err.code(), "reason_required", "{err}");
+    let status = agent
+        .request(&talk.session_id, "req-decline")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Pending, "nothing was sent");
+
+    let mut decline = request(&item, DecideAction::Decline);
+    decline.reason = Some("Above our benchmark for this class of sensor.".into());
+    let result = engine.decide(decline).await.unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    let status = agent
+        .request(&talk.session_id, "req-decline")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Denied, "{status:?}");
+    assert_eq!(
+        status.reason.as_deref(),
+        Some("Above our benchmark for this class of sensor.")
+    );
+    assert!(status.counter_terms.is_none());
+    receipts_verify(&status, &talk.messages[i], "deny");
+}
+
+#[tokio::test]
+async fn a_counter_is_checked_by_concordia_then_reaches_the_agent_as_terms() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_counter", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-counter").await;
+    let item = row(&engine, &talk).await;
+
+    // Terms crates/concordia does not read as an offer are refused locally.
+    let bad = json!({"price": {"value": "cheap", "currency": "USD"}});
+    let check = engine
+        .validate_counter(
+            &item.host_id,
+            &item.session_id,
+            &item.event_hash,
+            bad.clone(),
+        )
+        .await
+        .unwrap();
+    assert!(!check.ok);
+    assert!(!check.errors.is_empty());
+    let mut wrong = request(&item, DecideAction::Counter);
+    wrong.reason = Some("Meet us nearer our number.".into());
+    wrong.counter = Some(bad);
+    let err = engine.decide(wrong).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_counter", "{err}");
+    let status = agent
+        .request(&talk.session_id, "req-counter")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Pending, "nothing was sent");
+
+    let terms =
+        json!({"price": {"value": 1900, "currency": "USD"}, "delivery": {"value": "2026-12-20"}});
+    let check = engine
+        .validate_counter(
+            &item.host_id,
+            &item.session_id,
+            &item.event_hash,
+            terms.clone(),
+        )
+        .await
+        .unwrap();
+    assert!(check.ok, "{:?}", check.errors);
+    assert!(check.diff.is_some());
+    let mut counter = request(&item, DecideAction::Counter);
+    counter.reason = Some("Meet us nearer our number.".into());
+    counter.counter = Some(terms.clone());
+    let result = engine.decide(counter).await.unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    let status = agent
+        .request(&talk.session_id, "req-counter")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Countered, "{status:?}");
+    assert_eq!(status.counter_terms.as_ref(), Some(&terms));
+    assert_eq!(status.reason.as_deref(), Some("Meet us nearer our number."));
+    receipts_verify(&status, &talk.messages[i], "deny");
 }

@@ -82,6 +82,12 @@ impl Seam for Concordia {
         }
     }
 
+    fn takes_decisions(&self, status: &str) -> bool {
+        // The transcript's §5 state: only an active negotiation has an
+        // offer standing (proposed, agreed, rejected, expired, dormant: none).
+        status == "active"
+    }
+
     fn verify_since(
         &self,
         session_id: &str,
