@@ -458,3 +458,203 @@ async fn a_counter_is_checked_by_concordia_then_reaches_the_agent_as_terms() {
     assert_eq!(status.reason.as_deref(), Some("Meet us nearer our number."));
     receipts_verify(&status, &talk.messages[i], "deny");
 }
+
+#[tokio::test]
+async fn above_the_policy_threshold_two_consoles_each_approve_once() {
+    let world = World::start().await;
+    let policy = json!({
+        "max_rounds": 0, "concession_per_round": "0", "skus": {},
+        "approval": { "above_total": "1000", "approvers_required": 2 },
+        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
+        "secret_values": []
+    });
+    world
+        .host()
+        .load_policy(&world.org, &policy.to_string())
+        .await
+        .unwrap();
+    let (_a, first) = world.engine("ada@fabrikam.example").await;
+    let (_b, second) = world.engine("grace@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_two", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-two").await;
+
+    let item = row(&first, &talk).await;
+    assert_eq!(item.approvals_required, 2);
+    let view = first
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    let threshold = concordia_view(&view.detail)
+        .request
+        .as_ref()
+        .and_then(|r| r.threshold.clone())
+        .unwrap();
+    assert_eq!(
+        (threshold.value.as_str(), threshold.currency.as_str()),
+        ("1000", "USD")
+    );
+
+    let one = first
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    let status = agent.request(&talk.session_id, "req-two").await.unwrap();
+    assert_eq!(status.status, RequestState::Pending);
+    assert_eq!((status.approvals_given, status.approvals_required), (1, 2));
+    // One approval is not an approval: the agent's own check refuses it.
+    assert!(check_decision(&status, &talk.messages[i], OffsetDateTime::now_utc()).is_err());
+
+    // The same console again is not a second approver.
+    let again = first
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap();
+    assert_eq!(again.decision_id, one.decision_id);
+
+    let seen = row(&second, &talk).await;
+    assert_eq!(seen.approvals_given, 1);
+    let two = second
+        .decide(request(&seen, DecideAction::Approve))
+        .await
+        .unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+    let status = agent.request(&talk.session_id, "req-two").await.unwrap();
+    assert_eq!(status.status, RequestState::Approved, "{status:?}");
+    assert_eq!(status.receipts.len(), 2);
+    let by: Vec<&str> = status.decided_by.iter().map(|d| d.email.as_str()).collect();
+    assert_eq!(by, ["ada@fabrikam.example", "grace@fabrikam.example"]);
+    for r in &status.receipts {
+        assert_eq!(r["scope"]["threshold_crossed"], "1000 USD");
+    }
+    receipts_verify(&status, &talk.messages[i], "approve");
+}
+
+#[tokio::test]
+async fn a_double_click_and_a_retry_to_a_stopped_host_send_one_decision_with_the_same_bytes() {
+    let mut world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_retry", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-retry").await;
+    let item = row(&engine, &talk).await;
+    let mut decline = request(&item, DecideAction::Decline);
+    decline.reason = Some("Too high.".into());
+
+    world.stop().await;
+    let err = engine.decide(decline.clone()).await.unwrap_err();
+    assert_eq!(err.code(), "unreachable", "{err}");
+    let kept = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap()
+        .decisions;
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].outcome, "pending");
+    let export = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Json)
+        .await
+        .unwrap();
+    let before: Value = serde_json::from_slice(&std::fs::read(&export.path).unwrap()).unwrap();
+    let body_before = before["decisions"][0]["request_body"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    world.restart().await;
+    // A double click once the host is back: both at once, then once more.
+    let (a, b) = tokio::join!(
+        engine.decide(decline.clone()),
+        engine.decide(decline.clone())
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.decision_id, kept[0].decision_id);
+    assert_eq!(b.decision_id, kept[0].decision_id);
+    let again = engine.decide(decline).await.unwrap();
+    assert_eq!(again.decision_id, kept[0].decision_id);
+    assert_eq!(again.outcome, "appended");
+
+    let export = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Json)
+        .await
+        .unwrap();
+    let after: Value = serde_json::from_slice(&std::fs::read(&export.path).unwrap()).unwrap();
+    let decisions = after["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 1);
+    assert_eq!(
+        decisions[0]["request_body"].as_str(),
+        Some(body_before.as_str())
+    );
+    // The host recorded the one receipt those bytes carry.
+    let status = agent.request(&talk.session_id, "req-retry").await.unwrap();
+    assert_eq!(status.status, RequestState::Denied);
+    assert_eq!(status.receipts.len(), 1);
+    let sent: Value = serde_json::from_str(&body_before).unwrap();
+    assert_eq!(
+        sent["decision_id"].as_str(),
+        Some(kept[0].decision_id.as_str())
+    );
+    assert_eq!(status.receipts[0], sent["receipt"]);
+    receipts_verify(&status, &talk.messages[i], "deny");
+}
+
+#[tokio::test]
+async fn an_expired_request_is_refused_locally_and_by_the_host() {
+    let world = World::start().await;
+    let clock = std::sync::Arc::new(countersign_engine::ManualClock::at(
+        OffsetDateTime::now_utc(),
+    ));
+    let given = clock.clone();
+    let (_data, engine) = world
+        .engine_with("ada@fabrikam.example", move |config| config.clock = given)
+        .await;
+    let agent = gate_agent(&world).await;
+    // The seller's counter is valid for 3 s: the request expires with it.
+    let (talk, i) = Talk::bargained("ses_expired", 3);
+    mirror_and_ask(&agent, &talk, i, "req-expired").await;
+    let item = row(&engine, &talk).await;
+    let expires = approval_receipt::datetime::parse(&item.expires_at).unwrap();
+    assert!(expires <= OffsetDateTime::now_utc() + time::Duration::seconds(4));
+
+    // Locally: the engine's clock past the expiry; nothing is sent.
+    clock.set(expires + time::Duration::seconds(1));
+    let err = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "offer_expired", "{err}");
+    assert!(engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap()
+        .decisions
+        .is_empty());
+
+    // At the host: the engine's clock still before the expiry, the host's past it.
+    clock.set(expires - time::Duration::seconds(60));
+    let wait = expires - OffsetDateTime::now_utc() + time::Duration::milliseconds(500);
+    tokio::time::sleep(std::time::Duration::try_from(wait).unwrap_or_default()).await;
+    let err = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "offer_expired", "{err}");
+    // It was sent this time, and the host's refusal is what was recorded.
+    let sent = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap()
+        .decisions;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].outcome, "refused");
+    let status = agent
+        .request(&talk.session_id, "req-expired")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Expired, "{status:?}");
+    assert!(status.receipts.is_empty());
+    // And the next poll leaves it out of the inbox.
+    engine.refresh().await.unwrap();
+    assert!(engine.inbox().await.unwrap().is_empty());
+}
