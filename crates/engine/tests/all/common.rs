@@ -265,6 +265,37 @@ impl World {
         }
     }
 
+    /// The operator swaps the keys a gate session was mirrored with.
+    pub async fn tamper_gate_session_keys(&self, session: &str, keys: &str) {
+        match &self.serving {
+            Serving::InProcess { db, .. } => {
+                let conn = rusqlite::Connection::open(db).unwrap();
+                let n = conn
+                    .execute(
+                        "UPDATE gate_sessions SET keys = ?1 WHERE session_id = ?2",
+                        rusqlite::params![keys, session],
+                    )
+                    .unwrap();
+                assert_eq!(n, 1);
+            }
+            Serving::Deployment(d) => {
+                let (client, connection) =
+                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                tokio::spawn(connection);
+                let n = client
+                    .execute(
+                        "UPDATE gate_sessions SET keys = $1 WHERE session_id = $2",
+                        &[&keys, &session],
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(n, 1);
+            }
+        }
+    }
+
     /// The host's copy of session `session` has event `seq`'s unit price
     /// changed in its database, as an operator editing history would.
     pub async fn rewrite_unit_price(&self, session: &str, seq: i64, from: u64, to: u64) {

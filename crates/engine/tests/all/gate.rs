@@ -658,3 +658,111 @@ async fn an_expired_request_is_refused_locally_and_by_the_host() {
     engine.refresh().await.unwrap();
     assert!(engine.inbox().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_rewritten_mirrored_message_disputes_the_session_at_that_message() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_rewritten", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-rewritten").await;
+    let item = row(&engine, &talk).await;
+    assert_eq!(recorder.pending.lock().unwrap().len(), 1);
+
+    // The host's operator lowers the seller's first offer (message 3) in the database.
+    world
+        .tamper_gate_message(&talk.session_id, 3, |body| {
+            body.replace("\"value\":2100", "\"value\":1700")
+        })
+        .await;
+
+    let view = engine
+        .audit_session(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(view.state, Verification::Disputed);
+    assert_eq!(view.failing_seq, Some(3), "{view:?}");
+    assert!(
+        view.checks.contains(&"signature".to_owned()),
+        "{:?}",
+        view.checks
+    );
+    // The stored copy is kept as verified, with the seller's real price.
+    let detail = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(detail.row.verification, Verification::Disputed);
+    assert_eq!(
+        detail.timeline[2].payload["terms"]["price"]["value"],
+        2100,
+        "{:?}",
+        detail.timeline[2].payload
+    );
+    let disputes = recorder.disputed.lock().unwrap().clone();
+    assert_eq!(disputes.len(), 1);
+    assert_eq!(disputes[0].seq, 3);
+    assert_eq!(disputes[0].protocol, "concordia");
+    // Decisions on it are refused, and nothing reaches the agent.
+    let err = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "disputed");
+    let status = agent.request(&talk.session_id, "req-rewritten").await.unwrap();
+    assert_eq!(status.status, RequestState::Pending);
+    // The evidence keeps the host's conflicting answer byte for byte.
+    let evidence = engine
+        .export_dispute(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    let dir = std::path::PathBuf::from(&evidence.path);
+    let answer: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("host-answer.json")).unwrap()).unwrap();
+    assert_eq!(answer["protocol"], "concordia");
+    assert_eq!(answer["messages"][2]["body"]["terms"]["price"]["value"], 1700);
+    let stored: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("stored-events.json")).unwrap()).unwrap();
+    assert_eq!(
+        stored[2]["body"]["terms"]["price"]["value"], 2100,
+        "{}",
+        stored[2]
+    );
+    let facts: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("evidence.json")).unwrap()).unwrap();
+    assert_eq!(facts["failing_seq"], 3);
+}
+
+#[tokio::test]
+async fn a_key_the_host_swaps_after_the_pin_disputes_the_session() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_swapped", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-swapped").await;
+    let item = row(&engine, &talk).await;
+
+    // The operator re-signs the whole transcript with a key of their own and
+    // swaps the seller's key in the session: every link and signature holds.
+    let mut forged = Talk::opened("ses_swapped");
+    forged.say(SELLER, "negotiate.offer", Talk::offer("2100", 86400));
+    forged.say(BUYER, "negotiate.counter", Talk::offer("1800", 2 * 86400));
+    forged.say(SELLER, "negotiate.counter", Talk::offer("2500", 86400));
+    world
+        .tamper_gate_session_keys(&talk.session_id, &serde_json::to_string(&forged.keys()).unwrap())
+        .await;
+    for (n, m) in forged.messages.iter().enumerate() {
+        let text = serde_json::to_string(m).unwrap();
+        world
+            .tamper_gate_message(&talk.session_id, n as i64 + 1, |_| text.clone())
+            .await;
+    }
+    let view = engine
+        .audit_session(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(view.state, Verification::Disputed, "{view:?}");
+    assert!(view.checks.contains(&"key".to_owned()), "{:?}", view.checks);
+}

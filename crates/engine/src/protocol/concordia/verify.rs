@@ -222,12 +222,22 @@ pub(crate) fn whole(
                     old.seq
                 ),
             };
-            let earlier = dispute_of(&report.failures).filter(|d| d.seq < old.seq);
-            let dispute = earlier.unwrap_or(Dispute {
-                seq: old.seq,
-                checks: vec!["pin".to_owned()],
-                detail,
-            });
+            // A message that fails its own checks at or before this one is
+            // named with those checks; at this one, it also differs from
+            // the stored copy (`pin`).
+            let dispute = match dispute_of(&report.failures).filter(|d| d.seq <= old.seq) {
+                Some(mut d) if d.seq == old.seq => {
+                    d.checks.push("pin".to_owned());
+                    d.detail = format!("{}; {detail}", d.detail);
+                    d
+                }
+                Some(d) => d,
+                None => Dispute {
+                    seq: old.seq,
+                    checks: vec!["pin".to_owned()],
+                    detail,
+                },
+            };
             return Ok(Checked::disputed(pin, dispute));
         }
     }
