@@ -305,9 +305,12 @@ async fn fetch_new(
     ctx: &Context,
     io: &crate::edge::transport::HostIo,
     host: &mut HostRecord,
-    record: SessionRecord,
+    mut record: SessionRecord,
     session: &RemoteSession,
 ) -> Result<(), EngineError> {
+    // The record is checked against who this summary says the counterparty
+    // is (its key's fingerprint), not the one a summary said before.
+    record.counterparty = session.counterparty.clone();
     let fetched = fetch(ctx, io, host, &record, Some(record.pin_seq)).await?;
     let seam = Protocol::parse(&record.protocol)?.seam();
     let checked = seam.verify_since(
@@ -361,6 +364,10 @@ async fn audit_record(
     record: SessionRecord,
     session: Option<&RemoteSession>,
 ) -> Result<(), EngineError> {
+    let mut record = record;
+    if let Some(s) = session {
+        record.counterparty = s.counterparty.clone();
+    }
     let fetched = fetch(ctx, io, host, &record, None).await?;
     let stored_copy = ctx.store()?.events(&host.host_id, &record.session_id)?;
     let seam = Protocol::parse(&record.protocol)?.seam();

@@ -288,6 +288,43 @@ fn a_party_whose_key_is_not_the_pinned_one_disputes_the_session() {
 }
 
 #[test]
+fn the_counterparty_fingerprint_the_summary_names_must_be_the_pinned_keys() {
+    let p = Parties::new();
+    let messages = negotiation(&p);
+    let bytes = log(&p, 0, &messages);
+    let seller = jcs::sha256_hex(p.seller.verifying_key().as_bytes());
+    let buyer = jcs::sha256_hex(p.buyer.verifying_key().as_bytes());
+    fn named(fingerprint: &str) -> Trust<'_> {
+        Trust {
+            counterparty_fingerprint: fingerprint,
+            ..trust("{}")
+        }
+    }
+    // The seller's own fingerprint (either case) verifies.
+    for ok in [seller.clone(), seller.to_uppercase()] {
+        let checked = Concordia
+            .verify_since(SESSION, &genesis(), &named(&ok), &bytes)
+            .unwrap();
+        assert!(checked.dispute.is_none(), "{:?}", checked.dispute);
+        assert_eq!(checked.events.len(), 4);
+    }
+    // Our own party's fingerprint named as the counterparty's: disputed, nothing stored.
+    let checked = Concordia
+        .verify_since(SESSION, &genesis(), &named(&buyer), &bytes)
+        .unwrap();
+    let dispute = checked.dispute.expect("a fingerprint of another key");
+    assert_eq!(dispute.checks, ["key"]);
+    assert_eq!(dispute.seq, 1);
+    assert!(
+        dispute.detail.contains(&buyer) && dispute.detail.contains(&seller),
+        "{}",
+        dispute.detail
+    );
+    assert!(checked.events.is_empty());
+    assert!(checked.pinned_keys.is_none());
+}
+
+#[test]
 fn a_rewritten_transcript_that_re_signs_everything_is_disputed_at_its_first_changed_message() {
     let p = Parties::new();
     let (stored, pinned) = verified(&p);

@@ -57,8 +57,43 @@ type Keyring = (BTreeMap<String, String>, bool, Keys);
 
 fn keyring(trust: &Trust<'_>, log: &ConcordiaLog) -> Result<Keyring, Dispute> {
     let (keys, added) = pin_keys(trust.pinned_keys, log)?;
+    check_fingerprint(trust, log, &keys)?;
     let ring = ring(&keys)?;
     Ok((keys, added, ring))
+}
+
+/// The host's summary names the counterparty's key by its fingerprint (the
+/// SHA-256, hex, of the raw key, docs/approver-api.md); it must be the key
+/// this console pinned for that party. A host whose summary and record
+/// disagree about who the counterparty is disputes the session.
+fn check_fingerprint(
+    trust: &Trust<'_>,
+    log: &ConcordiaLog,
+    keys: &BTreeMap<String, String>,
+) -> Result<(), Dispute> {
+    let named = trust.counterparty_fingerprint.trim();
+    if named.is_empty() {
+        return Ok(()); // a summary that names none leaves this console's pin to decide
+    }
+    let party = &log.counterparty.id;
+    let pinned = keys
+        .get(party)
+        .and_then(|k| approval_receipt::keys::parse_public_key(k).ok())
+        .map(|k| jcs::sha256_hex(k.as_bytes()));
+    match pinned {
+        Some(fingerprint) if fingerprint.eq_ignore_ascii_case(named) => Ok(()),
+        found => Err(Dispute {
+            seq: log.after + 1,
+            checks: vec!["key".to_owned()],
+            detail: format!(
+                "the host's summary names the key of the counterparty {party:?} by the fingerprint {named}, but the key pinned for it {}",
+                match found {
+                    Some(f) => format!("has the fingerprint {f}"),
+                    None => "cannot be read".to_owned(),
+                }
+            ),
+        }),
+    }
 }
 
 fn dispute_of(failures: &[Failure]) -> Option<Dispute> {
