@@ -87,13 +87,15 @@ pub(crate) fn sessions(
                 continue;
             }
         }
+        // Each protocol says which of the three its own status word is.
+        let stage = protocol_of(&s)?.seam().stage(&r.status);
         let keep = match filter.state {
             None => true,
             Some(StateFilter::Disputed) => r.verification == Verification::Disputed,
             Some(StateFilter::Pending) => r.pending > 0,
-            Some(StateFilter::Open) => r.status == "open",
-            Some(StateFilter::Closed) => r.status == "closed",
-            Some(StateFilter::Accepted) => r.status == "accepted",
+            Some(StateFilter::Open) => stage == "open",
+            Some(StateFilter::Closed) => stage == "closed",
+            Some(StateFilter::Accepted) => stage == "accepted",
         };
         if !keep {
             continue;

@@ -353,6 +353,17 @@ pub(crate) trait Seam: Send + Sync {
         status == "open"
     }
 
+    /// Where a session in the host's `status` stands, in the history
+    /// filter's three words (`open`, `closed`, `accepted`). ANP/0.1's
+    /// statuses are those words.
+    fn stage(&self, status: &str) -> &'static str {
+        match status {
+            "open" => "open",
+            "accepted" => "accepted",
+            _ => "closed",
+        }
+    }
+
     // ---- the pure half ----
 
     /// Verifies the entries fetched after `pin` (the answer's bytes).

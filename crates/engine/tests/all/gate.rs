@@ -696,8 +696,7 @@ async fn a_rewritten_mirrored_message_disputes_the_session_at_that_message() {
         .unwrap();
     assert_eq!(detail.row.verification, Verification::Disputed);
     assert_eq!(
-        detail.timeline[2].payload["terms"]["price"]["value"],
-        2100,
+        detail.timeline[2].payload["terms"]["price"]["value"], 2100,
         "{:?}",
         detail.timeline[2].payload
     );
@@ -711,7 +710,10 @@ async fn a_rewritten_mirrored_message_disputes_the_session_at_that_message() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "disputed");
-    let status = agent.request(&talk.session_id, "req-rewritten").await.unwrap();
+    let status = agent
+        .request(&talk.session_id, "req-rewritten")
+        .await
+        .unwrap();
     assert_eq!(status.status, RequestState::Pending);
     // The evidence keeps the host's conflicting answer byte for byte.
     let evidence = engine
@@ -722,7 +724,10 @@ async fn a_rewritten_mirrored_message_disputes_the_session_at_that_message() {
     let answer: Value =
         serde_json::from_slice(&std::fs::read(dir.join("host-answer.json")).unwrap()).unwrap();
     assert_eq!(answer["protocol"], "concordia");
-    assert_eq!(answer["messages"][2]["body"]["terms"]["price"]["value"], 1700);
+    assert_eq!(
+        answer["messages"][2]["body"]["terms"]["price"]["value"],
+        1700
+    );
     let stored: Value =
         serde_json::from_slice(&std::fs::read(dir.join("stored-events.json")).unwrap()).unwrap();
     assert_eq!(
@@ -751,7 +756,10 @@ async fn a_key_the_host_swaps_after_the_pin_disputes_the_session() {
     forged.say(BUYER, "negotiate.counter", Talk::offer("1800", 2 * 86400));
     forged.say(SELLER, "negotiate.counter", Talk::offer("2500", 86400));
     world
-        .tamper_gate_session_keys(&talk.session_id, &serde_json::to_string(&forged.keys()).unwrap())
+        .tamper_gate_session_keys(
+            &talk.session_id,
+            &serde_json::to_string(&forged.keys()).unwrap(),
+        )
         .await;
     for (n, m) in forged.messages.iter().enumerate() {
         let text = serde_json::to_string(m).unwrap();
@@ -765,4 +773,165 @@ async fn a_key_the_host_swaps_after_the_pin_disputes_the_session() {
         .unwrap();
     assert_eq!(view.state, Verification::Disputed, "{view:?}");
     assert!(view.checks.contains(&"key".to_owned()), "{:?}", view.checks);
+}
+
+#[tokio::test]
+async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (mut talk, i) = Talk::bargained("ses_history", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-history").await;
+    let item = row(&engine, &talk).await;
+    let result = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended");
+
+    // Approved, the agent accepts and mirrors its accept.
+    let status = agent
+        .request(&talk.session_id, "req-history")
+        .await
+        .unwrap();
+    check_decision(&status, &talk.messages[i], OffsetDateTime::now_utc()).unwrap();
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    let n = talk.messages.len();
+    talk.say(BUYER, "negotiate.accept", json!({"offer_id": offer_id}));
+    let head = agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    assert_eq!(head.head.count, n as u64 + 1);
+    engine.refresh().await.unwrap();
+
+    // History: the session, agreed, with its counterparty and last amount.
+    let rows = engine
+        .sessions(HistoryFilter {
+            protocol: Some("concordia".into()),
+            ..HistoryFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r.session_id, "concordia:ses_history");
+    assert_eq!(r.status, "agreed");
+    assert_eq!(r.event_count, 6);
+    assert_eq!(r.counterparty.organization.as_deref(), Some("Contoso"));
+    assert_eq!(r.verification, Verification::Verified);
+    assert_eq!(
+        r.last_amount.as_ref().map(|a| a.value.as_str()),
+        Some("2000")
+    );
+    assert_eq!(r.pending, 0);
+    for (state, found) in [
+        (countersign_engine::StateFilter::Accepted, 1),
+        (countersign_engine::StateFilter::Open, 0),
+        (countersign_engine::StateFilter::Closed, 0),
+    ] {
+        let rows = engine
+            .sessions(HistoryFilter {
+                state: Some(state),
+                ..HistoryFilter::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), found, "{state:?}: {rows:?}");
+    }
+    let by_name = engine
+        .sessions(HistoryFilter {
+            counterparty: Some("contoso".into()),
+            min_total: Some("1999".into()),
+            ..HistoryFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(by_name.len(), 1);
+
+    // The timeline: every message, whose side, what it says.
+    let detail = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = detail.timeline.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "negotiate.open",
+            "negotiate.accept_session",
+            "negotiate.offer",
+            "negotiate.counter",
+            "negotiate.counter",
+            "negotiate.accept"
+        ]
+    );
+    let sides: Vec<Option<Side>> = detail.timeline.iter().map(|e| e.side).collect();
+    assert_eq!(sides[2], Some(Side::Counterparty));
+    assert_eq!(sides[3], Some(Side::Ours));
+    assert_eq!(detail.timeline[0].summary, "Session proposed");
+    assert!(
+        detail.timeline[4]
+            .summary
+            .starts_with("Counter-offer: 2,000"),
+        "{}",
+        detail.timeline[4].summary
+    );
+    assert_eq!(detail.timeline[5].summary, "Accepted");
+    assert_eq!(detail.decisions.len(), 1);
+    assert_eq!(detail.decisions[0].action, "approve");
+    let theirs: Vec<&str> = detail
+        .series
+        .counterparty
+        .iter()
+        .map(|p| p.total.as_str())
+        .collect();
+    assert_eq!(theirs, ["2100", "2000"]);
+
+    // What became of the offer: accepted, by the message the record shows.
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(!view.pending);
+
+    // The export: the transcript with its keys verifies with countersign-verify.
+    let export = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Json)
+        .await
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&std::fs::read(&export.path).unwrap()).unwrap();
+    let options = countersign_verify::Options {
+        now: OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let outcome = countersign_verify::verify_value("export", &doc["log"], &options);
+    assert_eq!(outcome.kind, "Concordia transcript");
+    assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
+    assert_eq!(doc["log"]["messages"].as_array().unwrap().len(), 6);
+    // ... and a copy with one price changed does not.
+    let mut forged = doc["log"].clone();
+    forged["messages"][4]["body"]["terms"]["price"]["value"] = json!(1500);
+    let outcome = countersign_verify::verify_value("forged", &forged, &options);
+    assert_eq!(outcome.status, "failed");
+    // The receipt the decision carried verifies against the exported offer.
+    let sent: Value =
+        serde_json::from_str(doc["decisions"][0]["request_body"].as_str().unwrap()).unwrap();
+    let outcome = countersign_verify::verify_value(
+        "receipt",
+        &sent["receipt"],
+        &countersign_verify::Options {
+            offer: Some(doc["log"]["messages"][4].clone()),
+            ..options.clone()
+        },
+    );
+    assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
+    // The CSV: one row per offer.
+    let csv = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Csv)
+        .await
+        .unwrap();
+    let text = std::fs::read_to_string(&csv.path).unwrap();
+    assert_eq!(text.lines().count(), 1 + 3, "{text}");
 }

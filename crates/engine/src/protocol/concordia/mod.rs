@@ -88,6 +88,14 @@ impl Seam for Concordia {
         status == "active"
     }
 
+    fn stage(&self, status: &str) -> &'static str {
+        match status {
+            "proposed" | "active" => "open",
+            "agreed" => "accepted",
+            _ => "closed", // rejected, expired, dormant
+        }
+    }
+
     fn verify_since(
         &self,
         session_id: &str,
