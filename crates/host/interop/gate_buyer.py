@@ -244,6 +244,7 @@ def main() -> None:
     out["proven"] = proven
     out["state"] = session.state.value
     out["last_type"] = session.transcript[-1]["type"]
+    out["last_body"] = session.transcript[-1]["body"]
     out["gate"] = gate.session(session.session_id)
     out["mirrored"] = head["count"] == len(session.transcript)
     print(json.dumps({"result": out}), flush=True)

@@ -8,6 +8,7 @@ mod core;
 mod decided;
 mod disputes;
 mod gate;
+mod gate_sdk;
 mod notices;
 mod seam;
 mod settings;
