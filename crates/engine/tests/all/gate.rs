@@ -250,11 +250,26 @@ fn receipts_verify(status: &GateRequestStatus, offer: &Value, decision: &str) {
 async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_terms_diff() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
     let agent = gate_agent(&world).await;
     let (talk, i) = Talk::bargained("ses_inbox", 86400);
     mirror_and_ask(&agent, &talk, i, "req-inbox").await;
 
     let item = row(&engine, &talk).await;
+    // The person is told once, in the protocol's words.
+    engine.refresh().await.unwrap();
+    let notices = recorder.pending.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0].protocol, "concordia");
+    assert_eq!(
+        notices[0].title,
+        "Concordia counter-offer from Contoso waits for you"
+    );
+    assert_eq!(
+        (notices[0].total.as_str(), notices[0].currency.as_str()),
+        ("2000.00", "USD")
+    );
     assert_eq!(item.protocol, "concordia");
     assert_eq!(item.seq, i as u64 + 1);
     assert_eq!(item.event_hash, talk.hash(i));
@@ -934,4 +949,41 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         .unwrap();
     let text = std::fs::read_to_string(&csv.path).unwrap();
     assert_eq!(text.lines().count(), 1 + 3, "{text}");
+}
+
+#[tokio::test]
+async fn a_counter_at_a_confidential_value_is_held_and_nothing_reaches_the_agent() {
+    let world = World::start().await;
+    let policy = json!({
+        "max_rounds": 0, "concession_per_round": "0", "skus": {},
+        "approval": { "above_total": "100000", "approvers_required": 2 },
+        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
+        "secret_values": [{"label": "budget ceiling", "value": "1950"}]
+    });
+    world
+        .host()
+        .load_policy(&world.org, &policy.to_string())
+        .await
+        .unwrap();
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_held", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-held").await;
+    let item = row(&engine, &talk).await;
+    assert_eq!(
+        item.approvals_required, 1,
+        "2,000 USD is under the threshold"
+    );
+
+    let mut counter = request(&item, DecideAction::Counter);
+    counter.reason = Some("Meet us nearer our number.".into());
+    counter.counter = Some(json!({"price": {"value": 1950, "currency": "USD"}}));
+    let result = engine.decide(counter).await.unwrap();
+    assert_eq!(result.outcome, "held", "{}", result.detail);
+    let status = agent.request(&talk.session_id, "req-held").await.unwrap();
+    assert_eq!(status.status, RequestState::Pending);
+    assert!(status.receipts.is_empty() && status.counter_terms.is_none());
+    // Still pending in the console, saying why it is held.
+    let item = row(&engine, &talk).await;
+    assert!(item.held_reason.is_some(), "{item:?}");
 }
