@@ -265,6 +265,40 @@ impl World {
         }
     }
 
+    /// Every mirrored message of gate session `session` as the host stores
+    /// it (its JSON text as the agent sent it), in order.
+    pub async fn gate_message_bodies(&self, session: &str) -> Vec<String> {
+        match &self.serving {
+            Serving::InProcess { db, .. } => {
+                let conn = rusqlite::Connection::open(db).unwrap();
+                let mut stmt = conn
+                    .prepare("SELECT body FROM gate_messages WHERE session_id = ?1 ORDER BY seq")
+                    .unwrap();
+                let rows = stmt
+                    .query_map(rusqlite::params![session], |r| r.get::<_, String>(0))
+                    .unwrap();
+                rows.map(Result::unwrap).collect()
+            }
+            Serving::Deployment(d) => {
+                let (client, connection) =
+                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                tokio::spawn(connection);
+                client
+                    .query(
+                        "SELECT body FROM gate_messages WHERE session_id = $1 ORDER BY seq",
+                        &[&session],
+                    )
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect()
+            }
+        }
+    }
+
     /// The operator swaps the keys a gate session was mirrored with.
     pub async fn tamper_gate_session_keys(&self, session: &str, keys: &str) {
         match &self.serving {

@@ -167,6 +167,29 @@ async fn negotiate(world: &World, engine: &Engine, person: Person) -> Value {
         detail.timeline.last().map(|e| e.kind.as_str()),
         result["result"]["last_type"].as_str()
     );
+    // Each message stored here byte for byte as the SDK wrote it and the
+    // host keeps it (not re-serialized: the SDK's key order and numbers).
+    let host_copy = world
+        .gate_message_bodies(waiting["session_id"].as_str().unwrap())
+        .await;
+    let db = rusqlite::Connection::open(engine.data_dir().join(countersign_engine::DATABASE_FILE))
+        .unwrap();
+    let mut stmt = db
+        .prepare("SELECT body FROM events WHERE session_id = ?1 ORDER BY seq")
+        .unwrap();
+    let ours: Vec<String> = stmt
+        .query_map([&id], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ours.len(), host_copy.len());
+    assert_eq!(ours, host_copy);
+    let reserialized =
+        serde_json::to_string(&serde_json::from_str::<Value>(&ours[0]).unwrap()).unwrap();
+    assert_ne!(
+        ours[0], reserialized,
+        "the SDK's own text, not serde_json's"
+    );
     result["result"].clone()
 }
 

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::EngineError;
@@ -74,7 +75,12 @@ pub(crate) struct ConcordiaLog {
     pub counterparty: NamedParty,
     /// Party id → base64url Ed25519 key.
     pub keys: BTreeMap<String, String>,
-    /// The messages after `after`, as mirrored.
+    /// The messages after `after`, each one's JSON text byte for byte as
+    /// the host sent it (what the store keeps).
+    #[serde(rename = "messages")]
+    pub raw: Vec<Box<RawValue>>,
+    /// The same messages, parsed (what the protocol crate verifies).
+    #[serde(skip)]
     pub messages: Vec<Value>,
     /// The head the host holds.
     pub head: HeadClaim,
@@ -95,11 +101,18 @@ pub(crate) fn transcript_id(session: &str) -> &str {
 
 /// Reads a fetched log, refusing another protocol's or another session's.
 pub(crate) fn read(bytes: &[u8], session: &str) -> Result<ConcordiaLog, EngineError> {
-    let log: ConcordiaLog = serde_json::from_slice(bytes).map_err(|e| {
+    let not_a_transcript = |e: serde_json::Error| {
         EngineError::Protocol(format!(
             "the record of session {session} is not a Concordia transcript: {e}"
         ))
-    })?;
+    };
+    let mut log: ConcordiaLog = serde_json::from_slice(bytes).map_err(not_a_transcript)?;
+    log.messages = log
+        .raw
+        .iter()
+        .map(|m| serde_json::from_str(m.get()))
+        .collect::<Result<_, _>>()
+        .map_err(not_a_transcript)?;
     if log.protocol != PROTOCOL {
         return Err(EngineError::Protocol(format!(
             "the record of session {session} speaks {:?}, not {PROTOCOL}",

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use concordia::transcript::{Check, Failure, TranscriptReport};
 use concordia::{message_hash, verify_since as concordia_since, verify_transcript, Head, Keys};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::log::{read, ConcordiaLog};
@@ -120,8 +121,9 @@ fn dispute_of(failures: &[Failure]) -> Option<Dispute> {
     })
 }
 
-/// One verified message as stored: seq is its 1-based position.
-fn stored(index: u64, message: &Value) -> StoredEvent {
+/// One verified message as stored: seq is its 1-based position, the body
+/// its JSON text as the host sent it.
+fn stored(index: u64, message: &Value, as_sent: &str) -> StoredEvent {
     let text = |pointer: &str| {
         message
             .pointer(pointer)
@@ -135,7 +137,7 @@ fn stored(index: u64, message: &Value) -> StoredEvent {
         actor: text("/from/agent_id"),
         kind: text("/type"),
         at: text("/timestamp"),
-        body: serde_json::to_string(message).unwrap_or_default(),
+        body: as_sent.to_owned(),
         signature_state: "verified".to_owned(),
     }
 }
@@ -159,6 +161,7 @@ fn finish(
     pin: &Pin,
     from: u64,
     messages: &[Value],
+    texts: &[Box<RawValue>],
     keys: &BTreeMap<String, String>,
     added: bool,
 ) -> Checked {
@@ -172,8 +175,9 @@ fn finish(
     }
     let events: Vec<StoredEvent> = messages
         .iter()
+        .zip(texts)
         .enumerate()
-        .map(|(i, m)| stored(from + i as u64, m))
+        .map(|(i, (m, text))| stored(from + i as u64, m, text.get()))
         .collect();
     let last_amount = events
         .iter()
@@ -218,7 +222,15 @@ pub(crate) fn since(
     };
     let report = concordia_since(&head, &log.messages, &ring);
     check_claim(&log, &report)?;
-    Ok(finish(report, pin, pin.seq, &log.messages, &keys, added))
+    Ok(finish(
+        report,
+        pin,
+        pin.seq,
+        &log.messages,
+        &log.raw,
+        &keys,
+        added,
+    ))
 }
 
 /// Verifies a whole transcript from genesis and compares it, message by
@@ -276,6 +288,8 @@ pub(crate) fn whole(
             return Ok(Checked::disputed(pin, dispute));
         }
     }
-    let new = log.messages.get(pin.seq as usize..).unwrap_or(&[]).to_vec();
-    Ok(finish(report, pin, pin.seq, &new, &keys, added))
+    let from = pin.seq as usize;
+    let new = log.messages.get(from..).unwrap_or(&[]);
+    let texts = log.raw.get(from..).unwrap_or(&[]);
+    Ok(finish(report, pin, pin.seq, new, texts, &keys, added))
 }
