@@ -113,8 +113,9 @@ pub struct ConcordiaOffer {
 pub struct Term {
     /// The term id (`price`, `quantity`, `delivery`).
     pub id: String,
-    /// The value as text: a string as it is, a number exactly as written,
-    /// anything else as canonical JSON.
+    /// The value as text: a string as it is, a number as its exact decimal
+    /// value (the JSON number `2000.00` reads `2000`), anything else as
+    /// canonical JSON.
     pub value: String,
     /// When the value is money: the exact amount with its currency.
     pub amount: Option<Amount>,

@@ -1568,8 +1568,9 @@ export type Term = {
  */
 id: string, 
 /**
- * The value as text: a string as it is, a number exactly as written,
- * anything else as canonical JSON.
+ * The value as text: a string as it is, a number as its exact decimal
+ * value (the JSON number `2000.00` reads `2000`), anything else as
+ * canonical JSON.
  */
 value: string, 
 /**

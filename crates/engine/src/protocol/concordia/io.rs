@@ -1,7 +1,8 @@
-//! The Concordia IO half, written against docs/approver-api.md: the
-//! transcript after a pin (`GET …/sessions/concordia:<id>/log?after=N`, the
-//! answer's bytes kept as evidence) and a decision POSTed as its exact bytes.
-//! No host serves gate sessions yet; see the crate README for what is left.
+//! The Concordia IO half (docs/approver-api.md): the transcript after a pin
+//! (`GET …/sessions/concordia:<id>/log?after=N`, the answer's bytes kept as
+//! evidence) and a decision POSTed as its exact bytes (the seam's default
+//! `send_decision`). Tested against a real host in `tests/all/gate.rs` and,
+//! with the reference SDK as the agent, `tests/all/gate_sdk.rs`.
 
 use crate::edge::transport::{HostIo, SendError};
 use crate::error::EngineError;

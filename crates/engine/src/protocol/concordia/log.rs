@@ -41,7 +41,7 @@ pub(crate) struct HeadClaim {
 
 /// A gate agent's request for a decision, as the host records it.
 #[derive(Debug, Clone, Deserialize)]
-#[allow(dead_code)] // read when the poller gains the gate's wire (see the crate README)
+#[allow(dead_code)] // the inbox reads the summary's pending entries; the log's copy is parsed, not yet cross-checked
 pub(crate) struct RequestRecord {
     /// The agent's id for it.
     pub request_id: String,

@@ -12,7 +12,7 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, the diff, the view shape, counter terms, what the transcript shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the transcript export with its keys, the CSV of offers |
-//! | `io` | the transcript after a pin, sending a decision (written against the draft wire; no host serves it yet) |
+//! | `io` | the transcript after a pin, sending a decision (the approver API's gate sessions) |
 
 mod decision;
 mod io;
