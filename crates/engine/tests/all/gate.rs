@@ -987,3 +987,47 @@ async fn a_counter_at_a_confidential_value_is_held_and_nothing_reaches_the_agent
     let item = row(&engine, &talk).await;
     assert!(item.held_reason.is_some(), "{item:?}");
 }
+
+#[tokio::test]
+async fn a_request_superseded_by_a_later_message_is_refused_by_the_host_and_leaves_the_inbox() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (mut talk, i) = Talk::bargained("ses_superseded", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-superseded").await;
+    let item = row(&engine, &talk).await;
+
+    // Before anyone decides, the seller sends a new counter and the agent mirrors it.
+    let n = talk.messages.len();
+    talk.say(SELLER, "negotiate.counter", Talk::offer("1990", 86400));
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    let status = agent
+        .request(&talk.session_id, "req-superseded")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Superseded);
+
+    // The console has not polled since: the host refuses, nothing is recorded there.
+    let err = engine
+        .decide(request(&item, DecideAction::Approve))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "not_standing", "{err}");
+    let status = agent
+        .request(&talk.session_id, "req-superseded")
+        .await
+        .unwrap();
+    assert!(status.receipts.is_empty());
+    engine.refresh().await.unwrap();
+    assert!(engine.inbox().await.unwrap().is_empty());
+    // The new message is verified and stored.
+    let detail = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(detail.timeline.len(), n + 1);
+    assert_eq!(detail.row.verification, Verification::Verified);
+}
