@@ -214,14 +214,12 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    if !inbox::protocol_of(session)?
-        .seam()
-        .takes_decisions(&session.status)
-    {
+    let seam = inbox::protocol_of(session)?.seam();
+    if !seam.takes_decisions(&session.status) {
         return Err(DecideError::SessionClosed);
     }
     match request.action {
-        DecideAction::Approve if inbox::is_expired(&pending.expires_at, now) => {
+        action if seam.expiry_refuses(action) && inbox::is_expired(&pending.expires_at, now) => {
             Err(DecideError::Expired {
                 expires_at: readable_time(ctx, &pending.expires_at),
             })

@@ -22,8 +22,8 @@ use crate::edge::transport::{HostIo, SendError, Sent};
 use crate::error::{DecideError, EngineError};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
-    ApprovalGiven, Capabilities, Change, CounterCheck, DecideRequest, ProposalDetail, ProposalKind,
-    Side,
+    ApprovalGiven, Capabilities, Change, CounterCheck, DecideAction, DecideRequest, ProposalDetail,
+    ProposalKind, Side,
 };
 
 pub(crate) mod anp;
@@ -351,6 +351,13 @@ pub(crate) trait Seam: Send + Sync {
     /// decision (ANP/0.1: `open`; each protocol names its own word).
     fn takes_decisions(&self, status: &str) -> bool {
         status == "open"
+    }
+
+    /// True when the proposal's expiry refuses `action` too, not only an
+    /// approval (ANP/0.1: only an approval; a late decline still tells the
+    /// vendor).
+    fn expiry_refuses(&self, action: DecideAction) -> bool {
+        action == DecideAction::Approve
     }
 
     /// Where a session in the host's `status` stands, in the history

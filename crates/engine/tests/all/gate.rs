@@ -632,12 +632,22 @@ async fn an_expired_request_is_refused_locally_and_by_the_host() {
     let expires = approval_receipt::datetime::parse(&item.expires_at).unwrap();
     assert!(expires <= OffsetDateTime::now_utc() + time::Duration::seconds(4));
 
-    // Locally: the engine's clock past the expiry; nothing is sent.
+    // Locally: the engine's clock past the expiry; nothing is sent, for a
+    // decline or a counter either (the receipt would outlive the request).
     clock.set(expires + time::Duration::seconds(1));
     let err = engine
         .decide(request(&item, DecideAction::Approve))
         .await
         .unwrap_err();
+    assert_eq!(err.code(), "offer_expired", "{err}");
+    let mut decline = request(&item, DecideAction::Decline);
+    decline.reason = Some("Too late.".into());
+    let err = engine.decide(decline).await.unwrap_err();
+    assert_eq!(err.code(), "offer_expired", "{err}");
+    let mut counter = request(&item, DecideAction::Counter);
+    counter.reason = Some("Too late.".into());
+    counter.counter = Some(json!({"price": {"value": 1900, "currency": "USD"}}));
+    let err = engine.decide(counter).await.unwrap_err();
     assert_eq!(err.code(), "offer_expired", "{err}");
     assert!(engine
         .session_detail(&item.host_id, &item.session_id)

@@ -88,6 +88,12 @@ impl Seam for Concordia {
         status == "active"
     }
 
+    fn expiry_refuses(&self, _action: DecideAction) -> bool {
+        // The host takes no decision on a request past its time, and a
+        // receipt may not outlive the request it answers.
+        true
+    }
+
     fn stage(&self, status: &str) -> &'static str {
         match status {
             "proposed" | "active" => "open",
