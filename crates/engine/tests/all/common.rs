@@ -71,6 +71,13 @@ enum Serving {
     Deployment(Box<countersign_testkit::deployment::Deployment>),
 }
 
+/// A parameter of [`World::host_sql`].
+#[derive(Clone, Copy)]
+pub enum SqlArg<'a> {
+    Text(&'a str),
+    Int(i64),
+}
+
 pub struct World {
     pub dir: TempDir,
     serving: Serving,
@@ -163,26 +170,31 @@ impl World {
         }
     }
 
-    /// What the host's operator could do with database access: rewrite one
-    /// stored event's JSON text.
-    pub async fn tamper_event(&self, session: &str, seq: i64, edit: impl Fn(&str) -> String) {
+    /// Runs `sql` (parameters `$1`, `$2`, … bound to `args` in order) on the
+    /// host's database, SQLite or PostgreSQL: the first column of every row
+    /// it answers, as text (empty for a statement), and the rows it changed.
+    pub async fn host_sql(&self, sql: &str, args: &[SqlArg<'_>]) -> (Vec<String>, u64) {
         match &self.serving {
             Serving::InProcess { db, .. } => {
                 let conn = rusqlite::Connection::open(db).unwrap();
-                let body: String = conn
-                    .query_row(
-                        "SELECT body FROM events WHERE session_id = ?1 AND seq = ?2",
-                        rusqlite::params![session, seq],
-                        |r| r.get(0),
-                    )
-                    .unwrap();
-                let forged = edit(&body);
-                assert_ne!(forged, body);
-                conn.execute(
-                    "UPDATE events SET body = ?1 WHERE session_id = ?2 AND seq = ?3",
-                    rusqlite::params![forged, session, seq],
-                )
-                .unwrap();
+                let params: Vec<&dyn rusqlite::ToSql> = args
+                    .iter()
+                    .map(|a| match a {
+                        SqlArg::Text(t) => t as &dyn rusqlite::ToSql,
+                        SqlArg::Int(n) => n as &dyn rusqlite::ToSql,
+                    })
+                    .collect();
+                let mut stmt = conn.prepare(sql).unwrap();
+                if stmt.column_count() == 0 {
+                    let n = stmt.execute(params.as_slice()).unwrap();
+                    return (Vec::new(), n as u64);
+                }
+                let rows = stmt
+                    .query_map(params.as_slice(), |r| r.get::<_, String>(0))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                (rows, 0)
             }
             Serving::Deployment(d) => {
                 let (client, connection) =
@@ -190,144 +202,91 @@ impl World {
                         .await
                         .unwrap();
                 tokio::spawn(connection);
-                let row = client
-                    .query_one(
-                        "SELECT body FROM events WHERE session_id = $1 AND seq = $2",
-                        &[&session, &seq],
-                    )
-                    .await
-                    .unwrap();
-                let body: String = row.get(0);
-                let forged = edit(&body);
-                assert_ne!(forged, body);
-                client
-                    .execute(
-                        "UPDATE events SET body = $1 WHERE session_id = $2 AND seq = $3",
-                        &[&forged, &session, &seq],
-                    )
-                    .await
-                    .unwrap();
+                let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = args
+                    .iter()
+                    .map(|a| match a {
+                        SqlArg::Text(t) => t as &(dyn tokio_postgres::types::ToSql + Sync),
+                        SqlArg::Int(n) => n as &(dyn tokio_postgres::types::ToSql + Sync),
+                    })
+                    .collect();
+                if sql.trim_start().to_ascii_uppercase().starts_with("SELECT") {
+                    let rows = client.query(sql, &params).await.unwrap();
+                    (rows.iter().map(|r| r.get(0)).collect(), 0)
+                } else {
+                    (Vec::new(), client.execute(sql, &params).await.unwrap())
+                }
             }
         }
     }
 
     /// What the host's operator could do with database access: rewrite one
-    /// mirrored gate message's stored JSON text (`seq` 1-based; `session` the
-    /// transcript's own id).
+    /// stored JSON text, the `body` of the one row of `table` that `key`
+    /// names (a `WHERE` clause over `$1`, `$2`).
+    async fn tamper_body(
+        &self,
+        table: &str,
+        key: &str,
+        args: &[SqlArg<'_>],
+        edit: impl Fn(&str) -> String,
+    ) {
+        let (bodies, _) = self
+            .host_sql(&format!("SELECT body FROM {table} WHERE {key}"), args)
+            .await;
+        assert_eq!(bodies.len(), 1, "one row of {table} where {key}");
+        let forged = edit(&bodies[0]);
+        assert_ne!(forged, bodies[0]);
+        let mut with_body = vec![SqlArg::Text(&forged)];
+        with_body.extend_from_slice(args);
+        let shifted = key.replace("$2", "$3").replace("$1", "$2");
+        let (_, n) = self
+            .host_sql(
+                &format!("UPDATE {table} SET body = $1 WHERE {shifted}"),
+                &with_body,
+            )
+            .await;
+        assert_eq!(n, 1);
+    }
+
+    /// Rewrites one stored ANP event's JSON text.
+    pub async fn tamper_event(&self, session: &str, seq: i64, edit: impl Fn(&str) -> String) {
+        let args = [SqlArg::Text(session), SqlArg::Int(seq)];
+        self.tamper_body("events", "session_id = $1 AND seq = $2", &args, edit)
+            .await;
+    }
+
+    /// Rewrites one mirrored gate message's stored JSON text (`seq`
+    /// 1-based; `session` the transcript's own id).
     pub async fn tamper_gate_message(
         &self,
         session: &str,
         seq: i64,
         edit: impl Fn(&str) -> String,
     ) {
-        match &self.serving {
-            Serving::InProcess { db, .. } => {
-                let conn = rusqlite::Connection::open(db).unwrap();
-                let body: String = conn
-                    .query_row(
-                        "SELECT body FROM gate_messages WHERE session_id = ?1 AND seq = ?2",
-                        rusqlite::params![session, seq],
-                        |r| r.get(0),
-                    )
-                    .unwrap();
-                let forged = edit(&body);
-                assert_ne!(forged, body);
-                conn.execute(
-                    "UPDATE gate_messages SET body = ?1 WHERE session_id = ?2 AND seq = ?3",
-                    rusqlite::params![forged, session, seq],
-                )
-                .unwrap();
-            }
-            Serving::Deployment(d) => {
-                let (client, connection) =
-                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
-                        .await
-                        .unwrap();
-                tokio::spawn(connection);
-                let row = client
-                    .query_one(
-                        "SELECT body FROM gate_messages WHERE session_id = $1 AND seq = $2",
-                        &[&session, &seq],
-                    )
-                    .await
-                    .unwrap();
-                let body: String = row.get(0);
-                let forged = edit(&body);
-                assert_ne!(forged, body);
-                client
-                    .execute(
-                        "UPDATE gate_messages SET body = $1 WHERE session_id = $2 AND seq = $3",
-                        &[&forged, &session, &seq],
-                    )
-                    .await
-                    .unwrap();
-            }
-        }
+        let args = [SqlArg::Text(session), SqlArg::Int(seq)];
+        self.tamper_body("gate_messages", "session_id = $1 AND seq = $2", &args, edit)
+            .await;
     }
 
     /// Every mirrored message of gate session `session` as the host stores
     /// it (its JSON text as the agent sent it), in order.
     pub async fn gate_message_bodies(&self, session: &str) -> Vec<String> {
-        match &self.serving {
-            Serving::InProcess { db, .. } => {
-                let conn = rusqlite::Connection::open(db).unwrap();
-                let mut stmt = conn
-                    .prepare("SELECT body FROM gate_messages WHERE session_id = ?1 ORDER BY seq")
-                    .unwrap();
-                let rows = stmt
-                    .query_map(rusqlite::params![session], |r| r.get::<_, String>(0))
-                    .unwrap();
-                rows.map(Result::unwrap).collect()
-            }
-            Serving::Deployment(d) => {
-                let (client, connection) =
-                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
-                        .await
-                        .unwrap();
-                tokio::spawn(connection);
-                client
-                    .query(
-                        "SELECT body FROM gate_messages WHERE session_id = $1 ORDER BY seq",
-                        &[&session],
-                    )
-                    .await
-                    .unwrap()
-                    .iter()
-                    .map(|r| r.get(0))
-                    .collect()
-            }
-        }
+        self.host_sql(
+            "SELECT body FROM gate_messages WHERE session_id = $1 ORDER BY seq",
+            &[SqlArg::Text(session)],
+        )
+        .await
+        .0
     }
 
     /// The operator swaps the keys a gate session was mirrored with.
     pub async fn tamper_gate_session_keys(&self, session: &str, keys: &str) {
-        match &self.serving {
-            Serving::InProcess { db, .. } => {
-                let conn = rusqlite::Connection::open(db).unwrap();
-                let n = conn
-                    .execute(
-                        "UPDATE gate_sessions SET keys = ?1 WHERE session_id = ?2",
-                        rusqlite::params![keys, session],
-                    )
-                    .unwrap();
-                assert_eq!(n, 1);
-            }
-            Serving::Deployment(d) => {
-                let (client, connection) =
-                    tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
-                        .await
-                        .unwrap();
-                tokio::spawn(connection);
-                let n = client
-                    .execute(
-                        "UPDATE gate_sessions SET keys = $1 WHERE session_id = $2",
-                        &[&keys, &session],
-                    )
-                    .await
-                    .unwrap();
-                assert_eq!(n, 1);
-            }
-        }
+        let (_, n) = self
+            .host_sql(
+                "UPDATE gate_sessions SET keys = $1 WHERE session_id = $2",
+                &[SqlArg::Text(keys), SqlArg::Text(session)],
+            )
+            .await;
+        assert_eq!(n, 1);
     }
 
     /// The host's copy of session `session` has event `seq`'s unit price
