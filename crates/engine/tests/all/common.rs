@@ -303,6 +303,22 @@ impl World {
         .await;
     }
 
+    /// Loads an org policy that needs `approvers` distinct approvers above
+    /// `above_total` and keeps `secret_values` (`[{label, value}]`) out of
+    /// everything sent outward.
+    pub async fn load_policy(&self, above_total: &str, approvers: u32, secret_values: Value) {
+        let policy = json!({
+            "max_rounds": 0, "concession_per_round": "0", "skus": {},
+            "approval": { "above_total": above_total, "approvers_required": approvers },
+            "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
+            "secret_values": secret_values
+        });
+        self.host()
+            .load_policy(&self.org, &policy.to_string())
+            .await
+            .unwrap();
+    }
+
     pub async fn code(&self, email: &str) -> String {
         self.host()
             .enroll_code(&self.org, "Test Approver", email)

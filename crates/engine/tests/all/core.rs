@@ -368,17 +368,7 @@ async fn an_expired_offer_is_refused_locally_and_nothing_is_sent() {
 #[tokio::test]
 async fn two_approvers_are_needed_above_the_threshold() {
     let world = World::start().await;
-    let policy = json!({
-        "max_rounds": 0, "concession_per_round": "0", "skus": {},
-        "approval": { "above_total": "100000", "approvers_required": 2 },
-        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
-        "secret_values": []
-    });
-    world
-        .host()
-        .load_policy(&world.org, &policy.to_string())
-        .await
-        .unwrap();
+    world.load_policy("100000", 2, json!([])).await;
     let (_a, first) = world.engine("ada@fabrikam.example").await;
     let (_b, second) = world.engine("grace@fabrikam.example").await;
     let (agent, session) = world.vendor("Northwind").await;

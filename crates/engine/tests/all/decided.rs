@@ -186,17 +186,7 @@ async fn a_replaced_offer_says_which_newer_one_replaced_it() {
 #[tokio::test]
 async fn an_approval_waiting_for_another_approver_is_shown_as_such() {
     let world = World::start().await;
-    let policy = json!({
-        "max_rounds": 0, "concession_per_round": "0", "skus": {},
-        "approval": { "above_total": "100000", "approvers_required": 2 },
-        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
-        "secret_values": []
-    });
-    world
-        .host()
-        .load_policy(&world.org, &policy.to_string())
-        .await
-        .unwrap();
+    world.load_policy("100000", 2, json!([])).await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let (agent, session) = world.vendor("Northwind").await;
     submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;

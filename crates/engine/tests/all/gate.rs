@@ -477,17 +477,7 @@ async fn a_counter_is_checked_by_concordia_then_reaches_the_agent_as_terms() {
 #[tokio::test]
 async fn above_the_policy_threshold_two_consoles_each_approve_once() {
     let world = World::start().await;
-    let policy = json!({
-        "max_rounds": 0, "concession_per_round": "0", "skus": {},
-        "approval": { "above_total": "1000", "approvers_required": 2 },
-        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
-        "secret_values": []
-    });
-    world
-        .host()
-        .load_policy(&world.org, &policy.to_string())
-        .await
-        .unwrap();
+    world.load_policy("1000", 2, json!([])).await;
     let (_a, first) = world.engine("ada@fabrikam.example").await;
     let (_b, second) = world.engine("grace@fabrikam.example").await;
     let agent = gate_agent(&world).await;
@@ -964,17 +954,13 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
 #[tokio::test]
 async fn a_counter_at_a_confidential_value_is_held_and_nothing_reaches_the_agent() {
     let world = World::start().await;
-    let policy = json!({
-        "max_rounds": 0, "concession_per_round": "0", "skus": {},
-        "approval": { "above_total": "100000", "approvers_required": 2 },
-        "may_discuss": ["pricing"], "may_disclose": [], "will_not_disclose": [],
-        "secret_values": [{"label": "budget ceiling", "value": "1950"}]
-    });
     world
-        .host()
-        .load_policy(&world.org, &policy.to_string())
-        .await
-        .unwrap();
+        .load_policy(
+            "100000",
+            2,
+            json!([{"label": "budget ceiling", "value": "1950"}]),
+        )
+        .await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
     let agent = gate_agent(&world).await;
     let (talk, i) = Talk::bargained("ses_held", 86400);
