@@ -359,7 +359,14 @@ async fn a_retry_with_the_same_ids_changes_nothing() {
     let t = start(roomy_limits()).await;
     let agent = t.gate_agent(ORG, None).await;
     let ann = t.enroll(ORG, "Ann", "ann@fabrikam.example").await;
-    let talk = asked(&t, &agent, "ses_retry", "90000").await;
+    let mut talk = Talk::opened("ses_retry");
+    talk.say(SELLER, "negotiate.offer", Talk::offer("90000", 3600));
+    t.mirror(&agent, &talk).await;
+    // Kept, so the agent's retry below sends the same body (its expiry
+    // computed again could fall in the next second).
+    let asking = request_body(&talk, "r1", 2, None, 1800);
+    let (s, v) = t.ask_body(&agent, &talk, &asking).await;
+    assert_eq!(s, 201, "{v}");
     let c = client(&t, &ann);
     let (pending, message) = input_of(&c, "ses_retry").await;
     let input = GateDecisionInput {
@@ -388,7 +395,7 @@ async fn a_retry_with_the_same_ids_changes_nothing() {
         "{v}"
     );
     // The agent's request id repeated: the same request, nothing new.
-    let (s, v) = t.ask(&agent, &talk, "r1", 2, None, 1800).await;
+    let (s, v) = t.ask_body(&agent, &talk, &asking).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["status"], "approved");
     assert_eq!(t.gate_counts().await, counts);
