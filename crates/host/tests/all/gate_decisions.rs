@@ -362,15 +362,10 @@ async fn a_retry_with_the_same_ids_changes_nothing() {
     let mut talk = Talk::opened("ses_retry");
     talk.say(SELLER, "negotiate.offer", Talk::offer("90000", 3600));
     t.mirror(&agent, &talk).await;
-    let ask_body = json!({
-        "request_id": "r1", "message_hash": talk.hash(2), "action": "accept",
-        "expires_at": approval_receipt::datetime::format_utc(
-            OffsetDateTime::now_utc() + time::Duration::seconds(1800)
-        ),
-    });
-    let (s, v) = t
-        .gate(&agent, "POST", "/sessions/ses_retry/requests", &ask_body)
-        .await;
+    // Kept, so the agent's retry below sends the same body (its expiry
+    // computed again could fall in the next second).
+    let asking = request_body(&talk, "r1", 2, None, 1800);
+    let (s, v) = t.ask_body(&agent, &talk, &asking).await;
     assert_eq!(s, 201, "{v}");
     let c = client(&t, &ann);
     let (pending, message) = input_of(&c, "ses_retry").await;
@@ -399,12 +394,8 @@ async fn a_retry_with_the_same_ids_changes_nothing() {
         (409, Some("decision_conflict")),
         "{v}"
     );
-    // The agent's request id repeated: the same request, nothing new. The
-    // very same body (its expiry as first asked: recomputing "in 30 min"
-    // could cross a second and be another request).
-    let (s, v) = t
-        .gate(&agent, "POST", "/sessions/ses_retry/requests", &ask_body)
-        .await;
+    // The agent's request id repeated: the same request, nothing new.
+    let (s, v) = t.ask_body(&agent, &talk, &asking).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["status"], "approved");
     assert_eq!(t.gate_counts().await, counts);

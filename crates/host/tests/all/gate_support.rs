@@ -218,20 +218,17 @@ impl TestHost {
         amount: Option<&str>,
         expires_in_secs: i64,
     ) -> (u16, Value) {
-        let mut body = json!({
-            "request_id": request_id,
-            "message_hash": talk.hash(index),
-            "action": "accept",
-            "expires_at": now_text(expires_in_secs),
-        });
-        if let Some(a) = amount {
-            body["amount"] = json!(a);
-        }
+        let body = request_body(talk, request_id, index, amount, expires_in_secs);
+        self.ask_body(agent, talk, &body).await
+    }
+
+    /// Sends a request body as it is (a retry sends the same bytes again).
+    pub async fn ask_body(&self, agent: &Party, talk: &Talk, body: &Value) -> (u16, Value) {
         self.gate(
             agent,
             "POST",
             &format!("/sessions/{}/requests", talk.session_id),
-            &body,
+            body,
         )
         .await
     }
@@ -271,4 +268,25 @@ impl TestHost {
             self.count("gate_decisions").await,
         ]
     }
+}
+
+/// A request for a decision on message `index`, expiring `expires_in_secs`
+/// from now.
+pub fn request_body(
+    talk: &Talk,
+    request_id: &str,
+    index: usize,
+    amount: Option<&str>,
+    expires_in_secs: i64,
+) -> Value {
+    let mut body = json!({
+        "request_id": request_id,
+        "message_hash": talk.hash(index),
+        "action": "accept",
+        "expires_at": now_text(expires_in_secs),
+    });
+    if let Some(a) = amount {
+        body["amount"] = json!(a);
+    }
+    body
 }
