@@ -94,16 +94,5 @@ pub fn display(path: &Path) -> String {
     }
 }
 
-/// Counterparty text made safe for a terminal: control characters (escape
-/// sequences could repaint the screen or fake output) are shown as `\u{..}`.
-pub fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+/// Counterparty text made safe for a terminal (the one rule, in `humanize`).
+pub use humanize::terminal_safe;

@@ -22,10 +22,12 @@
 
 mod locale;
 mod number;
+mod terminal;
 mod time;
 
 pub use jiff::tz::TimeZone;
 pub use jiff::Timestamp;
+pub use terminal::terminal_safe;
 
 use locale::LocaleData;
 

@@ -90,15 +90,6 @@ impl Outcome {
     }
 }
 
-/// Escapes control and bidirectional-override characters.
-pub fn safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+/// Escapes control and bidirectional-override characters (the one rule, in
+/// `humanize`).
+pub use humanize::terminal_safe as safe;
