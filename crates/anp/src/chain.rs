@@ -87,6 +87,27 @@ pub struct VerifyReport {
     pub events_checked: u64,
 }
 
+impl VerifyReport {
+    /// The verdict when a log contradicts the pinned head: nothing checked,
+    /// the pin kept, the rewrite named (`found`: what the log holds at the
+    /// pinned seq, if anything). Verifiers and clients that compare a host's
+    /// answer with a pin all say it this way.
+    pub fn rewritten(pin: &ChainHead, found: Option<String>, detail: String) -> VerifyReport {
+        VerifyReport {
+            ok: false,
+            failing: Vec::new(),
+            unproven: Vec::new(),
+            rewrite: Some(Rewrite {
+                pinned: pin.clone(),
+                found,
+                detail,
+            }),
+            head: pin.clone(),
+            events_checked: 0,
+        }
+    }
+}
+
 /// The public keys signatures may verify against, by fingerprint.
 #[derive(Debug, Clone, Default)]
 pub struct KeyRing {
@@ -180,7 +201,7 @@ pub(crate) fn after_pin<'a>(
     let found = (index < len).then(|| at(index));
     match found {
         Some((seq, hash)) if seq == pin.seq && hash == pin.event_hash => Ok(index + 1),
-        Some((_, hash)) => Err(Box::new(rewrite_report(
+        Some((_, hash)) => Err(Box::new(VerifyReport::rewritten(
             pin,
             Some(hash.to_owned()),
             format!(
@@ -188,7 +209,7 @@ pub(crate) fn after_pin<'a>(
                 pin.seq, pin.seq, pin.event_hash
             ),
         ))),
-        None => Err(Box::new(rewrite_report(
+        None => Err(Box::new(VerifyReport::rewritten(
             pin,
             None,
             format!(
@@ -196,21 +217,6 @@ pub(crate) fn after_pin<'a>(
                 pin.seq
             ),
         ))),
-    }
-}
-
-fn rewrite_report(pin: &ChainHead, found: Option<String>, detail: String) -> VerifyReport {
-    VerifyReport {
-        ok: false,
-        failing: Vec::new(),
-        unproven: Vec::new(),
-        rewrite: Some(Rewrite {
-            pinned: pin.clone(),
-            found,
-            detail,
-        }),
-        head: pin.clone(),
-        events_checked: 0,
     }
 }
 

@@ -11,7 +11,7 @@ use anp::api::{
 use anp::canonical::canonical_hash;
 use anp::keys::{self, SigningKey};
 use anp::payload::{parse_payload, Envelope};
-use anp::{signed, ChainHead, EventKind, LogDocument};
+use anp::{signed, ChainHead, EventKind, LogDocument, VerifyReport};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use time::OffsetDateTime;
@@ -19,7 +19,7 @@ use tokio::sync::RwLock;
 
 use crate::error::ClientError;
 use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
-use crate::trust::{rewritten, verify_against_pin, KeySource, TrustedKeys};
+use crate::trust::{verify_against_pin, KeySource, TrustedKeys};
 use crate::{approver, Result};
 
 /// A registered vendor agent talking to one host. Cheap to share behind an
@@ -246,7 +246,7 @@ impl AgentClient {
             let contradicts = info.event_count < pin.seq
                 || (info.event_count == pin.seq && info.chain_head != pin.event_hash);
             if contradicts {
-                return Err(ClientError::ChainBroken(Box::new(rewritten(
+                return Err(ClientError::ChainBroken(Box::new(VerifyReport::rewritten(
                     &pin,
                     Some(info.chain_head.clone()),
                     format!(
@@ -337,7 +337,7 @@ impl AgentClient {
         if report.head.seq == doc.session.event_count
             && report.head.event_hash != doc.session.chain_head
         {
-            return Err(ClientError::ChainBroken(Box::new(rewritten(
+            return Err(ClientError::ChainBroken(Box::new(VerifyReport::rewritten(
                 &report.head,
                 Some(doc.session.chain_head.clone()),
                 format!(

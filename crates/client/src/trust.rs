@@ -13,7 +13,6 @@
 use std::collections::HashSet;
 
 use anp::api::{self, DiscoveredKey, WellKnown};
-use anp::chain::Rewrite;
 use anp::keys::{self, VerifyingKey};
 use anp::payload::AcceptPayload;
 use anp::{
@@ -348,7 +347,7 @@ pub(crate) fn verify_against_pin(
         Some(at_pin) if at_pin.seq == pin.seq && at_pin.event_hash == pin.event_hash => {
             verify_extension(session_id, pin, &events[index + 1..], ring)
         }
-        found => rewritten(
+        found => VerifyReport::rewritten(
             pin,
             found.map(|e| e.event_hash.clone()),
             format!(
@@ -358,22 +357,6 @@ pub(crate) fn verify_against_pin(
                 found.map_or("nothing".to_owned(), |e| e.event_hash.clone())
             ),
         ),
-    }
-}
-
-/// A report saying the host's answer contradicts the pinned head.
-pub(crate) fn rewritten(pin: &ChainHead, found: Option<String>, detail: String) -> VerifyReport {
-    VerifyReport {
-        ok: false,
-        failing: Vec::new(),
-        unproven: Vec::new(),
-        rewrite: Some(Rewrite {
-            pinned: pin.clone(),
-            found,
-            detail,
-        }),
-        head: pin.clone(),
-        events_checked: 0,
     }
 }
 
