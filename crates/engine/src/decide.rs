@@ -10,7 +10,7 @@ use crate::edge::codes;
 use crate::edge::transport::SendError;
 use crate::error::{DecideError, EngineError};
 use crate::inbox;
-use crate::protocol::{DecisionInput, PendingProposal};
+use crate::protocol::{DecisionInput, Lifecycle, PendingProposal};
 use crate::store::{AppendedRef, DecisionRecord, SessionRecord, Store};
 use crate::views::{ChangeScope, DecideAction, DecideRequest, DecisionResult, Verification};
 
@@ -214,7 +214,11 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    if session.status != "open" {
+    if inbox::protocol_of(session)?
+        .seam()
+        .lifecycle(&session.status)
+        != Lifecycle::Open
+    {
         return Err(DecideError::SessionClosed);
     }
     match request.action {

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::error::EngineError;
 use crate::inbox::{protocol_of, verification_view};
+use crate::protocol::Lifecycle;
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
@@ -87,13 +88,14 @@ pub(crate) fn sessions(
                 continue;
             }
         }
+        let lifecycle = protocol_of(&s)?.seam().lifecycle(&s.status);
         let keep = match filter.state {
             None => true,
             Some(StateFilter::Disputed) => r.verification == Verification::Disputed,
             Some(StateFilter::Pending) => r.pending > 0,
-            Some(StateFilter::Open) => r.status == "open",
-            Some(StateFilter::Closed) => r.status == "closed",
-            Some(StateFilter::Accepted) => r.status == "accepted",
+            Some(StateFilter::Open) => lifecycle == Lifecycle::Open,
+            Some(StateFilter::Closed) => lifecycle == Lifecycle::Closed,
+            Some(StateFilter::Accepted) => lifecycle == Lifecycle::Agreed,
         };
         if !keep {
             continue;

@@ -32,6 +32,29 @@ pub(crate) mod concordia;
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Where a session stands, whatever its protocol calls the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// Still negotiating: decisions can be made.
+    Open,
+    /// Agreed (accepted).
+    Agreed,
+    /// Over without an agreement (closed, rejected, expired, withdrawn).
+    Closed,
+}
+
+/// What a protocol's sandbox demo is handed: the embedded host as its
+/// agents reach it (its URL) and as its admin does (the `Host` itself), and
+/// where the demo keeps its keys and state across restarts.
+pub(crate) struct DemoHost {
+    /// The embedded host's base URL on loopback.
+    pub url: String,
+    /// The embedded host, for admin steps (enrollment codes).
+    pub host: countersign_host::Host,
+    /// The sandbox's directory in the data directory.
+    pub dir: std::path::PathBuf,
+}
+
 /// The protocols this engine reads, parsed once from a row's `protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Protocol {
@@ -422,6 +445,17 @@ pub(crate) trait Seam: Send + Sync {
     /// counter-offer from"); the counterparty's name follows.
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str;
 
+    /// Where a session whose host status is `status` stands in its life:
+    /// still negotiating, agreed, or over. Each protocol names its states
+    /// its own way (ANP `open` / `accepted`; Concordia `active` / `agreed`).
+    fn lifecycle(&self, status: &str) -> Lifecycle {
+        match status {
+            "open" => Lifecycle::Open,
+            "accepted" => Lifecycle::Agreed,
+            _ => Lifecycle::Closed,
+        }
+    }
+
     /// One stored entry of `session` as a timeline row.
     fn timeline(
         &self,
@@ -453,14 +487,12 @@ pub(crate) trait Seam: Send + Sync {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>>;
 
-    /// Runs this protocol's scripted counterparties against the sandbox
-    /// host at `url` (their keys and state in `dir`), for as long as the
-    /// sandbox runs; returns at once for a protocol with none.
-    fn run_demo<'a>(
-        &'a self,
-        url: &'a str,
-        dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>>;
+    /// Runs this protocol's scripted parties against the sandbox host (its
+    /// URL, the embedded host for what only its admin may do, such as
+    /// issuing a gate agent's enrollment code, and the directory for their
+    /// keys and state), for as long as the sandbox runs; returns at once for
+    /// a protocol with none.
+    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>>;
 
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
     /// headers before it leaves, so they are stored first. Every protocol

@@ -8,5 +8,6 @@ mod core;
 mod decided;
 mod disputes;
 mod notices;
+mod sandbox_concordia;
 mod seam;
 mod settings;
