@@ -61,8 +61,8 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     engine.start().await.unwrap();
 
     // The host side: the demo's buying agent enrolled at the gate, its
-    // session mirrored (open, accept_session, the seller's offer) and a
-    // decision asked for.
+    // session mirrored (its open and offer, the seller's accept_session and
+    // counter-offer) and a decision asked for.
     let mut state = None;
     for _ in 0..80 {
         state = demo_state(data.path()).filter(|s| s["requests"] == 1);
@@ -79,7 +79,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         (view.protocol.as_str(), view.state.as_str()),
         ("concordia", "active")
     );
-    assert_eq!(view.head.count, 3);
+    assert_eq!(view.head.count, 4);
     let asked = agent.request(&session_id, "req-1").await.unwrap();
     assert_eq!(asked.status.as_str(), "pending");
     assert_eq!(asked.amount, "48000 USD");
@@ -88,7 +88,9 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     let first = concordia_pending(&engine, None)
         .await
         .expect("the sandbox's Concordia offer reaches the inbox");
-    assert_eq!(first.kind, "negotiate.offer");
+    assert_eq!(first.kind, "negotiate.counter");
+    // It answers the agent's own opening offer: the terms diff at once.
+    assert_eq!(first.previous_amount.as_ref().unwrap().value, "40000");
     assert_eq!(
         first.counterparty.organization.as_deref(),
         Some("Contoso Industrial")
@@ -127,7 +129,8 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         .expect("the seller answered the decline with a new offer");
     assert_eq!(key(&second), key(&first));
     assert_eq!(amount(&second), "45000".parse().unwrap());
-    assert_eq!(second.previous_amount.as_ref().unwrap().value, "48000");
+    // Still answering the agent's offer (the agent's signal is no offer).
+    assert_eq!(second.previous_amount.as_ref().unwrap().value, "40000");
     assert_eq!(
         agent
             .request(&session_id, "req-1")
@@ -217,6 +220,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
             "negotiate.open",
             "negotiate.accept_session",
             "negotiate.offer",
+            "negotiate.counter",
             "negotiate.signal",
             "negotiate.offer",
             "negotiate.counter",

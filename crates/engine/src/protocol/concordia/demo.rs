@@ -4,7 +4,10 @@
 //! host's gate with a one-time code the way an admin enrolls one. They
 //! write a real signed, hash-chained transcript; the buying agent mirrors
 //! every message to the gate and, before it accepts the seller's standing
-//! offer, asks for a person's decision there. It verifies the receipts the
+//! offer, asks for a person's decision there. The agent opens with an
+//! offer of its own (proposing needs no person); the seller's counter-offer
+//! is the first question, so the person sees the terms diff at once. It
+//! verifies the receipts the
 //! decision carries (`countersign_client::check_decision`) before acting:
 //!
 //! - approved: it accepts (`negotiate.accept`), and the session is AGREED;
@@ -48,6 +51,8 @@ pub(crate) const SELLER_ORG: &str = "Contoso Industrial";
 const BUYER_NAME: &str = "Fabrikam Procurement Agent";
 /// The seller's first price, in USD.
 pub(crate) const FIRST_PRICE: i64 = 48_000;
+/// The buying agent's opening offer, in USD.
+pub(crate) const OPENING_BID: i64 = 40_000;
 /// The seller never goes below this.
 pub(crate) const FLOOR: i64 = 42_000;
 /// The seller gives up after this many offers of its own.
@@ -152,7 +157,12 @@ impl Talk<'_> {
         price: i64,
         reasoning: &str,
     ) -> Result<(), EngineError> {
-        self.say(SELLER, kind, offer_body(price), Some(reasoning))
+        self.say(
+            SELLER,
+            kind,
+            offer_body(price, "2027-01-15", "Net 30", 24),
+            Some(reasoning),
+        )
     }
 
     /// The seller's offers so far, newest last.
@@ -166,16 +176,16 @@ impl Talk<'_> {
     }
 }
 
-fn offer_body(price: i64) -> Value {
+fn offer_body(price: i64, delivery: &str, payment: &str, warranty_months: u32) -> Value {
     json!({
         "offer_id": format!("off_{}", uuid::Uuid::new_v4().simple()),
         "terms": {
             "item": {"value": "Industrial vibration sensors, model VX-200"},
             "quantity": {"value": 2000, "unit": "units"},
             "price": {"value": price, "currency": "USD"},
-            "delivery": {"value": "2027-01-15", "type": "date"},
-            "payment_terms": {"value": "Net 30"},
-            "warranty_months": {"value": 24},
+            "delivery": {"value": delivery, "type": "date"},
+            "payment_terms": {"value": payment},
+            "warranty_months": {"value": warranty_months},
         },
         "complete": true,
         "valid_until": now_text(OFFER_SECS),
@@ -191,27 +201,33 @@ fn whole(price: Decimal) -> i64 {
     price.round().try_into().unwrap_or(i64::MAX)
 }
 
-/// Opens the session: the seller proposes it, the buying agent joins, the
-/// seller makes its first offer.
+/// Opens the session: the buying agent proposes it and makes the first
+/// offer (proposing needs no person; accepting does), the seller joins and
+/// answers with a counter-offer on every term, the first question asked.
 fn open(talk: &mut Talk<'_>) -> Result<(), EngineError> {
     talk.say(
-        SELLER,
+        BUYER,
         "negotiate.open",
         json!({
             "terms": {
                 "item": {"value": "Industrial vibration sensors, model VX-200"},
                 "quantity": {"value": 2000, "unit": "units"},
-                "price": {"value": FIRST_PRICE, "currency": "USD"},
             },
             "timing": {"session_ttl": 30 * 24 * 3600, "offer_ttl": OFFER_SECS, "max_rounds": 20},
         }),
-        Some("Fabrikam asked for a quote on 2,000 VX-200 sensors."),
+        Some("Fabrikam needs 2,000 VX-200 sensors for the new plant."),
     )?;
-    talk.say(BUYER, "negotiate.accept_session", json!({}), None)?;
-    talk.seller_offers(
+    talk.say(SELLER, "negotiate.accept_session", json!({}), None)?;
+    talk.say(
+        BUYER,
         "negotiate.offer",
+        offer_body(OPENING_BID, "2027-01-31", "Net 45", 36),
+        Some("Our target for this volume, in line with last year's order."),
+    )?;
+    talk.seller_offers(
+        "negotiate.counter",
         FIRST_PRICE,
-        "List price for the 2,000-unit volume tier, delivery by 15 January, two-year warranty.",
+        "List price for the 2,000-unit volume tier; we can deliver two weeks earlier, on Net 30 with our standard two-year warranty.",
     )
 }
 
@@ -562,7 +578,7 @@ mod tests {
     }
 
     #[test]
-    fn the_opening_is_a_transcript_crates_concordia_verifies_with_the_sellers_offer_standing() {
+    fn the_opening_is_a_transcript_crates_concordia_verifies_with_the_sellers_counter_standing() {
         let mut state = talk_state();
         with_talk(&mut state, open).unwrap();
         let mut ring = concordia::transcript::Keys::new();
@@ -586,11 +602,18 @@ mod tests {
             [
                 "negotiate.open",
                 "negotiate.accept_session",
-                "negotiate.offer"
+                "negotiate.offer",
+                "negotiate.counter"
             ]
         );
+        assert_eq!(state.messages[2]["from"]["agent_id"], BUYER);
         assert_eq!(
             price_in(&state.messages[2]["body"]["terms"]),
+            Some(Decimal::from(OPENING_BID))
+        );
+        assert_eq!(state.messages[3]["from"]["agent_id"], SELLER);
+        assert_eq!(
+            price_in(&state.messages[3]["body"]["terms"]),
             Some(Decimal::from(FIRST_PRICE))
         );
         // The stored keys round-trip.
@@ -603,7 +626,7 @@ mod tests {
     fn a_decision_whose_receipts_do_not_verify_is_not_acted_on() {
         let mut state = talk_state();
         with_talk(&mut state, open).unwrap();
-        let awaited = state.messages[2].clone();
+        let awaited = state.messages[3].clone();
         for decided in [
             RequestState::Approved,
             RequestState::Denied,
@@ -612,7 +635,7 @@ mod tests {
             // The host says so, but carries no receipt: nothing is sent.
             let err = with_talk(&mut state, |t| react(t, &status(decided), &awaited)).unwrap_err();
             assert!(err.to_string().contains("receipt"), "{err}");
-            assert_eq!(state.messages.len(), 3, "{decided:?}");
+            assert_eq!(state.messages.len(), 4, "{decided:?}");
         }
     }
 
