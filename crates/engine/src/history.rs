@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::error::EngineError;
 use crate::inbox::{protocol_of, verification_view};
-use crate::protocol::Lifecycle;
+use crate::protocol::{ExportParts, Lifecycle};
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
@@ -212,12 +212,14 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
             })
         })
         .collect();
-    Ok(json!({
-        "log": doc,
-        "approver": host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id})),
-        "decisions": decisions,
-        "verification": verification_view(s),
-    }))
+    let parts = ExportParts {
+        approver: json!(
+            host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id}))
+        ),
+        decisions,
+        verification: json!(verification_view(s)),
+    };
+    Ok(protocol_of(s)?.seam().export_document(doc, parts))
 }
 
 fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {

@@ -32,6 +32,16 @@ pub(crate) mod concordia;
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What a session's JSON export carries beside its record.
+pub(crate) struct ExportParts {
+    /// Who this console signs as on the session's host (or null).
+    pub approver: Value,
+    /// Each decision sent, with its exact body (`request_body`, text).
+    pub decisions: Vec<Value>,
+    /// The session's verification as the console reads it.
+    pub verification: Value,
+}
+
 /// Where a session stands, whatever its protocol calls the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lifecycle {
@@ -472,6 +482,18 @@ pub(crate) trait Seam: Send + Sync {
         session: &SessionRecord,
         events: &[StoredEvent],
     ) -> Value;
+
+    /// The session's JSON export around its verifiable `record`: the
+    /// decisions this console sent (each body as sent), the approver and
+    /// the verification. By default the record sits under `log` beside them.
+    fn export_document(&self, record: Value, export: ExportParts) -> Value {
+        serde_json::json!({
+            "log": record,
+            "approver": export.approver,
+            "decisions": export.decisions,
+            "verification": export.verification,
+        })
+    }
 
     /// The session's proposals as CSV (a header line, then one row each).
     fn export_csv(&self, events: &[StoredEvent]) -> String;

@@ -234,5 +234,114 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         .unwrap()
         .iter()
         .any(|i| i.protocol == "concordia"));
+
+    // The export: the transcript with its keys and this console's receipts,
+    // which countersign-verify checks as it is (links, signatures, the state
+    // machine, each receipt against the message it approves).
+    let exported = engine
+        .export_session(&first.host_id, &first.session_id, ExportFormat::Json)
+        .await
+        .unwrap();
+    let bytes = std::fs::read(&exported.path).unwrap();
+    let options = countersign_verify::Options {
+        now: time::OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let verdict = |bytes: &[u8]| {
+        countersign_verify::verify_input(
+            "export.json",
+            &countersign_verify::Input::new(bytes),
+            &options,
+        )
+    };
+    let outcome = verdict(&bytes);
+    assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
+    assert_eq!(outcome.kind, "Concordia transcript");
+    assert!(
+        outcome.summary.contains("9 messages checked"),
+        "{}",
+        outcome.summary
+    );
+    assert!(
+        outcome.summary.contains("state agreed"),
+        "{}",
+        outcome.summary
+    );
+    assert!(
+        outcome.summary.contains("3 receipts checked"),
+        "{}",
+        outcome.summary
+    );
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    let decisions: Vec<&str> = doc["receipts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scope"]["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(decisions, ["deny", "deny", "approve"]);
+    assert_eq!(doc["keys"].as_object().unwrap().len(), 2);
+    // A receipt edited after the fact fails, naming it and the check.
+    let mut forged = doc.clone();
+    forged["receipts"][2]["scope"]["amount"] = serde_json::json!("1.00 USD");
+    let outcome = verdict(&serde_json::to_vec(&forged).unwrap());
+    assert_eq!(outcome.status, "failed");
+    assert!(
+        outcome
+            .failures
+            .iter()
+            .any(|f| f.at.starts_with("receipt 2") && f.check == "signature"),
+        "{:?}",
+        outcome.failures
+    );
+    // A receipt for a message the transcript does not hold.
+    let mut stray = doc.clone();
+    stray["receipts"][0]["scope"]["offer_hash"] =
+        serde_json::json!(format!("sha256:{}", "0".repeat(64)));
+    let outcome = verdict(&serde_json::to_vec(&stray).unwrap());
+    assert!(
+        outcome
+            .failures
+            .iter()
+            .any(|f| f.at.starts_with("receipt 0") && f.check == "offer_hash"),
+        "{:?}",
+        outcome.failures
+    );
+
+    // The CSV: one row per offer and counter, both sides, with its price.
+    let csv = engine
+        .export_session(&first.host_id, &first.session_id, ExportFormat::Csv)
+        .await
+        .unwrap();
+    let csv = std::fs::read_to_string(&csv.path).unwrap();
+    let prices: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(7).unwrap())
+        .collect();
+    assert_eq!(
+        prices,
+        [
+            "\"40000\"",
+            "\"48000\"",
+            "\"45000\"",
+            "\"40000\"",
+            "\"42500\""
+        ],
+        "{csv}"
+    );
+    // The session's chart: each side's prices by round.
+    let detail = engine
+        .session_detail(&first.host_id, &first.session_id)
+        .await
+        .unwrap();
+    let totals =
+        |points: &[SeriesPoint]| points.iter().map(|p| p.total.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        totals(&detail.series.counterparty),
+        ["48000", "45000", "42500"]
+    );
+    assert_eq!(totals(&detail.series.ours), ["40000", "40000"]);
     engine.shutdown().await;
 }

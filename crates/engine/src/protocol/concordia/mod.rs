@@ -31,8 +31,8 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, DemoHost, Fetched, Head, IoFuture, Lifecycle, Located,
-    LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
+    Checked, DecisionAnswer, DecisionInput, DemoHost, ExportParts, Fetched, Head, IoFuture,
+    Lifecycle, Located, LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
@@ -258,6 +258,10 @@ impl Seam for Concordia {
         events: &[StoredEvent],
     ) -> Value {
         record::document(host, session, events)
+    }
+
+    fn export_document(&self, record: Value, export: ExportParts) -> Value {
+        record::export_document(record, export)
     }
 
     fn export_csv(&self, events: &[StoredEvent]) -> String {
