@@ -65,6 +65,8 @@ export function knownProtocols(): [string, string][] {
 /** How a protocol's session reads in history: what its entries are called,
  * the chart's title, and what its exports hold. */
 export interface SessionWords {
+  /** One entry of the record: "event", "message". */
+  entry: string;
   /** "events", "messages". */
   entries: string;
   /** The title of the chart of each side's amounts. */
@@ -81,6 +83,7 @@ const SESSION_WORDS: Record<string, SessionWords> = {
 /** The session words of `protocol`; neutral ones for a protocol the interface does not know. */
 export function sessionWords(protocol: string): SessionWords {
   return SESSION_WORDS[protocol] ?? {
+    entry: "entry",
     entries: "entries",
     seriesTitle: "Amounts offered by round",
     exportHint: "JSON: the session's record as the host serves it and every decision as it was sent. CSV: one row per proposal.",

@@ -9,6 +9,7 @@ export function anpNoun(item: Pick<InboxItem, "kind" | "is_draft">): string {
 
 /** How an ANP session reads in history (see `SessionWords` in the registry). */
 export const anpSession = {
+  entry: "event",
   entries: "events",
   seriesTitle: "Offer totals by round",
   exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per offer.",
