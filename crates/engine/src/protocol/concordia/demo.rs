@@ -306,7 +306,7 @@ pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
             Ok(Next::Done) => return Ok(()),
             Err(e) => tracing::debug!("{e}"),
         }
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
