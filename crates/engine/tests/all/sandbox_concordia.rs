@@ -140,6 +140,14 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
             .as_str(),
         "denied"
     );
+    // The person's reason reached the seller in the agent's signal.
+    let state = demo_state(data.path()).unwrap();
+    let signal = &state["messages"][4];
+    assert_eq!(signal["type"], "negotiate.signal");
+    assert_eq!(
+        signal["reasoning"],
+        "Our approver declined this offer: Too high for this quarter"
+    );
 
     // Countered below the seller's floor: the seller meets halfway.
     engine

@@ -446,11 +446,16 @@ fn react(
             Some("Approved by Fabrikam's approver."),
         ),
         RequestState::Denied => {
+            // The person's reason reaches the seller, as an ANP decline's does.
+            let why = match status.reason.as_deref() {
+                Some(reason) => format!("Our approver declined this offer: {reason}"),
+                None => "Our approver declined this offer.".to_owned(),
+            };
             talk.say(
                 BUYER,
                 "negotiate.signal",
                 json!({"priority_ranking": ["price", "delivery"], "flexibility": {"price": "firm"}}),
-                Some("Our approver declined this offer; the price needs to come down."),
+                Some(&why),
             )?;
             if ours <= floor || spent {
                 talk.say(
