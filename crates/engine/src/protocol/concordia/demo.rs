@@ -322,6 +322,11 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
     if state.mirrored == state.messages.len() {
         return Ok(());
     }
+    if state.mirrored > state.messages.len() {
+        return Err(sandbox_error(
+            "its state file says the gate holds more messages than it kept",
+        ));
+    }
     if state.mirrored == 0 {
         let buyer = key_of(&state.buyer_key)?;
         let seller = key_of(&state.seller_key)?;
@@ -367,7 +372,9 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
 async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineError> {
     mirror(gate, state).await?;
     let Some(asked) = state.asked.clone() else {
-        let index = state.messages.len() - 1;
+        let Some(index) = state.messages.len().checked_sub(1) else {
+            return Err(sandbox_error("its state file holds no transcript"));
+        };
         let last = &state.messages[index];
         let standing = last.pointer("/from/agent_id").and_then(Value::as_str) == Some(SELLER)
             && matches!(
@@ -404,7 +411,11 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
     if !status.status.is_final() {
         return Ok(Next::Wait);
     }
-    let awaited = state.messages[asked.index].clone();
+    let Some(awaited) = state.messages.get(asked.index).cloned() else {
+        return Err(sandbox_error(
+            "its state file names an awaited message it does not hold",
+        ));
+    };
     let mut talk = Talk {
         buyer: key_of(&state.buyer_key)?,
         seller: key_of(&state.seller_key)?,
@@ -661,5 +672,37 @@ mod tests {
             Some(Decimal::from(FIRST_PRICE))
         );
         assert_ne!(renewed["body"]["offer_id"], awaited["body"]["offer_id"]);
+    }
+
+    #[tokio::test]
+    async fn a_damaged_state_file_is_refused_with_a_sentence_not_a_panic() {
+        let gate = GateClient::new(
+            "http://127.0.0.1:9",
+            key_of(&talk_state().buyer_key).unwrap(),
+            "gate_test",
+        )
+        .unwrap();
+        let mut empty = talk_state();
+        let err = step(&gate, &mut empty).await.unwrap_err();
+        assert!(err.to_string().contains("holds no transcript"), "{err}");
+        let mut ahead = talk_state();
+        with_talk(&mut ahead, open).unwrap();
+        ahead.mirrored = 9;
+        let err = step(&gate, &mut ahead).await.unwrap_err();
+        assert!(
+            err.to_string().contains("more messages than it kept"),
+            "{err}"
+        );
+        let mut stray = talk_state();
+        with_talk(&mut stray, open).unwrap();
+        stray.mirrored = stray.messages.len();
+        stray.asked = Some(Asked {
+            request_id: "req-1".into(),
+            index: 40,
+        });
+        // The request is read first: with no host to answer, that fails
+        // before the index is used; either way nothing is written.
+        assert!(step(&gate, &mut stray).await.is_err());
+        assert_eq!(stray.messages.len(), 4);
     }
 }
