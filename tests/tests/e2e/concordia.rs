@@ -5,7 +5,9 @@
 //! signed with, lays out what changed, shows the seller's reasoning as
 //! inert text; approved with the keyboard, it reads as decided, and on the
 //! gate the agent's request is approved with a receipt that verifies and
-//! the session is agreed. What the test knows it reads from the demo's own
+//! the session is agreed; in history the session's timeline ends with the
+//! agent's accept and its JSON export (the transcript with its keys and the
+//! receipt) passes countersign-verify. What the test knows it reads from the demo's own
 //! state file (its keys and transcript), never from the app's screen.
 
 use std::collections::BTreeSet;
@@ -183,6 +185,55 @@ async fn the_sandbox_concordia_offer_shows_its_party_key_diff_and_reasoning_and_
     )
     .await?;
     app.screenshot("concordia-decided").await?;
+
+    // History: the toast opens the session; once the console has read the
+    // agent's accept, the timeline ends with it; the export is the
+    // transcript with its keys and the receipt, and countersign-verify
+    // checks it as it is.
+    app.click("toast-open-history").await?;
+    app.testid("session-view").await?;
+    assert_eq!(text_of(&app, "session-protocol").await?, "Concordia");
+    app.wait_for("the agent's accept in the session's timeline", async || {
+        let kinds = app
+            .script(
+                "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
+                   .map(r => r.querySelectorAll('td')[4].textContent.trim());",
+                vec![],
+            )
+            .await?;
+        Ok(
+            (kinds.as_array().and_then(|k| k.last()) == Some(&json!("negotiate.accept")))
+                .then_some(()),
+        )
+    })
+    .await?;
+    assert!(app.all("series-counterparty").await?.len() == 1);
+    app.click("export-json").await?;
+    let written = app.testid("export-path").await?;
+    let path = written.find(By::Css("span.mono")).await?.text().await?;
+    let bytes = std::fs::read(&path).map_err(|source| E2eError::Io {
+        what: format!("reading the export {path}"),
+        source,
+    })?;
+    let options = countersign_verify::Options {
+        now: time::OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let outcome =
+        countersign_verify::verify_input(&path, &countersign_verify::Input::new(&bytes), &options);
+    assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
+    assert!(
+        outcome.summary.contains("state agreed"),
+        "{}",
+        outcome.summary
+    );
+    assert!(
+        outcome.summary.contains("1 receipts checked"),
+        "{}",
+        outcome.summary
+    );
+    app.screenshot("concordia-session").await?;
     app.quit().await
 }
 
