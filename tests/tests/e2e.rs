@@ -17,6 +17,8 @@ struct Scenario {
     vendor_name: String,
 }
 
+#[path = "e2e/concordia.rs"]
+mod concordia;
 #[path = "e2e/installed.rs"]
 mod installed;
 #[path = "e2e/person.rs"]

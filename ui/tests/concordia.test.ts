@@ -112,10 +112,43 @@ describe("a Concordia offer", () => {
     expect(texts(container, "counterparty-status")).toEqual(["declared"]);
     expect(texts(container, "concordia-message-hash")).toEqual(["sha256:4a4a"]);
     expect(byId(container, "concordia-request").textContent).toContain("Our agent asks to accept this offer for 150,000.00 USD");
-    expect(texts(container, "concordia-threshold")).toEqual(["It crosses the policy's threshold of 100,000.00 USD."]);
+    expect(texts(container, "concordia-threshold")).toEqual(["It is above the policy's threshold of 100,000.00 USD."]);
     expect(texts(container, "offer-approvals")).toEqual(["1 of 2 approvals"]);
     expect(byId(container, "offer-view").textContent).toContain("bo@buyer.example");
     expect(texts(container, "signed-as")).toEqual(["Your decision is signed as an ApprovalReceipt signed with your key (its did:key)."]);
+  });
+
+  it("says where the amount stands against the policy's threshold only where it reads exactly", async () => {
+    const cases: [ReturnType<typeof fx.usd> | null, ReturnType<typeof fx.usd>, string][] = [
+      [fx.usd("48000"), fx.usd("250000"), "It is within the policy's threshold of 250,000 USD."],
+      [fx.usd("100000.00"), fx.usd("100000"), "It is within the policy's threshold of 100,000 USD."],
+      [fx.usd("100000.01"), fx.usd("100000"), "It is above the policy's threshold of 100,000 USD."],
+      [{ value: "150000", currency: "EUR" }, fx.usd("100000"), "The policy's threshold is 100,000 USD."],
+      [null, fx.usd("100000"), "The policy's threshold is 100,000 USD."],
+    ];
+    for (const [amount, threshold, words] of cases) {
+      const view = fx.concordiaView({ request: { request_id: "req_5f0c", action: "accept", amount, threshold } });
+      const { container, unmount } = await renderConcordia(withView(view));
+      expect(texts(container, "concordia-threshold")).toEqual([words]);
+      unmount();
+    }
+  });
+
+  it("speaks of messages in its verification, and reads as decided by a receipt the host recorded", async () => {
+    const pending = await renderConcordia(withView());
+    expect(texts(pending.container, "verification-state")[0])
+      .toBe("Verified: every message's signature and the hash chain check out against the pinned head.");
+    pending.unmount();
+    const decided = fx.concordiaView({}, {
+      pending: false,
+      decision: { action: "approve", outcome: "appended", decided_by: "ana@buyer.example", at: "2026-11-29T11:58:00Z",
+        decision_id: "d-c1", appended: null, detail: "Approved (1 of 1 approvals): the agent may accept." },
+    });
+    const { container } = await renderConcordia(withView(decided));
+    expect(texts(container, "decision-headline"))
+      .toEqual(["Approved from this console: the host recorded your signed decision for the agent."]);
+    expect(texts(container, "decision-detail")).toEqual(["Approved (1 of 1 approvals): the agent may accept."]);
+    expect(container.querySelectorAll("[data-testid='decision-event']")).toHaveLength(0);
   });
 
   it("shows the counterparty's reasoning, and every other counterparty text, literally and inert", async () => {

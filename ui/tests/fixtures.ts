@@ -323,3 +323,40 @@ export function concordiaView(detail: Partial<ConcordiaOfferView> = {}, override
     decision: null, capabilities: concordiaCapabilities, ...overrides,
   };
 }
+
+/** A Concordia session between the org's own buying agent and Litware, as the sandbox demo writes one. */
+export function concordiaSessionDetail(): SessionDetail {
+  const at = (minute: number) => `2026-11-30T10:${String(minute).padStart(2, "0")}:00Z`;
+  const message = (seq: number, side: "ours" | "counterparty", kind: string, summary: string) => ({
+    seq, side, actor: side === "ours" ? "agent_fabrikam_procurement" : "agent_seller_01", kind, at: at(seq), summary,
+    payload: {}, signer: side === "ours" ? "agent_fabrikam_procurement" : "agent_seller_01", signature: "verified" as const,
+  });
+  return {
+    row: {
+      host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", protocol: "concordia", counterparty: litware, status: "agreed",
+      sandbox: false, verification: "verified", event_count: 9, last_amount: usd("42500"), pending: 0, updated_at: at(8),
+    },
+    timeline: [
+      message(1, "ours", "negotiate.open", "Session proposed"),
+      message(2, "counterparty", "negotiate.accept_session", "Session accepted"),
+      message(3, "ours", "negotiate.offer", "Offer: 40,000 USD"),
+      message(4, "counterparty", "negotiate.counter", "Counter-offer: 48,000 USD"),
+      message(5, "ours", "negotiate.signal", "negotiate.signal"),
+      message(6, "counterparty", "negotiate.offer", "Offer: 45,000 USD"),
+      message(7, "ours", "negotiate.counter", "Counter-offer: 40,000 USD"),
+      message(8, "counterparty", "negotiate.counter", "Counter-offer: 42,500 USD"),
+      message(9, "ours", "negotiate.accept", "Accepted"),
+    ],
+    series: {
+      counterparty: [{ round: 1, seq: 4, total: "48000" }, { round: 2, seq: 6, total: "45000" }, { round: 3, seq: 8, total: "42500" }],
+      ours: [{ round: 1, seq: 3, total: "40000" }, { round: 2, seq: 7, total: "40000" }],
+    },
+    decisions: [
+      { decision_id: "d-c1", action: "decline", in_response_to: "sha256:4444", outcome: "appended", at: at(5) },
+      { decision_id: "d-c2", action: "counter", in_response_to: "sha256:6666", outcome: "appended", at: at(7) },
+      { decision_id: "d-c3", action: "approve", in_response_to: "sha256:8888", outcome: "appended", at: at(9) },
+    ],
+    verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+    dispute: null,
+  };
+}

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::error::EngineError;
 use crate::inbox::{protocol_of, verification_view};
+use crate::protocol::{ExportParts, Lifecycle};
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
@@ -87,15 +88,14 @@ pub(crate) fn sessions(
                 continue;
             }
         }
-        // Each protocol says which of the three its own status word is.
-        let stage = protocol_of(&s)?.seam().stage(&r.status);
+        let lifecycle = protocol_of(&s)?.seam().lifecycle(&s.status);
         let keep = match filter.state {
             None => true,
             Some(StateFilter::Disputed) => r.verification == Verification::Disputed,
             Some(StateFilter::Pending) => r.pending > 0,
-            Some(StateFilter::Open) => stage == "open",
-            Some(StateFilter::Closed) => stage == "closed",
-            Some(StateFilter::Accepted) => stage == "accepted",
+            Some(StateFilter::Open) => lifecycle == Lifecycle::Open,
+            Some(StateFilter::Closed) => lifecycle == Lifecycle::Closed,
+            Some(StateFilter::Accepted) => lifecycle == Lifecycle::Agreed,
         };
         if !keep {
             continue;
@@ -212,12 +212,14 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
             })
         })
         .collect();
-    Ok(json!({
-        "log": doc,
-        "approver": host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id})),
-        "decisions": decisions,
-        "verification": verification_view(s),
-    }))
+    let parts = ExportParts {
+        approver: json!(
+            host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id}))
+        ),
+        decisions,
+        verification: json!(verification_view(s)),
+    };
+    Ok(protocol_of(s)?.seam().export_document(doc, parts))
 }
 
 fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {

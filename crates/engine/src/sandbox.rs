@@ -1,12 +1,14 @@
 //! The sandbox: an embedded `countersign-host` on loopback with its own database in
 //! the data directory, this console enrolled as its approver, and scripted
-//! demo vendor agents that negotiate with it for real over HTTP. A new user
-//! sees real pending decisions within seconds, and the demo answers their
-//! decisions (counters after a decline, acceptance of a fair counter).
+//! demo parties that negotiate with it for real over HTTP: ANP vendor
+//! agents, and a Concordia buying agent of the org (enrolled at the host's
+//! gate) negotiating with a scripted seller. A new user sees real pending
+//! decisions of both protocols within seconds, and the demos answer their
+//! decisions (a new offer after a decline, acceptance of a fair counter).
 
 use crate::context::Context;
 use crate::error::EngineError;
-use crate::protocol::Protocol;
+use crate::protocol::{DemoHost, Protocol};
 
 fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
     EngineError::Sandbox(e.to_string())
@@ -64,9 +66,13 @@ pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
     }
     let mut demos = Vec::new();
     for protocol in Protocol::ALL {
-        let (url, dir) = (url.clone(), dir.clone());
+        let sandbox = DemoHost {
+            url: url.clone(),
+            host: host.clone(),
+            dir: dir.clone(),
+        };
         let demo = tokio::spawn(async move {
-            if let Err(e) = protocol.seam().run_demo(&url, &dir).await {
+            if let Err(e) = protocol.seam().run_demo(&sandbox).await {
                 tracing::warn!("sandbox demo of {} stopped: {e}", protocol.seam().name());
             }
         });

@@ -18,7 +18,8 @@ use crate::Options;
 /// Verifies `{"messages": [...], "keys": {party: key}}` from its bytes
 /// ([`concordia::document`]: messages read in place, every core): links,
 /// signatures, and without a pin the §5 state machine over the whole
-/// transcript.
+/// transcript; and the ApprovalReceipts it carries in `receipts`, if any,
+/// each against the message it approves.
 pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
     let kind = "Concordia transcript";
     let verify = VerifyOptions {
@@ -71,15 +72,75 @@ pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
         }
         None => String::new(),
     };
+    let receipts = match carried_receipts(bytes, options) {
+        Ok((count, found)) => {
+            failures.extend(found);
+            format!(", {count} receipts checked")
+        }
+        Err(None) => String::new(),
+        Err(Some(e)) => return Outcome::unreadable(file, e),
+    };
     Outcome::judged(
         file,
         kind,
         format!(
-            "{} messages checked, head {}:{}{state}",
+            "{} messages checked, head {}:{}{state}{receipts}",
             report.checked, report.head.count, report.head.hash
         ),
         failures,
     )
+}
+
+/// The ApprovalReceipts a transcript document carries beside its messages
+/// (`receipts`, as the Countersign console's session export writes them):
+/// each verified check by check against the message its `scope.offer_hash`
+/// names, at `options.now`. `Err(None)` when there are none to check.
+fn carried_receipts(
+    bytes: &[u8],
+    options: &Options,
+) -> Result<(usize, Vec<Finding>), Option<String>> {
+    let top = crate::TopLevel::parse(bytes).map_err(|_| None)?;
+    let Some(raw) = top.get("receipts") else {
+        return Err(None);
+    };
+    let receipts: Vec<Value> = serde_json::from_str(raw.get())
+        .map_err(|e| Some(format!("receipts: not an array of receipts: {e}")))?;
+    let messages: Vec<Value> = top
+        .get("messages")
+        .and_then(|m| serde_json::from_str(m.get()).ok())
+        .unwrap_or_default();
+    let mut failures = Vec::new();
+    for (i, r) in receipts.iter().enumerate() {
+        let at = format!(
+            "receipt {i}{}",
+            r.get("id")
+                .and_then(Value::as_str)
+                .map(|id| format!(" ({id})"))
+                .unwrap_or_default()
+        );
+        let wanted = r.pointer("/scope/offer_hash").and_then(Value::as_str);
+        let offer = messages
+            .iter()
+            .find(|m| wanted.is_some() && concordia::message_hash(m).ok().as_deref() == wanted);
+        let Some(offer) = offer else {
+            failures.push(Finding {
+                at,
+                check: "offer_hash".into(),
+                detail: format!(
+                    "no message of the transcript has the hash it approves ({})",
+                    wanted.unwrap_or("none given")
+                ),
+            });
+            continue;
+        };
+        let report = receipt::verify_receipt(r, offer, None, options.now, &[]);
+        failures.extend(report.failures().map(|f| Finding {
+            at: at.clone(),
+            check: f.check.name().into(),
+            detail: f.detail.clone(),
+        }));
+    }
+    Ok((receipts.len(), failures))
 }
 
 /// Verifies a receipt, bare or `{"receipt", "offer", "issuer_public_key"?, "revocations"?}`.

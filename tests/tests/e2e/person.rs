@@ -48,7 +48,7 @@ async fn rows(app: &App, vendor: &str) -> Result<(i64, i64)> {
 /// Moves the selection onto `vendor`'s inbox row with j and k, as a person
 /// scanning the list does; after each press it waits for the selection to
 /// move, so a key the page has not handled yet is never read as handled.
-async fn select_with_keys(app: &App, vendor: &str) -> Result<()> {
+pub(crate) async fn select_with_keys(app: &App, vendor: &str) -> Result<()> {
     for _ in 0..30 {
         let (selected, target) = rows(app, vendor).await?;
         if target < 0 {
@@ -81,7 +81,7 @@ async fn tab_to(app: &App, testid: &str) -> Result<()> {
     Err(E2eError::Unexpected(format!("Tab never reached {testid}")))
 }
 
-async fn wait_focused(app: &App, testid: &str) -> Result<()> {
+pub(crate) async fn wait_focused(app: &App, testid: &str) -> Result<()> {
     app.wait_within(
         &format!("keyboard focus on {testid}"),
         Duration::from_secs(10),
@@ -90,7 +90,7 @@ async fn wait_focused(app: &App, testid: &str) -> Result<()> {
     .await
 }
 
-async fn text_of(app: &App, testid: &str) -> Result<String> {
+pub(crate) async fn text_of(app: &App, testid: &str) -> Result<String> {
     Ok(app.testid(testid).await?.text().await?)
 }
 

@@ -32,6 +32,39 @@ pub(crate) mod concordia;
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What a session's JSON export carries beside its record.
+pub(crate) struct ExportParts {
+    /// Who this console signs as on the session's host (or null).
+    pub approver: Value,
+    /// Each decision sent, with its exact body (`request_body`, text).
+    pub decisions: Vec<Value>,
+    /// The session's verification as the console reads it.
+    pub verification: Value,
+}
+
+/// Where a session stands, whatever its protocol calls the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// Still negotiating: decisions can be made.
+    Open,
+    /// Agreed (accepted).
+    Agreed,
+    /// Over without an agreement (closed, rejected, expired, withdrawn).
+    Closed,
+}
+
+/// What a protocol's sandbox demo is handed: the embedded host as its
+/// agents reach it (its URL) and as its admin does (the `Host` itself), and
+/// where the demo keeps its keys and state across restarts.
+pub(crate) struct DemoHost {
+    /// The embedded host's base URL on loopback.
+    pub url: String,
+    /// The embedded host, for admin steps (enrollment codes).
+    pub host: countersign_host::Host,
+    /// The sandbox's directory in the data directory.
+    pub dir: std::path::PathBuf,
+}
+
 /// The protocols this engine reads, parsed once from a row's `protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Protocol {
@@ -360,17 +393,6 @@ pub(crate) trait Seam: Send + Sync {
         action == DecideAction::Approve
     }
 
-    /// Where a session in the host's `status` stands, in the history
-    /// filter's three words (`open`, `closed`, `accepted`). ANP/0.1's
-    /// statuses are those words.
-    fn stage(&self, status: &str) -> &'static str {
-        match status {
-            "open" => "open",
-            "accepted" => "accepted",
-            _ => "closed",
-        }
-    }
-
     // ---- the pure half ----
 
     /// Verifies the entries fetched after `pin` (the answer's bytes).
@@ -446,6 +468,17 @@ pub(crate) trait Seam: Send + Sync {
     /// counter-offer from"); the counterparty's name follows.
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str;
 
+    /// Where a session whose host status is `status` stands in its life:
+    /// still negotiating, agreed, or over. Each protocol names its states
+    /// its own way (ANP `open` / `accepted`; Concordia `active` / `agreed`).
+    fn lifecycle(&self, status: &str) -> Lifecycle {
+        match status {
+            "open" => Lifecycle::Open,
+            "accepted" => Lifecycle::Agreed,
+            _ => Lifecycle::Closed,
+        }
+    }
+
     /// One stored entry of `session` as a timeline row.
     fn timeline(
         &self,
@@ -463,6 +496,18 @@ pub(crate) trait Seam: Send + Sync {
         events: &[StoredEvent],
     ) -> Value;
 
+    /// The session's JSON export around its verifiable `record`: the
+    /// decisions this console sent (each body as sent), the approver and
+    /// the verification. By default the record sits under `log` beside them.
+    fn export_document(&self, record: Value, export: ExportParts) -> Value {
+        serde_json::json!({
+            "log": record,
+            "approver": export.approver,
+            "decisions": export.decisions,
+            "verification": export.verification,
+        })
+    }
+
     /// The session's proposals as CSV (a header line, then one row each).
     fn export_csv(&self, events: &[StoredEvent]) -> String;
 
@@ -477,14 +522,12 @@ pub(crate) trait Seam: Send + Sync {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>>;
 
-    /// Runs this protocol's scripted counterparties against the sandbox
-    /// host at `url` (their keys and state in `dir`), for as long as the
-    /// sandbox runs; returns at once for a protocol with none.
-    fn run_demo<'a>(
-        &'a self,
-        url: &'a str,
-        dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>>;
+    /// Runs this protocol's scripted parties against the sandbox host (its
+    /// URL, the embedded host for what only its admin may do, such as
+    /// issuing a gate agent's enrollment code, and the directory for their
+    /// keys and state), for as long as the sandbox runs; returns at once for
+    /// a protocol with none.
+    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>>;
 
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
     /// headers before it leaves, so they are stored first. Every protocol

@@ -10,5 +10,6 @@ mod disputes;
 mod gate;
 mod gate_sdk;
 mod notices;
+mod sandbox_concordia;
 mod seam;
 mod settings;

@@ -38,12 +38,13 @@ pub async fn summary(
     approver: &Approver,
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
+    let sandbox = approver.org_handle == crate::admin::SANDBOX_HANDLE;
     host.store()
         .gate()
         .gate_summary(&approver.org_handle)
         .await?
         .iter()
-        .map(|row| views::summary_session(row, now))
+        .map(|row| views::summary_session(row, now, sandbox))
         .collect()
 }
 

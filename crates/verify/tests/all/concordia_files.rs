@@ -119,6 +119,69 @@ fn a_receipt_verifies_against_its_offer_at_now_and_not_without_it() {
 }
 
 #[test]
+fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (messages, _, keys) = synthetic_transcript(6);
+    let key = ed25519_dalek::SigningKey::generate(&mut rand_core::OsRng);
+    let issued = concordia::approval_receipt::datetime::parse("2026-05-10T10:00:00Z").unwrap();
+    let receipt_for = |offer: &Value, decision: Decision| {
+        let draft = ReceiptDraft {
+            receipt_uuid: uuid::Uuid::new_v4(),
+            issued_at: issued,
+            expires_at: issued + time::Duration::hours(1),
+            decision,
+            offer_message: offer.clone(),
+            amount: "1000.00 USD".parse::<Amount>().unwrap(),
+            threshold_crossed: "500.00 USD".parse::<Amount>().unwrap(),
+            session_id: "ses_bench".into(),
+            role: None,
+        };
+        sign_receipt(build_receipt(&draft, &key.verifying_key()).unwrap(), &key).unwrap()
+    };
+    let receipts = vec![
+        receipt_for(&messages[2], Decision::Deny),
+        receipt_for(&messages[4], Decision::Approve),
+    ];
+    let doc = json!({"messages": messages, "keys": keys, "receipts": receipts, "decisions": []});
+    let good = write(&dir, "export.json", &doc);
+    let now = ["--now", "2026-05-10T10:30:00Z"];
+    let out = run(&[&good, now[0], now[1]]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("6 messages checked") && stdout(&out).contains("2 receipts checked"),
+        "{}",
+        stdout(&out)
+    );
+    // Each check alone: an edited receipt, one approving a message the
+    // transcript does not hold, one checked after it expired, and
+    // receipts that are not a list.
+    let mut edited = doc.clone();
+    edited["receipts"][1]["scope"]["amount"] = json!("1.00 USD");
+    let out = run(&[&write(&dir, "edited.json", &edited), now[0], now[1]]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("receipt 1 ("), "{}", stdout(&out));
+    assert!(stdout(&out).contains("signature:"), "{}", stdout(&out));
+    let mut stray = doc.clone();
+    stray["receipts"][0]["scope"]["offer_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    let out = run(&[&write(&dir, "stray.json", &stray), now[0], now[1]]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("offer_hash: no message of the transcript has the hash it approves"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&good, "--now", "2026-05-10T11:00:01Z"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("not_expired"), "{}", stdout(&out));
+    let mut garbled = doc.clone();
+    garbled["receipts"] = json!({"not": "a list"});
+    let out = run(&[&write(&dir, "garbled.json", &garbled), now[0], now[1]]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let said = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("receipts: not an array"), "{said}");
+}
+
+#[test]
 fn a_bare_attestation_or_mandate_says_what_it_needs() {
     let dir = tempfile::tempdir().unwrap();
     let att = write(

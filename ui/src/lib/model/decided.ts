@@ -24,7 +24,11 @@ export function decisionHeadline(decision: ProposalDecision): Headline {
   const acted = decision.action ? ACTED[decision.action] : "";
   switch (decision.outcome) {
     case "appended":
-      return { tone: "success", text: `${acted} from this console: the host appended it to the session log.` };
+      // An ANP decision is an event on the session's log; a gate decision
+      // (Concordia) is a signed receipt the host records for the org's agent.
+      return decision.appended
+        ? { tone: "success", text: `${acted} from this console: the host appended it to the session log.` }
+        : { tone: "success", text: `${acted} from this console: the host recorded your signed decision for the agent.` };
     case "awaiting_approvals":
       return { tone: "waiting", text: "Your approval is recorded; the host waits for another approver before it accepts." };
     case "held":

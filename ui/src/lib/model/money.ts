@@ -24,6 +24,32 @@ export function signOf(amount: Money): -1 | 0 | 1 {
   return negative ? -1 : 1;
 }
 
+/** -1, 0 or 1 as `a` is below, equal to or above `b`, two decimal strings read
+ * exactly (no floats: "150000.00" equals "150000"); null when either is not a decimal. */
+export function compareDecimals(a: Money, b: Money): -1 | 0 | 1 | null {
+  if (!isDecimal(a) || !isDecimal(b)) return null;
+  const parts = (text: string) => {
+    const t = text.trim();
+    const negative = t.startsWith("-") && /[1-9]/.test(t);
+    const [whole, fraction = ""] = t.replace(/^[+-]/, "").split(".");
+    return { negative, whole: whole.replace(/^0+(?=\d)/, ""), fraction: fraction.replace(/0+$/, "") };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  if (x.negative !== y.negative) return x.negative ? -1 : 1;
+  const flip = x.negative ? -1 : 1;
+  let order = 0;
+  if (x.whole.length !== y.whole.length) order = x.whole.length < y.whole.length ? -1 : 1;
+  else if (x.whole !== y.whole) order = x.whole < y.whole ? -1 : 1;
+  else {
+    const width = Math.max(x.fraction.length, y.fraction.length);
+    const fx = x.fraction.padEnd(width, "0");
+    const fy = y.fraction.padEnd(width, "0");
+    if (fx !== fy) order = fx < fy ? -1 : 1;
+  }
+  return (order * flip) as -1 | 0 | 1;
+}
+
 /** Fields whose higher value costs the buyer more. */
 const PRICE_FIELDS = new Set(["unit_price", "total", "total_annual", "amount"]);
 

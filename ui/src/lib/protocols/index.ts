@@ -12,11 +12,11 @@ import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView } from
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
-import { anpNoun } from "./anp/words";
+import { anpNoun, anpSession } from "./anp/words";
 import ConcordiaAcceptSummary from "./concordia/ConcordiaAcceptSummary.svelte";
 import ConcordiaCounterEditor from "./concordia/ConcordiaCounterEditor.svelte";
 import ConcordiaOfferBody from "./concordia/ConcordiaOfferBody.svelte";
-import { concordiaNoun } from "./concordia/words";
+import { concordiaNoun, concordiaSession } from "./concordia/words";
 
 /** What a counter editor is given; it hands back the counter in its protocol's own form. */
 export interface CounterEditorProps {
@@ -60,4 +60,32 @@ export function protocolLabel(protocol: string): string {
 /** Every protocol the interface knows, for filters: [wire name, label]. */
 export function knownProtocols(): [string, string][] {
   return Object.entries(LABELS);
+}
+
+/** How a protocol's session reads in history: what its entries are called,
+ * the chart's title, and what its exports hold. */
+export interface SessionWords {
+  /** One entry of the record: "event", "message". */
+  entry: string;
+  /** "events", "messages". */
+  entries: string;
+  /** The title of the chart of each side's amounts. */
+  seriesTitle: string;
+  /** What the JSON and CSV exports hold and how the JSON is checked. */
+  exportHint: string;
+}
+
+const SESSION_WORDS: Record<string, SessionWords> = {
+  "ANP/0.1": anpSession,
+  concordia: concordiaSession,
+};
+
+/** The session words of `protocol`; neutral ones for a protocol the interface does not know. */
+export function sessionWords(protocol: string): SessionWords {
+  return SESSION_WORDS[protocol] ?? {
+    entry: "entry",
+    entries: "entries",
+    seriesTitle: "Amounts offered by round",
+    exportHint: "JSON: the session's record as the host serves it and every decision as it was sent. CSV: one row per proposal.",
+  };
 }

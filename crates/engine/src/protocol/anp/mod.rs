@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
+    Checked, DecisionAnswer, DecisionInput, DemoHost, Fetched, Head, IoFuture, Located, LogAnswer,
     PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
@@ -193,11 +193,7 @@ impl Seam for Anp {
         Box::pin(io::fetch(io, host, session_id, after))
     }
 
-    fn run_demo<'a>(
-        &'a self,
-        url: &'a str,
-        dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(url, dir))
+    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(demo::run(&sandbox.url, &sandbox.dir))
     }
 }

@@ -12,9 +12,11 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, the diff, the view shape, counter terms, what the transcript shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the transcript export with its keys, the CSV of offers |
+//! | `demo` | the sandbox's scripted Concordia negotiation: an enrolled buying agent of the org and a seller, reacting to the person's decisions |
 //! | `io` | the transcript after a pin, sending a decision (the approver API's gate sessions) |
 
 mod decision;
+mod demo;
 mod io;
 mod log;
 mod offer;
@@ -29,8 +31,8 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
-    PendingProposal, Seam, TimelineEntry, Trust,
+    Checked, DecisionAnswer, DecisionInput, DemoHost, ExportParts, Fetched, Head, IoFuture,
+    Lifecycle, Located, LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
@@ -92,14 +94,6 @@ impl Seam for Concordia {
         // The host takes no decision on a request past its time, and a
         // receipt may not outlive the request it answers.
         true
-    }
-
-    fn stage(&self, status: &str) -> &'static str {
-        match status {
-            "proposed" | "active" => "open",
-            "agreed" => "accepted",
-            _ => "closed", // rejected, expired, dormant
-        }
     }
 
     fn verify_since(
@@ -251,6 +245,15 @@ impl Seam for Concordia {
         }
     }
 
+    fn lifecycle(&self, status: &str) -> Lifecycle {
+        // The gate names the session's §5 state as `crates/concordia` reads it.
+        match status {
+            "proposed" | "active" => Lifecycle::Open,
+            "agreed" => Lifecycle::Agreed,
+            _ => Lifecycle::Closed,
+        }
+    }
+
     fn timeline(
         &self,
         session: &SessionRecord,
@@ -269,6 +272,10 @@ impl Seam for Concordia {
         record::document(host, session, events)
     }
 
+    fn export_document(&self, record: Value, export: ExportParts) -> Value {
+        record::export_document(record, export)
+    }
+
     fn export_csv(&self, events: &[StoredEvent]) -> String {
         record::csv(events)
     }
@@ -283,13 +290,7 @@ impl Seam for Concordia {
         Box::pin(io::fetch(io, host, session_id, after))
     }
 
-    fn run_demo<'a>(
-        &'a self,
-        _url: &'a str,
-        _dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>> {
-        // The scripted Concordia counterparty and buying agent need the
-        // host's gate, which the embedded host does not serve yet.
-        Box::pin(async { Ok(()) })
+    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(demo::run(sandbox))
     }
 }

@@ -6,7 +6,7 @@ use concordia::message::{Body, MessageType};
 use serde_json::{json, Value};
 
 use super::offer::{message, offer_view, pinned, price};
-use crate::protocol::{csv_field, TimelineEntry};
+use crate::protocol::{csv_field, ExportParts, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{OfferShape, Side};
 
@@ -93,6 +93,35 @@ pub(crate) fn document(
         "keys": pinned(&session.pinned_keys),
         "head": { "count": session.pin_seq, "hash": session.pin_hash },
     })
+}
+
+/// The JSON export: the transcript document itself at the top (so
+/// `countersign-verify` reads it as a Concordia transcript: links,
+/// signatures, the state machine), with this console's ApprovalReceipts as
+/// they were sent (`receipts`, each verifiable against the message its
+/// `scope.offer_hash` names), the decisions, the approver and the
+/// verification beside it.
+pub(crate) fn export_document(record: Value, export: ExportParts) -> Value {
+    let receipts: Vec<Value> = export
+        .decisions
+        .iter()
+        .filter_map(|d| d.get("request_body")?.as_str())
+        .filter_map(|body| serde_json::from_str::<Value>(body).ok())
+        .filter_map(|body| body.get("receipt").cloned())
+        .collect();
+    let mut doc = match record {
+        Value::Object(map) => map,
+        other => {
+            let mut map = serde_json::Map::new();
+            map.insert("log".into(), other);
+            map
+        }
+    };
+    doc.insert("receipts".into(), Value::Array(receipts));
+    doc.insert("decisions".into(), Value::Array(export.decisions));
+    doc.insert("approver".into(), export.approver);
+    doc.insert("verification".into(), export.verification);
+    Value::Object(doc)
 }
 
 /// One row per offer or counter.

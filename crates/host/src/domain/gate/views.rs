@@ -135,10 +135,12 @@ fn counterparty_of(session: &GateSession) -> Result<Counterparty, DomainError> {
 }
 
 /// A gate session in the approver's summary, with its requests still
-/// pending at `now` as pending decisions.
+/// pending at `now` as pending decisions; `sandbox` when it belongs to the
+/// built-in sandbox org (as its ANP sessions say).
 pub fn summary_session(
     row: &GateSummaryRow,
     now: OffsetDateTime,
+    sandbox: bool,
 ) -> Result<SessionSummary, DomainError> {
     let s = &row.session;
     let pending = row
@@ -170,7 +172,7 @@ pub fn summary_session(
         id: approver_id_of(s),
         protocol: s.key.protocol.clone(),
         status: s.state.clone(),
-        sandbox: false,
+        sandbox,
         counterparty: counterparty_of(s)?,
         vendor: None,
         agent: Some(GateAgentIdentity {

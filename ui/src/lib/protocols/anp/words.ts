@@ -6,3 +6,11 @@ export function anpNoun(item: Pick<InboxItem, "kind" | "is_draft">): string {
   if (item.is_draft) return "draft counter-offer";
   return item.kind === "counter_offer" ? "counter-offer" : "offer";
 }
+
+/** How an ANP session reads in history (see `SessionWords` in the registry). */
+export const anpSession = {
+  entry: "event",
+  entries: "events",
+  seriesTitle: "Offer totals by round",
+  exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per offer.",
+};

@@ -15,3 +15,11 @@ export function shapeWords(shape: OfferShape): string {
     case "bundle": return "Bundles: alternatives to choose from";
   }
 }
+
+/** How a Concordia session reads in history (see `SessionWords` in the registry). */
+export const concordiaSession = {
+  entry: "message",
+  entries: "messages",
+  seriesTitle: "Prices offered by round",
+  exportHint: "JSON: the signed transcript with every party's key and the ApprovalReceipts you signed; countersign-verify checks the file as it is (links, signatures, the state machine, each receipt against the offer it names). CSV: one row per offer and counter-offer.",
+};
