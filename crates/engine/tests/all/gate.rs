@@ -920,7 +920,8 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         .unwrap();
     assert!(!view.pending);
 
-    // The export: the transcript with its keys verifies with countersign-verify.
+    // The export: the transcript document itself (messages, keys, our
+    // receipts) verifies with countersign-verify as it is.
     let export = engine
         .export_session(&item.host_id, &item.session_id, ExportFormat::Json)
         .await
@@ -931,12 +932,12 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         offer: None,
         pin: None,
     };
-    let outcome = countersign_verify::verify_value("export", &doc["log"], &options);
+    let outcome = countersign_verify::verify_value("export", &doc, &options);
     assert_eq!(outcome.kind, "Concordia transcript");
     assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
-    assert_eq!(doc["log"]["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(doc["messages"].as_array().unwrap().len(), 6);
     // ... and a copy with one price changed does not.
-    let mut forged = doc["log"].clone();
+    let mut forged = doc.clone();
     forged["messages"][4]["body"]["terms"]["price"]["value"] = json!(1500);
     let outcome = countersign_verify::verify_value("forged", &forged, &options);
     assert_eq!(outcome.status, "failed");
@@ -947,7 +948,7 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         "receipt",
         &sent["receipt"],
         &countersign_verify::Options {
-            offer: Some(doc["log"]["messages"][4].clone()),
+            offer: Some(doc["messages"][4].clone()),
             ..options.clone()
         },
     );
@@ -1089,7 +1090,7 @@ async fn hostile_counterparty_text_reaches_the_console_as_data_byte_for_byte() {
         .await
         .unwrap();
     let doc: Value = serde_json::from_slice(&std::fs::read(&export.path).unwrap()).unwrap();
-    assert_eq!(doc["log"]["messages"][2]["reasoning"], reasoning);
+    assert_eq!(doc["messages"][2]["reasoning"], reasoning);
     let csv = engine
         .export_session(&item.host_id, &item.session_id, ExportFormat::Csv)
         .await
