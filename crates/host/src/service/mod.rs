@@ -8,6 +8,7 @@
 //! API); [`gate`] the gate agents', [`approver_gate`] the approvers' on
 //! gate sessions.
 
+pub mod anex;
 pub mod approver_gate;
 pub mod gate;
 
