@@ -9,6 +9,7 @@
 //! gate sessions.
 
 pub mod anex;
+pub mod approver_anex;
 pub mod approver_gate;
 pub mod gate;
 
@@ -38,12 +39,15 @@ pub enum SessionRef<'a> {
     Anp(&'a str),
     /// A gate session of this protocol.
     Gate(crate::domain::gate::GateProtocol, &'a str),
+    /// An ANEX conversation (`anex:<context_id>`).
+    Anex(&'a str),
 }
 
 impl<'a> SessionRef<'a> {
     /// Reads a session id from the approver API's path.
     pub fn parse(id: &'a str) -> SessionRef<'a> {
         match id.split_once(':') {
+            Some((countersign_host_api::protocol::ANEX, sid)) => SessionRef::Anex(sid),
             Some((prefix, sid)) => match crate::domain::gate::GateProtocol::parse(prefix) {
                 Some(protocol) => SessionRef::Gate(protocol, sid),
                 None => SessionRef::Anp(id),
