@@ -3,6 +3,7 @@
 //! link time and disk. Each module keeps its own tests and helpers.
 
 mod a2a;
+mod a2a_interop;
 mod agent_api;
 mod approver_api;
 mod cli;
