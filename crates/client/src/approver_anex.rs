@@ -178,7 +178,8 @@ impl ApproverClient {
 
     /// Refuses the ask with a reason: a `deny` receipt over its record.
     pub fn decline_anex(&self, pending: &AnexPending, reason: &str) -> Result<AnexDecisionRequest> {
-        let mut request = self.anex_request(DecisionAction::Decline, pending, &as_asked(pending))?;
+        let mut request =
+            self.anex_request(DecisionAction::Decline, pending, &as_asked(pending))?;
         request.reason = Some(reason.to_owned());
         Ok(request)
     }

@@ -111,7 +111,9 @@ pub async fn add_counterparty(
 ) -> Result<AnexCredential, AdminError> {
     require_org(store, org_handle).await?;
     anex::AgentId::parse(identity).map_err(|e| {
-        AdminError::Invalid(format!("--identity {identity:?} is not an ANEX agent identity: {e}"))
+        AdminError::Invalid(format!(
+            "--identity {identity:?} is not an ANEX agent identity: {e}"
+        ))
     })?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 || name.chars().any(char::is_control) {
@@ -120,8 +122,7 @@ pub async fn add_counterparty(
         ));
     }
     if let Some(r) = relation {
-        anex::Text::parse(r)
-            .map_err(|e| AdminError::Invalid(format!("--relation {r:?}: {e}")))?;
+        anex::Text::parse(r).map_err(|e| AdminError::Invalid(format!("--relation {r:?}: {e}")))?;
     }
     let mut bytes = [0u8; 32];
     OsRng.fill_bytes(&mut bytes);
@@ -172,6 +173,8 @@ pub async fn revoke_counterparty(
     {
         Ok(())
     } else {
-        Err(AdminError::Invalid(format!("no ANEX counterparty with id {id:?}")))
+        Err(AdminError::Invalid(format!(
+            "no ANEX counterparty with id {id:?}"
+        )))
     }
 }

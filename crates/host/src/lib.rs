@@ -277,10 +277,15 @@ impl Host {
         relation: Option<&str>,
     ) -> Result<anex_admin::AnexCredential, HostError> {
         let now = self.clock().now();
-        Ok(
-            anex_admin::add_counterparty(self.store_ref(), org_handle, identity, name, relation, now)
-                .await?,
+        Ok(anex_admin::add_counterparty(
+            self.store_ref(),
+            org_handle,
+            identity,
+            name,
+            relation,
+            now,
         )
+        .await?)
     }
 
     /// Revokes an ANEX counterparty's token.

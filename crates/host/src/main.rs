@@ -458,7 +458,10 @@ async fn anex_command(
             print(
                 as_json,
                 json!({ "org_handle": org, "loaded": true, "rules": policy.rules.len(), "terms_valid_days": policy.terms_valid_days }),
-                format!("loaded the ANEX policy for {org} ({} rules)", policy.rules.len()),
+                format!(
+                    "loaded the ANEX policy for {org} ({} rules)",
+                    policy.rules.len()
+                ),
             );
         }
         AnexCommand::Data { org, file } => {
@@ -511,7 +514,11 @@ async fn anex_command(
                         c.org_handle,
                         c.identity,
                         c.name,
-                        if c.revoked_at.is_some() { "  (revoked)" } else { "" }
+                        if c.revoked_at.is_some() {
+                            "  (revoked)"
+                        } else {
+                            ""
+                        }
                     )
                 })
                 .collect::<Vec<_>>()
@@ -519,7 +526,11 @@ async fn anex_command(
             print(
                 as_json,
                 json!({ "counterparties": all }),
-                if text.is_empty() { "no ANEX counterparties".into() } else { text },
+                if text.is_empty() {
+                    "no ANEX counterparties".into()
+                } else {
+                    text
+                },
             );
         }
         AnexCommand::Counterparty(CounterpartyCommand::Revoke { counterparty_id }) => {

@@ -231,12 +231,16 @@ fn not_understood(
         conversation_id: Some(to.conversation_id().clone()),
         message_id: Some(to.message_id().clone()),
     };
-    unreadable.answer(ctx.me.clone(), counterparty_id(ctx), id, fresh_conversation())
+    unreadable.answer(
+        ctx.me.clone(),
+        counterparty_id(ctx),
+        id,
+        fresh_conversation(),
+    )
 }
 
 fn counterparty_id(ctx: &Context<'_>) -> anex::AgentId {
-    anex::AgentId::parse(&ctx.counterparty.identity)
-        .unwrap_or_else(|_| ctx.me.clone())
+    anex::AgentId::parse(&ctx.counterparty.identity).unwrap_or_else(|_| ctx.me.clone())
 }
 
 fn fresh_conversation() -> Id {
@@ -335,7 +339,10 @@ pub fn receive(
             m.sender().as_str(),
             ctx.counterparty.identity
         );
-        return bare(not_understood(ctx, m, &reason, conversation.as_ref()), task_id);
+        return bare(
+            not_understood(ctx, m, &reason, conversation.as_ref()),
+            task_id,
+        );
     }
     if m.receiver() != ctx.me {
         let reason = format!(
@@ -343,7 +350,10 @@ pub fn receive(
             m.receiver().as_str(),
             ctx.me.as_str()
         );
-        return bare(not_understood(ctx, m, &reason, conversation.as_ref()), task_id);
+        return bare(
+            not_understood(ctx, m, &reason, conversation.as_ref()),
+            task_id,
+        );
     }
     let mut conversation = match conversation {
         Some(c) => {
@@ -399,10 +409,7 @@ pub fn receive(
     }
     if doc.pending.is_some() && !matches!(m.content(), Content::Cancel { .. }) && !question {
         let reason = "the owner's answer is awaited: poll the task, or CANCEL";
-        return bare(
-            not_understood(ctx, m, reason, Some(&conversation)),
-            task_id,
-        );
+        return bare(not_understood(ctx, m, reason, Some(&conversation)), task_id);
     }
     if stored.is_some() {
         if let Err(e) = conversation.apply(m) {
@@ -433,8 +440,7 @@ pub fn receive(
     };
     doc.tasks[task].history.push(index);
     doc.tasks[task].updated_at = now.clone();
-    let answer = respond(ctx, &mut doc, task, &conversation, m)
-        .map_err(Refusal::InvalidParams)?;
+    let answer = respond(ctx, &mut doc, task, &conversation, m).map_err(Refusal::InvalidParams)?;
     if let Some(answer) = answer {
         conversation
             .apply(&answer)
@@ -443,12 +449,7 @@ pub fn receive(
         doc.messages.push(answer.to_json());
         doc.a2a_ids.push(answer.message_id().as_str().to_owned());
         doc.tasks[task].history.push(i);
-        if doc.tasks[task].status_message != Some(usize::MAX) {
-            doc.tasks[task].status_message = Some(i);
-        }
-    }
-    if doc.tasks[task].status_message == Some(usize::MAX) {
-        doc.tasks[task].status_message = None;
+        doc.tasks[task].status_message = Some(i);
     }
     let task_id = doc.tasks[task].id.clone();
     Ok(Outcome::Stored { doc, task_id })
@@ -459,7 +460,8 @@ fn set(doc: &mut Doc, task: usize, state: TaskState, awaiting: Awaiting) {
     doc.tasks[task].awaiting = awaiting;
 }
 
-/// What the host answers `m` (already applied), setting the task's state.
+/// What the host answers `m` (already applied), setting the task's state
+/// (and clearing its status message when nothing answers it).
 fn respond(
     ctx: &Context<'_>,
     doc: &mut Doc,
@@ -491,11 +493,7 @@ fn respond(
             };
             let who = Counterparty {
                 identity: m.sender().clone(),
-                relation: ctx
-                    .counterparty
-                    .relation
-                    .as_deref()
-                    .map(Text::lossy),
+                relation: ctx.counterparty.relation.as_deref().map(Text::lossy),
             };
             let proposal = ctx
                 .policy
@@ -523,7 +521,7 @@ fn respond(
                         since: text_time(ctx.now),
                     });
                     set(doc, task, TaskState::InputRequired, Awaiting::Owner);
-                    doc.tasks[task].status_message = Some(usize::MAX);
+                    doc.tasks[task].status_message = None;
                     Ok(None)
                 }
             }
@@ -532,7 +530,7 @@ fn respond(
             set(doc, task, TaskState::Completed, Awaiting::None);
             doc.agreed = doc.proposed.take();
             doc.tasks[task].artifact = doc.agreed.clone();
-            doc.tasks[task].status_message = Some(usize::MAX);
+            doc.tasks[task].status_message = None;
             Ok(None)
         }
         Content::Reject { .. } | Content::Cancel { .. } | Content::Terminate { .. } => {
@@ -542,7 +540,7 @@ fn respond(
             if let Some(n) = doc.tasks.iter().position(|t| t.negotiation) {
                 if !doc.tasks[n].state.is_terminal() || n == task {
                     set(doc, n, TaskState::Canceled, Awaiting::None);
-                    doc.tasks[n].status_message = Some(usize::MAX);
+                    doc.tasks[n].status_message = None;
                 }
             }
             Ok(None)

@@ -89,8 +89,7 @@ pub async fn authenticate(
         return Ok(None);
     };
     // The store looked it up by hash; compare again in constant time.
-    if !constant_time_eq(row.token_hash.as_bytes(), hash.as_bytes()) || row.revoked_at.is_some()
-    {
+    if !constant_time_eq(row.token_hash.as_bytes(), hash.as_bytes()) || row.revoked_at.is_some() {
         return Ok(None);
     }
     match host.store().negotiations().org(&row.org_handle).await? {

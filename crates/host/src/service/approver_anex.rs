@@ -114,11 +114,10 @@ fn pending_decision(
 ) -> Option<PendingDecision> {
     let (_, cfp) = conversation.cfp()?;
     let asked = conversation.ask()?;
-    let (index, message) = doc
-        .messages
-        .iter()
-        .enumerate()
-        .find(|(_, m)| m.get("message_id").and_then(Value::as_str) == Some(p.answers.as_str()))?;
+    let (index, message) =
+        doc.messages.iter().enumerate().find(|(_, m)| {
+            m.get("message_id").and_then(Value::as_str) == Some(p.answers.as_str())
+        })?;
     let who = Counterparty {
         identity: conversation.requester().clone(),
         relation: cp.and_then(|c| c.relation.as_deref()).map(Text::lossy),
@@ -146,7 +145,9 @@ fn pending_decision(
                 within_policy: false,
                 rule: None,
                 adds: Vec::new(),
-                reason: "no ANEX policy is loaded for this organization, so every item needs the owner".into(),
+                reason:
+                    "no ANEX policy is loaded for this organization, so every item needs the owner"
+                        .into(),
             })
             .collect(),
     };
@@ -192,7 +193,11 @@ fn pending_decision(
             responder: conversation.responder().as_str().to_owned(),
             request_type: cfp.request_type.as_str().to_owned(),
             items,
-            promise: asked.promise.iter().map(|p| p.as_str().to_owned()).collect(),
+            promise: asked
+                .promise
+                .iter()
+                .map(|p| p.as_str().to_owned())
+                .collect(),
             policy_promises,
             previous,
             terms_valid_days: days,
@@ -309,7 +314,9 @@ pub async fn decide(
             DecisionAction::Approve | DecisionAction::Decline => asked.unmarked(),
             DecisionAction::Counter => {
                 let counter = terms_of(req.counter_terms.as_ref().ok_or_else(|| {
-                    invalid("a counter needs counter_terms: the access items and promises to propose")
+                    invalid(
+                        "a counter needs counter_terms: the access items and promises to propose",
+                    )
                 })?)?;
                 if let Err(problems) = check_owner_counter(&asked, &counter) {
                     let sentences: Vec<String> = problems.iter().map(ToString::to_string).collect();
@@ -322,7 +329,9 @@ pub async fn decide(
             DecisionAction::Decline => {
                 let reason = req.reason.as_deref().map(str::trim).unwrap_or_default();
                 Text::parse(reason).map_err(|e| {
-                    invalid(format!("a decline needs a reason of one line, 1 to 1000 characters: {e}"))
+                    invalid(format!(
+                        "a decline needs a reason of one line, 1 to 1000 characters: {e}"
+                    ))
                 })?;
                 Some(reason.to_owned())
             }
@@ -331,15 +340,7 @@ pub async fn decide(
         let answers = Id::parse(&pending.answers)
             .map_err(|e| DomainError::Internal(format!("stored message id: {e}")))?;
         let days = policy.as_ref().map_or(90, |p| p.terms_valid_days);
-        let record = check_receipt(
-            approver,
-            &req,
-            &conversation,
-            &answers,
-            &terms,
-            days,
-            now,
-        )?;
+        let record = check_receipt(approver, &req, &conversation, &answers, &terms, days, now)?;
         let answer = match &reason {
             Some(reason) => domain::owner_answers(&mut doc, OwnerAnswer::Refuse { reason }, now),
             None => domain::owner_answers(

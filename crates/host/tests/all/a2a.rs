@@ -39,7 +39,12 @@ pub struct Setup {
 }
 
 pub async fn setup(t: &TestHost) -> Setup {
-    let org = t.host().create_org("Fabrikam Industries").await.unwrap().org_handle;
+    let org = t
+        .host()
+        .create_org("Fabrikam Industries")
+        .await
+        .unwrap()
+        .org_handle;
     t.host().load_anex_policy(&org, POLICY).await.unwrap();
     t.host().load_anex_data(&org, DATA).await.unwrap();
     let issued = t
@@ -55,7 +60,14 @@ pub async fn setup(t: &TestHost) -> Setup {
     }
 }
 
-pub fn anex(s: &Setup, performative: &str, protocol: &str, id: &str, reply: Option<&str>, content: Value) -> Value {
+pub fn anex(
+    s: &Setup,
+    performative: &str,
+    protocol: &str,
+    id: &str,
+    reply: Option<&str>,
+    content: Value,
+) -> Value {
     let mut m = json!({
         "performative": performative,
         "sender": SUPPLIER,
@@ -115,10 +127,21 @@ pub async fn rpc(t: &TestHost, s: &Setup, method: &str, params: Value) -> (u16, 
         ("a2a-extensions", URI.to_owned()),
         ("content-type", "application/json".to_owned()),
     ];
-    raw_rpc(t, &format!("/a2a/{}", s.org), &headers, &json!({"jsonrpc": "2.0", "id": "1", "method": method, "params": params})).await
+    raw_rpc(
+        t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": "1", "method": method, "params": params}),
+    )
+    .await
 }
 
-pub async fn raw_rpc(t: &TestHost, path: &str, headers: &[(&str, String)], body: &Value) -> (u16, Value) {
+pub async fn raw_rpc(
+    t: &TestHost,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &Value,
+) -> (u16, Value) {
     let (status, bytes) = t
         .raw("POST", path, headers, serde_json::to_vec(body).unwrap())
         .await;
@@ -136,7 +159,10 @@ fn status_data(task: &Value) -> &Value {
 }
 
 async fn conversations(t: &TestHost) -> i64 {
-    match &t.sql_row("SELECT COUNT(*) FROM anex_conversations", &[]).await[0] {
+    match &t
+        .sql_row("SELECT COUNT(*) FROM anex_conversations", &[])
+        .await[0]
+    {
         SqlValue::Int(n) => *n,
         other => panic!("{other:?}"),
     }
@@ -166,7 +192,10 @@ async fn cards_declare_the_anex_extension_and_an_unknown_org_is_404() {
         card["securitySchemes"]["anexBearer"]["httpAuthSecurityScheme"]["scheme"],
         "Bearer"
     );
-    assert!(card["name"].as_str().unwrap().contains("Fabrikam Industries"));
+    assert!(card["name"]
+        .as_str()
+        .unwrap()
+        .contains("Fabrikam Industries"));
     let host_card: Value = t
         .http
         .get(t.url("/.well-known/agent-card.json"))
@@ -200,11 +229,18 @@ async fn cards_declare_the_anex_extension_and_an_unknown_org_is_404() {
 async fn a_cfp_within_policy_is_answered_at_once_and_data_is_exactly_what_was_accepted() {
     let t = start(roomy_limits()).await;
     let s = setup(&t).await;
-    let ask = cfp(&s, &["legal_name(m)", "tax_id(m)", "ap_contact"], &["no retention beyond 90 days"]);
+    let ask = cfp(
+        &s,
+        &["legal_name(m)", "tax_id(m)", "ap_contact"],
+        &["no retention beyond 90 days"],
+    );
     let (status, answer) = rpc(&t, &s, "SendMessage", send_params(ask, None, None)).await;
     assert_eq!(status, 200, "{answer}");
     let task = task_of(&answer);
-    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{answer}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{answer}"
+    );
     assert_eq!(task["metadata"][URI]["awaiting"], "counterparty");
     let propose = status_data(task);
     assert_eq!(propose["performative"], "PROPOSE");
@@ -219,20 +255,48 @@ async fn a_cfp_within_policy_is_answered_at_once_and_data_is_exactly_what_was_ac
         task["id"].as_str().unwrap().to_owned(),
         task["contextId"].as_str().unwrap().to_owned(),
     );
-    let accept = anex(&s, "ACCEPT-PROPOSAL", "ANEX-Negotiation", "m2", propose["message_id"].as_str(),
-        json!({"terms": propose["content"]["response"].clone()}));
-    let (_, done) = rpc(&t, &s, "SendMessage", send_params(accept, Some(&context), Some(&task_id))).await;
+    let accept = anex(
+        &s,
+        "ACCEPT-PROPOSAL",
+        "ANEX-Negotiation",
+        "m2",
+        propose["message_id"].as_str(),
+        json!({"terms": propose["content"]["response"].clone()}),
+    );
+    let (_, done) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(accept, Some(&context), Some(&task_id)),
+    )
+    .await;
     let done = task_of(&done);
     assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
     let artifact = &done["artifacts"][0];
     assert_eq!(artifact["artifactId"], "anex-terms");
     let record = &artifact["parts"][0]["data"];
-    assert_eq!(record["access"], json!(["ap_contact", "legal_name", "tax_id"]));
+    assert_eq!(
+        record["access"],
+        json!(["ap_contact", "legal_name", "tax_id"])
+    );
     let record_value = anex::TermsRecord::from_json(record).unwrap();
     assert_eq!(artifact["metadata"][URI]["hash"], record_value.hash());
 
-    let request = anex(&s, "REQUEST", "ANEX-Data-Exchange", "m3", None, json!({"access": ["legal_name", "tax_id"]}));
-    let (_, data) = rpc(&t, &s, "SendMessage", send_params(request, Some(&context), None)).await;
+    let request = anex(
+        &s,
+        "REQUEST",
+        "ANEX-Data-Exchange",
+        "m3",
+        None,
+        json!({"access": ["legal_name", "tax_id"]}),
+    );
+    let (_, data) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(request, Some(&context), None),
+    )
+    .await;
     let data = task_of(&data);
     assert_eq!(data["status"]["state"], "TASK_STATE_COMPLETED", "{data}");
     assert_ne!(data["id"], task_id.as_str(), "a question has its own task");
@@ -241,18 +305,43 @@ async fn a_cfp_within_policy_is_answered_at_once_and_data_is_exactly_what_was_ac
         json!({"legal_name": "Fabrikam Industries Inc.", "tax_id": "US-12-3456789"})
     );
 
-    let request = anex(&s, "REQUEST", "ANEX-Data-Exchange", "m4", None, json!({"access": ["legal_name", "bank_details"]}));
-    let (_, refused) = rpc(&t, &s, "SendMessage", send_params(request, Some(&context), None)).await;
+    let request = anex(
+        &s,
+        "REQUEST",
+        "ANEX-Data-Exchange",
+        "m4",
+        None,
+        json!({"access": ["legal_name", "bank_details"]}),
+    );
+    let (_, refused) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(request, Some(&context), None),
+    )
+    .await;
     let refused = task_of(&refused);
-    assert_eq!(refused["status"]["state"], "TASK_STATE_REJECTED", "{refused}");
+    assert_eq!(
+        refused["status"]["state"], "TASK_STATE_REJECTED",
+        "{refused}"
+    );
     let refuse = status_data(refused);
     assert_eq!(refuse["performative"], "REFUSE");
     assert_eq!(refuse["content"]["items"], json!(["bank_details"]));
     assert!(refuse["content"].get("data").is_none());
-    assert!(!refused.to_string().contains("DE89"), "nothing of the refused item leaves");
+    assert!(
+        !refused.to_string().contains("DE89"),
+        "nothing of the refused item leaves"
+    );
 
     // GetTask reads the same, history bounded.
-    let (_, got) = rpc(&t, &s, "GetTask", json!({"id": task_id, "historyLength": 1})).await;
+    let (_, got) = rpc(
+        &t,
+        &s,
+        "GetTask",
+        json!({"id": task_id, "historyLength": 1}),
+    )
+    .await;
     assert_eq!(got["result"]["status"]["state"], "TASK_STATE_COMPLETED");
     assert_eq!(got["result"]["history"].as_array().unwrap().len(), 1);
     // Nothing waits for a person.
@@ -265,10 +354,22 @@ async fn a_cfp_within_policy_is_answered_at_once_and_data_is_exactly_what_was_ac
 }
 
 async fn beyond_policy(t: &TestHost, s: &Setup) -> (String, String, Value) {
-    let ask = cfp(s, &["legal_name(m)", "tax_id(m)", "bank_details(m)", "ap_contact"], &["no retention beyond 90 days"]);
+    let ask = cfp(
+        s,
+        &[
+            "legal_name(m)",
+            "tax_id(m)",
+            "bank_details(m)",
+            "ap_contact",
+        ],
+        &["no retention beyond 90 days"],
+    );
     let (_, answer) = rpc(t, s, "SendMessage", send_params(ask, None, None)).await;
     let task = task_of(&answer).clone();
-    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{answer}");
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{answer}"
+    );
     assert_eq!(task["metadata"][URI]["awaiting"], "owner");
     assert!(task["status"].get("message").is_none(), "{task}");
     (
@@ -284,21 +385,44 @@ async fn a_cfp_beyond_policy_waits_for_the_owner_whose_counter_is_proposed() {
     let s = setup(&t).await;
     let (task_id, context, _) = beyond_policy(&t, &s).await;
     // Meanwhile only CANCEL is understood.
-    let early = anex(&s, "ACCEPT-PROPOSAL", "ANEX-Negotiation", "m2", Some("h1"),
-        json!({"terms": {"access": ["legal_name"], "promise": []}}));
-    let (_, bare) = rpc(&t, &s, "SendMessage", send_params(early, Some(&context), Some(&task_id))).await;
+    let early = anex(
+        &s,
+        "ACCEPT-PROPOSAL",
+        "ANEX-Negotiation",
+        "m2",
+        Some("h1"),
+        json!({"terms": {"access": ["legal_name"], "promise": []}}),
+    );
+    let (_, bare) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(early, Some(&context), Some(&task_id)),
+    )
+    .await;
     let nu = &bare["result"]["message"]["parts"][0]["data"];
     assert_eq!(nu["performative"], "NOT-UNDERSTOOD", "{bare}");
-    assert!(nu["content"]["reason"].as_str().unwrap().contains("owner's answer is awaited"));
+    assert!(nu["content"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("owner's answer is awaited"));
 
     let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
     let approver = ApproverClient::new(&t.running.base_url(), ann.key.clone(), &ann.id).unwrap();
     let summary = approver.summary().await.unwrap();
-    let session = summary.sessions.iter().find(|x| x.protocol == "anex").unwrap();
+    let session = summary
+        .sessions
+        .iter()
+        .find(|x| x.protocol == "anex")
+        .unwrap();
     assert_eq!(session.id, format!("anex:{context}"));
     let pending = session.pending[0].anex.clone().unwrap();
     assert_eq!(pending.answers, "m1");
-    let bank = pending.items.iter().find(|i| i.item == "bank_details").unwrap();
+    let bank = pending
+        .items
+        .iter()
+        .find(|i| i.item == "bank_details")
+        .unwrap();
     assert!(bank.required && !bank.within_policy, "{bank:?}");
     let tax = pending.items.iter().find(|i| i.item == "tax_id").unwrap();
     assert!(tax.within_policy);
@@ -306,24 +430,40 @@ async fn a_cfp_beyond_policy_waits_for_the_owner_whose_counter_is_proposed() {
 
     // A counter the §4.4 rule makes pointless is refused, nothing changes.
     let pointless = approver
-        .counter_anex(&pending, AnexTerms {
-            access: vec!["legal_name".into(), "tax_id".into(), "ap_contact".into()],
-            promise: vec!["no retention beyond 90 days".into()],
-        })
+        .counter_anex(
+            &pending,
+            AnexTerms {
+                access: vec!["legal_name".into(), "tax_id".into(), "ap_contact".into()],
+                promise: vec!["no retention beyond 90 days".into()],
+            },
+        )
         .unwrap();
-    let err = approver.decide_anex(&session.id, &pointless).await.unwrap_err().to_string();
+    let err = approver
+        .decide_anex(&session.id, &pointless)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("pointless"), "{err}");
     // A receipt over other terms than the counter is refused.
     let counter_terms = AnexTerms {
         access: vec!["legal_name".into(), "tax_id".into(), "bank_details".into()],
         promise: vec!["no retention beyond 90 days".into(), "no resale".into()],
     };
-    let mut forged = approver.counter_anex(&pending, counter_terms.clone()).unwrap();
+    let mut forged = approver
+        .counter_anex(&pending, counter_terms.clone())
+        .unwrap();
     forged.counter_terms = Some(AnexTerms {
         access: vec!["legal_name".into(), "tax_id".into(), "bank_details".into()],
-        promise: vec!["no retention beyond 90 days".into(), "no sharing with third parties".into()],
+        promise: vec![
+            "no retention beyond 90 days".into(),
+            "no sharing with third parties".into(),
+        ],
     });
-    let err = approver.decide_anex(&session.id, &forged).await.unwrap_err().to_string();
+    let err = approver
+        .decide_anex(&session.id, &forged)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not the record of this decision"), "{err}");
     let (_, still) = rpc(&t, &s, "GetTask", json!({"id": task_id})).await;
     assert_eq!(still["result"]["metadata"][URI]["awaiting"], "owner");
@@ -347,23 +487,71 @@ async fn a_cfp_beyond_policy_waits_for_the_owner_whose_counter_is_proposed() {
     );
     let log = approver.anex_log(&session.id, None).await.unwrap();
     assert_eq!(log.receipts.len(), 1);
-    assert_eq!(log.receipts[0]["scope"]["terms"]["access"], json!(["bank_details", "legal_name", "tax_id"]));
+    assert_eq!(
+        log.receipts[0]["scope"]["terms"]["access"],
+        json!(["bank_details", "legal_name", "tax_id"])
+    );
     assert_eq!(log.receipts[0]["scope"]["decision"], "approve");
 
-    let accept = anex(&s, "ACCEPT-PROPOSAL", "ANEX-Negotiation", "m2", propose["message_id"].as_str(),
-        json!({"terms": propose["content"]["response"].clone()}));
-    let (_, done) = rpc(&t, &s, "SendMessage", send_params(accept, Some(&context), Some(&task_id))).await;
-    assert_eq!(task_of(&done)["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
-    let request = anex(&s, "REQUEST", "ANEX-Data-Exchange", "m3", None, json!({"access": ["bank_details"]}));
-    let (_, data) = rpc(&t, &s, "SendMessage", send_params(request, Some(&context), None)).await;
+    let accept = anex(
+        &s,
+        "ACCEPT-PROPOSAL",
+        "ANEX-Negotiation",
+        "m2",
+        propose["message_id"].as_str(),
+        json!({"terms": propose["content"]["response"].clone()}),
+    );
+    let (_, done) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(accept, Some(&context), Some(&task_id)),
+    )
+    .await;
+    assert_eq!(
+        task_of(&done)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    let request = anex(
+        &s,
+        "REQUEST",
+        "ANEX-Data-Exchange",
+        "m3",
+        None,
+        json!({"access": ["bank_details"]}),
+    );
+    let (_, data) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(request, Some(&context), None),
+    )
+    .await;
     assert_eq!(
         status_data(task_of(&data))["content"]["data"]["bank_details"]["bic"],
         "COBADEFFXXX"
     );
-    let request = anex(&s, "REQUEST", "ANEX-Data-Exchange", "m4", None, json!({"access": ["ap_contact"]}));
-    let (_, refused) = rpc(&t, &s, "SendMessage", send_params(request, Some(&context), None)).await;
+    let request = anex(
+        &s,
+        "REQUEST",
+        "ANEX-Data-Exchange",
+        "m4",
+        None,
+        json!({"access": ["ap_contact"]}),
+    );
+    let (_, refused) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(request, Some(&context), None),
+    )
+    .await;
     assert_eq!(task_of(&refused)["status"]["state"], "TASK_STATE_REJECTED");
-    assert_eq!(status_data(task_of(&refused))["content"]["items"], json!(["ap_contact"]));
+    assert_eq!(
+        status_data(task_of(&refused))["content"]["items"],
+        json!(["ap_contact"])
+    );
 }
 
 #[tokio::test]
@@ -374,17 +562,29 @@ async fn the_owner_declines_with_a_reason_and_the_task_is_rejected() {
     let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
     let approver = ApproverClient::new(&t.running.base_url(), ann.key.clone(), &ann.id).unwrap();
     let summary = approver.summary().await.unwrap();
-    let session = summary.sessions.iter().find(|x| x.protocol == "anex").unwrap();
+    let session = summary
+        .sessions
+        .iter()
+        .find(|x| x.protocol == "anex")
+        .unwrap();
     let pending = session.pending[0].anex.clone().unwrap();
     let mut no_reason = approver.decline_anex(&pending, "x").unwrap();
     no_reason.reason = None;
-    let err = approver.decide_anex(&session.id, &no_reason).await.unwrap_err().to_string();
+    let err = approver
+        .decide_anex(&session.id, &no_reason)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("reason"), "{err}");
     // An approve receipt does not decline.
     let mut wrong = approver.approve_anex(&pending).unwrap();
     wrong.action = countersign_host_api::approver::DecisionAction::Decline;
     wrong.reason = Some("no".into());
-    let err = approver.decide_anex(&session.id, &wrong).await.unwrap_err().to_string();
+    let err = approver
+        .decide_anex(&session.id, &wrong)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("scope.decision"), "{err}");
     let decline = approver
         .decline_anex(&pending, "we do not share bank details before a contract")
@@ -398,7 +598,13 @@ async fn the_owner_declines_with_a_reason_and_the_task_is_rejected() {
         status_data(task)["content"]["response"],
         "we do not share bank details before a contract"
     );
-    assert!(approver.summary().await.unwrap().sessions.iter().all(|x| x.pending.is_empty()));
+    assert!(approver
+        .summary()
+        .await
+        .unwrap()
+        .sessions
+        .iter()
+        .all(|x| x.pending.is_empty()));
 }
 
 #[tokio::test]
@@ -415,24 +621,47 @@ async fn the_v03_names_speak_the_v03_dialect() {
         ("x-a2a-extensions", URI.to_owned()),
         ("a2a-version", "0.3".to_owned()),
     ];
-    let (_, answer) = raw_rpc(&t, &format!("/a2a/{}", s.org), &headers,
-        &json!({"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": params})).await;
+    let (_, answer) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": params}),
+    )
+    .await;
     let task = &answer["result"];
     assert_eq!(answer["id"], 7);
     assert_eq!(task["kind"], "task", "{answer}");
     assert_eq!(task["status"]["state"], "input-required");
     assert_eq!(task["status"]["message"]["role"], "agent");
     assert_eq!(task["status"]["message"]["parts"][0]["kind"], "data");
-    let (_, got) = raw_rpc(&t, &format!("/a2a/{}", s.org), &headers,
-        &json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/cancel", "params": {"id": task["id"]}})).await;
+    let (_, got) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/cancel", "params": {"id": task["id"]}}),
+    )
+    .await;
     assert_eq!(got["result"]["status"]["state"], "canceled", "{got}");
-    let (_, again) = raw_rpc(&t, &format!("/a2a/{}", s.org), &headers,
-        &json!({"jsonrpc": "2.0", "id": 9, "method": "tasks/cancel", "params": {"id": task["id"]}})).await;
+    let (_, again) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 9, "method": "tasks/cancel", "params": {"id": task["id"]}}),
+    )
+    .await;
     assert_eq!(again["error"]["code"], -32002, "{again}");
     // The host-level endpoint serves the token's organization.
-    let (_, host_level) = raw_rpc(&t, "/a2a", &headers,
-        &json!({"jsonrpc": "2.0", "id": 10, "method": "tasks/get", "params": {"id": task["id"]}})).await;
-    assert_eq!(host_level["result"]["status"]["state"], "canceled", "{host_level}");
+    let (_, host_level) = raw_rpc(
+        &t,
+        "/a2a",
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 10, "method": "tasks/get", "params": {"id": task["id"]}}),
+    )
+    .await;
+    assert_eq!(
+        host_level["result"]["status"]["state"], "canceled",
+        "{host_level}"
+    );
 }
 
 /// Each refusal alone, each with its code, and nothing stored.
@@ -474,27 +703,154 @@ async fn every_refusal_alone_is_well_formed_and_stores_nothing() {
         p["message"]["parts"] = json!([{"text": "hello"}]);
         p
     };
-    let cases: Vec<(&str, Vec<(&str, String)>, Vec<u8>, u16, i64)> = vec![
-        ("no token", vec![ext.clone()], serde_json::to_vec(&send).unwrap(), 401, -31401),
-        ("unknown token", vec![auth("anex_nope"), ext.clone()], serde_json::to_vec(&send).unwrap(), 401, -31401),
-        ("another org's token", vec![auth(&foreign.token), ext.clone()], serde_json::to_vec(&send).unwrap(), 401, -31401),
-        ("a revoked token", vec![auth(&revoked.token), ext.clone()], serde_json::to_vec(&send).unwrap(), 401, -31401),
-        ("malformed JSON", vec![auth(&s.token), ext.clone()], b"{\"jsonrpc\": ".to_vec(), 200, -32700),
-        ("a duplicate member", vec![auth(&s.token), ext.clone()], br#"{"jsonrpc":"2.0","id":"r","id":"s","method":"GetTask","params":{}}"#.to_vec(), 200, -32700),
-        ("a batch", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&json!([send])).unwrap(), 200, -32600),
-        ("no id", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "GetTask", "params": {}})).unwrap(), 200, -32600),
-        ("jsonrpc 1.0", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&json!({"jsonrpc": "1.0", "id": "r", "method": "GetTask"})).unwrap(), 200, -32600),
-        ("an unknown method", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("tasks/list-everything", json!({}))).unwrap(), 200, -32601),
-        ("streaming", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("SendStreamingMessage", json!({}))).unwrap(), 200, -32004),
-        ("push notifications", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("CreateTaskPushNotificationConfig", json!({}))).unwrap(), 200, -32003),
-        ("the extension not activated", vec![auth(&s.token)], serde_json::to_vec(&send).unwrap(), 200, -32008),
-        ("another A2A version", vec![auth(&s.token), ext.clone(), ("a2a-version", "0.3".into())], serde_json::to_vec(&send).unwrap(), 200, -32009),
-        ("params not an object", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("SendMessage", json!([1]))).unwrap(), 200, -32602),
-        ("two parts", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("SendMessage", two_parts)).unwrap(), 200, -32602),
-        ("a text part", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("SendMessage", text_part)).unwrap(), 200, -32602),
-        ("an unknown task", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("GetTask", json!({"id": "ctx_x-t1"}))).unwrap(), 200, -32001),
-        ("a taskId without a conversation", vec![auth(&s.token), ext.clone()], serde_json::to_vec(&call("SendMessage", send_params(good.clone(), None, Some("ctx_nope-t1")))).unwrap(), 200, -32001),
-        ("too large", vec![auth(&s.token), ext.clone()], vec![b' '; 600_000], 413, -32600),
+    // (what, headers, body, HTTP status, JSON-RPC code)
+    type Case<'a> = (&'a str, Vec<(&'a str, String)>, Vec<u8>, u16, i64);
+    let cases: Vec<Case> = vec![
+        (
+            "no token",
+            vec![ext.clone()],
+            serde_json::to_vec(&send).unwrap(),
+            401,
+            -31401,
+        ),
+        (
+            "unknown token",
+            vec![auth("anex_nope"), ext.clone()],
+            serde_json::to_vec(&send).unwrap(),
+            401,
+            -31401,
+        ),
+        (
+            "another org's token",
+            vec![auth(&foreign.token), ext.clone()],
+            serde_json::to_vec(&send).unwrap(),
+            401,
+            -31401,
+        ),
+        (
+            "a revoked token",
+            vec![auth(&revoked.token), ext.clone()],
+            serde_json::to_vec(&send).unwrap(),
+            401,
+            -31401,
+        ),
+        (
+            "malformed JSON",
+            vec![auth(&s.token), ext.clone()],
+            b"{\"jsonrpc\": ".to_vec(),
+            200,
+            -32700,
+        ),
+        (
+            "a duplicate member",
+            vec![auth(&s.token), ext.clone()],
+            br#"{"jsonrpc":"2.0","id":"r","id":"s","method":"GetTask","params":{}}"#.to_vec(),
+            200,
+            -32700,
+        ),
+        (
+            "a batch",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&json!([send])).unwrap(),
+            200,
+            -32600,
+        ),
+        (
+            "no id",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "GetTask", "params": {}}))
+                .unwrap(),
+            200,
+            -32600,
+        ),
+        (
+            "jsonrpc 1.0",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&json!({"jsonrpc": "1.0", "id": "r", "method": "GetTask"})).unwrap(),
+            200,
+            -32600,
+        ),
+        (
+            "an unknown method",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("tasks/list-everything", json!({}))).unwrap(),
+            200,
+            -32601,
+        ),
+        (
+            "streaming",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("SendStreamingMessage", json!({}))).unwrap(),
+            200,
+            -32004,
+        ),
+        (
+            "push notifications",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("CreateTaskPushNotificationConfig", json!({}))).unwrap(),
+            200,
+            -32003,
+        ),
+        (
+            "the extension not activated",
+            vec![auth(&s.token)],
+            serde_json::to_vec(&send).unwrap(),
+            200,
+            -32008,
+        ),
+        (
+            "another A2A version",
+            vec![auth(&s.token), ext.clone(), ("a2a-version", "0.3".into())],
+            serde_json::to_vec(&send).unwrap(),
+            200,
+            -32009,
+        ),
+        (
+            "params not an object",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("SendMessage", json!([1]))).unwrap(),
+            200,
+            -32602,
+        ),
+        (
+            "two parts",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("SendMessage", two_parts)).unwrap(),
+            200,
+            -32602,
+        ),
+        (
+            "a text part",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("SendMessage", text_part)).unwrap(),
+            200,
+            -32602,
+        ),
+        (
+            "an unknown task",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call("GetTask", json!({"id": "ctx_x-t1"}))).unwrap(),
+            200,
+            -32001,
+        ),
+        (
+            "a taskId without a conversation",
+            vec![auth(&s.token), ext.clone()],
+            serde_json::to_vec(&call(
+                "SendMessage",
+                send_params(good.clone(), None, Some("ctx_nope-t1")),
+            ))
+            .unwrap(),
+            200,
+            -32001,
+        ),
+        (
+            "too large",
+            vec![auth(&s.token), ext.clone()],
+            vec![b' '; 600_000],
+            413,
+            -32600,
+        ),
     ];
     for (what, headers, body, status, code) in cases {
         let (got, bytes) = t.raw("POST", &path, &headers, body).await;
@@ -505,25 +861,55 @@ async fn every_refusal_alone_is_well_formed_and_stores_nothing() {
         assert_eq!(answer["error"]["code"], code, "{what}: {answer}");
         assert!(answer["error"]["message"].is_string(), "{what}");
         assert!(answer.get("id").is_some(), "{what}: id present (or null)");
-        if code <= -32001 && code >= -32009 {
-            assert_eq!(answer["error"]["data"][0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo", "{what}");
+        if (-32009..=-32001).contains(&code) {
+            assert_eq!(
+                answer["error"]["data"][0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo",
+                "{what}"
+            );
         }
         if status == 401 {
-            assert_eq!(answer["error"]["message"], "authentication required", "{what}: uniform");
+            assert_eq!(
+                answer["error"]["message"], "authentication required",
+                "{what}: uniform"
+            );
         }
     }
     // ANEX-level refusals: a bare NOT-UNDERSTOOD, nothing stored.
     for (what, message) in [
         ("a sender that is not the token's agent", bad_sender),
-        ("a receiver that is not this org", { let mut m = good.clone(); m["receiver"] = json!("https://elsewhere.example/a2a/x"); m }),
-        ("an unreadable ANEX message", { let mut m = good.clone(); m["ontology"] = json!("Other"); m }),
-        ("a data request with no conversation", anex(&s, "ACCEPT-PROPOSAL", "ANEX-Negotiation", "m1", None, json!({"terms": {"access": ["legal_name"], "promise": []}}))),
+        ("a receiver that is not this org", {
+            let mut m = good.clone();
+            m["receiver"] = json!("https://elsewhere.example/a2a/x");
+            m
+        }),
+        ("an unreadable ANEX message", {
+            let mut m = good.clone();
+            m["ontology"] = json!("Other");
+            m
+        }),
+        (
+            "a data request with no conversation",
+            anex(
+                &s,
+                "ACCEPT-PROPOSAL",
+                "ANEX-Negotiation",
+                "m1",
+                None,
+                json!({"terms": {"access": ["legal_name"], "promise": []}}),
+            ),
+        ),
     ] {
         let (_, answer) = rpc(&t, &s, "SendMessage", send_params(message, None, None)).await;
         let m = &answer["result"]["message"];
         assert_eq!(m["role"], "ROLE_AGENT", "{what}: {answer}");
-        assert_eq!(m["parts"][0]["data"]["performative"], "NOT-UNDERSTOOD", "{what}: {answer}");
-        assert_eq!(m["parts"][0]["data"]["receiver"], SUPPLIER, "{what}: to the authenticated agent");
+        assert_eq!(
+            m["parts"][0]["data"]["performative"], "NOT-UNDERSTOOD",
+            "{what}: {answer}"
+        );
+        assert_eq!(
+            m["parts"][0]["data"]["receiver"], SUPPLIER,
+            "{what}: to the authenticated agent"
+        );
     }
     assert_eq!(conversations(&t).await, 0, "nothing was stored");
 }
@@ -538,14 +924,21 @@ async fn a_conversation_id_is_used_once_and_a_context_is_its_counterpartys_own()
     let (_, again) = rpc(&t, &s, "SendMessage", send_params(ask, None, None)).await;
     let nu = &again["result"]["message"]["parts"][0]["data"];
     assert_eq!(nu["performative"], "NOT-UNDERSTOOD", "{again}");
-    assert!(nu["content"]["reason"].as_str().unwrap().contains("already used"));
+    assert!(nu["content"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("already used"));
     // Another counterparty of the same org cannot reach the context or its task.
     let other = t
         .host()
         .add_anex_counterparty(&s.org, "did:web:other.example", "other", None)
         .await
         .unwrap();
-    let s2 = Setup { token: other.token, org: s.org.clone(), agent: s.agent.clone() };
+    let s2 = Setup {
+        token: other.token,
+        org: s.org.clone(),
+        agent: s.agent.clone(),
+    };
     let task_id = task_of(&first)["id"].as_str().unwrap().to_owned();
     let (_, got) = rpc(&t, &s2, "GetTask", json!({"id": task_id})).await;
     assert_eq!(got["error"]["code"], -32001, "{got}");

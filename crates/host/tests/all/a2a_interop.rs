@@ -132,12 +132,28 @@ async fn negotiate(person: Person) -> (Vec<Value>, Value) {
     host.admin(&["anex", "policy", "--org", &org, &policy]);
     host.admin(&["anex", "data", "--org", &org, &data]);
     let issued = host.admin(&[
-        "anex", "counterparty", "add", "--org", &org, "--identity", crate::a2a::SUPPLIER,
-        "--name", "Northwind onboarding", "--relation", "supplier",
+        "anex",
+        "counterparty",
+        "add",
+        "--org",
+        &org,
+        "--identity",
+        crate::a2a::SUPPLIER,
+        "--name",
+        "Northwind onboarding",
+        "--relation",
+        "supplier",
     ]);
     let token = issued["token"].as_str().unwrap().to_owned();
     let code = host.admin(&[
-        "approver", "enroll", "--org", &org, "--name", "Ann", "--email", "ann@fabrikam.example",
+        "approver",
+        "enroll",
+        "--org",
+        &org,
+        "--name",
+        "Ann",
+        "--email",
+        "ann@fabrikam.example",
     ])["code"]
         .as_str()
         .unwrap()
@@ -150,7 +166,9 @@ async fn negotiate(person: Person) -> (Vec<Value>, Value) {
 
     let mut child = tokio::process::Command::new(python())
         .arg(repo_root().join("crates/host/interop/anex_requester.py"))
-        .args(["--host", &host.base, "--org", &org, "--token", &token, "--wait", "30"])
+        .args([
+            "--host", &host.base, "--org", &org, "--token", &token, "--wait", "30",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -175,7 +193,10 @@ async fn negotiate(person: Person) -> (Vec<Value>, Value) {
             .expect("the ask beyond policy is pending in the summary");
         assert_eq!(
             session.id,
-            format!("anex:{}", steps.last().unwrap()["context_id"].as_str().unwrap())
+            format!(
+                "anex:{}",
+                steps.last().unwrap()["context_id"].as_str().unwrap()
+            )
         );
         let pending = session.pending[0].anex.clone().unwrap();
         let request = match person {
@@ -225,8 +246,14 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
     let checks = step(&steps, "checks");
     assert_eq!(checks["extension_uri"], crate::a2a::URI);
     assert_eq!(checks["required"], true);
-    assert_eq!(checks["without_extension"], "ExtensionSupportRequiredError", "{checks}");
-    assert!(checks["without_token"].as_str().unwrap().contains("401"), "{checks}");
+    assert_eq!(
+        checks["without_extension"], "ExtensionSupportRequiredError",
+        "{checks}"
+    );
+    assert!(
+        checks["without_token"].as_str().unwrap().contains("401"),
+        "{checks}"
+    );
 
     let within = step(&steps, "within");
     assert_eq!(within["state"], "TASK_STATE_INPUT_REQUIRED", "{within}");
@@ -237,7 +264,10 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
         json!({"access": ["legal_name", "ap_contact"], "promise": ["no retention beyond 90 days"]})
     );
     assert_eq!(within["accepted_state"], "TASK_STATE_COMPLETED");
-    assert_eq!(within["artifact"]["access"], json!(["ap_contact", "legal_name"]));
+    assert_eq!(
+        within["artifact"]["access"],
+        json!(["ap_contact", "legal_name"])
+    );
 
     let waiting = step(&steps, "waiting");
     assert_eq!(waiting["state"], "TASK_STATE_INPUT_REQUIRED", "{waiting}");
@@ -252,7 +282,10 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
                "promise": ["no retention beyond 90 days", "no sharing with third parties"]})
     );
     assert_eq!(done["accepted_state"], "TASK_STATE_COMPLETED");
-    assert_eq!(done["artifact"]["access"], json!(["bank_details", "legal_name", "tax_id"]));
+    assert_eq!(
+        done["artifact"]["access"],
+        json!(["bank_details", "legal_name", "tax_id"])
+    );
     assert_eq!(done["data_state"], "TASK_STATE_COMPLETED");
     assert_eq!(
         done["data"]["content"]["data"],
@@ -274,7 +307,10 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
         .iter()
         .find(|l| l["conversation_id"] == "conv-beyond")
         .unwrap();
-    assert_eq!(beyond["receipts"][0]["scope"]["terms"], done["artifact"], "{beyond}");
+    assert_eq!(
+        beyond["receipts"][0]["scope"]["terms"], done["artifact"],
+        "{beyond}"
+    );
     assert_eq!(beyond["phase"], "agreed");
 }
 
@@ -289,5 +325,8 @@ async fn the_a2a_sdk_sees_the_owners_refusal() {
         done["answer"]["content"]["response"],
         "bank details only after a signed contract"
     );
-    assert!(done.get("data").is_none(), "nothing was shared after a refusal");
+    assert!(
+        done.get("data").is_none(),
+        "nothing was shared after a refusal"
+    );
 }

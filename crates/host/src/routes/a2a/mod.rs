@@ -35,7 +35,10 @@ const MAX_DEPTH: usize = 32;
 pub fn router() -> Router<Host> {
     Router::new()
         .route(card::HOST_CARD_PATH, get(card::host_card))
-        .route("/a2a/{org}/.well-known/agent-card.json", get(card::org_card))
+        .route(
+            "/a2a/{org}/.well-known/agent-card.json",
+            get(card::org_card),
+        )
         .route("/a2a", post(rpc_host))
         .route("/a2a/{org}", post(rpc_org))
 }
@@ -202,25 +205,36 @@ async fn rpc(
             "invalid request: a JSON-RPC request object is expected (batches are not served)",
         ));
     };
-    let id = match object.get("id") {
-        Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
-        _ => {
-            return Err(RpcError::new(
+    let id =
+        match object.get("id") {
+            Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
+            _ => return Err(RpcError::new(
                 &null,
                 -32600,
                 "invalid request: id must be a string or a number (notifications are not served)",
-            ))
-        }
-    };
+            )),
+        };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(RpcError::new(&id, -32600, "invalid request: jsonrpc must be \"2.0\""));
+        return Err(RpcError::new(
+            &id,
+            -32600,
+            "invalid request: jsonrpc must be \"2.0\"",
+        ));
     }
     let Some(method) = object.get("method").and_then(Value::as_str) else {
-        return Err(RpcError::new(&id, -32600, "invalid request: method must be a string"));
+        return Err(RpcError::new(
+            &id,
+            -32600,
+            "invalid request: method must be a string",
+        ));
     };
     let params = object.get("params").cloned().unwrap_or(json!({}));
     if !params.is_object() {
-        return Err(RpcError::new(&id, -32602, "invalid params: params must be an object"));
+        return Err(RpcError::new(
+            &id,
+            -32602,
+            "invalid params: params must be an object",
+        ));
     }
     // Who is calling: one answer for every failure.
     let Some(token) = bearer(&headers) else {
@@ -260,7 +274,10 @@ async fn rpc(
             return Err(RpcError::new(
                 &id,
                 -32601,
-                format!("method not found: {:?}", other.chars().take(64).collect::<String>()),
+                format!(
+                    "method not found: {:?}",
+                    other.chars().take(64).collect::<String>()
+                ),
             ))
         }
     };
@@ -320,9 +337,7 @@ impl Call<'_> {
             Failure::Refused(Refusal::InvalidParams(m)) => {
                 RpcError::new(self.id, -32602, format!("invalid params: {m}"))
             }
-            Failure::NotCancelable(m) => {
-                RpcError::a2a(self.id, -32002, "TASK_NOT_CANCELABLE", m)
-            }
+            Failure::NotCancelable(m) => RpcError::a2a(self.id, -32002, "TASK_NOT_CANCELABLE", m),
             Failure::Internal(e) => RpcError::internal(self.id, e),
         }
     }
@@ -331,7 +346,13 @@ impl Call<'_> {
         RpcError::new(self.id, -32602, format!("invalid params: {m}"))
     }
 
-    fn task_result(&self, row_context: &str, doc: &crate::domain::anex::Doc, task_id: &str, history: Option<usize>) -> Result<Value, RpcError> {
+    fn task_result(
+        &self,
+        row_context: &str,
+        doc: &crate::domain::anex::Doc,
+        task_id: &str,
+        history: Option<usize>,
+    ) -> Result<Value, RpcError> {
         let task = doc
             .tasks
             .iter()
@@ -365,11 +386,13 @@ impl Call<'_> {
                     now,
                 };
                 let Some(answer) = crate::domain::anex::unreadable(&ctx, &e) else {
-                    return Err(self.invalid(
-                        "an unreadable NOT-UNDERSTOOD is not answered",
-                    ));
+                    return Err(self.invalid("an unreadable NOT-UNDERSTOOD is not answered"));
                 };
-                return Ok(self.bare(&answer, incoming.context_id.as_deref(), incoming.task_id.as_deref()));
+                return Ok(self.bare(
+                    &answer,
+                    incoming.context_id.as_deref(),
+                    incoming.task_id.as_deref(),
+                ));
             }
         };
         let answer = service::send(
@@ -432,8 +455,9 @@ impl Call<'_> {
             Some(v) => Some(
                 v.as_u64()
                     .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                    .ok_or_else(|| self.invalid("params.historyLength must be a non-negative integer"))?
-                    as usize,
+                    .ok_or_else(|| {
+                        self.invalid("params.historyLength must be a non-negative integer")
+                    })? as usize,
             ),
         };
         let (row, doc) = service::task(self.host, self.cp, task_id)

@@ -55,8 +55,7 @@ pub fn read_message(dialect: Dialect, params: &Value) -> Result<Incoming, String
     let Some(message) = params.get("message").and_then(Value::as_object) else {
         return Err("params.message is required and must be an object".into());
     };
-    if dialect == Dialect::V03 && message.get("kind").and_then(Value::as_str) != Some("message")
-    {
+    if dialect == Dialect::V03 && message.get("kind").and_then(Value::as_str) != Some("message") {
         return Err("params.message.kind must be \"message\"".into());
     }
     let role = message.get("role").and_then(Value::as_str);
