@@ -100,6 +100,10 @@ impl IntoResponse for RpcError {
         let body = json!({"jsonrpc": "2.0", "id": self.id, "error": error});
         let mut response = (self.status, axum::Json(body)).into_response();
         let headers = response.headers_mut();
+        headers.insert(
+            "a2a-extensions",
+            HeaderValue::from_static(A2A_EXTENSION_URI),
+        );
         if self.status == StatusCode::UNAUTHORIZED {
             headers.insert(
                 "www-authenticate",
