@@ -205,6 +205,18 @@ pub async fn decide(
             req.decision_id
         )));
     }
+    if host
+        .store()
+        .anex()
+        .anex_decision(&req.decision_id)
+        .await?
+        .is_some()
+    {
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a decision on an ANEX conversation.",
+            req.decision_id
+        )));
+    }
     let repo = host.store().negotiations();
     for _ in 0..ATTEMPTS {
         let row = match repo.session_state(session_id).await? {
