@@ -960,3 +960,51 @@ async fn requests_over_the_limit_are_429_with_a_jsonrpc_body() {
     assert_eq!(codes[..3], [(200, -32001); 3]);
     assert_eq!(codes[3], (429, -31429));
 }
+
+#[tokio::test]
+async fn the_admin_is_refused_an_unreadable_policy_data_set_or_identity_with_the_reason() {
+    let t = start(roomy_limits()).await;
+    let org = t
+        .host()
+        .create_org("Fabrikam Industries")
+        .await
+        .unwrap()
+        .org_handle;
+    let err = t
+        .host()
+        .load_anex_policy(
+            &org,
+            r#"{"anex_policy": 1, "terms_valid_days": 90, "rules": [], "extra": true}"#,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("extra"), "{err}");
+    let err = t
+        .host()
+        .load_anex_data(&org, r#"{"tax_id": 123}"#)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tax_id"), "{err}");
+    let err = t
+        .host()
+        .add_anex_counterparty(&org, "not an id", "x", None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--identity"), "{err}");
+    let err = t
+        .host()
+        .load_anex_policy("anp_org_nope", POLICY)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("anp_org_nope"), "{err}");
+    let stored = t.sql_row("SELECT COUNT(*) FROM anex_files", &[]).await;
+    assert_eq!(stored[0], SqlValue::Int(0), "nothing was stored");
+    let stored = t
+        .sql_row("SELECT COUNT(*) FROM anex_counterparties", &[])
+        .await;
+    assert_eq!(stored[0], SqlValue::Int(0), "nothing was stored");
+}
