@@ -384,13 +384,19 @@ pub fn receive(
     let mut doc = stored.cloned().unwrap_or_default();
     let negotiation_task = doc.tasks.iter().position(|t| t.negotiation);
     // Which task the message belongs to.
-    let question = is_question(m);
-    if question && task_id.is_some() {
+    // A CANCEL or termination sent without taskId (the way to end terms
+    // already accepted, whose negotiation task is completed) is its own task.
+    let closing = matches!(
+        m.content(),
+        Content::Cancel { .. } | Content::Terminate { .. }
+    );
+    let own_task = is_question(m) || (closing && task_id.is_none() && stored.is_some());
+    if is_question(m) && task_id.is_some() {
         return Err(Refusal::InvalidParams(
             "a data REQUEST or QUERY-IF is sent in the context without taskId: each creates its own task".into(),
         ));
     }
-    if !question && stored.is_some() {
+    if !own_task && stored.is_some() {
         match (task_index, negotiation_task) {
             (Some(i), Some(n)) if i == n => {}
             (None, Some(n)) => {
@@ -407,7 +413,7 @@ pub fn receive(
             }
         }
     }
-    if doc.pending.is_some() && !matches!(m.content(), Content::Cancel { .. }) && !question {
+    if doc.pending.is_some() && !matches!(m.content(), Content::Cancel { .. }) && !own_task {
         let reason = "the owner's answer is awaited: poll the task, or CANCEL";
         return bare(not_understood(ctx, m, reason, Some(&conversation)), task_id);
     }
@@ -423,10 +429,10 @@ pub fn receive(
     let index = doc.messages.len();
     doc.messages.push(m.to_json());
     doc.a2a_ids.push(a2a_id.to_owned());
-    let task = if question || negotiation_task.is_none() {
+    let task = if own_task || negotiation_task.is_none() {
         doc.tasks.push(Task {
             id: format!("{context_id}-t{}", doc.tasks.len() + 1),
-            negotiation: !question,
+            negotiation: !own_task,
             state: TaskState::InputRequired,
             awaiting: Awaiting::Counterparty,
             status_message: None,
@@ -537,12 +543,13 @@ fn respond(
             doc.pending = None;
             doc.proposed = None;
             doc.agreed = None;
-            if let Some(n) = doc.tasks.iter().position(|t| t.negotiation) {
-                if !doc.tasks[n].state.is_terminal() || n == task {
-                    set(doc, n, TaskState::Canceled, Awaiting::None);
-                    doc.tasks[n].status_message = None;
-                }
+            for t in doc.tasks.iter_mut().filter(|t| !t.state.is_terminal()) {
+                t.state = TaskState::Canceled;
+                t.awaiting = Awaiting::None;
+                t.status_message = None;
             }
+            set(doc, task, TaskState::Canceled, Awaiting::None);
+            doc.tasks[task].status_message = None;
             Ok(None)
         }
         Content::DataRequest { .. } => {

@@ -1199,3 +1199,73 @@ async fn a_disabled_org_has_no_card_and_its_tokens_are_refused_like_unknown_ones
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn a_cancel_after_agreement_ends_the_terms_and_no_data_leaves_after_it() {
+    let t = start(roomy_limits()).await;
+    let s = setup(&t).await;
+    let ask = cfp(&s, &["legal_name(m)"], &[]);
+    let (_, first) = rpc(&t, &s, "SendMessage", send_params(ask, None, None)).await;
+    let task = task_of(&first).clone();
+    let (task_id, context) = (
+        task["id"].as_str().unwrap(),
+        task["contextId"].as_str().unwrap(),
+    );
+    let propose = status_data(&task).clone();
+    let accept = anex(
+        &s,
+        "ACCEPT-PROPOSAL",
+        "ANEX-Negotiation",
+        "m2",
+        propose["message_id"].as_str(),
+        json!({"terms": propose["content"]["response"].clone()}),
+    );
+    let (_, done) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(accept, Some(context), Some(task_id)),
+    )
+    .await;
+    assert_eq!(task_of(&done)["status"]["state"], "TASK_STATE_COMPLETED");
+    let cancel = anex(
+        &s,
+        "CANCEL",
+        "ANEX-Termination",
+        "m3",
+        None,
+        json!({"reason": "contract ended"}),
+    );
+    let (_, canceled) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(cancel, Some(context), None),
+    )
+    .await;
+    let own = task_of(&canceled);
+    assert_eq!(own["status"]["state"], "TASK_STATE_CANCELED", "{canceled}");
+    assert_ne!(own["id"], task_id, "its own task");
+    assert_eq!(own["metadata"][URI]["phase"], "closed");
+    let request = anex(
+        &s,
+        "REQUEST",
+        "ANEX-Data-Exchange",
+        "m4",
+        None,
+        json!({"access": ["legal_name"]}),
+    );
+    let (_, after) = rpc(
+        &t,
+        &s,
+        "SendMessage",
+        send_params(request, Some(context), None),
+    )
+    .await;
+    let m = &after["result"]["message"]["parts"][0]["data"];
+    assert_eq!(m["performative"], "NOT-UNDERSTOOD", "{after}");
+    assert!(
+        !after.to_string().contains("Fabrikam Industries Inc."),
+        "no data after CANCEL"
+    );
+}
