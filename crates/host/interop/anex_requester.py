@@ -7,6 +7,7 @@ It prints one JSON object per line on stdout:
 
   {"step": "checks", ...}     the card, refusals without the extension / token
   {"step": "within", ...}     a CFP within policy: answered at once, accepted
+  {"step": "v03", ...}        the same through the SDK's v0.3 compatibility layer
   {"step": "waiting", ...}    a CFP beyond policy waits for the owner
   {"step": "done", ...}       after the person decided: the answer, the
                               acceptance, the data, the refused request
@@ -31,6 +32,7 @@ from a2a.client.service_parameters import (
     with_a2a_extensions,
 )
 from a2a.types import a2a_pb2 as pb
+from a2a.types.a2a_pb2 import AgentCard
 from google.protobuf import json_format, struct_pb2
 
 URI = "urn:countersign:anex:a2a:v1"
@@ -202,6 +204,28 @@ async def main():
     within["accepted_state"] = state_name(done)
     within["artifact"] = part_data(done.artifacts[0].parts[0]) if done.artifacts else None
     say(within)
+
+    # The same through the SDK's v0.3 compatibility layer: the card's 0.3
+    # interface alone (message/send, tasks/get, tasks/cancel).
+    card03 = AgentCard()
+    card03.CopyFrom(card)
+    keep = [i for i in card03.supported_interfaces if i.protocol_version == "0.3"]
+    del card03.supported_interfaces[:]
+    card03.supported_interfaces.extend(keep)
+    old_client = factory.create(card03, interceptors=[AuthInterceptor(store)])
+    r03 = Requester(old_client, ctx, agent)
+    task = (await r03.send(r03.cfp("conv-v03", ["legal_name(m)"], []))).task
+    v03 = {
+        "step": "v03",
+        "transport": type(getattr(old_client, "_transport", None)).__name__,
+        "state": state_name(task),
+        "answer": status_anex(task)["performative"],
+    }
+    got = await old_client.get_task(pb.GetTaskRequest(id=task.id), context=ctx)
+    v03["get_state"] = state_name(got)
+    canceled = await old_client.cancel_task(pb.CancelTaskRequest(id=task.id), context=ctx)
+    v03["cancel_state"] = state_name(canceled)
+    say(v03)
 
     # 2. Beyond policy: the task waits for the owner.
     conv = "conv-beyond"

@@ -4,7 +4,9 @@
 //! alone) negotiates data-access terms with a real `countersign-host`
 //! process on loopback, set up with the admin CLI. It resolves the card,
 //! is refused without the extension and without a token, gets a CFP within
-//! policy answered at once and accepts it, then sends one beyond policy and
+//! policy answered at once and accepts it (and again through the SDK's v0.3
+//! compatibility layer: `message/send`, `tasks/get`, `tasks/cancel`), then
+//! sends one beyond policy and
 //! sees the task wait; a person decides through the approver API (the Rust
 //! approver client, signing an ApprovalReceipt over the terms record); the
 //! SDK sees our PROPOSE (or REFUSE), accepts, asks for exactly the accepted
@@ -268,6 +270,13 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
         within["artifact"]["access"],
         json!(["ap_contact", "legal_name"])
     );
+
+    let v03 = step(&steps, "v03");
+    assert_eq!(v03["transport"], "CompatJsonRpcTransport", "{v03}");
+    assert_eq!(v03["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(v03["answer"], "PROPOSE");
+    assert_eq!(v03["get_state"], "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(v03["cancel_state"], "TASK_STATE_CANCELED");
 
     let waiting = step(&steps, "waiting");
     assert_eq!(waiting["state"], "TASK_STATE_INPUT_REQUIRED", "{waiting}");
