@@ -87,8 +87,8 @@ pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
 
 /// An enrolled approver talking to one host. Cheap to share behind an `Arc`.
 pub struct ApproverClient {
-    http: Http,
-    identity: Identity,
+    pub(crate) http: Http,
+    pub(crate) identity: Identity,
 }
 
 impl ApproverClient {

@@ -9,7 +9,8 @@
 //!   reads it back; [`check_decision`] verifies the receipts itself.
 //! - [`ApproverClient`]: a person's console. It enrolls with a one-time code,
 //!   polls the summary, fetches records and submits signed decisions (RFC-002
-//!   approvals for ANP, ApprovalReceipts for gate requests).
+//!   approvals for ANP, ApprovalReceipts for gate requests and, over the
+//!   terms record, for ANEX asks).
 //!
 //! Every protocol rule (signed strings, hashes, verification, receipts)
 //! comes from the protocol crates; this crate only adds IO: HTTP, timeouts,
@@ -20,6 +21,7 @@
 
 mod agent;
 mod approver;
+mod approver_anex;
 mod error;
 mod gate;
 mod http;
@@ -29,6 +31,7 @@ pub use agent::{default_envelope, AgentClient};
 pub use approver::{
     new_decision_id, well_known, ApproverClient, GateDecisionInput, RawLog, SummaryFetch,
 };
+pub use approver_anex::{anex_record, as_asked};
 pub use error::ClientError;
 pub use gate::{check_decision, raw_messages, GateClient};
 pub use http::{ClientConfig, RetryPolicy};

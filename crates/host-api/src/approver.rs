@@ -142,6 +142,10 @@ pub struct PendingDecision {
     /// Gate: the policy threshold a receipt names as `threshold_crossed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<String>,
+    /// ANEX: who asks for which data under which promises, item by item
+    /// with the policy's verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anex: Option<crate::anex::AnexPending>,
 }
 
 fn anp_protocol() -> String {

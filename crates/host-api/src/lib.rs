@@ -4,6 +4,7 @@
 //! | module | what it owns |
 //! |---|---|
 //! | [`approver`] | the approver API v1 (`/api/console/v1`) for every protocol: enrollment, the summary, records in each protocol's own form, decisions (`docs/approver-api.md` in the repository) |
+//! | [`anex`] | the approver API's ANEX shapes: a pending ANEX ask, the decision over its terms record, the conversation's log |
 //! | [`gate`] | the gate v1 (`/api/gate/v1`) where the organization's own agents mirror their transcripts and ask for a person (`docs/gate-api.md`) |
 //!
 //! ANP's own wire (the agent API, discovery, RFC-002 approvals) stays in
@@ -12,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod anex;
 pub mod approver;
 pub mod gate;
 
@@ -23,4 +25,6 @@ pub mod protocol {
     pub const CONCORDIA: &str = "concordia";
     /// OANP session logs mirrored through the gate.
     pub const OANP: &str = "oanp";
+    /// ANEX conversations with counterparty agents over A2A.
+    pub const ANEX: &str = "anex";
 }

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod anex_admin;
 mod auth;
 mod body;
 pub mod buyer_agent;
@@ -246,6 +247,51 @@ impl Host {
         policy_json: &str,
     ) -> Result<Policy, HostError> {
         Ok(admin::load_policy(self.store_ref(), org_handle, policy_json).await?)
+    }
+
+    /// Loads an org's ANEX policy (docs/anex-binding.md, "The owner's policy").
+    pub async fn load_anex_policy(
+        &self,
+        org_handle: &str,
+        text: &str,
+    ) -> Result<anex::Policy, HostError> {
+        Ok(anex_admin::load_policy(self.store_ref(), org_handle, text).await?)
+    }
+
+    /// Loads an org's ANEX data set; answers the item names it holds.
+    pub async fn load_anex_data(
+        &self,
+        org_handle: &str,
+        text: &str,
+    ) -> Result<Vec<String>, HostError> {
+        Ok(anex_admin::load_data(self.store_ref(), org_handle, text).await?)
+    }
+
+    /// Registers an ANEX counterparty agent for an org; the answer carries
+    /// its bearer token, shown this once.
+    pub async fn add_anex_counterparty(
+        &self,
+        org_handle: &str,
+        identity: &str,
+        name: &str,
+        relation: Option<&str>,
+    ) -> Result<anex_admin::AnexCredential, HostError> {
+        let now = self.clock().now();
+        Ok(anex_admin::add_counterparty(
+            self.store_ref(),
+            org_handle,
+            identity,
+            name,
+            relation,
+            now,
+        )
+        .await?)
+    }
+
+    /// Revokes an ANEX counterparty's token.
+    pub async fn revoke_anex_counterparty(&self, id: &str) -> Result<(), HostError> {
+        let now = self.clock().now();
+        Ok(anex_admin::revoke_counterparty(self.store_ref(), id, now).await?)
     }
 
     /// Marks an agent verified by a person.

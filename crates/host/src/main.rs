@@ -42,6 +42,58 @@ enum Command {
     /// Buyer policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// ANEX over A2A: each org's policy and data set, counterparty agents and their tokens.
+    #[command(subcommand)]
+    Anex(AnexCommand),
+}
+
+#[derive(Subcommand)]
+enum AnexCommand {
+    /// Load an org's ANEX policy file (JSON, docs/anex-binding.md "The owner's policy").
+    Policy {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// The policy file.
+        file: PathBuf,
+    },
+    /// Load an org's ANEX data set (JSON: item name to value, at most 1 MiB).
+    Data {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// The data file.
+        file: PathBuf,
+    },
+    /// Counterparty agents that may ask an org for data.
+    #[command(subcommand)]
+    Counterparty(CounterpartyCommand),
+}
+
+#[derive(Subcommand)]
+enum CounterpartyCommand {
+    /// Register a counterparty agent for an org; prints its bearer token once.
+    Add {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// Its ANEX agent identity (every message's sender), e.g. did:web:supplier.example.
+        #[arg(long)]
+        identity: String,
+        /// Its display name.
+        #[arg(long)]
+        name: String,
+        /// The relation the policy's `relations` match (e.g. supplier).
+        #[arg(long)]
+        relation: Option<String>,
+    },
+    /// Every counterparty (never their tokens).
+    List,
+    /// Revoke a counterparty's token.
+    Revoke {
+        /// The counterparty id (anexcp_…).
+        counterparty_id: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -379,6 +431,116 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 as_json,
                 json!({ "org_handle": org, "loaded": true, "skus": policy.skus.keys().collect::<Vec<_>>() }),
                 format!("loaded policy for {org}"),
+            );
+        }
+        Command::Anex(command) => anex_command(conn, as_json, command, now).await?,
+    }
+    Ok(())
+}
+
+async fn anex_command(
+    conn: &dyn store::Storage,
+    as_json: bool,
+    command: AnexCommand,
+    now: time::OffsetDateTime,
+) -> Result<(), String> {
+    use countersign_host::anex_admin;
+    let err = |e: admin::AdminError| e.to_string();
+    let read = |file: &PathBuf, what: &str| {
+        std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {what} file {}: {e}", file.display()))
+    };
+    match command {
+        AnexCommand::Policy { org, file } => {
+            let policy = anex_admin::load_policy(conn, &org, &read(&file, "ANEX policy")?)
+                .await
+                .map_err(err)?;
+            print(
+                as_json,
+                json!({ "org_handle": org, "loaded": true, "rules": policy.rules.len(), "terms_valid_days": policy.terms_valid_days }),
+                format!(
+                    "loaded the ANEX policy for {org} ({} rules)",
+                    policy.rules.len()
+                ),
+            );
+        }
+        AnexCommand::Data { org, file } => {
+            let items = anex_admin::load_data(conn, &org, &read(&file, "ANEX data")?)
+                .await
+                .map_err(err)?;
+            print(
+                as_json,
+                json!({ "org_handle": org, "loaded": true, "items": items }),
+                format!("loaded the ANEX data set for {org}: {}", items.join(", ")),
+            );
+        }
+        AnexCommand::Counterparty(CounterpartyCommand::Add {
+            org,
+            identity,
+            name,
+            relation,
+        }) => {
+            let issued = anex_admin::add_counterparty(
+                conn,
+                &org,
+                &identity,
+                &name,
+                relation.as_deref(),
+                now,
+            )
+            .await
+            .map_err(err)?;
+            let text = format!(
+                "registered {} ({}) for {org}\ntoken (shown once): {}\nendpoint: {}",
+                issued.counterparty.counterparty_id,
+                issued.counterparty.identity,
+                issued.token,
+                issued.endpoint_path
+            );
+            print(
+                as_json,
+                serde_json::to_value(&issued).map_err(|e| e.to_string())?,
+                text,
+            );
+        }
+        AnexCommand::Counterparty(CounterpartyCommand::List) => {
+            let all = anex_admin::list_counterparties(conn).await.map_err(err)?;
+            let text = all
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}  {}  {}  {}{}",
+                        c.counterparty_id,
+                        c.org_handle,
+                        c.identity,
+                        c.name,
+                        if c.revoked_at.is_some() {
+                            "  (revoked)"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(
+                as_json,
+                json!({ "counterparties": all }),
+                if text.is_empty() {
+                    "no ANEX counterparties".into()
+                } else {
+                    text
+                },
+            );
+        }
+        AnexCommand::Counterparty(CounterpartyCommand::Revoke { counterparty_id }) => {
+            anex_admin::revoke_counterparty(conn, &counterparty_id, now)
+                .await
+                .map_err(err)?;
+            print(
+                as_json,
+                json!({ "counterparty_id": counterparty_id, "revoked": true }),
+                format!("revoked {counterparty_id}"),
             );
         }
     }

@@ -81,6 +81,7 @@ pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
                 action: None,
                 amount: None,
                 threshold: None,
+                anex: None,
             });
         }
         let vendor = row.vendor;

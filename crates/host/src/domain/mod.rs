@@ -4,6 +4,7 @@
 //! surface maps a `DomainError` to its own response shape (the ANP error
 //! body for the agent and approver APIs).
 
+pub mod anex;
 pub mod decisions;
 pub mod enrollment;
 pub mod gate;

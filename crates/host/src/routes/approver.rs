@@ -16,7 +16,7 @@ use crate::auth::Approver;
 use crate::body::parse_json;
 use crate::domain::decisions::Received;
 use crate::error::ApiError;
-use crate::service::{self, approver_gate, SessionRef};
+use crate::service::{self, approver_anex, approver_gate, SessionRef};
 use crate::Host;
 
 /// The approver API's routes, relative to `/api/console/v1`.
@@ -59,6 +59,9 @@ pub async fn summary(
     summary
         .sessions
         .extend(approver_gate::summary(&host, &signed.principal, signed.now).await?);
+    summary
+        .sessions
+        .extend(approver_anex::summary(&host, &signed.principal, signed.now).await?);
     let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
     let tag = etag_of(&text);
     if known.is_some_and(|header| etag_matches(&header, &tag)) {
@@ -102,6 +105,10 @@ pub async fn log(
                     .await?;
             Ok(Json(log).into_response())
         }
+        SessionRef::Anex(context_id) => {
+            let log = approver_anex::log(&host, &signed.principal, context_id, after).await?;
+            Ok(Json(log).into_response())
+        }
     }
 }
 
@@ -135,6 +142,17 @@ pub async fn decide(
                 protocol,
                 sid,
                 received,
+                signed.now,
+            )
+            .await?;
+            Ok(Json(answer).into_response())
+        }
+        SessionRef::Anex(context_id) => {
+            let answer = approver_anex::decide(
+                &host,
+                &signed.principal,
+                context_id,
+                &signed.incoming.body,
                 signed.now,
             )
             .await?;

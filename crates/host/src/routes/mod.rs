@@ -1,10 +1,12 @@
 //! The HTTP surfaces, one module and one router each, nested under their
 //! base paths: the ANP agent API and discovery ([`anp`]), the gate for the
-//! org's own agents ([`gate`]) and the approver API ([`approver`]).
+//! org's own agents ([`gate`]), the approver API ([`approver`]) and ANEX
+//! over A2A for counterparty agents ([`a2a`]).
 //! Handlers are thin: extract (the [`support::Signed`] extractor
 //! authenticates any kind of caller), call the service, map a typed error
 //! to the surface's shape.
 
+mod a2a;
 mod anp;
 mod approver;
 mod gate;
@@ -26,6 +28,7 @@ pub fn router(host: Host) -> Router {
         .nest(AGENT_API_BASE, anp::router())
         .nest(GATE_API_BASE, gate::router())
         .nest(CONSOLE_API_BASE, approver::router())
+        .merge(a2a::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(host)

@@ -8,6 +8,8 @@
 //! API); [`gate`] the gate agents', [`approver_gate`] the approvers' on
 //! gate sessions.
 
+pub mod anex;
+pub mod approver_anex;
 pub mod approver_gate;
 pub mod gate;
 
@@ -37,12 +39,15 @@ pub enum SessionRef<'a> {
     Anp(&'a str),
     /// A gate session of this protocol.
     Gate(crate::domain::gate::GateProtocol, &'a str),
+    /// An ANEX conversation (`anex:<context_id>`).
+    Anex(&'a str),
 }
 
 impl<'a> SessionRef<'a> {
     /// Reads a session id from the approver API's path.
     pub fn parse(id: &'a str) -> SessionRef<'a> {
         match id.split_once(':') {
+            Some((countersign_host_api::protocol::ANEX, sid)) => SessionRef::Anex(sid),
             Some((prefix, sid)) => match crate::domain::gate::GateProtocol::parse(prefix) {
                 Some(protocol) => SessionRef::Gate(protocol, sid),
                 None => SessionRef::Anp(id),
@@ -197,6 +202,18 @@ pub async fn decide(
     {
         return Err(DomainError::DecisionConflict(format!(
             "decision_id {} was already used for a decision on a gate session.",
+            req.decision_id
+        )));
+    }
+    if host
+        .store()
+        .anex()
+        .anex_decision(&req.decision_id)
+        .await?
+        .is_some()
+    {
+        return Err(DomainError::DecisionConflict(format!(
+            "decision_id {} was already used for a decision on an ANEX conversation.",
             req.decision_id
         )));
     }

@@ -15,6 +15,7 @@
 //! [`GateRepo`]; A2A's comes the same way); the suite in `tests/all` runs
 //! over both stores, which keeps them in step.
 
+mod anex_types;
 mod gate_types;
 pub mod postgres;
 pub mod sqlite;
@@ -27,6 +28,7 @@ use async_trait::async_trait;
 use crate::config::Durability;
 use crate::error::HostError;
 
+pub use anex_types::*;
 pub use gate_types::*;
 pub use types::*;
 
@@ -44,6 +46,9 @@ pub trait Storage: Send + Sync {
     /// The gate: the org's own agents, their mirrored sessions, requests,
     /// receipts and decisions.
     fn gate(&self) -> &dyn GateRepo;
+    /// ANEX over A2A: counterparties, each org's ANEX policy and data set,
+    /// conversations and the decisions on them.
+    fn anex(&self) -> &dyn AnexRepo;
     /// Rate-limit counters shared by every process, when the store has them
     /// (PostgreSQL); `None` means limits are counted in memory per process.
     fn shared_limits(&self) -> Option<&dyn LimitRepo>;
@@ -270,6 +275,68 @@ pub trait GateRepo: Send + Sync {
         now_unix: i64,
         now_text: &str,
     ) -> Result<Vec<ExpiredRequest>, StoreError>;
+}
+
+/// ANEX over A2A's counterparties, policies, data sets and conversations.
+#[async_trait]
+pub trait AnexRepo: Send + Sync {
+    /// Stores a new counterparty (its token's hash unique).
+    async fn insert_anex_counterparty(&self, row: &AnexCounterpartyRow) -> Result<(), StoreError>;
+    /// The counterparty holding this token hash, revoked or not.
+    async fn anex_counterparty_by_token(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<AnexCounterpartyRow>, StoreError>;
+    /// Every counterparty, oldest first.
+    async fn anex_counterparties(&self) -> Result<Vec<AnexCounterpartyRow>, StoreError>;
+    /// Revokes a counterparty's token (keeping the first time); false when
+    /// there is no such counterparty.
+    async fn revoke_anex_counterparty(&self, id: &str, at: &str) -> Result<bool, StoreError>;
+    /// Replaces an org's ANEX policy (`Some`) or data set; false when there
+    /// is no such org.
+    async fn set_anex_file(
+        &self,
+        org_handle: &str,
+        kind: AnexFile,
+        json: &str,
+    ) -> Result<bool, StoreError>;
+    /// An org's ANEX policy and data set, as loaded (either may be absent).
+    async fn anex_files(
+        &self,
+        org_handle: &str,
+    ) -> Result<(Option<String>, Option<String>), StoreError>;
+    /// A conversation by its A2A context id.
+    async fn anex_conversation(
+        &self,
+        context_id: &str,
+    ) -> Result<Option<AnexConversationRow>, StoreError>;
+    /// Whether this counterparty already used `conversation_id` with this org.
+    async fn anex_conversation_used(
+        &self,
+        org_handle: &str,
+        counterparty_id: &str,
+        conversation_id: &str,
+    ) -> Result<bool, StoreError>;
+    /// Every conversation of an org, oldest first.
+    async fn anex_conversations(
+        &self,
+        org_handle: &str,
+    ) -> Result<Vec<AnexConversationRow>, StoreError>;
+    /// A decision already received under this id.
+    async fn anex_decision(&self, decision_id: &str)
+        -> Result<Option<AnexDecisionRow>, StoreError>;
+    /// Applies one change atomically: [`CommitError::Conflict`] when the
+    /// conversation moved on since it was read, or a key is taken.
+    async fn anex_commit(&self, commit: &AnexCommit) -> Result<(), CommitError>;
+}
+
+/// Which of an org's two ANEX files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnexFile {
+    /// The owner's policy (`anex::Policy`).
+    Policy,
+    /// The data set (`anex::exchange::DataSet`).
+    Data,
 }
 
 /// Fixed-window counters shared by every host process on one database.

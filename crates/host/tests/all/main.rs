@@ -2,6 +2,8 @@
 //! file under tests/ used to be its own ~50 MB executable, which cost CI
 //! link time and disk. Each module keeps its own tests and helpers.
 
+mod a2a;
+mod a2a_interop;
 mod agent_api;
 mod approver_api;
 mod cli;

@@ -166,6 +166,7 @@ pub fn summary_session(
             action: Some(r.action.clone()),
             amount: Some(r.amount.clone()),
             threshold: Some(r.threshold.clone()),
+            anex: None,
         })
         .collect();
     Ok(SessionSummary {

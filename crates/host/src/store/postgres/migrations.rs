@@ -227,7 +227,50 @@ const MIGRATIONS: &[&str] = &[
         received_at TEXT NOT NULL
     );
     "#,
+    // 3: ANEX over A2A (docs/anex-binding.md): counterparties and their
+    // token hashes, each org's ANEX policy and data set, conversations
+    // (one per A2A context, its document) and the decisions on them.
+    ANEX_SCHEMA,
 ];
+
+/// ANEX over A2A's tables (version 3).
+const ANEX_SCHEMA: &str = r#"
+    CREATE TABLE anex_counterparties (
+        id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        identity TEXT NOT NULL,
+        name TEXT NOT NULL,
+        relation TEXT,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE TABLE anex_files (
+        org_handle TEXT PRIMARY KEY REFERENCES orgs(handle),
+        policy TEXT,
+        data TEXT
+    );
+    CREATE TABLE anex_conversations (
+        context_id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        counterparty_id TEXT NOT NULL REFERENCES anex_counterparties(id),
+        conversation_id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (org_handle, counterparty_id, conversation_id)
+    );
+    CREATE TABLE anex_decisions (
+        decision_id TEXT PRIMARY KEY,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        context_id TEXT NOT NULL REFERENCES anex_conversations(context_id),
+        body_sha256 TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        received_at TEXT NOT NULL
+    );
+"#;
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -8,6 +8,7 @@
 //! `synchronous_commit` (on by default: a commit is on disk before the
 //! request is acknowledged).
 
+mod anex;
 mod gate;
 mod migrations;
 
@@ -383,6 +384,9 @@ impl Storage for PgStore {
         self
     }
     fn gate(&self) -> &dyn GateRepo {
+        self
+    }
+    fn anex(&self) -> &dyn AnexRepo {
         self
     }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {

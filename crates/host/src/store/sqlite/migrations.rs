@@ -124,6 +124,10 @@ const MIGRATIONS: &[&str] = &[
     // enrollment codes, mirrored sessions keyed by (org, protocol, session
     // id), their messages, the agents' requests, receipts and decisions.
     GATE_SCHEMA,
+    // 4: ANEX over A2A (docs/anex-binding.md): counterparties and their
+    // token hashes, each org's ANEX policy and data set, conversations
+    // (one per A2A context, its document) and the decisions on them.
+    ANEX_SCHEMA,
 ];
 
 /// The gate's tables (SQLite version 3).
@@ -223,6 +227,45 @@ const GATE_SCHEMA: &str = r#"
         body BLOB NOT NULL,
         body_sha256 TEXT NOT NULL,
         signed_headers TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        received_at TEXT NOT NULL
+    );
+"#;
+
+/// ANEX over A2A's tables (version 4).
+const ANEX_SCHEMA: &str = r#"
+    CREATE TABLE anex_counterparties (
+        id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        identity TEXT NOT NULL,
+        name TEXT NOT NULL,
+        relation TEXT,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE TABLE anex_files (
+        org_handle TEXT PRIMARY KEY REFERENCES orgs(handle),
+        policy TEXT,
+        data TEXT
+    );
+    CREATE TABLE anex_conversations (
+        context_id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        counterparty_id TEXT NOT NULL REFERENCES anex_counterparties(id),
+        conversation_id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (org_handle, counterparty_id, conversation_id)
+    );
+    CREATE TABLE anex_decisions (
+        decision_id TEXT PRIMARY KEY,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        context_id TEXT NOT NULL REFERENCES anex_conversations(context_id),
+        body_sha256 TEXT NOT NULL,
         outcome TEXT NOT NULL,
         detail TEXT NOT NULL,
         received_at TEXT NOT NULL

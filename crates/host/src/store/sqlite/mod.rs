@@ -6,6 +6,7 @@
 //! waits for an append. The server and the admin CLI open the same files at
 //! the same time (busy timeout).
 
+mod anex;
 mod gate;
 mod migrations;
 
@@ -392,6 +393,9 @@ impl Storage for SqliteStore {
         self
     }
     fn gate(&self) -> &dyn GateRepo {
+        self
+    }
+    fn anex(&self) -> &dyn AnexRepo {
         self
     }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {
