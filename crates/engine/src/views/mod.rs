@@ -14,9 +14,13 @@ use ts_rs::TS;
 mod anp;
 mod concordia;
 pub mod contract;
+mod oanp;
+mod receipts;
 
 pub use self::anp::*;
 pub use self::concordia::*;
+pub use self::oanp::*;
+pub use self::receipts::*;
 
 /// An exact decimal amount as a string (`"570000"`, `"1140.50"`).
 pub type Money = String;

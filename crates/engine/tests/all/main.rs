@@ -8,5 +8,6 @@ mod core;
 mod decided;
 mod disputes;
 mod notices;
+mod receipts;
 mod seam;
 mod settings;
