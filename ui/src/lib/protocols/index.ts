@@ -8,7 +8,7 @@
  * (`ProposalView.capabilities`), not a choice made here.
  */
 import type { Component } from "svelte";
-import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView } from "../backend";
+import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView, ReceiptDetail, ReceiptKind } from "../backend";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
@@ -17,6 +17,7 @@ import ConcordiaAcceptSummary from "./concordia/ConcordiaAcceptSummary.svelte";
 import ConcordiaCounterEditor from "./concordia/ConcordiaCounterEditor.svelte";
 import ConcordiaOfferBody from "./concordia/ConcordiaOfferBody.svelte";
 import { concordiaNoun } from "./concordia/words";
+import OanpReceiptBody from "./oanp/OanpReceiptBody.svelte";
 
 /** What a counter editor is given; it hands back the counter in its protocol's own form. */
 export interface CounterEditorProps {
@@ -47,9 +48,27 @@ export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>>
   concordia_terms: ConcordiaCounterEditor,
 };
 
+/** What the interface draws for one kind of filed receipt (its protocol's part of the receipt screen). */
+export interface ReceiptUi {
+  /** The receipt's checks, signed terms and the arbiter's report. */
+  Body: Component<{ detail: ReceiptDetail }>;
+  /** The protocol whose receipts these are, as the engine names it in `import_receipt`. */
+  protocol: string;
+}
+
+export const RECEIPT_KINDS: Record<ReceiptKind, ReceiptUi> = {
+  oanp_receipt: { Body: OanpReceiptBody as Component<{ detail: ReceiptDetail }>, protocol: "oanp" },
+};
+
+/** The protocols whose receipts a person can import, for the import form: [wire name, label]. */
+export function receiptProtocols(): [string, string][] {
+  return Object.values(RECEIPT_KINDS).map((kind) => [kind.protocol, protocolLabel(kind.protocol)]);
+}
+
 const LABELS: Record<string, string> = {
   "ANP/0.1": "ANP",
   concordia: "Concordia",
+  oanp: "OANP",
 };
 
 /** A protocol's name for people ("ANP", "Concordia"); an unknown one as the host names it. */
