@@ -198,7 +198,11 @@ fn a_receipt_read_by_the_webview_is_filed_shown_and_exported_through_the_ipc() {
     let request = json!({"request": {"protocol": "oanp", "file_name": "dev-receipt.json",
                                      "bytes": bytes.to_vec(), "log_file_name": null, "log_bytes": null}});
     let view = invoke(&webview, "import_receipt", request).unwrap();
-    assert_eq!(view["row"]["proof"], json!(false), "test receipts are off by default");
+    assert_eq!(
+        view["row"]["proof"],
+        json!(false),
+        "test receipts are off by default"
+    );
     assert_eq!(view["row"]["test_mode"], json!(true));
     assert_eq!(view["detail"]["kind"], json!("oanp_receipt"));
     assert_eq!(view["detail"]["checks"].as_array().map(Vec::len), Some(7));
@@ -220,5 +224,8 @@ fn a_receipt_read_by_the_webview_is_filed_shown_and_exported_through_the_ipc() {
     )
     .unwrap_err();
     assert_eq!(refused["code"], json!("invalid_input"), "{refused}");
-    assert!(refused["message"].as_str().unwrap().contains("Nothing was filed"));
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains("Nothing was filed"));
 }
