@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::config::EngineConfig;
 use crate::error::EngineError;
-use crate::protocol::{receipt_seam, ReadReceipt};
+use crate::protocol::{receipt_seam, receipt_seams, ReadReceipt};
 use crate::settings::Effective;
 use crate::store::{ReceiptRecord, Store};
 use crate::views::{ExportResult, ImportReceipt, ReceiptExport, ReceiptRow, ReceiptView};
@@ -173,4 +173,26 @@ pub(crate) fn export(
             .map(|log| write(dir, &log_name, log))
             .transpose()?,
     })
+}
+
+/// Files each protocol's demo receipt, marked as the sandbox's (once: the
+/// same bytes are one receipt).
+pub(crate) fn file_sandbox_demos(
+    store: &Store,
+    config: &EngineConfig,
+    now: &str,
+) -> Result<(), EngineError> {
+    for seam in receipt_seams() {
+        if let Some((file_name, bytes)) = seam.demo_receipt() {
+            let request = ImportReceipt {
+                protocol: seam.name().to_owned(),
+                file_name: file_name.to_owned(),
+                bytes: bytes.to_vec(),
+                log_file_name: None,
+                log_bytes: None,
+            };
+            import(store, config, &request, true, now)?;
+        }
+    }
+    Ok(())
 }

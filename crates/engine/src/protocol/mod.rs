@@ -521,6 +521,12 @@ pub(crate) trait ReceiptSeam: Send + Sync {
         settings: &crate::settings::Effective,
     ) -> Result<ReadReceipt, EngineError>;
 
+    /// The receipt the sandbox files for a new user to open and verify
+    /// (file name, bytes), when the protocol has one.
+    fn demo_receipt(&self) -> Option<(&'static str, &'static [u8])> {
+        None
+    }
+
     /// The file names an export writes the receipt and its log under.
     fn export_names(&self, receipt_id: &str) -> (String, String) {
         (
@@ -532,6 +538,11 @@ pub(crate) trait ReceiptSeam: Send + Sync {
 
 /// Every protocol that files receipts.
 const RECEIPTS: [&dyn ReceiptSeam; 1] = [&self::oanp::Oanp];
+
+/// Every protocol that files receipts.
+pub(crate) fn receipt_seams() -> impl Iterator<Item = &'static dyn ReceiptSeam> {
+    RECEIPTS.into_iter()
+}
 
 /// The receipt jobs of the protocol named `name`.
 pub(crate) fn receipt_seam(name: &str) -> Result<&'static dyn ReceiptSeam, EngineError> {
