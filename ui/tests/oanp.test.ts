@@ -173,3 +173,30 @@ describe("reading a chosen file", () => {
     expect(await readBytes(small, 1 << 20, "receipt")).toEqual([0, 255, 10]);
   });
 });
+
+describe("the test-receipts setting", () => {
+  it("is drawn from the engine's declaration, off by default, and saved when turned on", async () => {
+    const { settingsView } = await import("./fixtures");
+    const backend = new FakeBackend();
+    const view = settingsView();
+    // As the engine declares it (protocol/oanp: a toggle, default off).
+    view.settings.push({
+      id: "oanp.allow_test_receipts", group: "OANP receipts", label: "Test-mode receipts count as proof",
+      help: "Off: a receipt signed by an arbiter's test-mode key (free to anyone with a test account) is shown as not proof. Turn on only to try things out.",
+      kind: "toggle", value: false, default: false,
+    });
+    backend.settingsNow = view;
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "nav-settings"));
+    await settle();
+    const groups = [...container.querySelectorAll("[data-testid='settings'] section.panel h3")].map((h) => h.textContent);
+    expect(groups).toContain("OANP receipts");
+    const toggle = container.querySelector<HTMLInputElement>("[data-testid='setting-input'][data-id='oanp.allow_test_receipts']")!;
+    expect(toggle.type).toBe("checkbox");
+    expect(toggle.checked).toBe(false);
+    await user.click(toggle);
+    await settle();
+    expect(backend.settingWrites).toEqual([{ id: "oanp.allow_test_receipts", value: true }]);
+  });
+});
