@@ -300,3 +300,40 @@ export function forgedView(): ReceiptView {
     signed: { ...devReceiptDetail.signed, genuine: false },
   }, { receipt_id: "rcpt_forged", file_name: "forged-receipt.json", test_mode: false });
 }
+
+import type { OanpOfferView, ProposalView } from "../src/lib/backend";
+import { inboxItem } from "./fixtures";
+
+const usd = (minor: string, value: string) => ({ amount_minor: minor, currency: "USD", amount: { value, currency: "USD" } });
+
+/** A merchant's OANP counter the org's buyer agent asks about before offer.accept, as the engine shows it. */
+export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalView {
+  const detail: OanpOfferView = {
+    offer: { message_type: "offer.counter", sender: "merchant", round: 2, terms: { price: usd("41900", "419.00"), inclusions: [{ kind: "warranty", value: "included" }] } },
+    previous: { message_type: "offer.propose", sender: "buyer", round: 1, terms: { price: usd("39900", "399.00"), inclusions: [{ kind: "cable", value: "included" }] } },
+    previous_ref: { seq: 4, actor: "buyer" },
+    price_change: { absolute: "20", percent: "5.01" },
+    inclusions_added: [{ kind: "warranty", value: "included" }],
+    inclusions_removed: [{ kind: "cable", value: "included" }],
+    envelope: { message_id: "m6", hash: "sha256:6e6e", seq: 6 },
+    verdict: { message_type: "arbitration.evaluate", verdict: "fair", fairness_score: "1.0000", suggested_price: usd("41500", "415.00"), reason: null, seq: 7 },
+    max_rounds: 5, rounds_left: 3,
+    request: { request_id: "r1", action: "accept", amount: { value: "419.00", currency: "USD" }, threshold: { value: "250000", currency: "USD" } },
+    notice: "OANP envelopes are not signed: this is the log as your organization's agent mirrored it, chained envelope to envelope. Only the arbiter's receipt, once it verifies against this log, is evidence.",
+    ...overrides,
+  };
+  return {
+    item: inboxItem({
+      session_id: "oanp:ses_monitor", protocol: "oanp", proposal_kind: "oanp_offer", seq: 6, event_hash: "sha256:6e6e",
+      kind: "offer.counter", actor: "merchant",
+      counterparty: { id: "merchant", name: "Contoso Monitors", organization: "Contoso", fingerprint: "", status: "declared" },
+      amount: { value: "419.00", currency: "USD" }, previous_amount: { value: "399.00", currency: "USD" },
+      change: { absolute: "20", percent: "5.01" }, approvals_required: 1, approvals_given: 0,
+    }),
+    detail: { proposal_kind: "oanp_offer", ...detail },
+    verification: { state: "unproven", detail: null, failing_seq: null, checks: [] },
+    approvals: [], expired: false, pending: true, decision: null,
+    capabilities: { actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "oanp_terms",
+      signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session" },
+  };
+}

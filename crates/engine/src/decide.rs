@@ -214,7 +214,10 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    if session.status != "open" {
+    let open = inbox::protocol_of(session)
+        .map(|p| p.seam().is_open(&session.status))
+        .unwrap_or(false);
+    if !open {
         return Err(DecideError::SessionClosed);
     }
     match request.action {

@@ -40,11 +40,13 @@ pub(crate) enum Protocol {
     Anp,
     /// Concordia: the org's own agents mirror their transcripts to the gate.
     Concordia,
+    /// OANP: the org's own agents mirror their session logs to the gate.
+    Oanp,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 2] = [Protocol::Anp, Protocol::Concordia];
+    pub(crate) const ALL: [Protocol; 3] = [Protocol::Anp, Protocol::Concordia, Protocol::Oanp];
 
     /// Reads the name a host or a stored row gives.
     pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
@@ -65,6 +67,7 @@ impl Protocol {
         match self {
             Protocol::Anp => &self::anp::Anp,
             Protocol::Concordia => &self::concordia::Concordia,
+            Protocol::Oanp => &self::oanp::session::OanpSession,
         }
     }
 }
@@ -344,6 +347,12 @@ pub(crate) trait Seam: Send + Sync {
 
     /// Which side an actor (in the protocol's words) of `session` is on.
     fn side(&self, session: &SessionRecord, actor: &str) -> Side;
+
+    /// Whether a session the host reports in `status` still takes
+    /// decisions (ANP and Concordia: `open`).
+    fn is_open(&self, status: &str) -> bool {
+        status == "open"
+    }
 
     /// What a decision panel may offer on `pending`.
     fn capabilities(&self, pending: &PendingProposal) -> Capabilities;

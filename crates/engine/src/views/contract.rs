@@ -67,6 +67,7 @@ pub fn declarations() -> Vec<Declaration> {
         // OANP receipts
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
         OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,
+        OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict,
     ];
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all

@@ -232,3 +232,77 @@ pub struct OanpProblem {
     /// Why.
     pub reason: String,
 }
+
+/// An OANP offer the org's own agent asks about before its `offer.accept`
+/// (`proposal_kind: "oanp_offer"`), beside the one it answers, with the
+/// arbiter's latest verdict and the rounds left. OANP envelopes carry no
+/// signatures: until the arbiter's receipt verifies against the log, what
+/// is shown is the org's own agent's mirror, chained and nothing more.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OanpOfferView {
+    /// The counterparty's standing offer.
+    pub offer: OanpOffer,
+    /// The offer it answers (the latest earlier one of the other side), if any.
+    pub previous: Option<OanpOffer>,
+    /// Where that previous offer is.
+    pub previous_ref: Option<super::PreviousRef>,
+    /// From the previous price to this one (same currency only).
+    pub price_change: Option<super::Change>,
+    /// Inclusions this offer has that the previous one did not.
+    pub inclusions_added: Vec<OanpInclusion>,
+    /// Inclusions the previous offer had that this one drops.
+    pub inclusions_removed: Vec<OanpInclusion>,
+    /// The envelope that carries it.
+    pub envelope: OanpEnvelopeRef,
+    /// The arbiter's latest evaluation in the log, when there is one.
+    pub verdict: Option<OanpVerdict>,
+    /// The session's round limit, from the arbiter's `session.accept`.
+    pub max_rounds: Option<u32>,
+    /// Rounds left after this offer's round, when both are known.
+    pub rounds_left: Option<u32>,
+    /// What the org's own agent asks to do, and for how much.
+    pub request: Option<super::GateRequest>,
+    /// Why the envelopes are not evidence on their own.
+    pub notice: String,
+}
+
+/// One OANP offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OanpOffer {
+    /// `offer.propose` or `offer.counter`.
+    pub message_type: String,
+    /// Who sent it (`buyer`, `merchant`).
+    pub sender: String,
+    /// Its round, when stated.
+    pub round: Option<u32>,
+    /// Its price and inclusions.
+    pub terms: OanpTerms,
+}
+
+/// The envelope an offer came in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OanpEnvelopeRef {
+    /// Its `message_id`.
+    pub message_id: String,
+    /// Its hash (what an ApprovalReceipt's `scope.offer_hash` names).
+    pub hash: String,
+    /// Its position in the log (1-based).
+    pub seq: u64,
+}
+
+/// The arbiter's evaluation of an offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OanpVerdict {
+    /// `arbitration.evaluate` or `arbitration.reject`.
+    pub message_type: String,
+    /// `fair`, `unfair_to_buyer`, `unfair_to_merchant`, when stated.
+    pub verdict: Option<String>,
+    /// The fairness score as written.
+    pub fairness_score: Option<String>,
+    /// The price the arbiter suggests, when it states one.
+    pub suggested_price: Option<OanpMoney>,
+    /// Why it refused an offer (`arbitration.reject`).
+    pub reason: Option<String>,
+    /// Its position in the log (1-based).
+    pub seq: u64,
+}

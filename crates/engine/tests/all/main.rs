@@ -8,6 +8,7 @@ mod core;
 mod decided;
 mod disputes;
 mod notices;
+mod oanp_gate;
 mod receipts;
 mod seam;
 mod settings;

@@ -731,7 +731,7 @@ diff: ProposalDiff | null, };
 /**
  * The counter editor a protocol's counter is written in.
  */
-export type CounterForm = "anp_offer" | "concordia_terms";
+export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms";
 
 /**
  * Who is on the other side of a session, as the host vouches for it (an
@@ -1225,6 +1225,23 @@ skipped: boolean,
 detail: string, };
 
 /**
+ * The envelope an offer came in.
+ */
+export type OanpEnvelopeRef = { 
+/**
+ * Its `message_id`.
+ */
+message_id: string, 
+/**
+ * Its hash (what an ApprovalReceipt's `scope.offer_hash` names).
+ */
+hash: string, 
+/**
+ * Its position in the log (1-based).
+ */
+seq: number, };
+
+/**
  * One inclusion (`warranty`: `included`).
  */
 export type OanpInclusion = { 
@@ -1280,6 +1297,84 @@ currency: string,
  * whose exponent this console does not know.
  */
 amount: Amount | null, };
+
+/**
+ * One OANP offer.
+ */
+export type OanpOffer = { 
+/**
+ * `offer.propose` or `offer.counter`.
+ */
+message_type: string, 
+/**
+ * Who sent it (`buyer`, `merchant`).
+ */
+sender: string, 
+/**
+ * Its round, when stated.
+ */
+round: number | null, 
+/**
+ * Its price and inclusions.
+ */
+terms: OanpTerms, };
+
+/**
+ * An OANP offer the org's own agent asks about before its `offer.accept`
+ * (`proposal_kind: "oanp_offer"`), beside the one it answers, with the
+ * arbiter's latest verdict and the rounds left. OANP envelopes carry no
+ * signatures: until the arbiter's receipt verifies against the log, what
+ * is shown is the org's own agent's mirror, chained and nothing more.
+ */
+export type OanpOfferView = { 
+/**
+ * The counterparty's standing offer.
+ */
+offer: OanpOffer, 
+/**
+ * The offer it answers (the latest earlier one of the other side), if any.
+ */
+previous: OanpOffer | null, 
+/**
+ * Where that previous offer is.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * From the previous price to this one (same currency only).
+ */
+price_change: Change | null, 
+/**
+ * Inclusions this offer has that the previous one did not.
+ */
+inclusions_added: Array<OanpInclusion>, 
+/**
+ * Inclusions the previous offer had that this one drops.
+ */
+inclusions_removed: Array<OanpInclusion>, 
+/**
+ * The envelope that carries it.
+ */
+envelope: OanpEnvelopeRef, 
+/**
+ * The arbiter's latest evaluation in the log, when there is one.
+ */
+verdict: OanpVerdict | null, 
+/**
+ * The session's round limit, from the arbiter's `session.accept`.
+ */
+max_rounds: number | null, 
+/**
+ * Rounds left after this offer's round, when both are known.
+ */
+rounds_left: number | null, 
+/**
+ * What the org's own agent asks to do, and for how much.
+ */
+request: GateRequest | null, 
+/**
+ * Why the envelopes are not evidence on their own.
+ */
+notice: string, };
 
 /**
  * One party.
@@ -1577,6 +1672,35 @@ kind: string,
 value: string, };
 
 /**
+ * The arbiter's evaluation of an offer.
+ */
+export type OanpVerdict = { 
+/**
+ * `arbitration.evaluate` or `arbitration.reject`.
+ */
+message_type: string, 
+/**
+ * `fair`, `unfair_to_buyer`, `unfair_to_merchant`, when stated.
+ */
+verdict: string | null, 
+/**
+ * The fairness score as written.
+ */
+fairness_score: string | null, 
+/**
+ * The price the arbiter suggests, when it states one.
+ */
+suggested_price: OanpMoney | null, 
+/**
+ * Why it refused an offer (`arbitration.reject`).
+ */
+reason: string | null, 
+/**
+ * Its position in the log (1-based).
+ */
+seq: number, };
+
+/**
  * The four shapes of §6.
  */
 export type OfferShape = "basic" | "partial" | "conditional" | "bundle";
@@ -1653,7 +1777,7 @@ detail: string, };
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
  */
-export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView;
+export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView;
 
 /**
  * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
@@ -1663,7 +1787,7 @@ export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "
 /**
  * The kinds of proposal the console decides, one view shape each.
  */
-export type ProposalKind = "anp_offer" | "concordia_offer";
+export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer";
 
 /**
  * Names one proposal: the argument of `proposal_view`, `mark_seen`,

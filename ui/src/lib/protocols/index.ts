@@ -17,7 +17,11 @@ import ConcordiaAcceptSummary from "./concordia/ConcordiaAcceptSummary.svelte";
 import ConcordiaCounterEditor from "./concordia/ConcordiaCounterEditor.svelte";
 import ConcordiaOfferBody from "./concordia/ConcordiaOfferBody.svelte";
 import { concordiaNoun } from "./concordia/words";
+import OanpAcceptSummary from "./oanp/OanpAcceptSummary.svelte";
+import OanpCounterEditor from "./oanp/OanpCounterEditor.svelte";
+import OanpOfferBody from "./oanp/OanpOfferBody.svelte";
 import OanpReceiptBody from "./oanp/OanpReceiptBody.svelte";
+import { oanpNoun } from "./oanp/words";
 
 /** What a counter editor is given; it hands back the counter in its protocol's own form. */
 export interface CounterEditorProps {
@@ -41,11 +45,13 @@ export interface KindUi {
 export const KINDS: Record<ProposalKind, KindUi> = {
   anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun },
   concordia_offer: { Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun },
+  oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
   anp_offer: AnpCounterEditor,
   concordia_terms: ConcordiaCounterEditor,
+  oanp_terms: OanpCounterEditor,
 };
 
 /** What the interface draws for one kind of filed receipt (its protocol's part of the receipt screen). */

@@ -1,9 +1,12 @@
-//! OANP behind the engine's seam: the arbiter's receipt a person files
+//! OANP behind the engine's seams: gate sessions (`session`, the `Seam`:
+//! a person decides before the org's agent sends `offer.accept`), and the
+//! arbiter's receipt a person files
 //! (with its session log, when there is one), read and verified with
 //! `crates/oanp` exactly as the publisher's verifier does, against the three
 //! published arbiter keys; test-mode receipts count only when the person's
 //! setting `oanp.allow_test_receipts` allows them.
 
+pub(crate) mod session;
 mod view;
 
 use oanp::report::{read_receipt, verify_bytes, ReadError};

@@ -55,3 +55,8 @@ export function inclusionWords(inclusion: OanpInclusion): string {
 export function inclusionsLine(inclusions: OanpInclusion[]): string {
   return inclusions.length === 0 ? "none" : inclusions.map(inclusionWords).join(", ");
 }
+
+/** "offer" (`offer.propose`) or "counter-offer" (`offer.counter`). */
+export function oanpNoun(item: { kind: string; is_draft: boolean }): string {
+  return item.kind === "offer.counter" ? "counter-offer" : "offer";
+}
