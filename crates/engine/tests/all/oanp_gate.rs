@@ -223,6 +223,52 @@ async fn an_oanp_request_reaches_the_inbox_and_an_approval_reaches_the_agent_as_
         counter_hash.as_str()
     );
     assert_eq!(status["receipt"]["scope"]["amount"], "419.00 USD");
+
+    // Decided: the offer reads as this console's approval; history shows the log.
+    engine.refresh().await.unwrap();
+    let after = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    let decided = after.decision.expect("the decision");
+    assert_eq!(decided.action.as_deref(), Some("approve"));
+    assert_eq!(decided.decided_by.as_deref(), Some("ann@fabrikam.example"));
+    let detail = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    let summaries: Vec<&str> = detail.timeline.iter().map(|t| t.summary.as_str()).collect();
+    assert_eq!(summaries.len(), 7, "{summaries:?}");
+    assert!(
+        summaries[5].starts_with("Counter-offer by the merchant (round 2): 419"),
+        "{summaries:?}"
+    );
+    assert!(
+        summaries[6].starts_with("Arbiter's verdict: fair, score 1.0000"),
+        "{summaries:?}"
+    );
+    let export = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Json)
+        .await
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&std::fs::read(&export.path).unwrap()).unwrap();
+    let text = doc.to_string();
+    // The log as mirrored (the arbiter's envelope after the counter links to it), with the pinned roles.
+    assert!(
+        text.contains(&format!("\"prev_hash\":\"{counter_hash}\"")),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"roles\":{\"buyer\":\"procurement-buyer-7\""),
+        "{text}"
+    );
+    let csv = engine
+        .export_session(&item.host_id, &item.session_id, ExportFormat::Csv)
+        .await
+        .unwrap();
+    let csv = std::fs::read_to_string(&csv.path).unwrap();
+    assert_eq!(csv.lines().count(), 3, "a header and two offers: {csv}");
+    assert!(csv.contains("\"41900\""), "{csv}");
 }
 
 fn approval_receipt_time(t: time::OffsetDateTime) -> String {
