@@ -214,10 +214,8 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    let open = inbox::protocol_of(session)
-        .map(|p| p.seam().is_open(&session.status))
-        .unwrap_or(false);
-    if !open {
+    let seam = inbox::protocol_of(session)?.seam();
+    if !seam.takes_decisions(&session.status) {
         return Err(DecideError::SessionClosed);
     }
     match request.action {

@@ -348,14 +348,14 @@ pub(crate) trait Seam: Send + Sync {
     /// Which side an actor (in the protocol's words) of `session` is on.
     fn side(&self, session: &SessionRecord, actor: &str) -> Side;
 
-    /// Whether a session the host reports in `status` still takes
-    /// decisions (ANP and Concordia: `open`).
-    fn is_open(&self, status: &str) -> bool {
-        status == "open"
-    }
-
     /// What a decision panel may offer on `pending`.
     fn capabilities(&self, pending: &PendingProposal) -> Capabilities;
+
+    /// True while a session in the host's `status` can still take a
+    /// decision (ANP/0.1: `open`; each protocol names its own word).
+    fn takes_decisions(&self, status: &str) -> bool {
+        status == "open"
+    }
 
     // ---- the pure half ----
 

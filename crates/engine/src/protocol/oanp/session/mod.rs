@@ -72,12 +72,6 @@ impl Seam for OanpSession {
         }
     }
 
-    /// The gate reports an OANP session's state as `crates/oanp`'s chain
-    /// reads it: `active` until `session.agree` or `session.close`.
-    fn is_open(&self, status: &str) -> bool {
-        status == "active"
-    }
-
     fn capabilities(&self, _pending: &PendingProposal) -> Capabilities {
         Capabilities {
             actions: vec![
@@ -89,6 +83,12 @@ impl Seam for OanpSession {
             counter_form: Some(CounterForm::OanpTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session".to_owned(),
         }
+    }
+
+    fn takes_decisions(&self, status: &str) -> bool {
+        // The gate reports an OANP session's state as its chain reads it:
+        // `active` until `session.agree` or `session.close`.
+        status == "active"
     }
 
     fn verify_since(
