@@ -390,3 +390,57 @@ async fn the_buyer_agent_asks_before_offer_accept_and_a_person_approves_with_a_r
     );
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_merchant_agent_asks_before_accepting_the_buyers_offer() {
+    let t = start(roomy_limits()).await;
+    let agent = oanp_agent(&t).await;
+    let log = Log::new("ses_merchant_side");
+    let mut body = log.create(&log.envelopes[..5]);
+    body["self"] = json!("merchant");
+    body["counterparty"] = json!({"id": "buyer", "name": "Fabrikam Buyer"});
+    let (s, v) = t.gate(&agent, "POST", "/sessions", &body).await;
+    assert_eq!(s, 201, "{v}");
+    let ask = |index: usize| {
+        json!({"request_id": format!("r{index}"), "message_hash": log.hash(index), "action": "accept",
+               "expires_at": approval_receipt::datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::hours(1))})
+    };
+    let path = format!("/sessions/{}/requests", log.session_id);
+    let (s, v) = t.gate(&agent, "POST", &path, &ask(3)).await;
+    assert_eq!(
+        s, 201,
+        "the buyer's offer.propose stands for the merchant: {v}"
+    );
+    assert_eq!(v["amount"], "399.00 USD");
+    // Once the merchant has countered, the buyer's offer no longer stands.
+    let more = Log {
+        session_id: "ses_merchant_late".into(),
+        envelopes: log.envelopes.clone(),
+    };
+    let mut body = more.create(&more.envelopes);
+    body["self"] = json!("merchant");
+    body["counterparty"] = json!({"id": "buyer"});
+    let (s, v) = t.gate(&agent, "POST", "/sessions", &body).await;
+    assert_eq!(s, 201, "{v}");
+    let (s, v) = t
+        .gate(
+            &agent,
+            "POST",
+            &format!("/sessions/{}/requests", more.session_id),
+            &{
+                let mut b = ask(3);
+                b["message_hash"] = json!(more.hash(3));
+                b
+            },
+        )
+        .await;
+    assert_eq!(s, 409, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("answered it"),
+        "{v}"
+    );
+    t.running.shutdown().await;
+}
