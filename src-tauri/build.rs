@@ -20,6 +20,10 @@ const COMMANDS: &[&str] = &[
     "set_setting",
     "export_dispute",
     "acknowledge_dispute",
+    "import_receipt",
+    "receipts",
+    "receipt_view",
+    "export_receipt",
 ];
 
 fn main() {

@@ -4,8 +4,9 @@
 
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
-    DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, InboxPage,
-    InboxQuery, ProposalView, SessionDetail, SessionRow, SettingsView,
+    DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, ImportReceipt,
+    InboxPage, InboxQuery, ProposalView, ReceiptExport, ReceiptRow, ReceiptView, SessionDetail,
+    SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -199,4 +200,35 @@ pub async fn acknowledge_dispute(
         .get()?
         .acknowledge_dispute(&host_id, &session_id, &note)
         .await?)
+}
+
+/// `import_receipt`: verifies and files a receipt (and its session log)
+/// from the bytes the webview read from the files the person chose.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn import_receipt(
+    slot: State<'_, EngineSlot>,
+    request: ImportReceipt,
+) -> Reply<ReceiptView> {
+    Ok(slot.get()?.import_receipt(request).await?)
+}
+
+/// `receipts`: every filed receipt, verified under the settings in effect.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn receipts(slot: State<'_, EngineSlot>) -> Reply<Vec<ReceiptRow>> {
+    Ok(slot.get()?.receipts().await?)
+}
+
+/// `receipt_view`: one filed receipt in full.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn receipt_view(slot: State<'_, EngineSlot>, receipt_id: String) -> Reply<ReceiptView> {
+    Ok(slot.get()?.receipt_view(&receipt_id).await?)
+}
+
+/// `export_receipt`: writes a filed receipt and its log, byte for byte, into `exports/`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_receipt(
+    slot: State<'_, EngineSlot>,
+    receipt_id: String,
+) -> Reply<ReceiptExport> {
+    Ok(slot.get()?.export_receipt(&receipt_id).await?)
 }

@@ -58,6 +58,10 @@ pub fn configure<R: Runtime>(
             commands::set_setting,
             commands::export_dispute,
             commands::acknowledge_dispute,
+            commands::import_receipt,
+            commands::receipts,
+            commands::receipt_view,
+            commands::export_receipt,
         ])
         .setup(move |app| {
             setup(app, engine);

@@ -188,3 +188,44 @@ fn dispute_commands_refuse_a_session_this_console_does_not_know() {
     .unwrap_err();
     assert_eq!(error["code"], json!("not_found"), "{error}");
 }
+
+#[test]
+fn a_receipt_read_by_the_webview_is_filed_shown_and_exported_through_the_ipc() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    let bytes = include_bytes!("../../vendor/oanp/fixtures/dev-receipt.json");
+    // What the webview sends: File.arrayBuffer() as a plain array of bytes.
+    let request = json!({"request": {"protocol": "oanp", "file_name": "dev-receipt.json",
+                                     "bytes": bytes.to_vec(), "log_file_name": null, "log_bytes": null}});
+    let view = invoke(&webview, "import_receipt", request).unwrap();
+    assert_eq!(
+        view["row"]["proof"],
+        json!(false),
+        "test receipts are off by default"
+    );
+    assert_eq!(view["row"]["test_mode"], json!(true));
+    assert_eq!(view["detail"]["kind"], json!("oanp_receipt"));
+    assert_eq!(view["detail"]["checks"].as_array().map(Vec::len), Some(7));
+    let id = view["row"]["receipt_id"].clone();
+
+    let rows = invoke(&webview, "receipts", json!({})).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1));
+    let again = invoke(&webview, "receipt_view", json!({"receipt_id": id})).unwrap();
+    assert_eq!(again["receipt_sha256"], view["receipt_sha256"]);
+    let export = invoke(&webview, "export_receipt", json!({"receipt_id": id})).unwrap();
+    let path = export["receipt"]["path"].as_str().unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), bytes.to_vec());
+    assert_eq!(export["log"], json!(null));
+
+    let refused = invoke(
+        &webview,
+        "import_receipt",
+        json!({"request": {"protocol": "oanp", "file_name": "x", "bytes": b"nope".to_vec()}}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], json!("invalid_input"), "{refused}");
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains("Nothing was filed"));
+}

@@ -37,7 +37,7 @@ describe("source rules", () => {
 
   it("keeps each protocol's views and models in its own folder: one protocol never imports another's", () => {
     const protocols = readdirSync(join(SRC, "lib", "protocols")).filter((name) => statSync(join(SRC, "lib", "protocols", name)).isDirectory());
-    expect(protocols.sort()).toEqual(["anp", "concordia"]);
+    expect(protocols.sort()).toEqual(["anp", "concordia", "oanp"]);
     const offenders: string[] = [];
     for (const path of sources) {
       const where = relative(SRC, path);
@@ -55,7 +55,7 @@ describe("source rules", () => {
 
   it("chooses the view per proposal kind in one place", () => {
     const choosers = sources
-      .filter((path) => /"(anp_offer|concordia_offer)"\s*:/.test(readFileSync(path, "utf8")) || /KINDS\s*[:=]/.test(readFileSync(path, "utf8")))
+      .filter((path) => /"?(anp_offer|concordia_offer|oanp_receipt)"?\s*:\s*\{/.test(readFileSync(path, "utf8")) || /KINDS\s*[:=]/.test(readFileSync(path, "utf8")))
       .map((path) => relative(SRC, path));
     expect(choosers).toEqual(["lib/protocols/index.ts"]);
   });

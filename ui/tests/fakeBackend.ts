@@ -5,7 +5,8 @@
  */
 import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
-  HostInfo, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, SessionDetail, SessionRef, SessionRow, SettingsView,
+  HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, ReceiptExport, ReceiptRow, ReceiptView,
+  SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
@@ -45,6 +46,11 @@ export class FakeBackend implements Backend {
   acknowledgements: { ref: SessionRef; note: string }[] = [];
   exports: string[] = [];
   detailRefs: { host_id: string; session_id: string }[] = [];
+  /** Filed receipts by id, and what the next import answers. */
+  receiptViews = new Map<string, Answer<ReceiptView>>();
+  importAnswer: Answer<ReceiptView> | null = null;
+  imports: ImportReceipt[] = [];
+  receiptExports: string[] = [];
   inboxCalls = 0;
   inboxQueries: InboxQuery[] = [];
   private changed: ((event: EngineEvent) => void)[] = [];
@@ -98,6 +104,26 @@ export class FakeBackend implements Backend {
   async acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView> {
     this.acknowledgements.push({ ref, note });
     return fx.disputeView({ acknowledged: { note, at: "2026-11-29T12:00:00Z", by: "ana@buyer.example" } });
+  }
+  async importReceipt(request: ImportReceipt) {
+    this.imports.push(structuredClone(request));
+    if (!this.importAnswer) throw { code: "invalid_input", message: "The receipt cannot be read. Nothing was filed." };
+    const view = await answer(this.importAnswer);
+    this.receiptViews.set(view.row.receipt_id, view);
+    return view;
+  }
+  async receipts(): Promise<ReceiptRow[]> {
+    const rows: ReceiptRow[] = [];
+    for (const view of this.receiptViews.values()) rows.push((await answer(view)).row);
+    return rows;
+  }
+  receiptView(receiptId: string) {
+    const view = this.receiptViews.get(receiptId);
+    return view ? answer(view) : Promise.reject({ code: "not_found", message: `No receipt ${receiptId} is known to this console.` });
+  }
+  async exportReceipt(receiptId: string): Promise<ReceiptExport> {
+    this.receiptExports.push(receiptId);
+    return { receipt: { path: `/data/countersign/exports/${receiptId}.receipt.json`, bytes: 6012 }, log: null };
   }
   async onChanged(handler: (event: EngineEvent) => void) {
     this.changed.push(handler);

@@ -26,7 +26,7 @@ pub mod revocation;
 pub mod schema;
 
 pub use receipt::{
-    build_receipt, sign_receipt, verify_receipt, Decision, ReceiptCheck, ReceiptDraft,
-    ReceiptReport,
+    build_receipt, build_receipt_referencing, sign_receipt, verify_receipt, Decision, ReceiptCheck,
+    ReceiptDraft, ReceiptReport,
 };
 pub use revocation::{verify_revocation_record, RevocationReport};

@@ -146,8 +146,21 @@ pub enum BuildError {
     EmptySession,
 }
 
-/// Builds the unsigned receipt for `draft`, approved by `approver`.
+/// Builds the unsigned receipt for `draft`, approved by `approver`,
+/// referencing the Concordia session `urn:concordia:session:<session_id>`.
 pub fn build_receipt(draft: &ReceiptDraft, approver: &VerifyingKey) -> Result<Value, BuildError> {
+    let session = format!("urn:concordia:session:{}", draft.session_id);
+    build_receipt_referencing(draft, approver, &session)
+}
+
+/// As [`build_receipt`], referencing the negotiation session by `session`,
+/// the URN of its own protocol (an OANP session is
+/// `urn:oanp:session:<session_id>`).
+pub fn build_receipt_referencing(
+    draft: &ReceiptDraft,
+    approver: &VerifyingKey,
+    session: &str,
+) -> Result<Value, BuildError> {
     if draft.expires_at <= draft.issued_at {
         return Err(BuildError::ExpiresBeforeIssued {
             issued_at: datetime::format_utc(draft.issued_at),
@@ -181,7 +194,7 @@ pub fn build_receipt(draft: &ReceiptDraft, approver: &VerifyingKey) -> Result<Va
         },
         "references": [{
             "type": "negotiation_session",
-            "id": format!("urn:concordia:session:{}", draft.session_id),
+            "id": session,
             "relationship": "approves",
         }],
     }))

@@ -219,6 +219,35 @@ impl Engine {
         crate::history::export(&*self.store()?, &dir, host_id, session_id, format)
     }
 
+    /// Verifies a receipt (and its session log) from the bytes the
+    /// interface read, and files it: nothing is stored when its protocol
+    /// cannot read it. The same bytes filed twice are one receipt.
+    pub async fn import_receipt(&self, request: ImportReceipt) -> Result<ReceiptView, EngineError> {
+        let now = self.ctx().now_text();
+        let view =
+            crate::receipts::import(&*self.store()?, &self.ctx().config, &request, false, &now)?;
+        self.ctx().emit(ChangeScope::Sessions, None, None);
+        Ok(view)
+    }
+
+    /// Every filed receipt, the latest first, verified under the settings in effect.
+    pub async fn receipts(&self) -> Result<Vec<ReceiptRow>, EngineError> {
+        crate::receipts::list(&*self.store()?, &self.ctx().config)
+    }
+
+    /// One filed receipt in full: every check, the signed terms, the
+    /// arbiter's unverified report.
+    pub async fn receipt_view(&self, receipt_id: &str) -> Result<ReceiptView, EngineError> {
+        crate::receipts::view(&*self.store()?, &self.ctx().config, receipt_id)
+    }
+
+    /// Writes a filed receipt and its log into the data dir's `exports/`,
+    /// byte for byte as imported.
+    pub async fn export_receipt(&self, receipt_id: &str) -> Result<ReceiptExport, EngineError> {
+        let dir = self.ctx().config.data_dir.join("exports");
+        crate::receipts::export(&*self.store()?, &dir, receipt_id)
+    }
+
     /// Enrolls with a host by URL and one-time code, pins its platform key,
     /// and polls it once.
     /// Uses the configured [`ApproverProfile`]; the host only accepts the

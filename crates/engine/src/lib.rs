@@ -24,6 +24,7 @@ mod keystore;
 mod notify;
 pub mod poller;
 mod protocol;
+mod receipts;
 mod sandbox;
 mod settings;
 pub mod store;
@@ -39,6 +40,7 @@ pub use error::{CommandError, DecideError, EngineError};
 pub use humanize::Humanizer;
 pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};
 pub use poller::PollStats;
+pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
 pub use settings::{
     ApproverCard, Setting, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL, APPROVER_NAME,
     NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL,

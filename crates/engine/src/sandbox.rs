@@ -64,6 +64,7 @@ pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
             crate::connect::connect(ctx, &url, &code.code, true, profile).await?;
         }
     }
+    crate::receipts::file_sandbox_demos(&*ctx.store()?, &ctx.config, &ctx.now_text())?;
     let mut demos = Vec::new();
     for protocol in Protocol::ALL {
         let sandbox = DemoHost {

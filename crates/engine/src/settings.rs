@@ -316,6 +316,16 @@ impl Effective {
         self.saved(id).and_then(Value::as_bool).unwrap_or(true)
     }
 
+    /// A toggle's value in effect: saved, else its declared default (a
+    /// toggle that is off by default, like OANP's test receipts, stays off).
+    pub(crate) fn toggle(&self, id: &str) -> bool {
+        self.settings
+            .iter()
+            .find(|(s, _)| s.id == id)
+            .and_then(|(s, _)| s.value.as_bool())
+            .unwrap_or(false)
+    }
+
     /// The approver profile in effect: saved, else the config's.
     pub(crate) fn approver(&self, config: &EngineConfig) -> ApproverProfile {
         let text = |id: &str, fallback: &str| {

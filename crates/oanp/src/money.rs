@@ -115,6 +115,13 @@ pub fn display_minor(amount: MinorUnits, currency: &str) -> String {
     }
 }
 
+/// `amount` minor units of `currency` as an exact decimal in major units
+/// (`41900` USD is `419.00`); `None` for a code whose exponent this crate
+/// does not know, so nobody guesses where the point goes.
+pub fn major_units(amount: MinorUnits, currency: &str) -> Option<Decimal> {
+    exponent(currency).map(|scale| Decimal::new(amount.get(), scale))
+}
+
 /// ISO 4217 minor-unit exponents of the currencies a receipt is likely to
 /// carry; `None` for a code this table does not know.
 fn exponent(currency: &str) -> Option<u32> {
@@ -240,6 +247,15 @@ mod tests {
         assert!(amount(json!(-9007199254740992i64)).is_err());
         assert!(amount(json!("41900")).is_err());
         assert!(amount(json!(null)).is_err());
+    }
+
+    #[test]
+    fn major_units_place_the_point_by_the_currency_or_not_at_all() {
+        let m = |n| MinorUnits::new(n).unwrap();
+        assert_eq!(major_units(m(41900), "USD").unwrap().to_string(), "419.00");
+        assert_eq!(major_units(m(5270), "JPY").unwrap().to_string(), "5270");
+        assert_eq!(major_units(m(-1234), "KWD").unwrap().to_string(), "-1.234");
+        assert_eq!(major_units(m(41900), "XYZ"), None);
     }
 
     #[test]

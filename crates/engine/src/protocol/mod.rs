@@ -28,6 +28,7 @@ use crate::views::{
 
 pub(crate) mod anp;
 pub(crate) mod concordia;
+pub(crate) mod oanp;
 
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -72,11 +73,13 @@ pub(crate) enum Protocol {
     Anp,
     /// Concordia: the org's own agents mirror their transcripts to the gate.
     Concordia,
+    /// OANP: the org's own agents mirror their session logs to the gate.
+    Oanp,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 2] = [Protocol::Anp, Protocol::Concordia];
+    pub(crate) const ALL: [Protocol; 3] = [Protocol::Anp, Protocol::Concordia, Protocol::Oanp];
 
     /// Reads the name a host or a stored row gives.
     pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
@@ -97,6 +100,7 @@ impl Protocol {
         match self {
             Protocol::Anp => &self::anp::Anp,
             Protocol::Concordia => &self::concordia::Concordia,
+            Protocol::Oanp => &self::oanp::session::OanpSession,
         }
     }
 }
@@ -548,7 +552,79 @@ pub(crate) trait Seam: Send + Sync {
 /// mode receipts count" here, as one `SettingDef` (a toggle, default off)
 /// that its receipt check then reads: no screen or command of its own.
 pub(crate) fn settings() -> Vec<crate::settings::SettingDef> {
-    Vec::new()
+    RECEIPTS.iter().flat_map(|r| r.settings()).collect()
+}
+
+/// A receipt as its protocol read and verified it.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadReceipt {
+    /// Proof under the settings in effect.
+    pub proof: bool,
+    /// What the signature says.
+    pub status: String,
+    /// One sentence.
+    pub headline: String,
+    /// The signed session id, when there is one.
+    pub session_id: Option<String>,
+    /// Signed by a pinned test-mode key.
+    pub test_mode: bool,
+    /// The protocol's view.
+    pub detail: crate::views::ReceiptDetail,
+}
+
+/// The jobs of a protocol whose sessions end in a receipt a person files
+/// (OANP's arbiter receipt): read and verify its bytes, and declare the
+/// settings that verification reads. Pure: bytes and settings in, a view out.
+pub(crate) trait ReceiptSeam: Send + Sync {
+    /// The protocol's wire name (`oanp`).
+    fn name(&self) -> &'static str;
+
+    /// The settings its verification reads.
+    fn settings(&self) -> Vec<crate::settings::SettingDef>;
+
+    /// Reads and verifies a receipt (and its log); refuses bytes that are
+    /// not one, with a sentence naming the file that is wrong.
+    fn read(
+        &self,
+        receipt: &[u8],
+        log: Option<&[u8]>,
+        settings: &crate::settings::Effective,
+    ) -> Result<ReadReceipt, EngineError>;
+
+    /// The receipt the sandbox files for a new user to open and verify
+    /// (file name, bytes), when the protocol has one.
+    fn demo_receipt(&self) -> Option<(&'static str, &'static [u8])> {
+        None
+    }
+
+    /// The file names an export writes the receipt and its log under.
+    fn export_names(&self, receipt_id: &str) -> (String, String) {
+        (
+            format!("{receipt_id}.receipt.json"),
+            format!("{receipt_id}.log.json"),
+        )
+    }
+}
+
+/// Every protocol that files receipts.
+const RECEIPTS: [&dyn ReceiptSeam; 1] = [&self::oanp::Oanp];
+
+/// Every protocol that files receipts.
+pub(crate) fn receipt_seams() -> impl Iterator<Item = &'static dyn ReceiptSeam> {
+    RECEIPTS.into_iter()
+}
+
+/// The receipt jobs of the protocol named `name`.
+pub(crate) fn receipt_seam(name: &str) -> Result<&'static dyn ReceiptSeam, EngineError> {
+    RECEIPTS
+        .into_iter()
+        .find(|r| r.name() == name)
+        .ok_or_else(|| {
+            EngineError::InvalidInput(format!(
+                "{name:?} is not a protocol whose receipts this console reads (it reads {})",
+                RECEIPTS.map(|r| r.name()).join(", ")
+            ))
+        })
 }
 
 /// The proposal a proposal at `seq` by `actor` answers: the latest earlier

@@ -136,6 +136,20 @@ const MIGRATIONS: &[&str] = &[
     WHERE json_extract(counterparty, '$.agent_id') IS NOT NULL;
     ALTER TABLE sessions ADD COLUMN pinned_keys TEXT NOT NULL DEFAULT '{}';
     "#,
+    // 4: receipts a person filed (an OANP arbiter's receipt and its session
+    // log), byte for byte as imported; verified each time they are shown.
+    r#"
+    CREATE TABLE receipts (
+        receipt_id TEXT PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        body BLOB NOT NULL,
+        log_file_name TEXT,
+        log BLOB,
+        sandbox INTEGER NOT NULL DEFAULT 0,
+        imported_at TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -4,12 +4,14 @@
 //! readable offline because everything shown comes from here.
 
 mod migrations;
+mod receipts;
 
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 pub use migrations::SCHEMA_VERSION;
+pub use receipts::ReceiptRecord;
 
 use crate::views::{Counterparty, Verification};
 

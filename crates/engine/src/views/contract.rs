@@ -61,6 +61,13 @@ pub fn declarations() -> Vec<Declaration> {
         ConcordiaOfferView, ConcordiaMessage, PartyKey, GateRequest, OfferShape, ConcordiaOffer,
         Term, Attribute, Clause, Bundle, ChangeStatus, ConcordiaOfferDiff, TermChange,
         AmountChange, ClauseChange, BundleChange,
+        // filed receipts
+        ReceiptKind, ImportReceipt, ReceiptRow, ReceiptDetail, ReceiptView, ReceiptRef,
+        ReceiptExport,
+        // OANP receipts
+        OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
+        OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,
+        OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict,
     ];
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all

@@ -14,9 +14,13 @@ use ts_rs::TS;
 mod anp;
 mod concordia;
 pub mod contract;
+mod oanp;
+mod receipts;
 
 pub use self::anp::*;
 pub use self::concordia::*;
+pub use self::oanp::*;
+pub use self::receipts::*;
 
 /// An exact decimal amount as a string (`"570000"`, `"1140.50"`).
 pub type Money = String;
@@ -153,6 +157,9 @@ pub enum ProposalKind {
     /// A Concordia `negotiate.offer` or `negotiate.counter` the org's own
     /// agent asks a person about before it accepts.
     ConcordiaOffer,
+    /// An OANP `offer.propose` or `offer.counter` the org's own agent asks
+    /// a person about before its `offer.accept`.
+    OanpOffer,
 }
 
 /// Which side of a session an entry is from.
@@ -297,6 +304,8 @@ pub enum CounterForm {
     AnpOffer,
     /// The `terms` object of a Concordia offer body.
     ConcordiaTerms,
+    /// OANP terms: a price in minor units and inclusions.
+    OanpTerms,
 }
 
 /// What a decision panel may offer for a proposal, as data: the interface
@@ -345,6 +354,8 @@ pub enum ProposalDetail {
     AnpOffer(Box<AnpOfferView>),
     /// A Concordia offer.
     ConcordiaOffer(Box<ConcordiaOfferView>),
+    /// An OANP offer.
+    OanpOffer(Box<OanpOfferView>),
 }
 
 /// What became of a proposal: a decision this console made, or the answer

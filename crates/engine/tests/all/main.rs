@@ -10,6 +10,8 @@ mod disputes;
 mod gate;
 mod gate_sdk;
 mod notices;
+mod oanp_gate;
+mod receipts;
 mod sandbox_concordia;
 mod seam;
 mod settings;

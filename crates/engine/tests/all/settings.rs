@@ -34,10 +34,16 @@ async fn settings_persist_across_a_restart() {
             NOTIFY_DISPUTE,
             NOTIFY_BURST_SUMMARY,
             APPROVER_NAME,
-            APPROVER_EMAIL
+            APPROVER_EMAIL,
+            OANP_ALLOW_TEST_RECEIPTS
         ]
     );
     assert_eq!(value(&view, NOTIFY_DISPUTE), json!(true), "on by default");
+    assert_eq!(
+        value(&view, OANP_ALLOW_TEST_RECEIPTS),
+        json!(false),
+        "off by default"
+    );
     assert_eq!(value(&view, APPROVER_EMAIL), json!("ada@fabrikam.example"));
     assert_eq!(view.data_dir, data.path().display().to_string());
     let key = anp::keys::parse_public_key(&engine.approver_public_key()).unwrap();

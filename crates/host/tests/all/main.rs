@@ -14,6 +14,7 @@ mod gate;
 mod gate_client;
 mod gate_decisions;
 mod gate_interop;
+mod gate_oanp;
 mod gate_support;
 mod refusals;
 mod stores;

@@ -1,7 +1,7 @@
 import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
-  EngineEvent, ExportResult, HistoryFilter, HostInfo, InboxPage, InboxQuery, ProposalRef, ProposalView,
-  SessionDetail, SessionRef, SessionRow, SettingsView,
+  EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalRef, ProposalView,
+  ReceiptExport, ReceiptRow, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "./types";
 
 /** Stops a subscription. */
@@ -36,6 +36,14 @@ export interface Backend {
   exportDispute(ref: SessionRef): Promise<ExportResult>;
   /** Notes the person's acknowledgement; the session stays disputed. */
   acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView>;
+  /** Verifies and files a receipt from the bytes read from the files the person chose; rejects, filing nothing, when it is not one. */
+  importReceipt(request: ImportReceipt): Promise<ReceiptView>;
+  /** Every filed receipt, verified under the settings in effect. */
+  receipts(): Promise<ReceiptRow[]>;
+  /** One filed receipt in full: checks, signer, signed terms, the arbiter's report. */
+  receiptView(receiptId: string): Promise<ReceiptView>;
+  /** Writes a filed receipt and its log, byte for byte, into the data dir's exports/. */
+  exportReceipt(receiptId: string): Promise<ReceiptExport>;
   onChanged(handler: (event: EngineEvent) => void): Promise<Unsubscribe>;
   /** A notification was clicked: open that proposal. */
   onOpenProposal(handler: (ref: ProposalRef) => void): Promise<Unsubscribe>;

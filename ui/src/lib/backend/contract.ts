@@ -731,7 +731,7 @@ diff: ProposalDiff | null, };
 /**
  * The counter editor a protocol's counter is written in.
  */
-export type CounterForm = "anp_offer" | "concordia_terms";
+export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms";
 
 /**
  * Who is on the other side of a session, as the host vouches for it (an
@@ -1047,6 +1047,32 @@ approver_email: string,
 polled: boolean, };
 
 /**
+ * The argument of `import_receipt`: the bytes the webview read from the
+ * files the person chose, exactly as read.
+ */
+export type ImportReceipt = { 
+/**
+ * The receipt's protocol (`oanp`).
+ */
+protocol: string, 
+/**
+ * The receipt file's name, as the person's system named it.
+ */
+file_name: string, 
+/**
+ * The receipt file's bytes.
+ */
+bytes: Array<number>, 
+/**
+ * The session log file's name, when one was chosen.
+ */
+log_file_name: string | null, 
+/**
+ * The session log file's bytes, when one was chosen.
+ */
+log_bytes: Array<number> | null, };
+
+/**
  * One pending decision, as listed in the inbox.
  */
 export type InboxItem = { 
@@ -1178,6 +1204,503 @@ export type LineStatus = "added" | "removed" | "changed" | "unchanged";
 export type Money = string;
 
 /**
+ * One check's outcome.
+ */
+export type OanpCheck = { 
+/**
+ * `header`, `key`, `signature`, `signer`, `mode`, `terms` or `chain`.
+ */
+id: string, 
+/**
+ * Ran and holds.
+ */
+ok: boolean, 
+/**
+ * Could not run (then `ok` says nothing).
+ */
+skipped: boolean, 
+/**
+ * A sentence saying what was found.
+ */
+detail: string, };
+
+/**
+ * The envelope an offer came in.
+ */
+export type OanpEnvelopeRef = { 
+/**
+ * Its `message_id`.
+ */
+message_id: string, 
+/**
+ * Its hash (what an ApprovalReceipt's `scope.offer_hash` names).
+ */
+hash: string, 
+/**
+ * Its position in the log (1-based).
+ */
+seq: number, };
+
+/**
+ * One inclusion (`warranty`: `included`).
+ */
+export type OanpInclusion = { 
+/**
+ * What is included.
+ */
+kind: string, 
+/**
+ * Its state, when given.
+ */
+value: string | null, };
+
+/**
+ * The arbiter's report on one invariant.
+ */
+export type OanpInvariant = { 
+/**
+ * `I1` … `I7`.
+ */
+id: string, 
+/**
+ * Its name.
+ */
+name: string | null, 
+/**
+ * Its state as reported (`enforced`, `held`, `signed`).
+ */
+status: string | null, 
+/**
+ * The arbiter's sentence.
+ */
+detail: string | null, 
+/**
+ * Not reported, or unreadable, and why.
+ */
+problem: string | null, };
+
+/**
+ * An amount in minor units, and in major units when the currency's
+ * exponent is known.
+ */
+export type OanpMoney = { 
+/**
+ * Integer minor units, as decimal text.
+ */
+amount_minor: Money, 
+/**
+ * The currency code as written.
+ */
+currency: string, 
+/**
+ * The exact amount in major units (`419.00 USD`); null for a currency
+ * whose exponent this console does not know.
+ */
+amount: Amount | null, };
+
+/**
+ * One OANP offer.
+ */
+export type OanpOffer = { 
+/**
+ * `offer.propose` or `offer.counter`.
+ */
+message_type: string, 
+/**
+ * Who sent it (`buyer`, `merchant`).
+ */
+sender: string, 
+/**
+ * Its round, when stated.
+ */
+round: number | null, 
+/**
+ * Its price and inclusions.
+ */
+terms: OanpTerms, };
+
+/**
+ * An OANP offer the org's own agent asks about before its `offer.accept`
+ * (`proposal_kind: "oanp_offer"`), beside the one it answers, with the
+ * arbiter's latest verdict and the rounds left. OANP envelopes carry no
+ * signatures: until the arbiter's receipt verifies against the log, what
+ * is shown is the org's own agent's mirror, chained and nothing more.
+ */
+export type OanpOfferView = { 
+/**
+ * The counterparty's standing offer.
+ */
+offer: OanpOffer, 
+/**
+ * The offer it answers (the latest earlier one of the other side), if any.
+ */
+previous: OanpOffer | null, 
+/**
+ * Where that previous offer is.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * From the previous price to this one (same currency only).
+ */
+price_change: Change | null, 
+/**
+ * Inclusions this offer has that the previous one did not.
+ */
+inclusions_added: Array<OanpInclusion>, 
+/**
+ * Inclusions the previous offer had that this one drops.
+ */
+inclusions_removed: Array<OanpInclusion>, 
+/**
+ * The envelope that carries it.
+ */
+envelope: OanpEnvelopeRef, 
+/**
+ * The arbiter's latest evaluation in the log, when there is one.
+ */
+verdict: OanpVerdict | null, 
+/**
+ * The session's round limit, from the arbiter's `session.accept`.
+ */
+max_rounds: number | null, 
+/**
+ * Rounds left after this offer's round, when both are known.
+ */
+rounds_left: number | null, 
+/**
+ * What the org's own agent asks to do, and for how much.
+ */
+request: GateRequest | null, 
+/**
+ * Why the envelopes are not evidence on their own.
+ */
+notice: string, };
+
+/**
+ * One party.
+ */
+export type OanpParty = { 
+/**
+ * `buyer` or `merchant`.
+ */
+role: string, 
+/**
+ * Its agent id.
+ */
+agent_id: string | null, 
+/**
+ * The hash commitment to its private limit.
+ */
+commitment: string | null, 
+/**
+ * The most rounds it declared it will take.
+ */
+max_rounds: number | null, 
+/**
+ * Its declared currency.
+ */
+currency: string | null, 
+/**
+ * The inclusions it wants or puts on the table.
+ */
+inclusions: Array<OanpInclusion>, 
+/**
+ * How much it values each inclusion (fractions as written).
+ */
+utilities: Array<OanpUtility>, 
+/**
+ * Its other declared preferences, each as JSON text.
+ */
+other_preferences: Array<string>, 
+/**
+ * Why it cannot be shown, when it cannot.
+ */
+problem: string | null, };
+
+/**
+ * A member that is there but cannot be read.
+ */
+export type OanpProblem = { 
+/**
+ * The member (`verdicts`, `parties`).
+ */
+member: string, 
+/**
+ * Why.
+ */
+reason: string, };
+
+/**
+ * An OANP receipt as the console shows it.
+ */
+export type OanpReceiptView = { 
+/**
+ * True only when the receipt is proof under this console's settings.
+ */
+proof: boolean, 
+/**
+ * What the signature says: `valid`, `invalid`, `unverifiable`, `unsigned`.
+ */
+status: string, 
+/**
+ * One sentence: proof or not, and why.
+ */
+headline: string, 
+/**
+ * Who signed, by the pinned arbiter keys (never by what the receipt claims).
+ */
+signer: OanpSigner, 
+/**
+ * The seven checks, in order: header, key, signature, signer, mode, terms, chain.
+ */
+checks: Array<OanpCheck>, 
+/**
+ * Whether test-mode receipts count as proof (the setting `oanp.allow_test_receipts`).
+ */
+allow_test: boolean, 
+/**
+ * What the arbiter signed.
+ */
+signed: OanpSigned, 
+/**
+ * What the arbiter reports without signing it.
+ */
+report: OanpReport, 
+/**
+ * Names of receipt members this console does not know (kept, never trusted).
+ */
+unknown_members: Array<string>, };
+
+/**
+ * Everything but `signed_payload`: the arbiter's unverified report.
+ */
+export type OanpReport = { 
+/**
+ * The sentence every part of the report is shown under.
+ */
+notice: string, 
+/**
+ * The session id the receipt states.
+ */
+session_id: string | null, 
+/**
+ * `agreed` or `closed`, as stated.
+ */
+state: string | null, 
+/**
+ * Enforced or only recorded, as stated.
+ */
+enforcement: string | null, 
+/**
+ * The mode the receipt claims (the signer's pinned mode is what counts).
+ */
+claimed_mode: string | null, 
+/**
+ * The arbiter's id, as stated.
+ */
+arbiter_agent_id: string | null, 
+/**
+ * `independent` or `affiliated`, as stated.
+ */
+arbiter_relationship: string | null, 
+/**
+ * The session's round limit, as stated.
+ */
+max_rounds: number | null, 
+/**
+ * Rounds used, as stated.
+ */
+rounds_completed: number | null, 
+/**
+ * Buyer and merchant with their declared constraints.
+ */
+parties: Array<OanpParty>, 
+/**
+ * Every scored offer, in order.
+ */
+rounds: Array<OanpRound>, 
+/**
+ * I1 to I7, in order, then any others.
+ */
+invariants: Array<OanpInvariant>, 
+/**
+ * The receipt's own (unsigned) copy of the final terms.
+ */
+stated_final_terms: OanpTerms | null, 
+/**
+ * Why the session closed without agreement, when it did.
+ */
+close: string | null, 
+/**
+ * The arbiter's own verification result (never evidence).
+ */
+arbiter_signature_report: string | null, 
+/**
+ * The chain head and length the receipt names.
+ */
+chain_head: string | null, 
+/**
+ * How many envelopes it says the log holds.
+ */
+chain_length: number | null, 
+/**
+ * Members that are there but cannot be read, with why.
+ */
+problems: Array<OanpProblem>, };
+
+/**
+ * One scored offer.
+ */
+export type OanpRound = { 
+/**
+ * The round, as stated.
+ */
+round: number | null, 
+/**
+ * `fair`, `unfair_to_buyer`, `unfair_to_merchant`.
+ */
+verdict: string | null, 
+/**
+ * The fairness score as written (`1.0000` is exactly fair).
+ */
+fairness_score: string | null, 
+/**
+ * The offer's price.
+ */
+price: OanpMoney | null, 
+/**
+ * The price that would have made it fair.
+ */
+suggested_price: OanpMoney | null, 
+/**
+ * `stated` (the verdict says it) or `derived` (target cost plus the
+ * inclusions' value, computed by this console).
+ */
+suggested_basis: string | null, 
+/**
+ * `rejected`, `pending` or `accepted`.
+ */
+outcome: string | null, 
+/**
+ * Why the round cannot be shown, when it cannot.
+ */
+problem: string | null, };
+
+/**
+ * `signed_payload`: the signed final terms and session metadata.
+ */
+export type OanpSigned = { 
+/**
+ * The signature verifies under a pinned arbiter key: these are the
+ * arbiter's bytes (proof needs the other checks too).
+ */
+genuine: boolean, 
+/**
+ * The signed final terms: the only terms to act on, when proof.
+ */
+final_terms: OanpTerms | null, 
+/**
+ * Why the signed terms cannot be shown, when they cannot.
+ */
+final_terms_problem: string | null, 
+/**
+ * The signed session id.
+ */
+session_id: string | null, 
+/**
+ * The signed arbiter id.
+ */
+arbiter_agent_id: string | null, 
+/**
+ * The signed fairness profile.
+ */
+fairness_profile: string | null, 
+/**
+ * The signed round count.
+ */
+rounds_completed: number | null, 
+/**
+ * The signed chain head (the envelope before `session.agree`).
+ */
+chain_head: string | null, };
+
+/**
+ * The signer, by the pinned keys.
+ */
+export type OanpSigner = { 
+/**
+ * True when the kid and key are a pinned arbiter key.
+ */
+pinned: boolean, 
+/**
+ * The protected header's kid, when it has one (counterparty text).
+ */
+kid: string | null, 
+/**
+ * Whose key it is, when pinned (`the Valyzen arbiter`).
+ */
+label: string | null, 
+/**
+ * `live` or `test`, when pinned.
+ */
+mode: string | null, };
+
+/**
+ * Terms: a price and its inclusions.
+ */
+export type OanpTerms = { 
+/**
+ * The price.
+ */
+price: OanpMoney, 
+/**
+ * What it includes.
+ */
+inclusions: Array<OanpInclusion>, };
+
+/**
+ * How much a party values one inclusion.
+ */
+export type OanpUtility = { 
+/**
+ * The inclusion.
+ */
+kind: string, 
+/**
+ * The fraction, as written (`0.3`).
+ */
+value: string, };
+
+/**
+ * The arbiter's evaluation of an offer.
+ */
+export type OanpVerdict = { 
+/**
+ * `arbitration.evaluate` or `arbitration.reject`.
+ */
+message_type: string, 
+/**
+ * `fair`, `unfair_to_buyer`, `unfair_to_merchant`, when stated.
+ */
+verdict: string | null, 
+/**
+ * The fairness score as written.
+ */
+fairness_score: string | null, 
+/**
+ * The price the arbiter suggests, when it states one.
+ */
+suggested_price: OanpMoney | null, 
+/**
+ * Why it refused an offer (`arbitration.reject`).
+ */
+reason: string | null, 
+/**
+ * Its position in the log (1-based).
+ */
+seq: number, };
+
+/**
  * The four shapes of §6.
  */
 export type OfferShape = "basic" | "partial" | "conditional" | "bundle";
@@ -1254,7 +1777,7 @@ detail: string, };
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
  */
-export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView;
+export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView;
 
 /**
  * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
@@ -1264,7 +1787,7 @@ export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "
 /**
  * The kinds of proposal the console decides, one view shape each.
  */
-export type ProposalKind = "anp_offer" | "concordia_offer";
+export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer";
 
 /**
  * Names one proposal: the argument of `proposal_view`, `mark_seen`,
@@ -1322,6 +1845,120 @@ decision: ProposalDecision | null,
  * What the decision panel may offer.
  */
 capabilities: Capabilities, };
+
+/**
+ * A receipt's protocol-specific view.
+ */
+export type ReceiptDetail = { "kind": "oanp_receipt" } & OanpReceiptView;
+
+/**
+ * What `export_receipt` wrote: the receipt and its log, byte for byte.
+ */
+export type ReceiptExport = { 
+/**
+ * The receipt file.
+ */
+receipt: ExportResult, 
+/**
+ * The log file, when there is one.
+ */
+log: ExportResult | null, };
+
+/**
+ * The view shape of a receipt, by protocol.
+ */
+export type ReceiptKind = "oanp_receipt";
+
+/**
+ * Names one filed receipt.
+ */
+export type ReceiptRef = { 
+/**
+ * Its id.
+ */
+receipt_id: string, };
+
+/**
+ * One filed receipt in a list.
+ */
+export type ReceiptRow = { 
+/**
+ * Its id in this console.
+ */
+receipt_id: string, 
+/**
+ * Its protocol's wire name (`oanp`).
+ */
+protocol: string, 
+/**
+ * The file it was imported from.
+ */
+file_name: string, 
+/**
+ * Whether a session log was imported with it.
+ */
+has_log: boolean, 
+/**
+ * When it was imported.
+ */
+imported_at: string, 
+/**
+ * Put there by the sandbox, not by the person.
+ */
+sandbox: boolean, 
+/**
+ * The signed session id, when there is one (counterparty text).
+ */
+session_id: string | null, 
+/**
+ * Proof under this console's settings.
+ */
+proof: boolean, 
+/**
+ * What the signature says.
+ */
+status: string, 
+/**
+ * Signed by a test-mode key.
+ */
+test_mode: boolean, 
+/**
+ * One sentence: proof or not, and why.
+ */
+headline: string, };
+
+/**
+ * One filed receipt in full.
+ */
+export type ReceiptView = { 
+/**
+ * As in the list.
+ */
+row: ReceiptRow, 
+/**
+ * The log file's name, when one was imported.
+ */
+log_file_name: string | null, 
+/**
+ * Lowercase hex SHA-256 of the receipt's bytes as imported.
+ */
+receipt_sha256: string, 
+/**
+ * Lowercase hex SHA-256 of the log's bytes, when there is one.
+ */
+log_sha256: string | null, 
+/**
+ * The receipt's size in bytes.
+ */
+receipt_bytes: number, 
+/**
+ * The log's size in bytes, when there is one.
+ */
+log_bytes: number | null, 
+/**
+ * The protocol's view.
+ */
+detail: ReceiptDetail, };
 
 /**
  * An old and a new value, as text; null where a side has none.

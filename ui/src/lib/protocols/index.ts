@@ -8,7 +8,7 @@
  * (`ProposalView.capabilities`), not a choice made here.
  */
 import type { Component } from "svelte";
-import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView } from "../backend";
+import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView, ReceiptDetail, ReceiptKind } from "../backend";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
@@ -17,6 +17,11 @@ import ConcordiaAcceptSummary from "./concordia/ConcordiaAcceptSummary.svelte";
 import ConcordiaCounterEditor from "./concordia/ConcordiaCounterEditor.svelte";
 import ConcordiaOfferBody from "./concordia/ConcordiaOfferBody.svelte";
 import { concordiaNoun, concordiaSession } from "./concordia/words";
+import OanpAcceptSummary from "./oanp/OanpAcceptSummary.svelte";
+import OanpCounterEditor from "./oanp/OanpCounterEditor.svelte";
+import OanpOfferBody from "./oanp/OanpOfferBody.svelte";
+import OanpReceiptBody from "./oanp/OanpReceiptBody.svelte";
+import { oanpNoun, oanpSession } from "./oanp/words";
 
 /** What a counter editor is given; it hands back the counter in its protocol's own form. */
 export interface CounterEditorProps {
@@ -40,16 +45,36 @@ export interface KindUi {
 export const KINDS: Record<ProposalKind, KindUi> = {
   anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun },
   concordia_offer: { Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun },
+  oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
   anp_offer: AnpCounterEditor,
   concordia_terms: ConcordiaCounterEditor,
+  oanp_terms: OanpCounterEditor,
 };
+
+/** What the interface draws for one kind of filed receipt (its protocol's part of the receipt screen). */
+export interface ReceiptUi {
+  /** The receipt's checks, signed terms and the arbiter's report. */
+  Body: Component<{ detail: ReceiptDetail }>;
+  /** The protocol whose receipts these are, as the engine names it in `import_receipt`. */
+  protocol: string;
+}
+
+export const RECEIPT_KINDS: Record<ReceiptKind, ReceiptUi> = {
+  oanp_receipt: { Body: OanpReceiptBody as Component<{ detail: ReceiptDetail }>, protocol: "oanp" },
+};
+
+/** The protocols whose receipts a person can import, for the import form: [wire name, label]. */
+export function receiptProtocols(): [string, string][] {
+  return Object.values(RECEIPT_KINDS).map((kind) => [kind.protocol, protocolLabel(kind.protocol)]);
+}
 
 const LABELS: Record<string, string> = {
   "ANP/0.1": "ANP",
   concordia: "Concordia",
+  oanp: "OANP",
 };
 
 /** A protocol's name for people ("ANP", "Concordia"); an unknown one as the host names it. */
@@ -78,6 +103,7 @@ export interface SessionWords {
 const SESSION_WORDS: Record<string, SessionWords> = {
   "ANP/0.1": anpSession,
   concordia: concordiaSession,
+  oanp: oanpSession,
 };
 
 /** The session words of `protocol`; neutral ones for a protocol the interface does not know. */

@@ -8,6 +8,7 @@
 
 mod concordia;
 pub mod decisions;
+mod oanp;
 pub mod protocol;
 pub mod views;
 

@@ -1,7 +1,7 @@
 //! The protocols the gate speaks, as one small table: every place the host
 //! needs a protocol's rule asks [`GateProtocol`], and the only `match` on
-//! the protocol is here. Concordia is filled in; OANP joins by adding a
-//! variant and its module (`crates/oanp` has the chain and the receipt).
+//! the protocol is here: Concordia (`crates/concordia`) and OANP
+//! (`crates/oanp`), each in its own module.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use approval_receipt::receipt::Amount;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::concordia;
+use super::{concordia, oanp};
 use crate::domain::{DomainError, Head};
 
 /// A protocol whose transcripts the gate mirrors.
@@ -17,6 +17,8 @@ use crate::domain::{DomainError, Head};
 pub enum GateProtocol {
     /// Concordia (signed, hash-chained envelopes), verified by `crates/concordia`.
     Concordia,
+    /// OANP (hash-chained, unsigned envelopes before an arbiter), verified by `crates/oanp`.
+    Oanp,
 }
 
 /// A transcript as stored, and the batch that would extend it.
@@ -55,7 +57,7 @@ pub struct Awaited {
 
 impl GateProtocol {
     /// Every protocol the gate speaks.
-    pub const ALL: [GateProtocol; 1] = [GateProtocol::Concordia];
+    pub const ALL: [GateProtocol; 2] = [GateProtocol::Concordia, GateProtocol::Oanp];
 
     /// The protocol a `protocol` value names.
     pub fn parse(name: &str) -> Option<GateProtocol> {
@@ -66,6 +68,7 @@ impl GateProtocol {
     pub fn name(self) -> &'static str {
         match self {
             GateProtocol::Concordia => countersign_host_api::protocol::CONCORDIA,
+            GateProtocol::Oanp => countersign_host_api::protocol::OANP,
         }
     }
 
@@ -73,6 +76,7 @@ impl GateProtocol {
     pub fn genesis(self) -> Head {
         match self {
             GateProtocol::Concordia => concordia::genesis(),
+            GateProtocol::Oanp => oanp::genesis(),
         }
     }
 
@@ -80,6 +84,7 @@ impl GateProtocol {
     pub fn message_hash(self, message: &Value) -> Option<String> {
         match self {
             GateProtocol::Concordia => concordia::hash(message),
+            GateProtocol::Oanp => oanp::hash(message),
         }
     }
 
@@ -87,6 +92,7 @@ impl GateProtocol {
     pub fn check_keys(self, keys: &BTreeMap<String, String>) -> Result<(), DomainError> {
         match self {
             GateProtocol::Concordia => concordia::check_keys(keys),
+            GateProtocol::Oanp => oanp::check_keys(keys),
         }
     }
 
@@ -99,6 +105,7 @@ impl GateProtocol {
     ) -> Result<Extension, DomainError> {
         match self {
             GateProtocol::Concordia => concordia::extend(transcript, new),
+            GateProtocol::Oanp => oanp::extend(transcript, new),
         }
     }
 
@@ -112,6 +119,7 @@ impl GateProtocol {
     ) -> Result<Awaited, DomainError> {
         match self {
             GateProtocol::Concordia => concordia::awaited(messages, index, counterparty),
+            GateProtocol::Oanp => oanp::awaited(messages, index, counterparty),
         }
     }
 
@@ -119,6 +127,7 @@ impl GateProtocol {
     pub fn check_counter_terms(self, terms: &Value) -> Result<(), DomainError> {
         match self {
             GateProtocol::Concordia => concordia::check_counter_terms(terms),
+            GateProtocol::Oanp => oanp::check_counter_terms(terms),
         }
     }
 
@@ -126,6 +135,7 @@ impl GateProtocol {
     pub fn session_reference(self, session_id: &str) -> String {
         match self {
             GateProtocol::Concordia => format!("urn:concordia:session:{session_id}"),
+            GateProtocol::Oanp => format!("urn:oanp:session:{session_id}"),
         }
     }
 }

@@ -1,0 +1,110 @@
+//! OANP behind the engine's seams: gate sessions (`session`, the `Seam`:
+//! a person decides before the org's agent sends `offer.accept`), and the
+//! arbiter's receipt a person files
+//! (with its session log, when there is one), read and verified with
+//! `crates/oanp` exactly as the publisher's verifier does, against the three
+//! published arbiter keys; test-mode receipts count only when the person's
+//! setting `oanp.allow_test_receipts` allows them.
+
+pub(crate) mod session;
+mod view;
+
+use oanp::report::{read_receipt, verify_bytes, ReadError};
+use oanp::{Mode, PinnedKeys, Signer, Trust};
+
+use crate::error::EngineError;
+use crate::protocol::{ReadReceipt, ReceiptSeam};
+use crate::settings::{Effective, SettingDef, SettingKind};
+use crate::views::ReceiptDetail;
+
+/// The setting: receipts signed by a pinned test-mode arbiter key are proof.
+pub const ALLOW_TEST_RECEIPTS: &str = "oanp.allow_test_receipts";
+
+/// The publisher's development receipt, filed by the sandbox.
+const DEMO_RECEIPT: &[u8] = include_bytes!("../../../../../vendor/oanp/fixtures/dev-receipt.json");
+
+/// OANP's receipt jobs.
+pub(crate) struct Oanp;
+
+impl ReceiptSeam for Oanp {
+    fn name(&self) -> &'static str {
+        oanp::report::PROTOCOL
+    }
+
+    fn settings(&self) -> Vec<SettingDef> {
+        vec![SettingDef {
+            id: ALLOW_TEST_RECEIPTS,
+            group: "OANP receipts",
+            label: "Test-mode receipts count as proof",
+            help: "Off: a receipt signed by an arbiter's test-mode key (free to anyone with a test account) is shown as not proof. Turn on only to try things out.",
+            kind: SettingKind::Toggle,
+            default: serde_json::Value::Bool(false),
+        }]
+    }
+
+    /// The sandbox's demo receipt is the publisher's own development
+    /// receipt (`vendor/oanp/fixtures/dev-receipt.json`, byte for byte): a
+    /// genuine signature by Valyzen's development arbiter, whose key is
+    /// pinned as test mode, so it shows as test-mode and not proof until the
+    /// person allows test receipts. No sandbox key of our own is pinned: a
+    /// console-made arbiter key would be one more trust root that proves
+    /// nothing about anyone else's verifier.
+    fn demo_receipt(&self) -> Option<(&'static str, &'static [u8])> {
+        Some(("sandbox-dev-receipt.json", DEMO_RECEIPT))
+    }
+
+    fn read(
+        &self,
+        receipt: &[u8],
+        log: Option<&[u8]>,
+        settings: &Effective,
+    ) -> Result<ReadReceipt, EngineError> {
+        read(receipt, log, settings.toggle(ALLOW_TEST_RECEIPTS))
+    }
+}
+
+/// Reads and verifies `receipt` (and `log`) with test receipts allowed or not.
+pub(crate) fn read(
+    receipt: &[u8],
+    log: Option<&[u8]>,
+    allow_test: bool,
+) -> Result<ReadReceipt, EngineError> {
+    let pins = PinnedKeys::published();
+    let trust = Trust {
+        pins: &pins,
+        allow_test,
+    };
+    let verification = verify_bytes(receipt, log, trust).map_err(refused)?;
+    // Read once more as the same exact JSON reader did: verify_bytes read it.
+    let value = serde_json::Value::Object(read_receipt(receipt).map_err(refused)?);
+    let shown = oanp::ReceiptView::build(&value, &verification).map_err(|_| {
+        EngineError::InvalidInput("The receipt is not a JSON object. Nothing was filed.".into())
+    })?;
+    let test_mode = matches!(
+        verification.signer,
+        Signer::Pinned {
+            mode: Mode::Test,
+            ..
+        }
+    );
+    Ok(ReadReceipt {
+        proof: verification.proof,
+        status: verification.status.as_str().to_owned(),
+        headline: verification.headline(),
+        session_id: verification.signed_session_id.clone(),
+        test_mode,
+        detail: ReceiptDetail::OanpReceipt(view::view(&shown, &verification)),
+    })
+}
+
+/// An input `crates/oanp` cannot read, as the sentence a person reads.
+fn refused(e: ReadError) -> EngineError {
+    let mut text = e.to_string();
+    if let Some(first) = text.get(..1) {
+        text = first.to_uppercase() + &text[1..];
+    }
+    EngineError::InvalidInput(format!("{text}. Nothing was filed."))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! Filed receipts: import (the bytes the interface read from files the
+//! person chose, verified by their protocol before anything is stored), the
+//! list and one receipt in full (verified again each time, under the
+//! settings in effect), and the export (the receipt and its log byte for
+//! byte). Protocol-neutral: the protocol's jobs are behind
+//! [`crate::protocol::receipt_seam`].
+
+use std::path::Path;
+
+use crate::config::EngineConfig;
+use crate::error::EngineError;
+use crate::protocol::{receipt_seam, receipt_seams, ReadReceipt};
+use crate::settings::Effective;
+use crate::store::{ReceiptRecord, Store};
+use crate::views::{ExportResult, ImportReceipt, ReceiptExport, ReceiptRow, ReceiptView};
+
+/// The longest file name kept (characters).
+const MAX_FILE_NAME: usize = 255;
+
+/// A file name as the person's system gave it, kept as data: the last path
+/// component, control characters dropped, at most [`MAX_FILE_NAME`] characters.
+fn file_name(name: &str, fallback: &str) -> String {
+    let last = name.rsplit(['/', '\\']).next().unwrap_or("");
+    let kept: String = last
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_FILE_NAME)
+        .collect();
+    if kept.trim().is_empty() {
+        fallback.to_owned()
+    } else {
+        kept
+    }
+}
+
+/// The id of a receipt filed with (or without) a log: the same bytes filed
+/// twice are one receipt.
+fn receipt_id(receipt: &[u8], log: Option<&[u8]>) -> String {
+    let both = format!(
+        "{}:{}",
+        jcs::sha256_hex(receipt),
+        log.map(jcs::sha256_hex).unwrap_or_default()
+    );
+    format!("rcpt_{}", &jcs::sha256_hex(both.as_bytes())[..24])
+}
+
+fn read(
+    store: &Store,
+    config: &EngineConfig,
+    r: &ReceiptRecord,
+) -> Result<ReadReceipt, EngineError> {
+    let settings = Effective::load(store, config)?;
+    receipt_seam(&r.protocol)?.read(&r.body, r.log.as_deref(), &settings)
+}
+
+fn row(r: &ReceiptRecord, read: &ReadReceipt) -> ReceiptRow {
+    ReceiptRow {
+        receipt_id: r.receipt_id.clone(),
+        protocol: r.protocol.clone(),
+        file_name: r.file_name.clone(),
+        has_log: r.log.is_some(),
+        imported_at: r.imported_at.clone(),
+        sandbox: r.sandbox,
+        session_id: read.session_id.clone(),
+        proof: read.proof,
+        status: read.status.clone(),
+        test_mode: read.test_mode,
+        headline: read.headline.clone(),
+    }
+}
+
+fn full(r: &ReceiptRecord, read: ReadReceipt) -> ReceiptView {
+    ReceiptView {
+        row: row(r, &read),
+        log_file_name: r.log_file_name.clone(),
+        receipt_sha256: jcs::sha256_hex(&r.body),
+        log_sha256: r.log.as_deref().map(jcs::sha256_hex),
+        receipt_bytes: r.body.len() as u32,
+        log_bytes: r.log.as_ref().map(|l| l.len() as u32),
+        detail: read.detail,
+    }
+}
+
+/// Verifies the receipt and files it (nothing is stored when its protocol
+/// cannot read it); the receipt as shown. `sandbox` marks one the sandbox filed.
+pub(crate) fn import(
+    store: &Store,
+    config: &EngineConfig,
+    request: &ImportReceipt,
+    sandbox: bool,
+    now: &str,
+) -> Result<ReceiptView, EngineError> {
+    let seam = receipt_seam(&request.protocol)?;
+    let log = request.log_bytes.as_deref();
+    if log.is_some() != request.log_file_name.is_some() {
+        return Err(EngineError::InvalidInput(
+            "A session log needs both its name and its bytes. Nothing was filed.".into(),
+        ));
+    }
+    let settings = Effective::load(store, config)?;
+    let read = seam.read(&request.bytes, log, &settings)?;
+    let record = ReceiptRecord {
+        receipt_id: receipt_id(&request.bytes, log),
+        protocol: seam.name().to_owned(),
+        file_name: file_name(&request.file_name, "receipt.json"),
+        body: request.bytes.clone(),
+        log_file_name: request
+            .log_file_name
+            .as_deref()
+            .map(|n| file_name(n, "log.json")),
+        log: request.log_bytes.clone(),
+        sandbox,
+        imported_at: now.to_owned(),
+    };
+    store.insert_receipt(&record)?;
+    // Filed before (same bytes): the record as it was first filed.
+    let kept = store.receipt(&record.receipt_id)?.unwrap_or(record);
+    Ok(full(&kept, read))
+}
+
+/// Every filed receipt, the latest first, each verified now.
+pub(crate) fn list(store: &Store, config: &EngineConfig) -> Result<Vec<ReceiptRow>, EngineError> {
+    store
+        .receipts()?
+        .iter()
+        .map(|r| Ok(row(r, &read(store, config, r)?)))
+        .collect()
+}
+
+fn record(store: &Store, receipt_id: &str) -> Result<ReceiptRecord, EngineError> {
+    store
+        .receipt(receipt_id)?
+        .ok_or_else(|| EngineError::NotFound {
+            what: "receipt",
+            id: receipt_id.to_owned(),
+        })
+}
+
+/// One filed receipt in full, verified now.
+pub(crate) fn view(
+    store: &Store,
+    config: &EngineConfig,
+    receipt_id: &str,
+) -> Result<ReceiptView, EngineError> {
+    let r = record(store, receipt_id)?;
+    let read = read(store, config, &r)?;
+    Ok(full(&r, read))
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<ExportResult, EngineError> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(name);
+    std::fs::write(&path, bytes)?;
+    Ok(ExportResult {
+        path: path.display().to_string(),
+        bytes: bytes.len() as u64,
+    })
+}
+
+/// Writes the receipt and its log into `dir`, byte for byte as filed.
+pub(crate) fn export(
+    store: &Store,
+    dir: &Path,
+    receipt_id: &str,
+) -> Result<ReceiptExport, EngineError> {
+    let r = record(store, receipt_id)?;
+    let (receipt_name, log_name) = receipt_seam(&r.protocol)?.export_names(&r.receipt_id);
+    Ok(ReceiptExport {
+        receipt: write(dir, &receipt_name, &r.body)?,
+        log: r
+            .log
+            .as_deref()
+            .map(|log| write(dir, &log_name, log))
+            .transpose()?,
+    })
+}
+
+/// Files each protocol's demo receipt, marked as the sandbox's (once: the
+/// same bytes are one receipt).
+pub(crate) fn file_sandbox_demos(
+    store: &Store,
+    config: &EngineConfig,
+    now: &str,
+) -> Result<(), EngineError> {
+    for seam in receipt_seams() {
+        if let Some((file_name, bytes)) = seam.demo_receipt() {
+            let request = ImportReceipt {
+                protocol: seam.name().to_owned(),
+                file_name: file_name.to_owned(),
+                bytes: bytes.to_vec(),
+                log_file_name: None,
+                log_bytes: None,
+            };
+            import(store, config, &request, true, now)?;
+        }
+    }
+    Ok(())
+}
