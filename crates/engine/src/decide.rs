@@ -214,7 +214,8 @@ fn check_locally(
     if session.verification == Verification::Disputed {
         return Err(DecideError::Disputed);
     }
-    if session.status != "open" {
+    let open = inbox::protocol_of(session).is_ok_and(|p| p.seam().is_open(&session.status));
+    if !open {
         return Err(DecideError::SessionClosed);
     }
     match request.action {

@@ -26,6 +26,7 @@ use crate::views::{
     Side,
 };
 
+pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
 
@@ -39,11 +40,13 @@ pub(crate) enum Protocol {
     Anp,
     /// Concordia: the org's own agents mirror their transcripts to the gate.
     Concordia,
+    /// ANEX over A2A: counterparty agents ask for data about the org.
+    Anex,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 2] = [Protocol::Anp, Protocol::Concordia];
+    pub(crate) const ALL: [Protocol; 3] = [Protocol::Anp, Protocol::Concordia, Protocol::Anex];
 
     /// Reads the name a host or a stored row gives.
     pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
@@ -64,6 +67,7 @@ impl Protocol {
         match self {
             Protocol::Anp => &self::anp::Anp,
             Protocol::Concordia => &self::concordia::Concordia,
+            Protocol::Anex => &self::anex::Anex,
         }
     }
 }
@@ -192,6 +196,11 @@ pub(crate) struct PendingProposal {
     /// The policy threshold the amount crossed (`"100000.00 USD"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<String>,
+    /// ANEX: who asks for which data under which promises, item by item
+    /// with the policy's verdict (the host's `anex` member, kept as JSON;
+    /// read by `protocol/anex/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anex: Option<Value>,
 }
 
 /// A proposal read from the stored record.
@@ -334,6 +343,11 @@ pub(crate) trait Seam: Send + Sync {
 
     /// The protocol's name for people (`ANP`, `Concordia`).
     fn label(&self) -> &'static str;
+
+    /// Whether a session in the host's `status` still takes decisions.
+    fn is_open(&self, status: &str) -> bool {
+        status == "open"
+    }
 
     /// The head of a record with nothing verified yet.
     fn genesis(&self) -> Head;

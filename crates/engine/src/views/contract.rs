@@ -61,6 +61,9 @@ pub fn declarations() -> Vec<Declaration> {
         ConcordiaOfferView, ConcordiaMessage, PartyKey, GateRequest, OfferShape, ConcordiaOffer,
         Term, Attribute, Clause, Bundle, ChangeStatus, ConcordiaOfferDiff, TermChange,
         AmountChange, ClauseChange, BundleChange,
+        // ANEX asks
+        AnexAskView, AnexRequester, AnexItemView, AnexTerms, AnexAccessItem, AnexMarkChange,
+        AnexTermsDiff,
     ];
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all

@@ -11,10 +11,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+mod anex;
 mod anp;
 mod concordia;
 pub mod contract;
 
+pub use self::anex::*;
 pub use self::anp::*;
 pub use self::concordia::*;
 
@@ -153,6 +155,8 @@ pub enum ProposalKind {
     /// A Concordia `negotiate.offer` or `negotiate.counter` the org's own
     /// agent asks a person about before it accepts.
     ConcordiaOffer,
+    /// An ANEX ask for data about the owner beyond the owner's policy.
+    AnexAsk,
 }
 
 /// Which side of a session an entry is from.
@@ -297,6 +301,8 @@ pub enum CounterForm {
     AnpOffer,
     /// The `terms` object of a Concordia offer body.
     ConcordiaTerms,
+    /// ANEX terms `{access, promise}`: optional items removed, promises added.
+    AnexTerms,
 }
 
 /// What a decision panel may offer for a proposal, as data: the interface
@@ -345,6 +351,8 @@ pub enum ProposalDetail {
     AnpOffer(Box<AnpOfferView>),
     /// A Concordia offer.
     ConcordiaOffer(Box<ConcordiaOfferView>),
+    /// An ANEX ask.
+    AnexAsk(Box<AnexAskView>),
 }
 
 /// What became of a proposal: a decision this console made, or the answer
@@ -465,6 +473,8 @@ pub enum ProposalDiff {
     AnpOffer(Box<AnpOfferDiff>),
     /// Two Concordia offers.
     ConcordiaOffer(Box<ConcordiaOfferDiff>),
+    /// Two sets of ANEX terms.
+    AnexAsk(Box<AnexTermsDiff>),
 }
 
 /// Session states the history can filter on.
