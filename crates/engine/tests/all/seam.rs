@@ -56,7 +56,10 @@ fn each_protocol_crate_is_used_only_inside_its_own_protocol_folder() {
         ("anp::", &["protocol/anp/", "edge/"]),
         ("concordia::", &["protocol/concordia/"]),
         ("anex::", &["protocol/anex/"]),
-        ("approval_receipt::", &["protocol/concordia/", "protocol/anex/"]),
+        (
+            "approval_receipt::",
+            &["protocol/concordia/", "protocol/anex/"],
+        ),
     ];
     let mut found = Vec::new();
     for (file, text) in engine_sources() {

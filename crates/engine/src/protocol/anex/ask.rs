@@ -102,8 +102,16 @@ pub(crate) fn former(events: &[StoredEvent], event_hash: &str) -> Option<Pending
 
 fn wire(terms: &Terms) -> AnexTerms {
     AnexTerms {
-        access: terms.access.iter().map(|a| a.name.as_str().to_owned()).collect(),
-        promise: terms.promise.iter().map(|p| p.as_str().to_owned()).collect(),
+        access: terms
+            .access
+            .iter()
+            .map(|a| a.name.as_str().to_owned())
+            .collect(),
+        promise: terms
+            .promise
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect(),
     }
 }
 
@@ -125,17 +133,28 @@ pub(crate) fn diff_view(old: &Terms, new: &Terms) -> AnexTermsDiff {
                 was_required: m.was_required,
             })
             .collect(),
-        promises_added: d.promises_added.iter().map(|p| p.as_str().to_owned()).collect(),
-        promises_removed: d.promises_removed.iter().map(|p| p.as_str().to_owned()).collect(),
+        promises_added: d
+            .promises_added
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect(),
+        promises_removed: d
+            .promises_removed
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect(),
     }
 }
 
 /// The first message of the conversation, when it is a CFP.
 fn cfp_of(events: &[StoredEvent]) -> Option<anex::CallForProposal> {
-    events.iter().filter_map(message_of).find_map(|(_, m)| match m.content() {
-        Content::Cfp(cfp) => Some(cfp.clone()),
-        _ => None,
-    })
+    events
+        .iter()
+        .filter_map(message_of)
+        .find_map(|(_, m)| match m.content() {
+            Content::Cfp(cfp) => Some(cfp.clone()),
+            _ => None,
+        })
 }
 
 /// The view of a located ask: from the host's pending record where it has
@@ -214,7 +233,9 @@ pub(crate) fn view(
         conversation_id: msg
             .map(|m| m.conversation_id().as_str().to_owned())
             .unwrap_or_default(),
-        message_id: msg.map(|m| m.message_id().as_str().to_owned()).unwrap_or_default(),
+        message_id: msg
+            .map(|m| m.message_id().as_str().to_owned())
+            .unwrap_or_default(),
         performative: msg
             .map(|m| m.performative().as_str().to_owned())
             .unwrap_or_default(),

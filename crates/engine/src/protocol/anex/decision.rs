@@ -42,7 +42,13 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         &pending
             .items
             .iter()
-            .map(|i| if i.required { format!("{}(m)", i.item) } else { i.item.clone() })
+            .map(|i| {
+                if i.required {
+                    format!("{}(m)", i.item)
+                } else {
+                    i.item.clone()
+                }
+            })
             .collect::<Vec<_>>(),
         &pending.promise,
     )
@@ -53,18 +59,34 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         ));
     }
     let as_asked = AnexTerms {
-        access: asked.access.iter().map(|a| a.name.as_str().to_owned()).collect(),
-        promise: asked.promise.iter().map(|p| p.as_str().to_owned()).collect(),
+        access: asked
+            .access
+            .iter()
+            .map(|a| a.name.as_str().to_owned())
+            .collect(),
+        promise: asked
+            .promise
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect(),
     };
     let reason = input.request.reason.as_deref().map(str::trim).unwrap_or("");
     let (action, decision, terms, counter_terms, reason) = match input.request.action {
-        DecideAction::Approve => (DecisionAction::Approve, Decision::Approve, as_asked, None, None),
+        DecideAction::Approve => (
+            DecisionAction::Approve,
+            Decision::Approve,
+            as_asked,
+            None,
+            None,
+        ),
         DecideAction::Decline => {
             if reason.is_empty() {
                 return Err(DecideError::ReasonRequired);
             }
             anex::Text::parse(reason).map_err(|e| {
-                cannot(format!("the reason is sent to the requester and must be one line: {e}"))
+                cannot(format!(
+                    "the reason is sent to the requester and must be one line: {e}"
+                ))
             })?;
             (
                 DecisionAction::Decline,

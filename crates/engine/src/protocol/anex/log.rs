@@ -127,11 +127,7 @@ fn finish(pin: &Head, from: u64, messages: &[Value]) -> Checked {
 
 /// Checks the messages fetched after `pin` (the host's `after` must be it).
 /// Ids are checked within what was fetched; an audit checks them all.
-pub(crate) fn since(
-    session_id: &str,
-    pin: &Head,
-    bytes: &[u8],
-) -> Result<Checked, EngineError> {
+pub(crate) fn since(session_id: &str, pin: &Head, bytes: &[u8]) -> Result<Checked, EngineError> {
     let log = read(bytes, session_id)?;
     if log.after != pin.seq {
         return Err(EngineError::Protocol(format!(
@@ -139,7 +135,12 @@ pub(crate) fn since(
             pin.seq, log.after
         )));
     }
-    if let Some(d) = check_messages(&log.conversation_id, pin.seq + 1, &log.messages, BTreeSet::new()) {
+    if let Some(d) = check_messages(
+        &log.conversation_id,
+        pin.seq + 1,
+        &log.messages,
+        BTreeSet::new(),
+    ) {
         return Ok(Checked::disputed(pin, d));
     }
     Ok(finish(pin, pin.seq, &log.messages))

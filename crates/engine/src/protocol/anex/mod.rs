@@ -80,8 +80,9 @@ impl Seam for Anex {
             ],
             decline_needs_reason: true,
             counter_form: Some(CounterForm::AnexTerms),
-            signed_as: "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
-                .to_owned(),
+            signed_as:
+                "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
+                    .to_owned(),
         }
     }
 

@@ -54,22 +54,37 @@ pub(crate) fn timeline(stored: &StoredEvent, counterparty: &str) -> Option<Timel
         Content::Propose(t) => format!("Proposes {}", terms_words(t)),
         Content::Accept(t) => format!("Accepted terms: {}", terms_words(t)),
         Content::Reject { reason } => {
-            format!("Rejects the proposal{}", short(reason.as_ref().map(|r| r.as_str())))
+            format!(
+                "Rejects the proposal{}",
+                short(reason.as_ref().map(|r| r.as_str()))
+            )
         }
         Content::Refuse { response, items } if items.is_empty() => {
             format!("Refuses{}", short(response.as_ref().map(|r| r.as_str())))
         }
         Content::Refuse { items, .. } => format!(
             "Refuses items not accepted: {}",
-            items.iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
+            items
+                .iter()
+                .map(|i| i.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Content::DataRequest { access } => format!(
             "Requests the data: {}",
-            access.iter().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
+            access
+                .iter()
+                .map(|i| i.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Content::Data(items) => format!(
             "Sends the data: {}",
-            items.keys().map(|i| i.as_str()).collect::<Vec<_>>().join(", ")
+            items
+                .keys()
+                .map(|i| i.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Content::Cancel { reason } => {
             format!("Cancels{}", short(reason.as_ref().map(|r| r.as_str())))
