@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::PreviousRef;
+
 /// An ANEX ask awaiting the owner, and what it is compared with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct AnexAskView {
@@ -35,6 +37,8 @@ pub struct AnexAskView {
     pub promises_missing: Vec<String>,
     /// The previous standing proposal, when this ask answers one.
     pub previous: Option<AnexTerms>,
+    /// Where that previous proposal is in the conversation.
+    pub previous_ref: Option<PreviousRef>,
     /// From the previous proposal to this ask, null when there is none.
     pub diff: Option<AnexTermsDiff>,
     /// How long accepted terms stay in force, in days, when the host said.

@@ -119,6 +119,10 @@ promises_missing: Array<string>,
  */
 previous: AnexTerms | null, 
 /**
+ * Where that previous proposal is in the conversation.
+ */
+previous_ref: PreviousRef | null, 
+/**
  * From the previous proposal to this ask, null when there is none.
  */
 diff: AnexTermsDiff | null, 

@@ -9,6 +9,10 @@
  */
 import type { Component } from "svelte";
 import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView } from "../backend";
+import AnexAcceptSummary from "./anex/AnexAcceptSummary.svelte";
+import AnexAskBody from "./anex/AnexAskBody.svelte";
+import AnexCounterEditor from "./anex/AnexCounterEditor.svelte";
+import { anexNoun } from "./anex/words";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
@@ -40,16 +44,19 @@ export interface KindUi {
 export const KINDS: Record<ProposalKind, KindUi> = {
   anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun },
   concordia_offer: { Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun },
+  anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
   anp_offer: AnpCounterEditor,
   concordia_terms: ConcordiaCounterEditor,
+  anex_terms: AnexCounterEditor,
 };
 
 const LABELS: Record<string, string> = {
   "ANP/0.1": "ANP",
   concordia: "Concordia",
+  anex: "ANEX",
 };
 
 /** A protocol's name for people ("ANP", "Concordia"); an unknown one as the host names it. */

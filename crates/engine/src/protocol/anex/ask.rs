@@ -14,7 +14,7 @@ use crate::protocol::{answered_entry, Located, LogAnswer, PendingProposal, Propo
 use crate::store::StoredEvent;
 use crate::views::{
     AnexAccessItem, AnexAskView, AnexItemView, AnexMarkChange, AnexRequester, AnexTerms,
-    AnexTermsDiff, CounterCheck, FieldError, ProposalDiff,
+    AnexTermsDiff, CounterCheck, FieldError, PreviousRef, ProposalDiff,
 };
 
 /// The host's ANEX member of a pending record, when it has one.
@@ -256,6 +256,10 @@ pub(crate) fn view(
         policy_promises,
         promises_missing: missing,
         previous: previous_terms.as_ref().map(wire),
+        previous_ref: located.previous.as_ref().map(|p| PreviousRef {
+            seq: p.seq,
+            actor: p.actor.clone(),
+        }),
         diff: match (&previous_terms, &terms) {
             (Some(old), Some(new)) => Some(diff_view(old, new)),
             _ => None,
