@@ -476,6 +476,18 @@ pub(crate) trait Seam: Send + Sync {
         dir: &'a std::path::Path,
     ) -> IoFuture<'a, Result<(), EngineError>>;
 
+    /// Sets up what this protocol's demo needs on the embedded sandbox
+    /// host before it runs (the org `org`'s files, a counterparty's
+    /// credential kept in `dir`); nothing for a protocol without one.
+    fn prepare_sandbox<'a>(
+        &'a self,
+        _host: &'a countersign_host::Host,
+        _org: &'a str,
+        _dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(async { Ok(()) })
+    }
+
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
     /// headers before it leaves, so they are stored first. Every protocol
     /// today POSTs it to the approver API's decisions route.

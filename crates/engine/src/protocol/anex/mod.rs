@@ -14,9 +14,11 @@
 //! | `decision` | the terms record, the receipt over it, the decision request; the host's answer |
 //! | `record` | timeline rows, the conversation export, the CSV of terms |
 //! | `io` | the conversation after a pin |
+//! | `demo` | the sandbox's onboarding agent asking beyond policy over A2A, and reacting to the decision |
 
 mod ask;
 mod decision;
+mod demo;
 mod io;
 mod log;
 mod record;
@@ -201,9 +203,18 @@ impl Seam for Anex {
 
     fn run_demo<'a>(
         &'a self,
-        _url: &'a str,
-        _dir: &'a std::path::Path,
+        url: &'a str,
+        dir: &'a std::path::Path,
     ) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(async { Ok(()) })
+        Box::pin(demo::run(url, dir))
+    }
+
+    fn prepare_sandbox<'a>(
+        &'a self,
+        host: &'a countersign_host::Host,
+        org: &'a str,
+        dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(demo::prepare(host, org, dir))
     }
 }
