@@ -67,9 +67,24 @@ impl Requester {
             .await
             .unwrap();
         let endpoint = format!("{}/a2a/{}", world.url, world.org);
+        let http = reqwest::Client::new();
+        // The org's agent identity, as its card publishes it (the receiver
+        // of every message to it).
+        let card: Value = http
+            .get(format!("{endpoint}/.well-known/agent-card.json"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let agent = card["capabilities"]["extensions"][0]["params"]["agent"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no agent in the card: {card}"))
+            .to_owned();
         Requester {
-            http: reqwest::Client::new(),
-            agent: endpoint.clone(),
+            http,
+            agent,
             endpoint,
             token: issued.token,
             context: None,
@@ -137,6 +152,7 @@ impl Requester {
         }
         let result = self.rpc("SendMessage", json!({"message": a2a})).await;
         let task = result["task"].clone();
+        assert!(task.is_object(), "SendMessage answered no task: {result}");
         self.context = task["contextId"].as_str().map(str::to_owned);
         self.task = task["id"].as_str().map(str::to_owned);
         task

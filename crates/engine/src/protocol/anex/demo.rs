@@ -123,6 +123,8 @@ pub(crate) async fn prepare(
 struct Agent {
     http: reqwest::Client,
     endpoint: String,
+    /// The org's agent identity, as its card publishes it.
+    receiver: String,
     state: DemoState,
 }
 
@@ -138,7 +140,7 @@ impl Agent {
         let mut m = json!({
             "performative": performative,
             "sender": IDENTITY,
-            "receiver": self.endpoint,
+            "receiver": self.receiver,
             "content": content,
             "language": "JSON",
             "ontology": "ANEX-Ontology",
@@ -289,16 +291,32 @@ impl Agent {
 /// as the sandbox runs (its state in `dir`, written by [`prepare`]).
 pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), EngineError> {
     let state = load(dir).ok_or_else(|| sandbox_error("the agent was not registered"))?;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .map_err(sandbox_error)?;
+    let endpoint = format!(
+        "{}/a2a/{}",
+        url.trim_end_matches('/'),
+        countersign_host::SANDBOX_HANDLE
+    );
+    let card: Value = http
+        .get(format!("{endpoint}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .map_err(sandbox_error)?
+        .json()
+        .await
+        .map_err(sandbox_error)?;
+    let receiver = card
+        .pointer("/capabilities/extensions/0/params/agent")
+        .and_then(Value::as_str)
+        .ok_or_else(|| sandbox_error("the org's agent card names no ANEX agent"))?
+        .to_owned();
     let mut agent = Agent {
-        http: reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .build()
-            .map_err(sandbox_error)?,
-        endpoint: format!(
-            "{}/a2a/{}",
-            url.trim_end_matches('/'),
-            countersign_host::SANDBOX_HANDLE
-        ),
+        http,
+        endpoint,
+        receiver,
         state,
     };
     while agent.state.stage != "done" {
