@@ -23,6 +23,9 @@ mod io;
 mod log;
 mod record;
 
+#[cfg(test)]
+mod tests;
+
 use serde_json::Value;
 
 use crate::edge::transport::HostIo;
