@@ -12,6 +12,7 @@ import { render } from "@testing-library/svelte";
 import userEvent from "@testing-library/user-event";
 import type { AnexAskView, Capabilities, InboxItem, ProposalView as View } from "../src/lib/backend";
 import ProposalView from "../src/lib/views/ProposalView.svelte";
+import SessionView from "../src/lib/views/SessionView.svelte";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
@@ -224,5 +225,26 @@ describe("an ANEX ask", () => {
     expect(container.querySelector("[data-testid='approve-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='decline-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='counter-button']")).toBeNull();
+  });
+
+  it("shows in history the receipt over the accepted terms, its terms as text", async () => {
+    window.__pwned = false;
+    const backend = new FakeBackend();
+    const detail = fx.sessionDetail();
+    detail.row = { ...detail.row, session_id: ref.session_id, protocol: "anex" };
+    detail.decisions = [{
+      decision_id: "d-anex", action: "counter", in_response_to: ref.event_hash, outcome: "appended", at: "2026-11-29T11:00:00Z",
+      receipt: { id: "urn:countersign:receipt:1f2e", scope: { decision: "approve", offer_hash: "sha256:7e7e",
+        terms: { access: ["bank_details", `legal_name${IMG}`], promise: [RETENTION, NO_SHARING] } } },
+    }];
+    backend.detail = detail;
+    const { container } = render(SessionView, { props: { backend, sessionRef: { host_id: ref.host_id, session_id: ref.session_id }, onBack: () => {} } });
+    await settle();
+    const receipt = byId(container, "decision-receipt");
+    expect(receipt.textContent).toContain("urn:countersign:receipt:1f2e");
+    expect(receipt.textContent).toContain("(approve) over sha256:7e7e");
+    expect(texts(container, "decision-receipt-terms")).toEqual([`Terms: access: bank_details, legal_name${IMG} · promises: ${RETENTION}; ${NO_SHARING}`]);
+    expect(container.querySelector("img")).toBeNull();
+    expect(window.__pwned).toBe(false);
   });
 });

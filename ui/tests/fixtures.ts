@@ -197,7 +197,7 @@ export function sessionDetail(): SessionDetail {
       counterparty: [{ round: 1, seq: 1, total: "585000" }, { round: 2, seq: 5, total: "540000" }],
       ours: [{ round: 1, seq: 3, total: "520000" }],
     },
-    decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z" }],
+    decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z", receipt: null }],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
     dispute: null,
   };

@@ -606,6 +606,11 @@ pub struct DecisionRow {
     pub outcome: String,
     /// When it was made.
     pub at: String,
+    /// The signed ApprovalReceipt the decision carried (Concordia, ANEX:
+    /// for ANEX its `scope.terms` is the terms record decided), exactly as
+    /// sent; null for a protocol whose decisions carry none.
+    #[ts(type = "Record<string, unknown> | null")]
+    pub receipt: Option<Value>,
 }
 
 /// A session in full.

@@ -387,6 +387,13 @@ async fn accepting_as_asked_proposes_the_ask_and_history_shows_the_accepted_term
     );
     assert_eq!(detail.decisions.len(), 1);
     assert_eq!(detail.decisions[0].outcome, "appended");
+    // History shows the receipt over the accepted terms record.
+    let shown = detail.decisions[0].receipt.as_ref().expect("the receipt");
+    assert_eq!(shown["scope"]["decision"], "approve");
+    assert_eq!(
+        shown["scope"]["terms"]["promise"],
+        json!(["no retention beyond 90 days"])
+    );
     // The former ask names this console's decision.
     let former = engine
         .proposal_view(

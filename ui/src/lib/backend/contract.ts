@@ -1022,7 +1022,13 @@ outcome: string,
 /**
  * When it was made.
  */
-at: string, };
+at: string, 
+/**
+ * The signed ApprovalReceipt the decision carried (Concordia, ANEX:
+ * for ANEX its `scope.terms` is the terms record decided), exactly as
+ * sent; null for a protocol whose decisions carry none.
+ */
+receipt: Record<string, unknown> | null, };
 
 /**
  * A disputed session at a glance, and what a person can do next.
