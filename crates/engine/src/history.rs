@@ -172,6 +172,9 @@ pub(crate) fn session_detail(
         .decisions(host_id, session_id)?
         .into_iter()
         .map(|d| DecisionRow {
+            receipt: serde_json::from_str::<Value>(&d.body)
+                .ok()
+                .and_then(|body| body.get("receipt").cloned()),
             decision_id: d.decision_id,
             action: d.action,
             in_response_to: d.in_response_to,

@@ -554,8 +554,9 @@ fn notify_pending(
     let Some(record) = ctx.store()?.session(&host.host_id, &session.id)? else {
         return Ok(());
     };
-    let (total, currency) = crate::inbox::pending_amount(&*ctx.store()?, &record, p)
-        .unwrap_or_else(|| ("?".to_owned(), String::new()));
+    let amount = crate::inbox::pending_amount(&*ctx.store()?, &record, p);
+    let has_amount = amount.is_some();
+    let (total, currency) = amount.unwrap_or_else(|| ("?".to_owned(), String::new()));
     let counterparty_name = session.counterparty.display_name().to_owned();
     let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
     let human = ctx.humanizer();
@@ -565,7 +566,12 @@ fn notify_pending(
         protocol: session.protocol.clone(),
         event_hash: p.event_hash.clone(),
         title: format!("{what} {counterparty_name} waits for you"),
-        body: human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now()),
+        // A proposal without an amount (an ANEX ask) is not written as "?".
+        body: if has_amount {
+            human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now())
+        } else {
+            human.expiry(&p.expires_at, ctx.human_now())
+        },
         counterparty_name,
         total,
         currency,

@@ -64,6 +64,15 @@ pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
             crate::connect::connect(ctx, &url, &code.code, true, profile).await?;
         }
     }
+    for protocol in Protocol::ALL {
+        let seam = protocol.seam();
+        if let Err(e) = seam
+            .prepare_sandbox(&host, countersign_host::SANDBOX_HANDLE, &dir)
+            .await
+        {
+            tracing::warn!("sandbox demo of {} not prepared: {e}", seam.name());
+        }
+    }
     crate::receipts::file_sandbox_demos(&*ctx.store()?, &ctx.config, &ctx.now_text())?;
     let mut demos = Vec::new();
     for protocol in Protocol::ALL {

@@ -81,6 +81,7 @@ fn pending_of(p: &PendingDecision) -> PendingProposal {
         action: p.action.clone(),
         amount: p.amount.clone(),
         threshold: p.threshold.clone(),
+        anex: p.anex.as_ref().and_then(|a| serde_json::to_value(a).ok()),
     }
 }
 

@@ -26,6 +26,7 @@ use crate::views::{
     ProposalKind, Side,
 };
 
+pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
 pub(crate) mod oanp;
@@ -75,11 +76,18 @@ pub(crate) enum Protocol {
     Concordia,
     /// OANP: the org's own agents mirror their session logs to the gate.
     Oanp,
+    /// ANEX over A2A: counterparty agents ask for data about the org.
+    Anex,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 3] = [Protocol::Anp, Protocol::Concordia, Protocol::Oanp];
+    pub(crate) const ALL: [Protocol; 4] = [
+        Protocol::Anp,
+        Protocol::Concordia,
+        Protocol::Oanp,
+        Protocol::Anex,
+    ];
 
     /// Reads the name a host or a stored row gives.
     pub(crate) fn parse(name: &str) -> Result<Protocol, EngineError> {
@@ -101,6 +109,7 @@ impl Protocol {
             Protocol::Anp => &self::anp::Anp,
             Protocol::Concordia => &self::concordia::Concordia,
             Protocol::Oanp => &self::oanp::session::OanpSession,
+            Protocol::Anex => &self::anex::Anex,
         }
     }
 }
@@ -229,6 +238,11 @@ pub(crate) struct PendingProposal {
     /// The policy threshold the amount crossed (`"100000.00 USD"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<String>,
+    /// ANEX: who asks for which data under which promises, item by item
+    /// with the policy's verdict (the host's `anex` member, kept as JSON;
+    /// read by `protocol/anex/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anex: Option<Value>,
 }
 
 /// A proposal read from the stored record.
@@ -532,6 +546,18 @@ pub(crate) trait Seam: Send + Sync {
     /// keys and state), for as long as the sandbox runs; returns at once for
     /// a protocol with none.
     fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>>;
+
+    /// Sets up what this protocol's demo needs on the embedded sandbox
+    /// host before it runs (the org `org`'s files, a counterparty's
+    /// credential kept in `dir`); nothing for a protocol without one.
+    fn prepare_sandbox<'a>(
+        &'a self,
+        _host: &'a countersign_host::Host,
+        _org: &'a str,
+        _dir: &'a std::path::Path,
+    ) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(async { Ok(()) })
+    }
 
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
     /// headers before it leaves, so they are stored first. Every protocol

@@ -68,6 +68,9 @@ pub fn declarations() -> Vec<Declaration> {
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
         OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,
         OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict,
+        // ANEX asks
+        AnexAskView, AnexRequester, AnexItemView, AnexTerms, AnexAccessItem, AnexMarkChange,
+        AnexTermsDiff,
     ];
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all

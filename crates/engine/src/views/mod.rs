@@ -11,12 +11,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+mod anex;
 mod anp;
 mod concordia;
 pub mod contract;
 mod oanp;
 mod receipts;
 
+pub use self::anex::*;
 pub use self::anp::*;
 pub use self::concordia::*;
 pub use self::oanp::*;
@@ -160,6 +162,8 @@ pub enum ProposalKind {
     /// An OANP `offer.propose` or `offer.counter` the org's own agent asks
     /// a person about before its `offer.accept`.
     OanpOffer,
+    /// An ANEX ask for data about the owner beyond the owner's policy.
+    AnexAsk,
 }
 
 /// Which side of a session an entry is from.
@@ -306,6 +310,8 @@ pub enum CounterForm {
     ConcordiaTerms,
     /// OANP terms: a price in minor units and inclusions.
     OanpTerms,
+    /// ANEX terms `{access, promise}`: optional items removed, promises added.
+    AnexTerms,
 }
 
 /// What a decision panel may offer for a proposal, as data: the interface
@@ -356,6 +362,8 @@ pub enum ProposalDetail {
     ConcordiaOffer(Box<ConcordiaOfferView>),
     /// An OANP offer.
     OanpOffer(Box<OanpOfferView>),
+    /// An ANEX ask.
+    AnexAsk(Box<AnexAskView>),
 }
 
 /// What became of a proposal: a decision this console made, or the answer
@@ -476,6 +484,8 @@ pub enum ProposalDiff {
     AnpOffer(Box<AnpOfferDiff>),
     /// Two Concordia offers.
     ConcordiaOffer(Box<ConcordiaOfferDiff>),
+    /// Two sets of ANEX terms.
+    AnexAsk(Box<AnexTermsDiff>),
 }
 
 /// Session states the history can filter on.
@@ -607,6 +617,11 @@ pub struct DecisionRow {
     pub outcome: String,
     /// When it was made.
     pub at: String,
+    /// The signed ApprovalReceipt the decision carried (Concordia, ANEX:
+    /// for ANEX its `scope.terms` is the terms record decided), exactly as
+    /// sent; null for a protocol whose decisions carry none.
+    #[ts(type = "Record<string, unknown> | null")]
+    pub receipt: Option<Value>,
 }
 
 /// A session in full.

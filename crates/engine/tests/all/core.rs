@@ -959,13 +959,15 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Four ANP vendors and the Concordia seller.
-    assert_eq!(first.len(), 5, "{first:?}");
-    assert_eq!(
-        first.iter().filter(|r| r.protocol == "concordia").count(),
-        1,
-        "{first:?}"
-    );
+    // Four ANP vendors, the Concordia seller and the ANEX onboarding agent.
+    assert_eq!(first.len(), 6, "{first:?}");
+    for (protocol, n) in [("concordia", 1), ("anex", 1)] {
+        assert_eq!(
+            first.iter().filter(|r| r.protocol == protocol).count(),
+            n,
+            "{first:?}"
+        );
+    }
     engine.shutdown().await;
     drop(engine);
 

@@ -1,6 +1,7 @@
 //! The console engine against a real `countersign-host` on loopback: one
 //! test binary, one module per topic.
 
+mod anex;
 mod clock;
 mod common;
 mod contract;

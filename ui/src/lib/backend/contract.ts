@@ -54,6 +54,188 @@ absolute: Money | null,
 percent: string | null, };
 
 /**
+ * An access item with its mark.
+ */
+export type AnexAccessItem = { 
+/**
+ * Its name.
+ */
+item: string, 
+/**
+ * Marked `(m)`.
+ */
+required: boolean, };
+
+/**
+ * An ANEX ask awaiting the owner, and what it is compared with.
+ */
+export type AnexAskView = { 
+/**
+ * The ANEX conversation.
+ */
+conversation_id: string, 
+/**
+ * The message decided on (the requester's CFP or PROPOSE).
+ */
+message_id: string, 
+/**
+ * Its performative (`CFP`, `PROPOSE`).
+ */
+performative: string, 
+/**
+ * Its hash (`sha256:` of its canonical JSON), what a decision answers.
+ */
+message_hash: string, 
+/**
+ * Who asks.
+ */
+requester: AnexRequester, 
+/**
+ * The organization's agent that answers (the record's `responder`).
+ */
+responder: string, 
+/**
+ * The purpose the requester declared (its own words).
+ */
+purpose: string, 
+/**
+ * Each asked item, in the order asked.
+ */
+items: Array<AnexItemView>, 
+/**
+ * The promises the requester offers.
+ */
+promises_offered: Array<string>, 
+/**
+ * The promises the policy's rules require for the items they cover.
+ */
+policy_promises: Array<string>, 
+/**
+ * Of those, the ones the requester did not offer.
+ */
+promises_missing: Array<string>, 
+/**
+ * The previous standing proposal, when this ask answers one.
+ */
+previous: AnexTerms | null, 
+/**
+ * Where that previous proposal is in the conversation.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * From the previous proposal to this ask, null when there is none.
+ */
+diff: AnexTermsDiff | null, 
+/**
+ * How long accepted terms stay in force, in days, when the host said.
+ */
+terms_valid_days: number | null, 
+/**
+ * True when the host's policy verdicts were available (the ask is
+ * pending); false for an ask read back from the record alone.
+ */
+policy_known: boolean, };
+
+/**
+ * One asked access item and the policy's word on it.
+ */
+export type AnexItemView = { 
+/**
+ * The item's name, without a mark.
+ */
+item: string, 
+/**
+ * True when the requester marked it `(m)`: a counter cannot drop it.
+ */
+required: boolean, 
+/**
+ * Whether the owner's policy covers it for this counterparty (null
+ * when not known).
+ */
+within_policy: boolean | null, 
+/**
+ * The policy rule (1-based) that covers it.
+ */
+rule: number | null, 
+/**
+ * Promises that rule needs beyond those offered.
+ */
+adds: Array<string>, 
+/**
+ * The policy's reason, in words.
+ */
+reason: string | null, };
+
+/**
+ * An item in both whose `(m)` mark changed.
+ */
+export type AnexMarkChange = { 
+/**
+ * The item.
+ */
+item: string, 
+/**
+ * Whether it was required before.
+ */
+was_required: boolean, };
+
+/**
+ * The requester as its CFP declared itself.
+ */
+export type AnexRequester = { 
+/**
+ * Its agent identity (the one the host authenticated).
+ */
+identity: string, 
+/**
+ * The owner it says it speaks for.
+ */
+owner: string, 
+/**
+ * The relation it declares (its own claim: it never widens the policy).
+ */
+relation: string | null, };
+
+/**
+ * Terms as lists of names and promises (what a counter is written as:
+ * `{access, promise}`, no marks).
+ */
+export type AnexTerms = { 
+/**
+ * Access items.
+ */
+access: Array<string>, 
+/**
+ * Promises.
+ */
+promise: Array<string>, };
+
+/**
+ * What changed from one set of terms to the next (`crates/anex`'s diff).
+ */
+export type AnexTermsDiff = { 
+/**
+ * Items in the new terms only.
+ */
+access_added: Array<AnexAccessItem>, 
+/**
+ * Items in the old terms only.
+ */
+access_removed: Array<AnexAccessItem>, 
+/**
+ * Items in both whose mark changed.
+ */
+required_changed: Array<AnexMarkChange>, 
+/**
+ * Promises in the new terms only.
+ */
+promises_added: Array<string>, 
+/**
+ * Promises in the old terms only.
+ */
+promises_removed: Array<string>, };
+
+/**
  * Conditions compared as multisets.
  */
 export type AnpConditionsDiff = { 
@@ -731,7 +913,7 @@ diff: ProposalDiff | null, };
 /**
  * The counter editor a protocol's counter is written in.
  */
-export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms";
+export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms" | "anex_terms";
 
 /**
  * Who is on the other side of a session, as the host vouches for it (an
@@ -840,7 +1022,13 @@ outcome: string,
 /**
  * When it was made.
  */
-at: string, };
+at: string, 
+/**
+ * The signed ApprovalReceipt the decision carried (Concordia, ANEX:
+ * for ANEX its `scope.terms` is the terms record decided), exactly as
+ * sent; null for a protocol whose decisions carry none.
+ */
+receipt: Record<string, unknown> | null, };
 
 /**
  * A disputed session at a glance, and what a person can do next.
@@ -1777,17 +1965,17 @@ detail: string, };
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
  */
-export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView;
+export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView | { "proposal_kind": "anex_ask" } & AnexAskView;
 
 /**
  * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
  */
-export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff;
+export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff | { "proposal_kind": "anex_ask" } & AnexTermsDiff;
 
 /**
  * The kinds of proposal the console decides, one view shape each.
  */
-export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer";
+export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer" | "anex_ask";
 
 /**
  * Names one proposal: the argument of `proposal_view`, `mark_seen`,

@@ -9,6 +9,10 @@
  */
 import type { Component } from "svelte";
 import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView, ReceiptDetail, ReceiptKind } from "../backend";
+import AnexAcceptSummary from "./anex/AnexAcceptSummary.svelte";
+import AnexAskBody from "./anex/AnexAskBody.svelte";
+import AnexCounterEditor from "./anex/AnexCounterEditor.svelte";
+import { anexNoun } from "./anex/words";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
@@ -46,12 +50,14 @@ export const KINDS: Record<ProposalKind, KindUi> = {
   anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun },
   concordia_offer: { Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun },
   oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun },
+  anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
   anp_offer: AnpCounterEditor,
   concordia_terms: ConcordiaCounterEditor,
   oanp_terms: OanpCounterEditor,
+  anex_terms: AnexCounterEditor,
 };
 
 /** What the interface draws for one kind of filed receipt (its protocol's part of the receipt screen). */
@@ -75,6 +81,7 @@ const LABELS: Record<string, string> = {
   "ANP/0.1": "ANP",
   concordia: "Concordia",
   oanp: "OANP",
+  anex: "ANEX",
 };
 
 /** A protocol's name for people ("ANP", "Concordia"); an unknown one as the host names it. */

@@ -122,6 +122,7 @@ pub(crate) fn former(events: &[StoredEvent], event_hash: &str) -> Option<Pending
         action: None,
         amount: None,
         threshold: None,
+        anex: None,
     })
 }
 

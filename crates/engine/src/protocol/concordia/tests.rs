@@ -156,6 +156,7 @@ fn pending(events: &[StoredEvent]) -> PendingProposal {
         action: Some("accept".to_owned()),
         amount: Some("150000.00 USD".to_owned()),
         threshold: Some("100000.00 USD".to_owned()),
+        anex: None,
     }
 }
 

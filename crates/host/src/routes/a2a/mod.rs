@@ -46,7 +46,9 @@ pub fn router() -> Router<Host> {
 /// A JSON-RPC error answer.
 struct RpcError {
     status: StatusCode,
-    id: Value,
+    /// Boxed: a `Value` is large where serde_json keeps member order, and
+    /// the error travels in every `Result` here.
+    id: Box<Value>,
     code: i64,
     message: String,
     reason: Option<&'static str>,
@@ -57,7 +59,7 @@ impl RpcError {
     fn new(id: &Value, code: i64, message: impl Into<String>) -> Self {
         RpcError {
             status: StatusCode::OK,
-            id: id.clone(),
+            id: Box::new(id.clone()),
             code,
             message: message.into(),
             reason: None,

@@ -139,6 +139,7 @@ pub(crate) fn former(events: &[StoredEvent], event_hash: &str) -> Option<Pending
         action: None,
         amount: None,
         threshold: None,
+        anex: None,
     })
 }
 

@@ -1,0 +1,30 @@
+//! The ANEX IO half (docs/approver-api.md, "ANEX"): the conversation after
+//! a pin (`GET …/sessions/anex:<context_id>/log?after=N`, the answer's bytes
+//! kept as evidence); a decision is POSTed by the seam's default route.
+
+use crate::edge::transport::{HostIo, SendError};
+use crate::error::EngineError;
+use crate::protocol::Fetched;
+use crate::store::HostRecord;
+
+/// Fetches the conversation after `after` (all of it for `None`).
+pub(crate) async fn fetch(
+    io: &HostIo,
+    host: &HostRecord,
+    session_id: &str,
+    after: Option<u64>,
+) -> Result<Fetched, EngineError> {
+    let (request, bytes) = io.get_log(session_id, after).await.map_err(|e| match e {
+        SendError::Refused { code, message } => EngineError::HostRefused { code, message },
+        SendError::Unreachable(detail) | SendError::Garbled(detail) => EngineError::Unreachable {
+            url: host.url.clone(),
+            detail,
+        },
+    })?;
+    Ok(Fetched {
+        request,
+        bytes,
+        requests: 1,
+        approver_keys: None,
+    })
+}
