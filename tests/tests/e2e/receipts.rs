@@ -253,6 +253,10 @@ async fn the_development_receipt_imported_from_a_file_is_not_proof_until_test_re
         "{headline}"
     );
     assert!(
+        headline.ends_with("The session log was not checked."),
+        "the headline says the chain was not checked: {headline}"
+    );
+    assert!(
         app.all("receipt-test-setting").await?.is_empty(),
         "no pointer to the setting once it is on"
     );
