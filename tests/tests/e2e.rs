@@ -23,6 +23,8 @@ mod concordia;
 mod installed;
 #[path = "e2e/person.rs"]
 mod person;
+#[path = "e2e/receipts.rs"]
+mod receipts;
 
 impl Scenario {
     async fn start(tag: &str) -> Result<Scenario> {

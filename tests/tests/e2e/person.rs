@@ -494,7 +494,7 @@ async fn a_desktop_that_prefers_dark_gets_the_dark_look_with_readable_better_and
 
 /// The element `[data-testid=testid][data-id=id]` of the settings screen,
 /// once it is there.
-async fn setting(app: &App, testid: &str, id: &str) -> Result<WebElement> {
+pub(crate) async fn setting(app: &App, testid: &str, id: &str) -> Result<WebElement> {
     let css = format!("[data-testid={testid}][data-id='{id}']");
     app.wait_for(&css, async || {
         Ok(app
