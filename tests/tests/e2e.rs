@@ -17,6 +17,8 @@ struct Scenario {
     vendor_name: String,
 }
 
+#[path = "e2e/anex.rs"]
+mod anex;
 #[path = "e2e/concordia.rs"]
 mod concordia;
 #[path = "e2e/installed.rs"]

@@ -106,10 +106,13 @@ describe("an ANEX ask", () => {
     expect(texts(rows[1], "anex-item-verdict")[0]).toContain("with more promises");
     expect(texts(rows[1], "anex-item-reason")[0]).toContain(`Needs: ${NO_SHARING}`);
     expect(texts(rows[3], "anex-item-required")).toEqual(["optional"]);
+    // Words stay apart from what follows them (an {#if} block trims its opening space).
+    expect(texts(rows[0], "anex-item-verdict")).toEqual(["within your policy (rule 1)"]);
+    expect(texts(rows[1], "anex-item-reason")[0]).toMatch(/\S Needs: /);
     expect(texts(container, "anex-promise-offered")).toEqual([RETENTION]);
     const required = byId(container, "anex-promise-required");
     expect(required.dataset.missing).toBe("true");
-    expect(required.textContent).toContain("not offered");
+    expect(texts(container, "anex-promise-required")).toEqual([`${NO_SHARING} not offered`]);
     expect(texts(container, "anex-valid-days")).toEqual(["Accepted terms stay in force for 90 days."]);
     expect(container.querySelector("[data-testid='anex-diff']")).toBeNull();
     expect(texts(container, "signed-as")[0]).toContain("ApprovalReceipt over the terms record");

@@ -67,7 +67,8 @@ pub struct AnexPending {
     pub items: Vec<AnexItem>,
     /// The promises offered.
     pub promise: Vec<String>,
-    /// Promises the policy's rules would add (for the items it covers).
+    /// Every promise the policy's rules covering the asked items require,
+    /// offered or not (those not offered are the items' `adds`).
     pub policy_promises: Vec<String>,
     /// The previous standing proposal, when this ask answers one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -50,7 +50,7 @@ http {{
             proxy_pass http://countersign_hosts;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
-            proxy_set_header Host $host;
+            proxy_set_header Host $http_host;
             proxy_set_header X-Forwarded-For $remote_addr;
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;

@@ -16,12 +16,12 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 
-const URI: &str = "urn:countersign:anex:a2a:v1";
-const SUPPLIER: &str = "did:web:supplier.example";
-const RETENTION: &str = "no retention beyond 90 days";
-const NO_SHARING: &str = "no sharing with third parties";
+pub(crate) const URI: &str = "urn:countersign:anex:a2a:v1";
+pub(crate) const SUPPLIER: &str = "did:web:supplier.example";
+pub(crate) const RETENTION: &str = "no retention beyond 90 days";
+pub(crate) const NO_SHARING: &str = "no sharing with third parties";
 
-const POLICY: &str = r#"{
+pub(crate) const POLICY: &str = r#"{
   "anex_policy": 1,
   "terms_valid_days": 90,
   "rules": [
@@ -30,7 +30,7 @@ const POLICY: &str = r#"{
   ]
 }"#;
 
-const DATA: &str = r#"{
+pub(crate) const DATA: &str = r#"{
   "legal_name": "Fabrikam Industries Inc.",
   "tax_id": "US-12-3456789",
   "bank_details": { "iban": "DE89 3704 0044 0532 0130 00", "bic": "COBADEFFXXX" },

@@ -2,6 +2,7 @@
 //! test binary, one module per topic.
 
 mod anex;
+mod anex_sdk;
 mod clock;
 mod common;
 mod contract;

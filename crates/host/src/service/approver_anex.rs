@@ -151,7 +151,18 @@ fn pending_decision(
             })
             .collect(),
     };
-    let mut policy_promises: Vec<String> = items.iter().flat_map(|i| i.adds.clone()).collect();
+    // Every promise the rules covering the asked items require, offered or
+    // not (the console shows them beside the offered ones and marks those
+    // missing); with no policy, none.
+    let mut policy_promises: Vec<String> = match policy {
+        Some(policy) => items
+            .iter()
+            .filter_map(|i| i.rule)
+            .filter_map(|r| policy.rules.get(r.checked_sub(1)?))
+            .flat_map(|rule| rule.promises.iter().map(|p| p.as_str().to_owned()))
+            .collect(),
+        None => Vec::new(),
+    };
     policy_promises.sort();
     policy_promises.dedup();
     let days = policy.map_or(90, |p| p.terms_valid_days);
