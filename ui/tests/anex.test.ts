@@ -89,6 +89,20 @@ describe("an ANEX ask", () => {
     expect(anex.textContent).toContain("data request");
   });
 
+  it("never claims a signature was checked: ANEX messages carry none", async () => {
+    const { container } = await renderAnex();
+    const banner = byId(container, "verification-state");
+    expect(banner.textContent).toContain("carry no signatures");
+    expect(banner.textContent).not.toContain("signature and the hash chain check out");
+    const backend = new FakeBackend();
+    backend.items = [...fx.inboxItems(), anexItem()];
+    const app = await renderApp(backend);
+    const rows = [...app.container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")];
+    const badge = (row: HTMLElement) => row.querySelector("[data-testid='verification-badge']")?.textContent;
+    expect(badge(rows.find((row) => row.dataset.protocol === "anex")!)).toBe("checked, unsigned");
+    expect(badge(rows.find((row) => row.dataset.protocol !== "anex")!)).toBe("verified");
+  });
+
   it("shows who asks, each item with its mark and the policy's verdict, and the promises side by side", async () => {
     const { container } = await renderAnex();
     expect(byId(container, "offer-view").dataset.kind).toBe("anex_ask");

@@ -12,7 +12,7 @@ import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView, Recei
 import AnexAcceptSummary from "./anex/AnexAcceptSummary.svelte";
 import AnexAskBody from "./anex/AnexAskBody.svelte";
 import AnexCounterEditor from "./anex/AnexCounterEditor.svelte";
-import { anexNoun } from "./anex/words";
+import { anexNoun, anexSession } from "./anex/words";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
@@ -105,12 +105,17 @@ export interface SessionWords {
   seriesTitle: string;
   /** What the JSON and CSV exports hold and how the JSON is checked. */
   exportHint: string;
+  /** True when the protocol's entries carry no signatures (OANP envelopes,
+   * ANEX messages): the verification banner then never claims a signature
+   * was checked. */
+  unsigned?: boolean;
 }
 
 const SESSION_WORDS: Record<string, SessionWords> = {
   "ANP/0.1": anpSession,
   concordia: concordiaSession,
   oanp: oanpSession,
+  anex: anexSession,
 };
 
 /** The session words of `protocol`; neutral ones for a protocol the interface does not know. */

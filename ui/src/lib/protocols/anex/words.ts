@@ -19,3 +19,12 @@ export function listWords(names: string[]): string {
   if (names.length === 1) return names[0];
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }
+
+/** An ANEX conversation's words in history: its record is the conversation's messages, unsigned. */
+export const anexSession = {
+  entry: "message",
+  entries: "messages",
+  seriesTitle: "Amounts by round",
+  exportHint: "JSON: the conversation's messages as the host keeps them and every decision (its ApprovalReceipt over the terms record) as it was sent. CSV: one row per message.",
+  unsigned: true,
+};

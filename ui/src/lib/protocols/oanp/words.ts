@@ -67,4 +67,5 @@ export const oanpSession = {
   entries: "envelopes",
   seriesTitle: "Prices offered by round",
   exportHint: "JSON: the session's envelopes as the gate keeps them, with the roles that sent them and the ApprovalReceipts you signed. CSV: one row per offer.",
+  unsigned: true,
 };
