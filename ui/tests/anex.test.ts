@@ -87,6 +87,9 @@ describe("an ANEX ask", () => {
     const anex = rows.find((row) => row.dataset.protocol === "anex")!;
     expect(texts(anex, "inbox-protocol")).toEqual(["ANEX"]);
     expect(anex.textContent).toContain("data request");
+    // An ask has no amount: its row names no "first offer".
+    expect(anex.textContent).not.toContain("first offer");
+    expect(texts(anex, "inbox-no-change")).toEqual(["—"]);
   });
 
   it("never claims a signature was checked: ANEX messages carry none", async () => {
