@@ -29,6 +29,7 @@ use crate::views::{
 pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
+pub(crate) mod gate_decision;
 pub(crate) mod oanp;
 
 /// A future of the IO half (boxed: the seam is a trait object).

@@ -225,7 +225,7 @@ impl Seam for Concordia {
         _action: &str,
         _after: u64,
     ) -> Result<DecisionAnswer, DecideError> {
-        decision::read_answer(body)
+        crate::protocol::gate_decision::read_answer(body)
     }
 
     fn answer_on_log(

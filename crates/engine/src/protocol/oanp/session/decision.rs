@@ -9,26 +9,15 @@
 //! reason and OANP counter terms (a price in minor units and inclusions).
 
 use approval_receipt::datetime;
-use approval_receipt::receipt::{
-    build_receipt_referencing, sign_receipt, Amount as ReceiptAmount, Decision, ReceiptDraft,
-};
-use serde::Deserialize;
+use approval_receipt::receipt::{build_receipt_referencing, sign_receipt, Decision, ReceiptDraft};
 use serde_json::{json, Value};
 
 use super::log::session_id;
 use super::offer::{amount_of, check_terms, offer_of};
 use crate::error::DecideError;
-use crate::protocol::{DecisionAnswer, DecisionInput};
+use crate::protocol::gate_decision::{self, cannot, receipt_amount};
+use crate::protocol::DecisionInput;
 use crate::views::DecideAction;
-
-fn cannot(why: impl Into<String>) -> DecideError {
-    DecideError::CannotSign(why.into())
-}
-
-fn receipt_amount(text: &str, what: &str) -> Result<ReceiptAmount, DecideError> {
-    text.parse::<ReceiptAmount>()
-        .map_err(|e| cannot(format!("{what}: {e}")))
-}
 
 /// The exact body of the decision request: the signed receipt and what goes with it.
 pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
@@ -99,51 +88,11 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
     let receipt = build_receipt_referencing(&draft, &input.key.verifying_key(), &reference)
         .and_then(|r| sign_receipt(r, input.key))
         .map_err(|e| cannot(e.to_string()))?;
-    let action = match input.request.action {
-        DecideAction::Approve => "approve",
-        DecideAction::Decline => "decline",
-        DecideAction::Counter => "counter",
-    };
-    let mut body = json!({
-        "decision_id": input.decision_id,
-        "action": action,
-        "in_response_to": request_id,
-        "receipt": receipt,
-    });
-    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
-        body.extend(extra.clone());
-    }
-    serde_json::to_vec(&body).map_err(|e| cannot(e.to_string()))
-}
-
-#[derive(Deserialize)]
-struct Answer {
-    decision_id: String,
-    outcome: String,
-    #[serde(default)]
-    detail: String,
-}
-
-/// Reads the host's answer. A gate decision appends no envelope: the org's
-/// agent reads the receipt and sends its own `offer.accept` or counter.
-pub(crate) fn read_answer(body: &[u8]) -> Result<DecisionAnswer, DecideError> {
-    let answer: Answer = serde_json::from_slice(body).map_err(|e| DecideError::Refused {
-        code: "protocol".to_owned(),
-        message: format!("decision answer: {e}"),
-    })?;
-    if !matches!(
-        answer.outcome.as_str(),
-        "appended" | "awaiting_approvals" | "held"
-    ) {
-        return Err(DecideError::Refused {
-            code: "protocol".to_owned(),
-            message: format!("the host answered the outcome {:?}", answer.outcome),
-        });
-    }
-    Ok(DecisionAnswer {
-        decision_id: answer.decision_id,
-        outcome: answer.outcome,
-        detail: answer.detail,
-        appended: None,
-    })
+    gate_decision::body(
+        input.decision_id,
+        input.request.action,
+        &request_id,
+        receipt,
+        &extra,
+    )
 }

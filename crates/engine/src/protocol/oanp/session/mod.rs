@@ -228,7 +228,7 @@ impl Seam for OanpSession {
         _action: &str,
         _after: u64,
     ) -> Result<DecisionAnswer, DecideError> {
-        decision::read_answer(body)
+        crate::protocol::gate_decision::read_answer(body)
     }
 
     fn answer_on_log(
