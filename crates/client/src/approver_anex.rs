@@ -5,9 +5,10 @@
 
 use anex::record::Party;
 use anex::{AgentId, Id, ItemName, Promise, TermsRecord, Text};
+use anp::keys::SigningKey;
 use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
 use countersign_host_api::anex::{
-    AnexDecisionRequest, AnexDecisionResponse, AnexLog, AnexPending, AnexTerms,
+    AnexDecisionRequest, AnexDecisionResponse, AnexLog, AnexPending, AnexTerms, NO_AMOUNT,
 };
 use countersign_host_api::approver::{DecisionAction, CONSOLE_API_BASE};
 use serde_json::{json, Value};
@@ -18,6 +19,40 @@ use crate::approver::new_decision_id;
 use crate::error::ClientError;
 use crate::http::{gate_segment, path_segment, Idempotent, Request};
 use crate::{ApproverClient, Result};
+
+/// An ApprovalReceipt over an ANEX terms record, signed by `key` at
+/// `issued_at`: `scope.offer_hash` the record's hash and `scope.terms` the
+/// record, [`NO_AMOUNT`] for amount and threshold, approving
+/// `urn:anex:conversation:<id>`, expiring with the terms. The one builder
+/// the approver client and the console both sign with, so the host's check
+/// of it has one counterpart.
+pub fn sign_anex_receipt(
+    decision: Decision,
+    record: &TermsRecord,
+    key: &SigningKey,
+    issued_at: OffsetDateTime,
+) -> Result<Value> {
+    let zero = || NO_AMOUNT.parse().map_err(bad);
+    let draft = ReceiptDraft {
+        receipt_uuid: uuid::Uuid::new_v4(),
+        issued_at,
+        expires_at: record.valid_until,
+        decision,
+        offer_message: record.to_json(),
+        amount: zero()?,
+        threshold_crossed: zero()?,
+        session_id: record.conversation_id.as_str().to_owned(),
+        role: None,
+    };
+    let mut receipt = build_receipt(&draft, &key.verifying_key()).map_err(bad)?;
+    receipt["scope"]["terms"] = record.to_json();
+    receipt["references"] = json!([{
+        "type": "negotiation_session",
+        "id": format!("urn:anex:conversation:{}", record.conversation_id.as_str()),
+        "relationship": "approves",
+    }]);
+    sign_receipt(receipt, key).map_err(bad)
+}
 
 fn bad(detail: impl std::fmt::Display) -> ClientError {
     ClientError::Receipt(detail.to_string())
@@ -109,32 +144,15 @@ impl ApproverClient {
             .await
     }
 
-    /// An ApprovalReceipt over `record`, signed now by this approver's key:
-    /// `scope.offer_hash` the record's hash and `scope.terms` the record,
-    /// `0 XXX` for amount and threshold, approving
-    /// `urn:anex:conversation:<id>`, expiring with the terms.
+    /// An ApprovalReceipt over `record`, signed now by this approver's key
+    /// ([`sign_anex_receipt`]).
     pub fn anex_receipt(&self, decision: Decision, record: &TermsRecord) -> Result<Value> {
-        let zero = "0 XXX".parse().map_err(bad)?;
-        let draft = ReceiptDraft {
-            receipt_uuid: uuid::Uuid::new_v4(),
-            issued_at: OffsetDateTime::now_utc(),
-            expires_at: record.valid_until,
+        sign_anex_receipt(
             decision,
-            offer_message: record.to_json(),
-            amount: "0 XXX".parse().map_err(bad)?,
-            threshold_crossed: zero,
-            session_id: record.conversation_id.as_str().to_owned(),
-            role: None,
-        };
-        let key = &self.identity.key;
-        let mut receipt = build_receipt(&draft, &key.verifying_key()).map_err(bad)?;
-        receipt["scope"]["terms"] = record.to_json();
-        receipt["references"] = json!([{
-            "type": "negotiation_session",
-            "id": format!("urn:anex:conversation:{}", record.conversation_id.as_str()),
-            "relationship": "approves",
-        }]);
-        sign_receipt(receipt, key).map_err(bad)
+            record,
+            &self.identity.key,
+            OffsetDateTime::now_utc(),
+        )
     }
 
     fn anex_request(

@@ -31,7 +31,7 @@ pub use agent::{default_envelope, AgentClient};
 pub use approver::{
     new_decision_id, well_known, ApproverClient, GateDecisionInput, RawLog, SummaryFetch,
 };
-pub use approver_anex::{anex_record, as_asked};
+pub use approver_anex::{anex_record, as_asked, sign_anex_receipt};
 pub use error::ClientError;
 pub use gate::{check_decision, raw_messages, GateClient};
 pub use http::{ClientConfig, RetryPolicy};

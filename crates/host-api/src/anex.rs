@@ -8,6 +8,11 @@ use serde_json::Value;
 
 use crate::approver::{DecisionAction, DecisionOutcome};
 
+/// What an ANEX receipt's `scope.amount` and `scope.threshold_crossed` say:
+/// the receipt schema requires both, and data-access terms carry no money
+/// (docs/anex-binding.md, "The terms record").
+pub const NO_AMOUNT: &str = "0 XXX";
+
 /// The requester as its CFP declared it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnexRequester {

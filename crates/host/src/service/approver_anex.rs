@@ -12,7 +12,7 @@ use anex::{Counterparty, Id, Policy, Terms, TermsRecord, Text};
 use approval_receipt::receipt::{verify_receipt, ReceiptCheck};
 use countersign_host_api::anex::{
     AnexDecisionRequest, AnexDecisionResponse, AnexItem, AnexLog, AnexPending, AnexRequester,
-    AnexTerms,
+    AnexTerms, NO_AMOUNT,
 };
 use countersign_host_api::approver::{
     Counterparty as SummaryCounterparty, DecisionAction, DecisionOutcome, PendingDecision,
@@ -507,9 +507,9 @@ fn check_receipt(
         let value = receipt
             .pointer(&format!("/scope/{member}"))
             .and_then(Value::as_str);
-        if value != Some("0 XXX") {
+        if value != Some(NO_AMOUNT) {
             return Err(invalid(format!(
-                "receipt: scope.{member} is {value:?}; ANEX terms carry no money, so it is \"0 XXX\""
+                "receipt: scope.{member} is {value:?}; ANEX terms carry no money, so it is {NO_AMOUNT:?}"
             )));
         }
     }

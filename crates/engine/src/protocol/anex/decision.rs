@@ -8,10 +8,10 @@
 //! refuses it with a reason (a `deny` receipt); counter proposes narrower
 //! terms, checked first by the counter editor's rule.
 
-use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
+use approval_receipt::receipt::Decision;
 use countersign_host_api::anex::{AnexDecisionRequest, AnexDecisionResponse, AnexTerms};
 use countersign_host_api::approver::DecisionAction;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::ask::{ask_at, check, pending_anex};
 use crate::error::DecideError;
@@ -115,27 +115,8 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
     };
     let record = countersign_client::anex_record(&pending, &terms, input.now)
         .map_err(|e| cannot(e.to_string()))?;
-    let zero = || "0 XXX".parse().map_err(|e| cannot(format!("{e}")));
-    let draft = ReceiptDraft {
-        receipt_uuid: uuid::Uuid::new_v4(),
-        issued_at: input.now,
-        expires_at: record.valid_until,
-        decision,
-        offer_message: record.to_json(),
-        amount: zero()?,
-        threshold_crossed: zero()?,
-        session_id: record.conversation_id.as_str().to_owned(),
-        role: None,
-    };
-    let mut receipt =
-        build_receipt(&draft, &input.key.verifying_key()).map_err(|e| cannot(e.to_string()))?;
-    receipt["scope"]["terms"] = record.to_json();
-    receipt["references"] = json!([{
-        "type": "negotiation_session",
-        "id": format!("urn:anex:conversation:{}", record.conversation_id.as_str()),
-        "relationship": "approves",
-    }]);
-    let receipt = sign_receipt(receipt, input.key).map_err(|e| cannot(e.to_string()))?;
+    let receipt = countersign_client::sign_anex_receipt(decision, &record, input.key, input.now)
+        .map_err(|e| cannot(e.to_string()))?;
     let body = AnexDecisionRequest {
         decision_id: input.decision_id.to_owned(),
         action,
