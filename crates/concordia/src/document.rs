@@ -85,9 +85,39 @@ pub fn verify_document_bytes(
     let Ok(doc) = serde_json::from_slice::<Borrowed<'_>>(bytes) else {
         return ordinary(bytes, options);
     };
-    let keys = Keys::from_json(&doc.keys)?;
-    let start = pinned_start(options, doc.messages.len())?;
-    let (before, new) = doc.messages.split_at(start);
+    verify_borrowed(bytes, &doc.messages, &doc.keys, options)
+}
+
+/// [`verify_document_bytes`] for a caller that has already read the top
+/// level of `bytes` (a verifier that had to find out what the file is):
+/// `messages` and `keys` are the texts of the document's `messages` and
+/// `keys` members, as a reader of its top level found them (the last, when
+/// a name repeats). The document is not read again; the verdict is the same.
+pub fn verify_document_members(
+    bytes: &[u8],
+    messages: &str,
+    keys: &str,
+    options: &VerifyOptions,
+) -> Result<DocumentVerdict, DocumentError> {
+    let (Ok(list), Ok(keys)) = (
+        serde_json::from_str::<Vec<&RawValue>>(messages),
+        serde_json::from_str::<Value>(keys),
+    ) else {
+        return ordinary(bytes, options);
+    };
+    verify_borrowed(bytes, &list, &keys, options)
+}
+
+/// The in-place path over the document's messages, left as text.
+fn verify_borrowed(
+    bytes: &[u8],
+    messages: &[&RawValue],
+    keys: &Value,
+    options: &VerifyOptions,
+) -> Result<DocumentVerdict, DocumentError> {
+    let keys = Keys::from_json(keys)?;
+    let start = pinned_start(options, messages.len())?;
+    let (before, new) = messages.split_at(start);
     // The trusted prefix is not verified, but a whole-document reader would
     // refuse a message there that is not JSON, so must this.
     if !before.iter().all(|m| readable(m.get())) {
@@ -104,7 +134,7 @@ pub fn verify_document_bytes(
             .is_none()
             .then(|| transcript::replay(steps))
             .flatten(),
-        messages: doc.messages.len(),
+        messages: messages.len(),
         read_in_place: true,
     })
 }

@@ -132,6 +132,183 @@ impl<'a> Object for Members<'a> {
     }
 }
 
+impl<'a> Node<'a> {
+    /// The tree of `text`, which [`jcs::is_canonical`] has accepted, read
+    /// without `serde_json`'s machinery: canonical text has no whitespace,
+    /// keys without escapes and only the escapes `JSON.stringify` writes, so
+    /// one pass over it, borrowing every string without an escape, is enough.
+    /// The tree is the one `serde_json` reads from the same text (a test
+    /// holds them together); `None` for anything outside that grammar (the
+    /// caller then parses the ordinary way).
+    pub(crate) fn from_canonical(text: &'a str) -> Option<Node<'a>> {
+        let mut read = Canonical { text, at: 0 };
+        let node = read.value()?;
+        (read.at == text.len()).then_some(node)
+    }
+}
+
+/// A reader of canonical text (see [`Node::from_canonical`]).
+struct Canonical<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Canonical<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn value(&mut self) -> Option<Node<'a>> {
+        match self.peek()? {
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b'"' => self.string().map(Node::String),
+            b't' => self.word("true", Node::Bool(true)),
+            b'f' => self.word("false", Node::Bool(false)),
+            b'n' => self.word("null", Node::Null),
+            _ => self.number(),
+        }
+    }
+
+    fn word(&mut self, word: &str, node: Node<'a>) -> Option<Node<'a>> {
+        self.text[self.at..].starts_with(word).then(|| {
+            self.at += word.len();
+            node
+        })
+    }
+
+    fn array(&mut self) -> Option<Node<'a>> {
+        self.at += 1;
+        let mut items = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Node::Array(items));
+        }
+        loop {
+            items.push(self.value()?);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(Node::Array(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self) -> Option<Node<'a>> {
+        self.at += 1;
+        let mut members = Vec::with_capacity(8);
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(Node::Object(Members(members)));
+        }
+        loop {
+            let key = self.string()?;
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.at += 1;
+            members.push((key, self.value()?));
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(Node::Object(Members(members)));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string: borrowed when it holds no escape, else decoded.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let mut end = start;
+        while let Some(&b) = bytes.get(end) {
+            match b {
+                b'"' => {
+                    self.at = end + 1;
+                    return Some(Cow::Borrowed(self.text.get(start..end)?));
+                }
+                b'\\' => return self.escaped(start),
+                _ => end += 1,
+            }
+        }
+        None
+    }
+
+    /// A string with escapes, from `start` (just past its opening quote).
+    fn escaped(&mut self, start: usize) -> Option<Cow<'a, str>> {
+        let mut out = String::new();
+        let mut at = start;
+        loop {
+            let rest = self.text.get(at..)?;
+            let next = rest.find(['"', '\\'])?;
+            out.push_str(&rest[..next]);
+            at += next;
+            if rest.as_bytes()[next] == b'"' {
+                self.at = at + 1;
+                return Some(Cow::Owned(out));
+            }
+            let (decoded, width) = match self.text.as_bytes().get(at + 1)? {
+                b'"' => ('"', 2),
+                b'\\' => ('\\', 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                // Canonical text writes only controls as \u00xx.
+                b'u' => {
+                    let code = u32::from_str_radix(self.text.get(at + 2..at + 6)?, 16).ok()?;
+                    (char::from_u32(code).filter(|c| c.is_control())?, 6)
+                }
+                _ => return None,
+            };
+            out.push(decoded);
+            at += width;
+        }
+    }
+
+    /// A number, as `serde_json` reads it: an integer token as u64 (or i64
+    /// when negative) when it fits, anything else as a double.
+    fn number(&mut self) -> Option<Node<'a>> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let mut end = start;
+        let mut integer = true;
+        while let Some(&b) = bytes.get(end) {
+            match b {
+                b'0'..=b'9' | b'-' => {}
+                b'.' | b'e' | b'E' | b'+' => integer = false,
+                _ => break,
+            }
+            end += 1;
+        }
+        let token = &self.text[start..end];
+        if token.is_empty() {
+            return None;
+        }
+        self.at = end;
+        if integer {
+            if let Ok(n) = token.parse::<u64>() {
+                return Some(Node::Number(n.into()));
+            }
+            if let Ok(n) = token.parse::<i64>() {
+                return Some(Node::Number(n.into()));
+            }
+        }
+        let f: f64 = token.parse().ok()?;
+        Some(Number::from_f64(f).map_or(Node::Null, Node::Number))
+    }
+}
+
 impl<'de> Deserialize<'de> for Node<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(NodeVisitor)
@@ -240,6 +417,47 @@ mod tests {
                 (Some(x), Some(y)) => same(x, y),
                 (x, y) => assert_eq!(x.is_some(), y.is_some(), "{key}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_canonical_reader_reads_what_serde_json_reads() {
+        let texts = [
+            r#"{"a":"x","b":[1,-2,3.5,1e+21,true,null,"é\u0001"],"c":{}}"#,
+            r#"{"a":"\"esc\"\\\n\t\b\f\r","b":{"a":[[],{}]},"é":9007199254740991}"#,
+            r#"[{"a":0},{"b":-9007199254740991},{"c":100000000000000000000},1.5e-7]"#,
+            r#"{"price":{"currency":"USD","value":1001.25},"to":[{"agent_id":"b"}]}"#,
+            "\"\\u001f\"",
+            "[]",
+            "12345",
+            "-1",
+        ];
+        for text in texts {
+            assert!(jcs::is_canonical(text), "{text} is canonical");
+            let serde: Node<'_> = serde_json::from_str(text).unwrap();
+            let ours = Node::from_canonical(text).expect(text);
+            assert_eq!(ours, serde, "{text}");
+            same(&ours, &serde_json::from_str::<Value>(text).unwrap());
+        }
+        // Strings without escapes are borrowed from the text.
+        let node = Node::from_canonical(r#"{"a":"borrowed"}"#).unwrap();
+        assert!(matches!(
+            node.get("a"),
+            Some(Node::String(Cow::Borrowed("borrowed")))
+        ));
+        // Outside the grammar: refused, never misread.
+        for text in ["{\"a\":1", "[1,]", "{\"a\" 1}", "tru", "[1]x", "\"\\x\"", "\"\\u0041\"", ""] {
+            assert!(Node::from_canonical(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_canonical_reader_agrees_on_generated_messages() {
+        let (messages, _, _) = crate::testing::synthetic_transcript(60);
+        for m in &messages {
+            let text = jcs::to_string(m);
+            let serde: Node<'_> = serde_json::from_str(&text).unwrap();
+            assert_eq!(Node::from_canonical(&text), Some(serde), "{text}");
         }
     }
 

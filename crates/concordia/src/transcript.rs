@@ -266,7 +266,7 @@ pub(crate) fn verify_texts(
     verify_run(pin, new, threads, |index, raw: &&RawValue, failures| {
         let text: &str = raw.get();
         if jcs::is_canonical(text) {
-            if let Ok(node) = serde_json::from_str::<Node<'_>>(text) {
+            if let Some(node) = Node::from_canonical(text) {
                 let canonical = Ok(Canonical {
                     text: Cow::Borrowed(text),
                     signature: jcs::member_span(text, "signature"),

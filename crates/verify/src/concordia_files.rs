@@ -9,24 +9,47 @@
 use serde_json::Value;
 
 use concordia::approval_receipt::{datetime, keys, receipt};
-use concordia::document::{verify_document_bytes, DocumentError, VerifyOptions};
+use concordia::document::{
+    verify_document_bytes, verify_document_members, DocumentError, VerifyOptions,
+};
 use concordia::Head;
 
 use crate::report::{Finding, Outcome};
-use crate::Options;
+use crate::{Options, TopLevel};
 
 /// Verifies `{"messages": [...], "keys": {party: key}}` from its bytes
 /// ([`concordia::document`]: messages read in place, every core): links,
 /// signatures, and without a pin the §5 state machine over the whole
 /// transcript; and the ApprovalReceipts it carries in `receipts`, if any,
-/// each against the message it approves.
-pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
+/// each against the message it approves. `top` is the top level of `bytes`
+/// when the caller has read it (the file is then not read again).
+pub fn transcript(
+    file: &str,
+    bytes: &[u8],
+    top: Option<&TopLevel<'_>>,
+    options: &Options,
+) -> Outcome {
     let kind = "Concordia transcript";
     let verify = VerifyOptions {
         pin: options.pin.clone(),
         threads: None,
     };
-    let verdict = match verify_document_bytes(bytes, &verify) {
+    let parsed;
+    let top = match top {
+        Some(top) => Some(top),
+        None => {
+            parsed = TopLevel::parse(bytes).ok();
+            parsed.as_ref()
+        }
+    };
+    let members = top.and_then(|t| Some((t.get("messages")?, t.get("keys")?)));
+    let verdict = match members {
+        Some((messages, keys)) => {
+            verify_document_members(bytes, messages.get(), keys.get(), &verify)
+        }
+        None => verify_document_bytes(bytes, &verify),
+    };
+    let verdict = match verdict {
         Ok(v) => v,
         Err(DocumentError::Truncated { messages, pinned }) => {
             return Outcome::judged(
@@ -72,7 +95,7 @@ pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
         }
         None => String::new(),
     };
-    let receipts = match carried_receipts(bytes, options) {
+    let receipts = match top.map_or(Err(None), |top| carried_receipts(top, options)) {
         Ok((count, found)) => {
             failures.extend(found);
             format!(", {count} receipts checked")
@@ -96,10 +119,9 @@ pub fn transcript(file: &str, bytes: &[u8], options: &Options) -> Outcome {
 /// each verified check by check against the message its `scope.offer_hash`
 /// names, at `options.now`. `Err(None)` when there are none to check.
 fn carried_receipts(
-    bytes: &[u8],
+    top: &TopLevel<'_>,
     options: &Options,
 ) -> Result<(usize, Vec<Finding>), Option<String>> {
-    let top = crate::TopLevel::parse(bytes).map_err(|_| None)?;
     let Some(raw) = top.get("receipts") else {
         return Err(None);
     };

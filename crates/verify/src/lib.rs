@@ -55,6 +55,11 @@ impl<'a> Input<'a> {
         self.bytes
     }
 
+    /// Its top level, when the bytes are one JSON object.
+    pub fn top(&self) -> Option<&TopLevel<'a>> {
+        self.top.as_ref()
+    }
+
     /// What the file is, when its text is one JSON object the table knows.
     pub fn kind(&self) -> Option<Kind> {
         self.top.as_ref().and_then(|top| detect(top))
@@ -78,7 +83,9 @@ pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome
             }
             outcome
         }
-        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(file, input.bytes, options),
+        Some(Kind::ConcordiaTranscript) => {
+            concordia_files::transcript(file, input.bytes, input.top(), options)
+        }
         _ => match serde_json::from_slice::<serde_json::Value>(input.bytes) {
             Ok(value) => verify_value(file, &value, options),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
@@ -94,7 +101,7 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
         Some(Kind::ConcordiaTranscript) => match serde_json::to_vec(value) {
-            Ok(bytes) => concordia_files::transcript(file, &bytes, options),
+            Ok(bytes) => concordia_files::transcript(file, &bytes, None, options),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
