@@ -446,7 +446,16 @@ mod tests {
             Some(Node::String(Cow::Borrowed("borrowed")))
         ));
         // Outside the grammar: refused, never misread.
-        for text in ["{\"a\":1", "[1,]", "{\"a\" 1}", "tru", "[1]x", "\"\\x\"", "\"\\u0041\"", ""] {
+        for text in [
+            "{\"a\":1",
+            "[1,]",
+            "{\"a\" 1}",
+            "tru",
+            "[1]x",
+            "\"\\x\"",
+            "\"\\u0041\"",
+            "",
+        ] {
             assert!(Node::from_canonical(text).is_none(), "{text}");
         }
     }

@@ -213,8 +213,8 @@ pub fn verify_since(pin: &Head, new: &[Value], keys: &Keys) -> TranscriptReport 
 
 /// The replay of a run's steps, when every envelope read.
 pub(crate) fn replay(steps: Vec<Option<Step>>) -> Option<Result<Session, TransitionError>> {
-    let steps: Option<Vec<Step>> = steps.into_iter().collect();
-    steps.map(|s| Session::replay_steps(&s))
+    let steps: Option<Vec<&Step>> = steps.iter().map(Option::as_ref).collect();
+    steps.map(Session::replay_steps)
 }
 
 fn run_values(
@@ -300,7 +300,7 @@ struct Prepared<'a> {
     hash: Option<String>,
     canonical: Option<Canonical<'a>>,
     signature: Option<Signature>,
-    key: Option<VerifyingKey>,
+    key: Option<&'a VerifyingKey>,
     id: Option<String>,
     prev_hash: Option<String>,
     session_id: Option<String>,
@@ -313,7 +313,7 @@ fn prepare<'c, J: Json>(
     index: u64,
     message: &J,
     canonical: Result<Canonical<'c>, jcs::JcsError>,
-    keys: &Keys,
+    keys: &'c Keys,
     failures: &mut Vec<Failure>,
 ) -> Prepared<'c> {
     let text = |name: &str| message.get(name).and_then(Json::as_str);
@@ -346,7 +346,7 @@ fn prepare<'c, J: Json>(
         .and_then(Json::as_str);
     let key = match sender {
         Some(s) => match keys.get(s) {
-            Some(k) => Some(*k),
+            Some(k) => Some(k),
             None => {
                 fail(
                     failures,
@@ -400,12 +400,12 @@ fn prepare<'c, J: Json>(
 struct Signed<'p> {
     canonical: &'p Canonical<'p>,
     signature: Signature,
-    key: VerifyingKey,
+    key: &'p VerifyingKey,
 }
 
 impl ed25519_batch::Signed for Signed<'_> {
     fn key(&self) -> &VerifyingKey {
-        &self.key
+        self.key
     }
     fn signature(&self) -> &Signature {
         &self.signature
@@ -494,11 +494,13 @@ fn verify_run<'a, T: Sync>(
     });
     let mut failures: Vec<Failure> = Vec::new();
     let mut bad_signatures: Vec<u64> = Vec::new();
-    let mut all: Vec<Prepared<'a>> = Vec::with_capacity(n);
+    // The shares' messages are read where they lie, in order (not moved
+    // into one vector: a copy of every message's facts).
+    let mut done: Vec<Vec<Prepared<'a>>> = Vec::with_capacity(shares.len());
     for share in shares {
         match share {
             Outcome::Done(s) => {
-                all.extend(s.prepared);
+                done.push(s.prepared);
                 failures.extend(s.failures);
                 bad_signatures.extend(s.bad);
             }
@@ -509,8 +511,13 @@ fn verify_run<'a, T: Sync>(
     }
     // Phase 2, in order: links and the session.
     let mut prev: Cow<'_, str> = Cow::Borrowed(pin.hash.as_str());
-    let session = all.first().and_then(|p| p.session_id.as_deref());
-    for (i, p) in all.iter().enumerate() {
+    let mut all = done.iter().flatten();
+    let session = done
+        .iter()
+        .flatten()
+        .next()
+        .and_then(|p| p.session_id.as_deref());
+    for (i, p) in all.by_ref().enumerate() {
         let index = pin.count + i as u64;
         let id = || p.id.as_deref().map(str::to_owned);
         let link = p.prev_hash.as_deref();
@@ -561,7 +568,8 @@ fn verify_run<'a, T: Sync>(
         },
         failures,
     };
-    Some((report, all.into_iter().map(|p| p.step).collect()))
+    let steps = done.into_iter().flatten().map(|p| p.step).collect();
+    Some((report, steps))
 }
 
 #[cfg(test)]

@@ -15,6 +15,55 @@ fn write(dir: &tempfile::TempDir, name: &str, v: &Value) -> String {
     p.to_str().unwrap().to_owned()
 }
 
+/// Files of a megabyte and more are mapped rather than read (main.rs,
+/// `file_bytes`): the same verdicts, and text that is not JSON is still
+/// unreadable, with the reader's position.
+#[test]
+fn a_large_file_is_judged_as_a_small_one_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let (messages, _, keys) = synthetic_transcript(2_500);
+    let good = write(
+        &dir,
+        "large.json",
+        &json!({"messages": messages, "keys": keys}),
+    );
+    assert!(
+        std::fs::metadata(&good).unwrap().len() > 1 << 20,
+        "the file is mapped"
+    );
+    let out = run(&[&good]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("2500 messages checked"),
+        "{}",
+        stdout(&out)
+    );
+
+    let mut bad = messages.clone();
+    bad[2_222]["body"]["terms"]["price"]["value"] = json!(1.0);
+    let bad_path = write(
+        &dir,
+        "large-bad.json",
+        &json!({"messages": bad, "keys": keys}),
+    );
+    let out = run(&[&bad_path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("message 2222 (msg_002222): signature:"),
+        "{}",
+        stdout(&out)
+    );
+
+    let mut text = std::fs::read_to_string(&good).unwrap();
+    text.truncate(text.len() - 10);
+    let cut = dir.path().join("large-cut.json");
+    std::fs::write(&cut, text).unwrap();
+    let out = run(&[cut.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not JSON") && err.contains("line 1"), "{err}");
+}
+
 #[test]
 fn a_transcript_verifies_a_tampered_one_names_the_message_and_a_pin_must_hold() {
     let dir = tempfile::tempdir().unwrap();
