@@ -431,6 +431,11 @@ struct Share<'a> {
     bad: Vec<u64>,
 }
 
+/// The smallest piece of a transcript a core takes (pieces shrink towards
+/// it at the end of a run): batches smaller than this cost more per
+/// signature (`ed25519_batch::BATCH`).
+const MIN_PIECE: usize = 256;
+
 /// How a share ended: done, a message that is not JSON, or a panic (a bug:
 /// nothing is accepted).
 enum Outcome<'a> {
@@ -452,9 +457,10 @@ fn verify_run<'a, T: Sync>(
         Check::Pin
     };
     // Phase 1, per message and on every core: envelope, canonical text,
-    // hash, key, signature; then the share's signatures in batches.
+    // hash, key, signature; then the piece's signatures in batches. Pieces
+    // are taken as cores come free, large first (see `parallel::map_guided`).
     let threads = parallel::threads_for(n, threads);
-    let shares = parallel::map_shares(messages, threads, |share, offset| {
+    let shares = parallel::map_guided(messages, threads, MIN_PIECE, |share, offset| {
         let base = pin.count + offset as u64;
         let work = || {
             let mut failures = Vec::new();

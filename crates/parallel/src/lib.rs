@@ -58,6 +58,68 @@ pub fn map_shares<'a, T: Sync, R: Send>(
     })
 }
 
+/// `f` over contiguous pieces of `items` taken by `threads` threads as they
+/// come free (given each piece and the index its first item has in
+/// `items`), results concatenated in order. A piece is a share of what is
+/// left, `1 / (2 · threads)` of it but at least `min_piece` items: the first
+/// pieces are large (what a batch verifier wants), the last ones small, so a
+/// core that is held up (by another process, or by a slow start) leaves the
+/// rest to the others instead of the whole phase waiting for it. The calling
+/// thread takes pieces too. A panic in a piece is carried to the caller
+/// unchanged, after every thread has ended.
+pub fn map_guided<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    threads: usize,
+    min_piece: usize,
+    f: impl Fn(&'a [T], usize) -> Vec<R> + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return f(items, 0);
+    }
+    let next = AtomicUsize::new(0);
+    let min_piece = min_piece.max(1);
+    // Takes the next piece: its start and end.
+    let take = || -> Option<(usize, usize)> {
+        let mut start = next.load(Ordering::Relaxed);
+        loop {
+            let left = items.len().checked_sub(start).filter(|&n| n > 0)?;
+            let size = (left / (2 * threads)).max(min_piece).min(left);
+            match next.compare_exchange_weak(
+                start,
+                start + size,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some((start, start + size)),
+                Err(now) => start = now,
+            }
+        }
+    };
+    let (f, take) = (&f, &take);
+    let work = move || {
+        let mut done: Vec<(usize, Vec<R>)> = Vec::new();
+        while let Some((start, end)) = take() {
+            done.push((start, f(&items[start..end], start)));
+        }
+        done
+    };
+    let mut pieces: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut pieces = work();
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => pieces.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        pieces
+    });
+    pieces.sort_unstable_by_key(|(start, _)| *start);
+    pieces.into_iter().flat_map(|(_, r)| r).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +141,40 @@ mod tests {
             assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>());
         }
         assert!(map_shares(&[] as &[u8], 4, |s, _| s.to_vec()).is_empty());
+    }
+
+    #[test]
+    fn guided_pieces_cover_every_item_once_in_order() {
+        let items: Vec<usize> = (0..10_007).collect();
+        for threads in 1..5 {
+            for min_piece in [1, 64, 500, 20_000] {
+                let out = map_guided(&items, threads, min_piece, |piece, offset| {
+                    assert!(piece.len() >= min_piece.min(items.len() - offset));
+                    vec![(offset, piece.to_vec())]
+                });
+                let starts: Vec<usize> = out.iter().map(|(o, _)| *o).collect();
+                assert!(starts.windows(2).all(|w| w[0] < w[1]), "in order");
+                let all: Vec<usize> = out.into_iter().flat_map(|(_, p)| p).collect();
+                assert_eq!(all, items, "{threads} threads, pieces of {min_piece}+");
+            }
+        }
+        assert!(map_guided(&[] as &[u8], 4, 8, |s, _| s.to_vec()).is_empty());
+    }
+
+    #[test]
+    fn a_held_up_thread_leaves_the_rest_to_the_others() {
+        // The thread that takes the first piece sleeps; the other takes
+        // every later piece, so pieces shrink rather than wait.
+        let items: Vec<usize> = (0..4_000).collect();
+        let out = map_guided(&items, 2, 10, |piece, offset| {
+            if offset == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            vec![piece.len()]
+        });
+        assert_eq!(out.iter().sum::<usize>(), 4_000);
+        assert!(out[0] < 4_000 / 2, "the first piece is a quarter: {out:?}");
+        assert!(out.len() > 4, "later pieces shrink: {out:?}");
     }
 
     #[test]
