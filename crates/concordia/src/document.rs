@@ -69,12 +69,25 @@ pub enum DocumentError {
     },
 }
 
-/// The document with its messages left as text.
+/// A transcript document read with its messages left as text (each one
+/// borrowed from the bytes), the first step of [`verify_document_bytes`].
+/// Reading is independent of everything else a caller does with the bytes,
+/// so a caller that is still finding out what a file is can have it read
+/// on another core meanwhile ([`DocumentParts::read`], then
+/// [`verify_document_parts`]).
 #[derive(Deserialize)]
-struct Borrowed<'a> {
+pub struct DocumentParts<'a> {
     #[serde(borrow)]
     messages: Vec<&'a RawValue>,
     keys: Value,
+}
+
+impl<'a> DocumentParts<'a> {
+    /// Reads `bytes` as `{"messages": [...], "keys": {...}}`; `None` when
+    /// they do not read so (verifying the bytes then says why).
+    pub fn read(bytes: &'a [u8]) -> Option<DocumentParts<'a>> {
+        serde_json::from_slice(bytes).ok()
+    }
 }
 
 /// Verifies the transcript document in `bytes`.
@@ -82,30 +95,20 @@ pub fn verify_document_bytes(
     bytes: &[u8],
     options: &VerifyOptions,
 ) -> Result<DocumentVerdict, DocumentError> {
-    let Ok(doc) = serde_json::from_slice::<Borrowed<'_>>(bytes) else {
-        return ordinary(bytes, options);
-    };
-    verify_borrowed(bytes, &doc.messages, &doc.keys, options)
+    match DocumentParts::read(bytes) {
+        Some(parts) => verify_document_parts(bytes, &parts, options),
+        None => ordinary(bytes, options),
+    }
 }
 
-/// [`verify_document_bytes`] for a caller that has already read the top
-/// level of `bytes` (a verifier that had to find out what the file is):
-/// `messages` and `keys` are the texts of the document's `messages` and
-/// `keys` members, as a reader of its top level found them (the last, when
-/// a name repeats). The document is not read again; the verdict is the same.
-pub fn verify_document_members(
+/// [`verify_document_bytes`] for `bytes` already read into `parts`
+/// ([`DocumentParts::read`] of the same bytes): the same verdict.
+pub fn verify_document_parts(
     bytes: &[u8],
-    messages: &str,
-    keys: &str,
+    parts: &DocumentParts<'_>,
     options: &VerifyOptions,
 ) -> Result<DocumentVerdict, DocumentError> {
-    let (Ok(list), Ok(keys)) = (
-        serde_json::from_str::<Vec<&RawValue>>(messages),
-        serde_json::from_str::<Value>(keys),
-    ) else {
-        return ordinary(bytes, options);
-    };
-    verify_borrowed(bytes, &list, &keys, options)
+    verify_borrowed(bytes, &parts.messages, &parts.keys, options)
 }
 
 /// The in-place path over the document's messages, left as text.

@@ -133,170 +133,35 @@ impl<'a> Object for Members<'a> {
 }
 
 impl<'a> Node<'a> {
-    /// The tree of `text`, which [`jcs::is_canonical`] has accepted, read
-    /// without `serde_json`'s machinery: canonical text has no whitespace,
-    /// keys without escapes and only the escapes `JSON.stringify` writes, so
-    /// one pass over it, borrowing every string without an escape, is enough.
+    /// The tree of `text` when it is canonical JSON, read in the pass that
+    /// recognizes it ([`jcs::read_canonical`]): every string without an
+    /// escape borrowed from the text, numbers as `serde_json` reads them.
     /// The tree is the one `serde_json` reads from the same text (a test
-    /// holds them together); `None` for anything outside that grammar (the
-    /// caller then parses the ordinary way).
-    pub(crate) fn from_canonical(text: &'a str) -> Option<Node<'a>> {
-        let mut read = Canonical { text, at: 0 };
-        let node = read.value()?;
-        (read.at == text.len()).then_some(node)
+    /// holds them together); `None` when the text is not canonical (the
+    /// caller then parses it the ordinary way).
+    pub(crate) fn read_canonical(text: &'a str) -> Option<Node<'a>> {
+        jcs::read_canonical(text, &mut Tree)
     }
 }
 
-/// A reader of canonical text (see [`Node::from_canonical`]).
-struct Canonical<'a> {
-    text: &'a str,
-    at: usize,
-}
+/// Builds a [`Node`] from canonical text (see [`Node::read_canonical`]).
+struct Tree;
 
-impl<'a> Canonical<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
+impl<'a> jcs::Build<'a> for Tree {
+    type Value = Node<'a>;
+    type Array = Vec<Node<'a>>;
+    type Object = Vec<(Cow<'a, str>, Node<'a>)>;
+
+    fn null(&mut self) -> Node<'a> {
+        Node::Null
     }
-
-    fn value(&mut self) -> Option<Node<'a>> {
-        match self.peek()? {
-            b'{' => self.object(),
-            b'[' => self.array(),
-            b'"' => self.string().map(Node::String),
-            b't' => self.word("true", Node::Bool(true)),
-            b'f' => self.word("false", Node::Bool(false)),
-            b'n' => self.word("null", Node::Null),
-            _ => self.number(),
-        }
+    fn bool(&mut self, value: bool) -> Node<'a> {
+        Node::Bool(value)
     }
-
-    fn word(&mut self, word: &str, node: Node<'a>) -> Option<Node<'a>> {
-        self.text[self.at..].starts_with(word).then(|| {
-            self.at += word.len();
-            node
-        })
-    }
-
-    fn array(&mut self) -> Option<Node<'a>> {
-        self.at += 1;
-        let mut items = Vec::new();
-        if self.peek()? == b']' {
-            self.at += 1;
-            return Some(Node::Array(items));
-        }
-        loop {
-            items.push(self.value()?);
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    return Some(Node::Array(items));
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    fn object(&mut self) -> Option<Node<'a>> {
-        self.at += 1;
-        let mut members = Vec::with_capacity(8);
-        if self.peek()? == b'}' {
-            self.at += 1;
-            return Some(Node::Object(Members(members)));
-        }
-        loop {
-            let key = self.string()?;
-            if self.peek()? != b':' {
-                return None;
-            }
-            self.at += 1;
-            members.push((key, self.value()?));
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    return Some(Node::Object(Members(members)));
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// A string: borrowed when it holds no escape, else decoded.
-    fn string(&mut self) -> Option<Cow<'a, str>> {
-        let bytes = self.text.as_bytes();
-        if bytes.get(self.at) != Some(&b'"') {
-            return None;
-        }
-        let start = self.at + 1;
-        let mut end = start;
-        while let Some(&b) = bytes.get(end) {
-            match b {
-                b'"' => {
-                    self.at = end + 1;
-                    return Some(Cow::Borrowed(self.text.get(start..end)?));
-                }
-                b'\\' => return self.escaped(start),
-                _ => end += 1,
-            }
-        }
-        None
-    }
-
-    /// A string with escapes, from `start` (just past its opening quote).
-    fn escaped(&mut self, start: usize) -> Option<Cow<'a, str>> {
-        let mut out = String::new();
-        let mut at = start;
-        loop {
-            let rest = self.text.get(at..)?;
-            let next = rest.find(['"', '\\'])?;
-            out.push_str(&rest[..next]);
-            at += next;
-            if rest.as_bytes()[next] == b'"' {
-                self.at = at + 1;
-                return Some(Cow::Owned(out));
-            }
-            let (decoded, width) = match self.text.as_bytes().get(at + 1)? {
-                b'"' => ('"', 2),
-                b'\\' => ('\\', 2),
-                b'b' => ('\u{8}', 2),
-                b'f' => ('\u{c}', 2),
-                b'n' => ('\n', 2),
-                b'r' => ('\r', 2),
-                b't' => ('\t', 2),
-                // Canonical text writes only controls as \u00xx.
-                b'u' => {
-                    let code = u32::from_str_radix(self.text.get(at + 2..at + 6)?, 16).ok()?;
-                    (char::from_u32(code).filter(|c| c.is_control())?, 6)
-                }
-                _ => return None,
-            };
-            out.push(decoded);
-            at += width;
-        }
-    }
-
-    /// A number, as `serde_json` reads it: an integer token as u64 (or i64
-    /// when negative) when it fits, anything else as a double.
-    fn number(&mut self) -> Option<Node<'a>> {
-        let bytes = self.text.as_bytes();
-        let start = self.at;
-        let mut end = start;
-        let mut integer = true;
-        while let Some(&b) = bytes.get(end) {
-            match b {
-                b'0'..=b'9' | b'-' => {}
-                b'.' | b'e' | b'E' | b'+' => integer = false,
-                _ => break,
-            }
-            end += 1;
-        }
-        let token = &self.text[start..end];
-        if token.is_empty() {
-            return None;
-        }
-        self.at = end;
-        if integer {
+    /// An integer token as u64 (or i64 when negative) when it fits,
+    /// anything else as a double, as `serde_json` reads numbers.
+    fn number(&mut self, token: &'a str) -> Option<Node<'a>> {
+        if !token.contains(['.', 'e', 'E']) {
             if let Ok(n) = token.parse::<u64>() {
                 return Some(Node::Number(n.into()));
             }
@@ -307,6 +172,60 @@ impl<'a> Canonical<'a> {
         let f: f64 = token.parse().ok()?;
         Some(Number::from_f64(f).map_or(Node::Null, Node::Number))
     }
+    fn string(&mut self, raw: &'a str) -> Option<Node<'a>> {
+        if !raw.contains('\\') {
+            return Some(Node::String(Cow::Borrowed(raw)));
+        }
+        unescape(raw).map(|s| Node::String(Cow::Owned(s)))
+    }
+    fn array(&mut self) -> Vec<Node<'a>> {
+        Vec::new()
+    }
+    fn push(&mut self, array: &mut Vec<Node<'a>>, item: Node<'a>) {
+        array.push(item);
+    }
+    fn end_array(&mut self, array: Vec<Node<'a>>) -> Node<'a> {
+        Node::Array(array)
+    }
+    fn object(&mut self, depth: usize) -> Self::Object {
+        // A message's envelope has a dozen members, the objects in it a few.
+        Vec::with_capacity(if depth == 1 { 16 } else { 4 })
+    }
+    fn member(&mut self, object: &mut Self::Object, key: &'a str, value: Node<'a>) {
+        object.push((Cow::Borrowed(key), value));
+    }
+    fn end_object(&mut self, object: Self::Object) -> Node<'a> {
+        Node::Object(Members(object))
+    }
+}
+
+/// The contents of a canonical string with its escapes decoded (canonical
+/// text writes only `\" \\ \b \f \n \r \t` and `\u00xx` for other controls).
+fn unescape(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = rest.get(at + 1..)?;
+        let (decoded, width) = match escape.as_bytes().first()? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let code = u32::from_str_radix(escape.get(1..5)?, 16).ok()?;
+                (char::from_u32(code)?, 6)
+            }
+            _ => return None,
+        };
+        out.push(decoded);
+        rest = rest.get(at + width..)?;
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 impl<'de> Deserialize<'de> for Node<'de> {
@@ -435,18 +354,22 @@ mod tests {
         for text in texts {
             assert!(jcs::is_canonical(text), "{text} is canonical");
             let serde: Node<'_> = serde_json::from_str(text).unwrap();
-            let ours = Node::from_canonical(text).expect(text);
+            let ours = Node::read_canonical(text).expect(text);
             assert_eq!(ours, serde, "{text}");
             same(&ours, &serde_json::from_str::<Value>(text).unwrap());
         }
         // Strings without escapes are borrowed from the text.
-        let node = Node::from_canonical(r#"{"a":"borrowed"}"#).unwrap();
+        let node = Node::read_canonical(r#"{"a":"borrowed"}"#).unwrap();
         assert!(matches!(
             node.get("a"),
             Some(Node::String(Cow::Borrowed("borrowed")))
         ));
-        // Outside the grammar: refused, never misread.
+        // Not canonical: refused, never misread.
         for text in [
+            "{\"b\":1,\"a\":2}",
+            "{\"a\": 1}",
+            "1.0",
+            "-0",
             "{\"a\":1",
             "[1,]",
             "{\"a\" 1}",
@@ -456,7 +379,7 @@ mod tests {
             "\"\\u0041\"",
             "",
         ] {
-            assert!(Node::from_canonical(text).is_none(), "{text}");
+            assert!(Node::read_canonical(text).is_none(), "{text}");
         }
     }
 
@@ -466,7 +389,7 @@ mod tests {
         for m in &messages {
             let text = jcs::to_string(m);
             let serde: Node<'_> = serde_json::from_str(&text).unwrap();
-            assert_eq!(Node::from_canonical(&text), Some(serde), "{text}");
+            assert_eq!(Node::read_canonical(&text), Some(serde), "{text}");
         }
     }
 

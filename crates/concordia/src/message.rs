@@ -309,15 +309,30 @@ pub(crate) struct PartyRef<'v> {
     pub principal_id: Option<&'v str>,
 }
 
-fn party<'v, J: Json>(value: &'v J, member: &str) -> Result<PartyRef<'v>, EnvelopeError> {
+/// A party object: `from`, or recipient `index` of `to` (the member's name
+/// is only written out for an error).
+fn party<'v, J: Json>(
+    value: &'v J,
+    member: &str,
+    index: Option<usize>,
+) -> Result<PartyRef<'v>, EnvelopeError> {
+    let name = |field: &str| {
+        let at = index.map(|i| format!("/{i}")).unwrap_or_default();
+        let field = if field.is_empty() {
+            String::new()
+        } else {
+            format!("/{field}")
+        };
+        format!("{member}{at}{field}")
+    };
     let obj = value
         .as_object()
-        .ok_or_else(|| invalid(member, "is not an object"))?;
+        .ok_or_else(|| invalid(&name(""), "is not an object"))?;
     let agent_id = match obj.get("agent_id").and_then(Json::as_str) {
         Some(s) if !s.is_empty() => s,
         _ => {
             return Err(invalid(
-                &format!("{member}/agent_id"),
+                &name("agent_id"),
                 "is missing or not a non-empty string",
             ))
         }
@@ -325,9 +340,10 @@ fn party<'v, J: Json>(value: &'v J, member: &str) -> Result<PartyRef<'v>, Envelo
     let principal_id = match obj.get("principal_id") {
         None => None,
         Some(v) if v.is_null() => None,
-        Some(v) => Some(v.as_str().ok_or_else(|| {
-            invalid(&format!("{member}/principal_id"), "is not a string or null")
-        })?),
+        Some(v) => Some(
+            v.as_str()
+                .ok_or_else(|| invalid(&name("principal_id"), "is not a string or null"))?,
+        ),
     };
     Ok(PartyRef {
         agent_id,
@@ -471,6 +487,7 @@ pub(crate) fn check<J: Json>(value: &J) -> Result<Checked<'_, J::Object>, Envelo
     let from = party(
         obj.get("from").ok_or(EnvelopeError::Missing("from"))?,
         "from",
+        None,
     )?;
     let to = match obj.get("to") {
         None => None,
@@ -480,7 +497,7 @@ pub(crate) fn check<J: Json>(value: &J) -> Result<Checked<'_, J::Object>, Envelo
                 .ok_or_else(|| invalid("to", "is not an array"))?
                 .iter()
                 .enumerate()
-                .map(|(i, p)| party(p, &format!("to/{i}")))
+                .map(|(i, p)| party(p, "to", Some(i)))
                 .collect::<Result<_, _>>()?,
         ),
     };

@@ -265,14 +265,12 @@ pub(crate) fn verify_texts(
 ) -> Option<(TranscriptReport, Vec<Option<Step>>)> {
     verify_run(pin, new, threads, |index, raw: &&RawValue, failures| {
         let text: &str = raw.get();
-        if jcs::is_canonical(text) {
-            if let Some(node) = Node::from_canonical(text) {
-                let canonical = Ok(Canonical {
-                    text: Cow::Borrowed(text),
-                    signature: jcs::member_span(text, "signature"),
-                });
-                return Some(prepare(index, &node, canonical, keys, failures));
-            }
+        if let Some(node) = Node::read_canonical(text) {
+            let canonical = Ok(Canonical {
+                text: Cow::Borrowed(text),
+                signature: jcs::member_span(text, "signature"),
+            });
+            return Some(prepare(index, &node, canonical, keys, failures));
         }
         let value: Value = serde_json::from_str(text).ok()?;
         let canonical =

@@ -20,19 +20,88 @@ const MAX_DEPTH: usize = 100;
 /// no whitespace, object keys in strictly ascending UTF-16 order, numbers as
 /// ECMAScript prints them, strings escaped as `JSON.stringify` escapes them.
 pub fn is_canonical(text: &str) -> bool {
+    read_canonical(text, &mut Check).is_some()
+}
+
+/// What a reader of canonical text builds as it recognizes it
+/// ([`read_canonical`]): a caller that needs the tree of a text it hopes is
+/// canonical gets both from one pass, and the rule of what is canonical
+/// stays here.
+pub trait Build<'a> {
+    /// A value built.
+    type Value;
+    /// An array being built.
+    type Array;
+    /// An object being built.
+    type Object;
+    /// `null`.
+    fn null(&mut self) -> Self::Value;
+    /// `true` or `false`.
+    fn bool(&mut self, value: bool) -> Self::Value;
+    /// A number, as its canonical token (`None` refuses the text).
+    fn number(&mut self, token: &'a str) -> Option<Self::Value>;
+    /// A string, as the text between its quotes with its (canonical)
+    /// escapes as written (`None` refuses the text).
+    fn string(&mut self, raw: &'a str) -> Option<Self::Value>;
+    /// An array starts.
+    fn array(&mut self) -> Self::Array;
+    /// Its next item.
+    fn push(&mut self, array: &mut Self::Array, item: Self::Value);
+    /// It ends.
+    fn end_array(&mut self, array: Self::Array) -> Self::Value;
+    /// An object starts, `depth` containers deep (1 for the outermost).
+    fn object(&mut self, depth: usize) -> Self::Object;
+    /// Its next member (keys of canonical text have no escapes).
+    fn member(&mut self, object: &mut Self::Object, key: &'a str, value: Self::Value);
+    /// It ends.
+    fn end_object(&mut self, object: Self::Object) -> Self::Value;
+}
+
+/// Recognizes canonical text as [`is_canonical`] does and builds what
+/// `build` makes of it in the same pass; `None` when the text is not
+/// canonical (or `build` refuses it).
+pub fn read_canonical<'a, B: Build<'a>>(text: &'a str, build: &mut B) -> Option<B::Value> {
     let mut scan = Scan {
         bytes: text.as_bytes(),
+        text,
         at: 0,
+        build,
     };
-    scan.value(0) && scan.at == scan.bytes.len()
+    let value = scan.value(0)?;
+    (scan.at == scan.bytes.len()).then_some(value)
 }
 
-struct Scan<'a> {
+/// The builder that builds nothing: [`is_canonical`].
+struct Check;
+
+impl<'a> Build<'a> for Check {
+    type Value = ();
+    type Array = ();
+    type Object = ();
+    fn null(&mut self) {}
+    fn bool(&mut self, _: bool) {}
+    fn number(&mut self, _: &'a str) -> Option<()> {
+        Some(())
+    }
+    fn string(&mut self, _: &'a str) -> Option<()> {
+        Some(())
+    }
+    fn array(&mut self) {}
+    fn push(&mut self, _: &mut (), _: ()) {}
+    fn end_array(&mut self, _: ()) {}
+    fn object(&mut self, _: usize) {}
+    fn member(&mut self, _: &mut (), _: &'a str, _: ()) {}
+    fn end_object(&mut self, _: ()) {}
+}
+
+struct Scan<'a, 'b, B> {
     bytes: &'a [u8],
+    text: &'a str,
     at: usize,
+    build: &'b mut B,
 }
 
-impl<'a> Scan<'a> {
+impl<'a, B: Build<'a>> Scan<'a, '_, B> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -47,76 +116,80 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> bool {
-        match self.peek() {
-            Some(b'{') => depth < MAX_DEPTH && self.object(depth + 1),
-            Some(b'[') => depth < MAX_DEPTH && self.array(depth + 1),
-            Some(b'"') => self.string().is_some(),
-            Some(b't') => self.literal(b"true"),
-            Some(b'f') => self.literal(b"false"),
-            Some(b'n') => self.literal(b"null"),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => false,
+    fn value(&mut self, depth: usize) -> Option<B::Value> {
+        match self.peek()? {
+            b'{' if depth < MAX_DEPTH => self.object(depth + 1),
+            b'[' if depth < MAX_DEPTH => self.array(depth + 1),
+            b'"' => {
+                let raw = self.string()?;
+                self.build.string(raw)
+            }
+            b't' if self.literal(b"true") => Some(self.build.bool(true)),
+            b'f' if self.literal(b"false") => Some(self.build.bool(false)),
+            b'n' if self.literal(b"null") => Some(self.build.null()),
+            b'-' | b'0'..=b'9' => {
+                let token = self.number()?;
+                self.build.number(token)
+            }
+            _ => None,
         }
     }
 
-    fn array(&mut self, depth: usize) -> bool {
+    fn array(&mut self, depth: usize) -> Option<B::Value> {
         self.at += 1; // [
+        let mut array = self.build.array();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return true;
+            return Some(self.build.end_array(array));
         }
         loop {
-            if !self.value(depth) {
-                return false;
-            }
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
+            let item = self.value(depth)?;
+            self.build.push(&mut array, item);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
                     self.at += 1;
-                    return true;
+                    return Some(self.build.end_array(array));
                 }
-                _ => return false,
+                _ => return None,
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> bool {
+    fn object(&mut self, depth: usize) -> Option<B::Value> {
         self.at += 1; // {
+        let mut object = self.build.object(depth);
         if self.peek() == Some(b'}') {
             self.at += 1;
-            return true;
+            return Some(self.build.end_object(object));
         }
         let mut previous: Option<&'a str> = None;
         loop {
-            let Some(key) = self.string() else {
-                return false;
-            };
+            let key = self.string()?;
             // A key with escapes is left to the parser (rare, and it would
             // need decoding to be ordered).
             if key.contains('\\') {
-                return false;
+                return None;
             }
             if let Some(previous) = previous {
                 if !utf16_less(previous, key) {
-                    return false;
+                    return None;
                 }
             }
             previous = Some(key);
-            if self.peek() != Some(b':') {
-                return false;
+            if self.peek()? != b':' {
+                return None;
             }
             self.at += 1;
-            if !self.value(depth) {
-                return false;
-            }
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
+            let value = self.value(depth)?;
+            self.build.member(&mut object, key, value);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
                     self.at += 1;
-                    return true;
+                    return Some(self.build.end_object(object));
                 }
-                _ => return false,
+                _ => return None,
             }
         }
     }
@@ -132,11 +205,11 @@ impl<'a> Scan<'a> {
         loop {
             match *self.bytes.get(self.at)? {
                 b'"' => {
-                    let inner = &self.bytes[start..self.at];
+                    let end = self.at;
                     self.at += 1;
                     // The input is a &str, and quotes are ASCII: the slice is
                     // on character boundaries.
-                    return std::str::from_utf8(inner).ok();
+                    return self.text.get(start..end);
                 }
                 b'\\' => {
                     let escape = *self.bytes.get(self.at + 1)?;
@@ -166,32 +239,26 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn number(&mut self) -> bool {
+    /// A number in canonical form; returns its token.
+    fn number(&mut self) -> Option<&'a str> {
         let start = self.at;
         while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.peek() {
             self.at += 1;
         }
-        let token = &self.bytes[start..self.at];
-        let digits = token.strip_prefix(b"-").unwrap_or(token);
+        let token = self.text.get(start..self.at)?;
+        let digits = token.strip_prefix('-').unwrap_or(token).as_bytes();
         // Short integers: canonical unless they have a leading zero or are -0.
         if !digits.is_empty() && digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) {
-            return if digits[0] == b'0' {
-                token == b"0"
-            } else {
-                true
-            };
+            return (digits[0] != b'0' || token == "0").then_some(token);
         }
         // Anything else: canonical when ECMAScript prints the double it
         // denotes exactly as written (`str::parse` rounds correctly, as
         // serde_json's float_roundtrip reader does).
-        let Ok(token) = std::str::from_utf8(token) else {
-            return false;
-        };
         match token.parse::<f64>() {
             Ok(value) if value.is_finite() && valid_json_number(token) => {
-                format_f64(value) == token
+                (format_f64(value) == token).then_some(token)
             }
-            _ => false,
+            _ => None,
         }
     }
 }

@@ -15,7 +15,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// SHA-256 of `bytes` as `sha256:<lowercase hex>` (Concordia's and OANP's form).
 pub fn sha256_prefixed(bytes: &[u8]) -> String {
-    format!("sha256:{}", sha256_hex(bytes))
+    let mut hex = [0u8; 64];
+    // 64 hex digits for 32 bytes: the buffer is exactly large enough.
+    let _ = hex::encode_to_slice(sha256(bytes), &mut hex);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    out.extend(hex.iter().map(|&b| char::from(b)));
+    out
 }
 
 /// SHA-256 of the canonical JSON of `value`, lowercase hex.

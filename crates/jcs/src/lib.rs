@@ -40,7 +40,7 @@ pub mod parse;
 mod span;
 mod write;
 
-pub use check::is_canonical;
+pub use check::{is_canonical, read_canonical, Build};
 pub use hash::{sha256, sha256_hex, sha256_prefixed, value_hash_hex, value_hash_prefixed};
 pub use number::{format_f64, format_number, number_as_f64, MAX_SAFE_INTEGER};
 pub use parse::{parse, ParseError};

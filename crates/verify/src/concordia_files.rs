@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use concordia::approval_receipt::{datetime, keys, receipt};
 use concordia::document::{
-    verify_document_bytes, verify_document_members, DocumentError, VerifyOptions,
+    verify_document_bytes, verify_document_parts, DocumentError, DocumentParts, VerifyOptions,
 };
 use concordia::Head;
 
@@ -22,11 +22,13 @@ use crate::{Options, TopLevel};
 /// signatures, and without a pin the §5 state machine over the whole
 /// transcript; and the ApprovalReceipts it carries in `receipts`, if any,
 /// each against the message it approves. `top` is the top level of `bytes`
-/// when the caller has read it (the file is then not read again).
+/// and `parts` the document read from them, when the caller has read them
+/// (they are then not read again).
 pub fn transcript(
     file: &str,
     bytes: &[u8],
     top: Option<&TopLevel<'_>>,
+    parts: Option<&DocumentParts<'_>>,
     options: &Options,
 ) -> Outcome {
     let kind = "Concordia transcript";
@@ -42,11 +44,8 @@ pub fn transcript(
             parsed.as_ref()
         }
     };
-    let members = top.and_then(|t| Some((t.get("messages")?, t.get("keys")?)));
-    let verdict = match members {
-        Some((messages, keys)) => {
-            verify_document_members(bytes, messages.get(), keys.get(), &verify)
-        }
+    let verdict = match parts {
+        Some(parts) => verify_document_parts(bytes, parts, &verify),
         None => verify_document_bytes(bytes, &verify),
     };
     let verdict = match verdict {

@@ -39,14 +39,40 @@ pub struct Options {
 pub struct Input<'a> {
     bytes: &'a [u8],
     top: Option<TopLevel<'a>>,
+    /// A large file read as a Concordia transcript document, when it reads so.
+    transcript: Option<concordia::document::DocumentParts<'a>>,
 }
 
+/// From this size a file is also read as a Concordia transcript document
+/// while its top level is read (below it, a second thread costs more than
+/// it saves).
+const READ_AHEAD_FROM: usize = 1 << 20;
+
 impl<'a> Input<'a> {
-    /// Reads the top level of `bytes`, when they are one JSON object.
+    /// Reads the top level of `bytes`, when they are one JSON object. A
+    /// large file is meanwhile read on a second core as a Concordia
+    /// transcript document, the one large artifact whose reading is not
+    /// its protocol's own (the two reads are independent, about as long
+    /// each; the second is dropped when the file is something else).
     pub fn new(bytes: &'a [u8]) -> Input<'a> {
+        if bytes.len() < READ_AHEAD_FROM
+            || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2
+        {
+            return Input {
+                bytes,
+                top: TopLevel::parse(bytes).ok(),
+                transcript: None,
+            };
+        }
+        let (top, transcript) = std::thread::scope(|scope| {
+            let ahead = scope.spawn(|| concordia::document::DocumentParts::read(bytes));
+            let top = TopLevel::parse(bytes).ok();
+            (top, ahead.join().ok().flatten())
+        });
         Input {
             bytes,
-            top: TopLevel::parse(bytes).ok(),
+            top,
+            transcript,
         }
     }
 
@@ -83,9 +109,13 @@ pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome
             }
             outcome
         }
-        Some(Kind::ConcordiaTranscript) => {
-            concordia_files::transcript(file, input.bytes, input.top(), options)
-        }
+        Some(Kind::ConcordiaTranscript) => concordia_files::transcript(
+            file,
+            input.bytes,
+            input.top(),
+            input.transcript.as_ref(),
+            options,
+        ),
         _ => match serde_json::from_slice::<serde_json::Value>(input.bytes) {
             Ok(value) => verify_value(file, &value, options),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
@@ -101,7 +131,7 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
         Some(Kind::ConcordiaTranscript) => match serde_json::to_vec(value) {
-            Ok(bytes) => concordia_files::transcript(file, &bytes, None, options),
+            Ok(bytes) => concordia_files::transcript(file, &bytes, None, None, options),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
         Some(Kind::ConcordiaReceipt) => concordia_files::receipt(file, value, options),
