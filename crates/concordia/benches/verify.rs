@@ -7,12 +7,15 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use ed25519_dalek::{Signer, SigningKey};
 
+use std::num::NonZeroUsize;
+
 use concordia::approval_receipt::{edges, keys};
+use concordia::document::{verify_document_bytes, VerifyOptions};
 use concordia::testing::synthetic_transcript;
 use concordia::transcript::{verify_since, verify_transcript, Head};
 
 fn bench(c: &mut Criterion) {
-    let (messages, ring, _) = synthetic_transcript(10_000);
+    let (messages, ring, keys_json) = synthetic_transcript(10_000);
     let mut g = c.benchmark_group("concordia");
     g.sample_size(10);
 
@@ -42,6 +45,22 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+
+    // The document as countersign-verify reads it: the file's bytes, each
+    // message read in place.
+    let bytes = serde_json::json!({"messages": messages, "keys": keys_json}).to_string();
+    for (name, threads) in [
+        ("verify_document_bytes_10000_messages", None),
+        ("verify_document_bytes_10000_messages_one_thread", NonZeroUsize::new(1)),
+    ] {
+        let options = VerifyOptions { pin: None, threads };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let v = verify_document_bytes(bytes.as_bytes(), &options).expect("it reads");
+                assert!(v.report.is_valid() && v.read_in_place);
+            })
+        });
+    }
 
     // Incremental: the last 10 messages after a pin at 9,990, and the first
     // 10 after genesis; the same work.
