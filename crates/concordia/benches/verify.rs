@@ -51,7 +51,10 @@ fn bench(c: &mut Criterion) {
     let bytes = serde_json::json!({"messages": messages, "keys": keys_json}).to_string();
     for (name, threads) in [
         ("verify_document_bytes_10000_messages", None),
-        ("verify_document_bytes_10000_messages_one_thread", NonZeroUsize::new(1)),
+        (
+            "verify_document_bytes_10000_messages_one_thread",
+            NonZeroUsize::new(1),
+        ),
     ] {
         let options = VerifyOptions { pin: None, threads };
         g.bench_function(name, |b| {

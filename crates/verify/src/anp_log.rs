@@ -5,6 +5,25 @@
 
 use crate::report::{Finding, Outcome};
 
+/// Verifies the log of a Countersign console's ANP session export (its
+/// `log` member, given as `log`) exactly as a bare log; `decisions` is how
+/// many decisions the export carries beside it, as they were sent (their
+/// effect is in the log: the host appended each as an event).
+pub fn export(file: &str, log: &[u8], decisions: Option<usize>) -> Outcome {
+    let mut outcome = verify(file, log);
+    if outcome.status == "unreadable" {
+        outcome.summary = format!("its log: {}", outcome.summary);
+    } else {
+        outcome.kind = "ANP session export".into();
+        outcome.summary = format!(
+            "its log, {}; {} decisions carried as sent",
+            outcome.summary,
+            decisions.unwrap_or(0)
+        );
+    }
+    outcome
+}
+
 /// Verifies the ANP log document in `bytes` with the keys it names itself.
 pub fn verify(file: &str, bytes: &[u8]) -> Outcome {
     let verdict = match anp::verify_document_bytes(bytes) {

@@ -17,6 +17,9 @@ use serde_json::Value;
 pub enum Kind {
     /// An ANP/0.1 log document (`protocol: "ANP/0.1"`, `events`).
     AnpLog,
+    /// A Countersign console's JSON export of an ANP session: the log
+    /// document under `log`, beside the decisions as they were sent.
+    AnpExport,
     /// A Concordia transcript as the gate carries it: `{"messages": [...], "keys": {...}}`.
     ConcordiaTranscript,
     /// A Concordia ApprovalReceipt, bare or `{"receipt", "offer", …}`.
@@ -35,6 +38,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::AnpLog => "ANP/0.1 log",
+            Kind::AnpExport => "ANP session export",
             Kind::ConcordiaTranscript => "Concordia transcript",
             Kind::ConcordiaReceipt => "Concordia ApprovalReceipt",
             Kind::ConcordiaAttestation => "Concordia attestation",
@@ -181,6 +185,11 @@ const TABLE: &[(Kind, Test)] = &[
     (Kind::AnpLog, |v| {
         v.string("protocol").is_some_and(|p| p.starts_with("ANP/")) && v.has("events")
     }),
+    (Kind::AnpExport, |v| {
+        v.has("decisions")
+            && v.nested_string("log", "protocol")
+                .is_some_and(|p| p.starts_with("ANP/"))
+    }),
     (Kind::ConcordiaAttestation, |v| {
         v.has("attestation") && v.has("keys")
     }),
@@ -217,6 +226,12 @@ mod tests {
             (r#"{"protocol":"ANP\/0.1","events":[]}"#, Some(Kind::AnpLog)),
             (r#"{"protocol":"OTHER","events":[]}"#, None),
             (r#"{"protocol":"ANP/0.1"}"#, None),
+            (
+                r#"{"log":{"protocol":"ANP/0.1","events":[]},"decisions":[]}"#,
+                Some(Kind::AnpExport),
+            ),
+            (r#"{"log":{"protocol":"ANP/0.1","events":[]}}"#, None),
+            (r#"{"log":{"protocol":"X"},"decisions":[]}"#, None),
             (
                 r#"{"messages": [], "keys": {}}"#,
                 Some(Kind::ConcordiaTranscript),

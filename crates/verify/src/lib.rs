@@ -109,6 +109,18 @@ pub fn verify_input(file: &str, input: &Input<'_>, options: &Options) -> Outcome
             }
             outcome
         }
+        Some(Kind::AnpExport) => match input.top().and_then(|top| top.get("log")) {
+            Some(log) => {
+                let decisions = input
+                    .top()
+                    .and_then(|top| top.get("decisions"))
+                    .and_then(|d| {
+                        serde_json::from_str::<Vec<&serde_json::value::RawValue>>(d.get()).ok()
+                    });
+                anp_log::export(file, log.get().as_bytes(), decisions.map(|d| d.len()))
+            }
+            None => Outcome::unreadable(file, "an ANP session export without its log"),
+        },
         Some(Kind::ConcordiaTranscript) => concordia_files::transcript(
             file,
             input.bytes,
@@ -128,6 +140,10 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
     match detect(value) {
         Some(Kind::AnpLog) => match serde_json::to_vec(value) {
             Ok(bytes) => anp_log::verify(file, &bytes),
+            Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
+        },
+        Some(Kind::AnpExport) => match serde_json::to_vec(&value["log"]) {
+            Ok(bytes) => anp_log::export(file, &bytes, value["decisions"].as_array().map(Vec::len)),
             Err(e) => Outcome::unreadable(file, format!("not JSON: {e}")),
         },
         Some(Kind::ConcordiaTranscript) => match serde_json::to_vec(value) {
@@ -153,7 +169,7 @@ pub fn verify_value(file: &str, value: &serde_json::Value, options: &Options) ->
         ),
         None => Outcome::unreadable(
             file,
-            "not an artifact this tool knows: an ANP log document, a Concordia transcript {\"messages\", \"keys\"}, an ApprovalReceipt, an attestation {\"attestation\", \"keys\"} or a mandate {\"mandate\", \"issuer_public_key\"}",
+            "not an artifact this tool knows: an ANP log document (or a Countersign export of one), a Concordia transcript {\"messages\", \"keys\"}, an ApprovalReceipt, an attestation {\"attestation\", \"keys\"} or a mandate {\"mandate\", \"issuer_public_key\"}",
         ),
     }
 }

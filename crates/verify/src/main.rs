@@ -21,7 +21,7 @@ const USAGE: &str =
                           [--log LOG.json] [--allow-test]
        countersign-verify vectors DIR [--json]
 
-Verifies ANP/0.1 log documents and Concordia transcripts ({\"messages\", \"keys\"}),
+Verifies ANP/0.1 log documents (bare, or a Countersign session export's), Concordia transcripts ({\"messages\", \"keys\"}),
 ApprovalReceipts, attestations ({\"attestation\", \"keys\"}) and mandates
 ({\"mandate\", \"issuer_public_key\"}), and OANP arbitrated receipts (with the session's
 envelopes from --log; a test-mode arbiter's receipt counts as proof only with --allow-test).

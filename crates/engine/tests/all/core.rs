@@ -565,6 +565,34 @@ async fn hostile_counterparty_text_survives_byte_for_byte() {
     // The exported log verifies on its own with the pinned platform key.
     let log: anp::LogDocument = serde_json::from_value(doc["log"].clone()).unwrap();
     assert_eq!(log.events.len(), 3);
+    // And the export file itself, as it stands, with countersign-verify.
+    let options = countersign_verify::Options {
+        now: time::OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let bytes = text.as_bytes();
+    let outcome = countersign_verify::verify_input(
+        "export",
+        &countersign_verify::Input::new(bytes),
+        &options,
+    );
+    assert_eq!(outcome.status, "verified", "{}", outcome.to_text());
+    assert_eq!(outcome.kind, "ANP session export");
+    assert!(
+        outcome.summary.contains("3 events checked"),
+        "{}",
+        outcome.summary
+    );
+    let mut forged = doc.clone();
+    forged["log"]["events"][2]["payload"]["notes"] = serde_json::json!("changed");
+    let outcome = countersign_verify::verify_value("forged", &forged, &options);
+    assert_eq!(outcome.status, "failed", "{}", outcome.to_text());
+    assert!(
+        outcome.failures.iter().any(|f| f.at.starts_with("seq ")),
+        "the changed event is named: {}",
+        outcome.to_text()
+    );
     let csv = engine
         .export_session(&item.host_id, &session, ExportFormat::Csv)
         .await

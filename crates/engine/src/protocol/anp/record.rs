@@ -67,8 +67,11 @@ pub(crate) fn document(
             head: s.pin_hash.clone(),
         },
         keys: anp::event::LogKeys {
-            note: Some("buyer: the platform key pinned by this console at enrollment".to_owned()),
-            vendor_agent: None,
+            note: Some(
+                "buyer: the platform key pinned by this console at enrollment; vendor_agent: the key the host's log carried, whose fingerprint the host vouched for"
+                    .to_owned(),
+            ),
+            vendor_agent: pinned_vendor_key(&s.pinned_keys),
             buyer: host.map(|h| anp::event::PublishedKey {
                 public_key: h.platform_key.clone(),
                 fingerprint: h.platform_fingerprint.clone(),
@@ -77,6 +80,12 @@ pub(crate) fn document(
         events,
     };
     serde_json::to_value(doc).unwrap_or(Value::Null)
+}
+
+/// The vendor's key this console pinned from the host's log, if any.
+fn pinned_vendor_key(pinned: &str) -> Option<anp::event::PublishedKey> {
+    let keys: Value = serde_json::from_str(pinned).ok()?;
+    serde_json::from_value(keys.get("vendor_agent")?.clone()).ok()
 }
 
 /// One row per offer.

@@ -28,6 +28,32 @@ pub(crate) fn key_ring(platform_key: &str, doc: &LogDocument, vendor_fingerprint
     ring
 }
 
+/// The vendor's key to pin (`{"vendor_agent": {public_key, fingerprint}}`)
+/// when the log carried the one the summary vouches for and it is not
+/// pinned yet: an export of the session then carries it, so the export
+/// verifies on its own (`record::document`).
+fn vendor_key_to_pin(doc: &LogDocument, trust: &Trust<'_>) -> Option<String> {
+    let vendor = doc.keys.vendor_agent.as_ref()?;
+    let key = anp::keys::parse_public_key(&vendor.public_key).ok()?;
+    let fingerprint = anp::keys::fingerprint(&key);
+    if fingerprint != trust.counterparty_fingerprint {
+        return None;
+    }
+    let pinned: serde_json::Value = serde_json::from_str(trust.pinned_keys).unwrap_or_default();
+    if pinned["vendor_agent"]["fingerprint"].as_str() == Some(fingerprint.as_str()) {
+        return None;
+    }
+    let mut keys = match pinned {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    keys.insert(
+        "vendor_agent".into(),
+        serde_json::json!({"public_key": vendor.public_key, "fingerprint": fingerprint}),
+    );
+    Some(serde_json::Value::Object(keys).to_string())
+}
+
 fn dispute_from_report(report: &VerifyReport) -> Option<Dispute> {
     if report.ok {
         return None;
@@ -180,6 +206,9 @@ pub(crate) fn since(
     let unlinked = dispute.as_ref().is_some_and(|d| d.checks == ["pin"]);
     let mut checked = finish(report, &doc.events, dispute, pin);
     checked.unlinked = unlinked;
+    if checked.dispute.is_none() {
+        checked.pinned_keys = vendor_key_to_pin(&doc, trust);
+    }
     Ok(checked)
 }
 
@@ -229,7 +258,11 @@ pub(crate) fn whole(
     }
     // Only the events after the pin are new; the stored prefix is kept as is.
     let new: Vec<Event> = events.iter().filter(|e| e.seq > pin.seq).cloned().collect();
-    Ok(finish(report, &new, dispute, pin))
+    let mut checked = finish(report, &new, dispute, pin);
+    if checked.dispute.is_none() {
+        checked.pinned_keys = vendor_key_to_pin(&doc, trust);
+    }
+    Ok(checked)
 }
 
 fn finish(report: VerifyReport, events: &[Event], dispute: Option<Dispute>, pin: &Head) -> Checked {
