@@ -253,6 +253,24 @@ pub async fn log(
     })
 }
 
+/// The org's outbound screening over a decline's reason, which the
+/// requester's agent reads: a reason that mentions what the org will not
+/// disclose, or names one of its confidential values, is refused before
+/// anything is sent or recorded, so the person can reword it.
+fn screen_reason(org: &crate::store::Org, reason: &str) -> Result<(), DomainError> {
+    let screen = org
+        .screen()
+        .map_err(|e| invalid(format!("the reason cannot be sent: {e}")))?;
+    screen
+        .check_terms(&serde_json::json!({ "reason": reason }))
+        .map_err(|leak| {
+            invalid(format!(
+                "the reason was not sent: the org's outbound screening found that {}; reword it",
+                leak.reason
+            ))
+        })
+}
+
 fn invalid(what: impl std::fmt::Display) -> DomainError {
     DomainError::Invalid(format!("{what}; nothing was recorded."))
 }
@@ -282,6 +300,12 @@ pub async fn decide(
     }
     let body_sha256 = jcs::sha256_hex(body);
     let (policy, _) = files(host, &approver.org_handle).await?;
+    let org = host
+        .store()
+        .negotiations()
+        .org(&approver.org_handle)
+        .await?
+        .ok_or(DomainError::Unauthorized)?;
     for _ in 0..ATTEMPTS {
         let row = visible(host, approver, context_id).await?;
         let mut doc = doc_of(&row)?;
@@ -344,6 +368,7 @@ pub async fn decide(
                         "a decline needs a reason of one line, 1 to 1000 characters: {e}"
                     ))
                 })?;
+                screen_reason(&org, reason)?;
                 Some(reason.to_owned())
             }
             _ => None,

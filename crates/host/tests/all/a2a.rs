@@ -586,6 +586,43 @@ async fn the_owner_declines_with_a_reason_and_the_task_is_rejected() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("scope.decision"), "{err}");
+    // The org's outbound screening reads the reason the requester will see:
+    // one that names a confidential value or what the org will not
+    // disclose is refused, and nothing reaches the requester.
+    let policy = json!({
+        "max_rounds": 0, "concession_per_round": "0", "skus": {},
+        "approval": { "above_total": "100000", "approvers_required": 1 },
+        "may_discuss": ["pricing"], "may_disclose": [],
+        "will_not_disclose": ["internal budget ceilings"],
+        "secret_values": [{ "label": "the budget ceiling", "value": "600000" }]
+    });
+    t.host()
+        .load_policy(&s.org, &policy.to_string())
+        .await
+        .unwrap();
+    for (leaky, named) in [
+        ("our cap is 600,000 so no", "the budget ceiling"),
+        (
+            "that would exceed our internal budget ceilings",
+            "internal budget ceilings",
+        ),
+    ] {
+        let decline = approver.decline_anex(&pending, leaky).unwrap();
+        let err = approver
+            .decide_anex(&session.id, &decline)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("outbound screening") && err.contains(named),
+            "{err}"
+        );
+        let (_, got) = rpc(&t, &s, "GetTask", json!({"id": task_id})).await;
+        assert_ne!(
+            got["result"]["status"]["state"], "TASK_STATE_REJECTED",
+            "{got}"
+        );
+    }
     let decline = approver
         .decline_anex(&pending, "we do not share bank details before a contract")
         .unwrap();
