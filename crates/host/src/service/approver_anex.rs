@@ -300,12 +300,7 @@ pub async fn decide(
     }
     let body_sha256 = jcs::sha256_hex(body);
     let (policy, _) = files(host, &approver.org_handle).await?;
-    let org = host
-        .store()
-        .negotiations()
-        .org(&approver.org_handle)
-        .await?
-        .ok_or(DomainError::Unauthorized)?;
+    let org = super::org_of(host, &approver.org_handle).await?;
     for _ in 0..ATTEMPTS {
         let row = visible(host, approver, context_id).await?;
         let mut doc = doc_of(&row)?;

@@ -73,12 +73,7 @@ pub async fn decide(
 ) -> Result<GateDecisionResponse, DomainError> {
     let req = decisions::parse_request(received.body)?;
     let key = key_of(approver, protocol, session_id);
-    let org = host
-        .store()
-        .negotiations()
-        .org(&approver.org_handle)
-        .await?
-        .ok_or(DomainError::Unauthorized)?;
+    let org = super::org_of(host, &approver.org_handle).await?;
     for _ in 0..ATTEMPTS {
         let state = visible(host, &key).await?;
         let earlier = host.store().gate().gate_decision(&req.decision_id).await?;

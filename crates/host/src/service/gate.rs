@@ -175,12 +175,7 @@ pub async fn request_decision(
 ) -> Result<(RequestAccepted, bool), DomainError> {
     let protocol = gate::agent_protocol(agent)?;
     let body_sha256 = anp::canonical::sha256_hex(body);
-    let org = host
-        .store()
-        .negotiations()
-        .org(&agent.org_handle)
-        .await?
-        .ok_or(DomainError::Unauthorized)?;
+    let org = super::org_of(host, &agent.org_handle).await?;
     for _ in 0..ATTEMPTS {
         let state = owned(host, agent, session_id).await?;
         match gate::plan_request(protocol, &state, &org, req, &body_sha256, now)? {

@@ -31,6 +31,15 @@ use crate::Host;
 /// this bounds waiting, not progress.
 pub(crate) const ATTEMPTS: usize = 200;
 
+/// The org a caller acts for; one that no longer exists is unauthorized.
+pub(crate) async fn org_of(host: &Host, handle: &str) -> Result<crate::store::Org, DomainError> {
+    host.store()
+        .negotiations()
+        .org(handle)
+        .await?
+        .ok_or(DomainError::Unauthorized)
+}
+
 /// How the approver API names a session: an ANP session id, or
 /// `<protocol>:<session_id>` for a gate session (ANP ids never hold a
 /// colon; an unknown prefix is looked up as an ANP id and is not found).
