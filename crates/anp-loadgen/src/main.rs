@@ -16,6 +16,11 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Serialize;
 
+/// The host's allocator (`countersign-host` uses it too), so that the
+/// in-process host measures what a served one costs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The command line.
 #[derive(Parser, Debug)]
 #[command(

@@ -10,6 +10,12 @@ use countersign_host::config::DiscoveryMode;
 use countersign_host::{admin, store, Durability, Host, HostConfig, Limit, Limits, Target};
 use serde_json::json;
 
+/// mimalloc: each request allocates and frees many small buffers (headers,
+/// JSON, SQL rows) on the runtime's threads; glibc's malloc was a tenth of
+/// the host's CPU under load (crates/anp-loadgen/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The organization's negotiation host (ANP/0.1 endpoints, the gate, the
 /// approver API) and its admin commands.
 #[derive(Parser)]

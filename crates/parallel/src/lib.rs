@@ -19,10 +19,19 @@ pub const MIN_PER_THREAD: usize = 256;
 /// `limit`), but no more than gives each [`MIN_PER_THREAD`] items, and at
 /// least one.
 pub fn threads_for(items: usize, limit: Option<NonZeroUsize>) -> usize {
-    let cores = limit
-        .or_else(|| std::thread::available_parallelism().ok())
-        .map_or(1, NonZeroUsize::get);
-    cores.min(items / MIN_PER_THREAD).max(1)
+    let most = items / MIN_PER_THREAD;
+    if most < 2 {
+        return 1;
+    }
+    let cores = limit.map_or_else(cores, NonZeroUsize::get);
+    cores.min(most)
+}
+
+/// This machine's cores, asked once: `available_parallelism` reads cgroup
+/// files on Linux, which cost more than verifying a short log.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
 }
 
 /// `f` over `threads` contiguous shares of `items` (given each share and the
