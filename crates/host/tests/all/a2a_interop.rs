@@ -120,8 +120,23 @@ impl Drop for Process {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Person {
     Counters,
+    /// Declines, after a first reason that leaks a confidential value is
+    /// refused by the org's outbound screening.
     Declines,
 }
+
+/// The org's negotiation policy for the decline case: what its screening
+/// keeps from any counterparty.
+const SCREENING: &str = r#"{
+  "max_rounds": 0, "concession_per_round": "0", "skus": {},
+  "approval": { "above_total": "100000", "approvers_required": 1 },
+  "may_discuss": ["pricing"], "may_disclose": [],
+  "will_not_disclose": ["internal budget ceilings"],
+  "secret_values": [{ "label": "the budget ceiling", "value": "600000" }]
+}"#;
+
+/// What the leaking reasons would have told the requester.
+const LEAKS: [&str; 3] = ["600,000", "600000", "budget ceilings"];
 
 async fn negotiate(person: Person) -> (Vec<Value>, Value) {
     let host = Process::start().await;
@@ -133,6 +148,10 @@ async fn negotiate(person: Person) -> (Vec<Value>, Value) {
     let data = host.file("anex-data.json", DATA);
     host.admin(&["anex", "policy", "--org", &org, &policy]);
     host.admin(&["anex", "data", "--org", &org, &data]);
+    if person == Person::Declines {
+        let screening = host.file("policy.json", SCREENING);
+        host.admin(&["policy", "load", "--org", &org, &screening]);
+    }
     let issued = host.admin(&[
         "anex",
         "counterparty",
@@ -214,9 +233,23 @@ async fn negotiate(person: Person) -> (Vec<Value>, Value) {
                     },
                 )
                 .unwrap(),
-            Person::Declines => approver
-                .decline_anex(&pending, "bank details only after a signed contract")
-                .unwrap(),
+            Person::Declines => {
+                for leaky in [
+                    "our cap is 600,000 so no",
+                    "that would exceed our internal budget ceilings",
+                ] {
+                    let leak = approver.decline_anex(&pending, leaky).unwrap();
+                    let err = approver
+                        .decide_anex(&session.id, &leak)
+                        .await
+                        .unwrap_err()
+                        .to_string();
+                    assert!(err.contains("outbound screening"), "{err}");
+                }
+                approver
+                    .decline_anex(&pending, "bank details only after a signed contract")
+                    .unwrap()
+            }
         };
         approver.decide_anex(&session.id, &request).await.unwrap();
     }
@@ -324,7 +357,7 @@ async fn the_a2a_sdk_negotiates_terms_the_owner_counters_and_gets_exactly_the_ac
 }
 
 #[tokio::test]
-async fn the_a2a_sdk_sees_the_owners_refusal() {
+async fn the_a2a_sdk_sees_the_owners_refusal_and_never_a_reason_the_screening_refused() {
     let (steps, _) = negotiate(Person::Declines).await;
     let done = step(&steps, "done");
     assert_eq!(done["state"], "TASK_STATE_REJECTED", "{done}");
@@ -338,4 +371,9 @@ async fn the_a2a_sdk_sees_the_owners_refusal() {
         done.get("data").is_none(),
         "nothing was shared after a refusal"
     );
+    // The reasons the screening refused never reached the SDK.
+    let seen = serde_json::to_string(&steps).unwrap();
+    for leak in LEAKS {
+        assert!(!seen.contains(leak), "the requester read {leak:?}: {seen}");
+    }
 }
