@@ -116,7 +116,11 @@ pub fn transcript(
 /// The ApprovalReceipts a transcript document carries beside its messages
 /// (`receipts`, as the Countersign console's session export writes them):
 /// each verified check by check against the message its `scope.offer_hash`
-/// names, at `options.now`. `Err(None)` when there are none to check.
+/// names. A receipt is judged at the moment it was acted on, the timestamp
+/// of the first later message from another party than the approved
+/// message's author (an audit months later asks whether the agent acted in
+/// time, not whether the approval is still open); one not acted on yet is
+/// judged at `options.now`. `Err(None)` when there are none to check.
 fn carried_receipts(
     top: &TopLevel<'_>,
     options: &Options,
@@ -142,7 +146,7 @@ fn carried_receipts(
         let wanted = r.pointer("/scope/offer_hash").and_then(Value::as_str);
         let offer = messages
             .iter()
-            .find(|m| wanted.is_some() && concordia::message_hash(m).ok().as_deref() == wanted);
+            .position(|m| wanted.is_some() && concordia::message_hash(m).ok().as_deref() == wanted);
         let Some(offer) = offer else {
             failures.push(Finding {
                 at,
@@ -154,7 +158,8 @@ fn carried_receipts(
             });
             continue;
         };
-        let report = receipt::verify_receipt(r, offer, None, options.now, &[]);
+        let at_time = acted_on(&messages, offer).unwrap_or(options.now);
+        let report = receipt::verify_receipt(r, &messages[offer], None, at_time, &[]);
         failures.extend(report.failures().map(|f| Finding {
             at: at.clone(),
             check: f.check.name().into(),
@@ -162,6 +167,23 @@ fn carried_receipts(
         }));
     }
     Ok((receipts.len(), failures))
+}
+
+/// When the message at `offer` was answered: the timestamp of the first
+/// later message whose author is not the offer's (the transcript's
+/// signatures, checked before, vouch for it). `None` when nobody answered
+/// yet, or a timestamp does not read.
+fn acted_on(messages: &[Value], offer: usize) -> Option<time::OffsetDateTime> {
+    let author = |m: &Value| {
+        m.pointer("/from/agent_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let offered_by = author(&messages[offer])?;
+    let answer = messages[offer + 1..]
+        .iter()
+        .find(|m| author(m).is_some_and(|a| a != offered_by))?;
+    datetime::parse(answer.get("timestamp")?.as_str()?).ok()
 }
 
 /// Verifies a receipt, bare or `{"receipt", "offer", "issuer_public_key"?, "revocations"?}`.

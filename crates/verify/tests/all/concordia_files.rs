@@ -173,7 +173,7 @@ fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() 
     let (messages, _, keys) = synthetic_transcript(6);
     let key = ed25519_dalek::SigningKey::generate(&mut rand_core::OsRng);
     let issued = concordia::approval_receipt::datetime::parse("2026-05-10T10:00:00Z").unwrap();
-    let receipt_for = |offer: &Value, decision: Decision| {
+    let receipt_at = |offer: &Value, decision: Decision, issued: time::OffsetDateTime| {
         let draft = ReceiptDraft {
             receipt_uuid: uuid::Uuid::new_v4(),
             issued_at: issued,
@@ -187,9 +187,15 @@ fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() 
         };
         sign_receipt(build_receipt(&draft, &key.verifying_key()).unwrap(), &key).unwrap()
     };
+    let receipt_for = |offer: &Value, decision: Decision| receipt_at(offer, decision, issued);
+    // Every message of the synthetic transcript is stamped 10:00:00Z: the
+    // first two receipts were acted on (messages 3 and 5 answer them) at
+    // 10:00, inside their hour; the third, for the last message, was not
+    // acted on yet.
     let receipts = vec![
         receipt_for(&messages[2], Decision::Deny),
         receipt_for(&messages[4], Decision::Approve),
+        receipt_for(&messages[5], Decision::Approve),
     ];
     let doc = json!({"messages": messages, "keys": keys, "receipts": receipts, "decisions": []});
     let good = write(&dir, "export.json", &doc);
@@ -197,7 +203,7 @@ fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() 
     let out = run(&[&good, now[0], now[1]]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
-        stdout(&out).contains("6 messages checked") && stdout(&out).contains("2 receipts checked"),
+        stdout(&out).contains("6 messages checked") && stdout(&out).contains("3 receipts checked"),
         "{}",
         stdout(&out)
     );
@@ -219,9 +225,40 @@ fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() 
         "{}",
         stdout(&out)
     );
+    // Audited after the hour: the receipts acted on in time still pass;
+    // the one nobody acted on is judged now, and has expired.
     let out = run(&[&good, "--now", "2026-05-10T11:00:01Z"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("not_expired"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("receipt 2 (") && stdout(&out).contains("not_expired"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("receipt 0 ("), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("receipt 1 ("), "{}", stdout(&out));
+    let acted =
+        json!({"messages": messages, "keys": keys, "receipts": receipts[..2], "decisions": []});
+    let out = run(&[
+        &write(&dir, "acted.json", &acted),
+        "--now",
+        "2027-05-10T00:00:00Z",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "a year later: {}", stdout(&out));
+    // One the agent acted on after it had expired fails at any --now.
+    let early = issued - time::Duration::hours(2);
+    let mut late = acted.clone();
+    late["receipts"][1] = receipt_at(&messages[4], Decision::Approve, early);
+    let out = run(&[
+        &write(&dir, "late.json", &late),
+        "--now",
+        "2026-05-10T08:30:00Z",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("receipt 1 (") && stdout(&out).contains("not_expired"),
+        "{}",
+        stdout(&out)
+    );
     let mut garbled = doc.clone();
     garbled["receipts"] = json!({"not": "a list"});
     let out = run(&[&write(&dir, "garbled.json", &garbled), now[0], now[1]]);
