@@ -322,19 +322,16 @@ async fn a_schema_1_database_is_upgraded_keeping_its_orgs_and_unexpired_nonces()
         )
         .unwrap();
     }
-    let t = {
-        let host = countersign_host::Host::open(&db, config_in(dir.path(), roomy_limits()))
-            .await
-            .unwrap();
-        host.spawn("127.0.0.1:0").await.unwrap()
-    };
+    // Opened, not yet served: a served host purges expired nonces in the
+    // background, which would race the check of what the upgrade carried.
+    let host = countersign_host::Host::open(&db, config_in(dir.path(), roomy_limits()))
+        .await
+        .unwrap();
     let version: i64 = rusqlite::Connection::open(&db)
         .unwrap()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
     assert_eq!(version, countersign_host::store::sqlite::LATEST_VERSION);
-    let orgs = t.host.list_orgs().await.unwrap();
-    assert!(orgs.iter().any(|o| o.name == "Tailspin"), "{orgs:?}");
     // The unexpired nonce still refuses its replay: it moved to the nonce file.
     let nonces =
         rusqlite::Connection::open(countersign_host::store::sqlite::nonce_path(&db)).unwrap();
@@ -350,6 +347,9 @@ async fn a_schema_1_database_is_upgraded_keeping_its_orgs_and_unexpired_nonces()
         ["fresh", "stale"],
         "carried over as they were (purging drops the stale one)"
     );
+    let t = host.spawn("127.0.0.1:0").await.unwrap();
+    let orgs = t.host.list_orgs().await.unwrap();
+    assert!(orgs.iter().any(|o| o.name == "Tailspin"), "{orgs:?}");
     let old_table: i64 = rusqlite::Connection::open(&db)
         .unwrap()
         .query_row(
