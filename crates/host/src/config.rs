@@ -164,6 +164,31 @@ pub struct HostConfig {
     /// (and hints their agents). Reads never wait for it: a pending
     /// request past its time already reads as expired.
     pub gate_sweep: Duration,
+    /// The origin counterparties reach this host at
+    /// (`https://negotiate.example.com`, from [`public_origin`]): what the
+    /// A2A Agent Cards and each org's ANEX agent identity name. Unset, they
+    /// follow the request's `Host` header, which the caller writes: enough
+    /// on loopback, not for a deployment, where the identity an owner's
+    /// receipts bind must not be the caller's choice.
+    pub public_url: Option<String>,
+}
+
+/// Reads `--public-url`: an `http` or `https` origin, nothing after the
+/// host and port. Answers it without a trailing slash, or why it is not one.
+pub fn public_origin(text: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("{text:?} is not an http or https URL"));
+    }
+    if url.host_str().is_none() || !url.username().is_empty() || url.password().is_some() {
+        return Err(format!("{text:?} must name a host, and no user"));
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "{text:?} must be an origin only (scheme, host, port): the host serves its paths under it"
+        ));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
 impl Default for HostConfig {
@@ -176,6 +201,34 @@ impl Default for HostConfig {
             discovery: DiscoveryMode::default(),
             trusted_proxies: Vec::new(),
             gate_sweep: Duration::from_secs(5),
+            public_url: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::public_origin;
+
+    #[test]
+    fn a_public_url_is_an_http_origin_and_nothing_more() {
+        assert_eq!(
+            public_origin("https://negotiate.example.com/").unwrap(),
+            "https://negotiate.example.com"
+        );
+        assert_eq!(
+            public_origin("http://127.0.0.1:8480").unwrap(),
+            "http://127.0.0.1:8480"
+        );
+        for (bad, why) in [
+            ("negotiate.example.com", "not a URL"),
+            ("ftp://negotiate.example.com", "not an http or https URL"),
+            ("https://negotiate.example.com/a2a", "origin only"),
+            ("https://negotiate.example.com/?x=1", "origin only"),
+            ("https://ann@negotiate.example.com", "no user"),
+        ] {
+            let err = public_origin(bad).unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
         }
     }
 }

@@ -141,6 +141,13 @@ struct ServeArgs {
     /// the per-IP limits (repeat for several; behind nginx, nginx's address).
     #[arg(long = "trusted-proxy", value_name = "IP")]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// The origin counterparties reach this host at, e.g.
+    /// https://negotiate.example.com: what the A2A Agent Cards and each
+    /// org's ANEX identity name. Without it they follow the request's Host
+    /// header (fine on loopback; set it for a deployment).
+    /// Default: $COUNTERSIGN_HOST_PUBLIC_URL.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -251,6 +258,16 @@ pub fn main() -> ExitCode {
         eprintln!("countersign-host: --db FILE|URL (or COUNTERSIGN_HOST_DB) is required");
         return ExitCode::from(2);
     };
+    let mut cli = cli;
+    if let Command::Serve(args) = &mut cli.command {
+        match public_url(args.public_url.take()) {
+            Ok(origin) => args.public_url = origin,
+            Err(message) => {
+                eprintln!("countersign-host: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match run(cli, Target::parse(&db)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -258,6 +275,20 @@ pub fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `--public-url` or `$COUNTERSIGN_HOST_PUBLIC_URL`, read as an origin.
+fn public_url(flag: Option<String>) -> Result<Option<String>, String> {
+    let (text, from) = match flag {
+        Some(text) => (text, "--public-url"),
+        None => match std::env::var("COUNTERSIGN_HOST_PUBLIC_URL") {
+            Ok(text) if !text.is_empty() => (text, "COUNTERSIGN_HOST_PUBLIC_URL"),
+            _ => return Ok(None),
+        },
+    };
+    countersign_host::config::public_origin(&text)
+        .map(Some)
+        .map_err(|e| format!("{from}: {e}"))
 }
 
 fn print(as_json: bool, value: serde_json::Value, text: String) {
@@ -585,6 +616,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             .ok_or_else(|| format!("unknown discovery mode {:?}", args.discovery))?,
         platform_key_path,
         trusted_proxies: args.trusted_proxies.clone(),
+        public_url: args.public_url.clone(),
         ..HostConfig::default()
     };
     runtime.block_on(async move {

@@ -1306,3 +1306,82 @@ async fn a_cancel_after_agreement_ends_the_terms_and_no_data_leaves_after_it() {
         "no data after CANCEL"
     );
 }
+
+/// With `--public-url`, the Agent Card and the org's ANEX identity are the
+/// configured origin's, whatever `Host` the caller sends: a message to the
+/// configured identity is answered, one to the identity a forged `Host`
+/// would make is refused as misaddressed, and the card does not follow it.
+#[tokio::test]
+async fn a_configured_public_url_is_the_identity_whatever_host_the_caller_sends() {
+    let origin = "https://negotiate.fabrikam.example";
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        public_url: Some(countersign_host::config::public_origin(&format!("{origin}/")).unwrap()),
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
+    let mut s = setup(&t).await;
+    s.agent = format!("{origin}/a2a/{}", s.org);
+    let forged = ("host", "evil.example".to_owned());
+    let (status, card) = t
+        .raw(
+            "GET",
+            &format!("/a2a/{}/.well-known/agent-card.json", s.org),
+            std::slice::from_ref(&forged),
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let card: Value = serde_json::from_slice(&card).unwrap();
+    assert_eq!(card["supportedInterfaces"][0]["url"], s.agent, "{card}");
+    assert_eq!(
+        card["capabilities"]["extensions"][0]["params"]["agent"],
+        s.agent
+    );
+
+    let headers = [
+        ("authorization", format!("Bearer {}", s.token)),
+        ("a2a-extensions", URI.to_owned()),
+        ("content-type", "application/json".to_owned()),
+        forged,
+    ];
+    let call = |ask: Value| {
+        json!({"jsonrpc": "2.0", "id": "1", "method": "SendMessage",
+               "params": send_params(ask, None, None)})
+    };
+    let (status, answer) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &call(cfp(&s, &["legal_name(m)"], &[])),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        task_of(&answer)["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED",
+        "{answer}"
+    );
+    let mut misaddressed = cfp(&s, &["legal_name(m)"], &[]);
+    misaddressed["receiver"] = json!(format!("http://evil.example/a2a/{}", s.org));
+    misaddressed["conversation_id"] = json!("conv-2");
+    let before = conversations(&t).await;
+    let (_, answer) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &call(misaddressed),
+    )
+    .await;
+    let reply = &answer["result"]["message"]["parts"][0]["data"];
+    assert_eq!(reply["performative"], "NOT-UNDERSTOOD", "{answer}");
+    assert_eq!(reply["sender"], s.agent, "{answer}");
+    assert!(
+        reply["content"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("is not this organization's agent"),
+        "{answer}"
+    );
+    assert_eq!(conversations(&t).await, before, "nothing stored");
+}

@@ -309,6 +309,35 @@ async fn serve_discovery_flag_chooses_what_the_well_known_path_serves() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("none"));
 }
 
+#[test]
+fn serve_refuses_a_public_url_that_is_not_an_origin_as_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("host.db").display().to_string();
+    for bad in [
+        "https://negotiate.example.com/a2a",
+        "ftp://negotiate.example.com",
+    ] {
+        let out = run(
+            &db,
+            &["serve", "--listen", "127.0.0.1:0", "--public-url", bad],
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("--public-url") && said.contains(bad),
+            "{said}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign-host"))
+        .args(["--db", &db, "serve", "--listen", "127.0.0.1:0"])
+        .env("COUNTERSIGN_HOST_PUBLIC_URL", "negotiate.example.com")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("COUNTERSIGN_HOST_PUBLIC_URL"));
+    assert!(!dir.path().join("host.db").exists(), "nothing was created");
+}
+
 #[tokio::test]
 async fn countersign_host_db_names_the_database_when_db_is_not_given() {
     let dir = tempfile::tempdir().unwrap();

@@ -16,9 +16,13 @@ use crate::Host;
 /// Where the host's own card is.
 pub const HOST_CARD_PATH: &str = "/.well-known/agent-card.json";
 
-/// `http(s)://HOST` as the caller reached us: the `Host` header, and
-/// `X-Forwarded-Proto` when the peer is a trusted proxy.
+/// The host's origin: the configured public URL, or else `http(s)://HOST`
+/// as the caller reached us (the `Host` header, and `X-Forwarded-Proto`
+/// when the peer is a trusted proxy).
 pub fn base_url(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> Result<String, String> {
+    if let Some(origin) = &host.config().public_url {
+        return Ok(origin.clone());
+    }
     let name = headers
         .get("host")
         .and_then(|v| v.to_str().ok())
