@@ -6,14 +6,36 @@ import { FakeBackend } from "./fakeBackend";
 import { forgedView, receiptView } from "./oanpFixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
 
-function screen(view = receiptView()) {
+function screen(view = receiptView(), filedBefore = false) {
   const backend = new FakeBackend();
   backend.receiptViews.set(view.row.receipt_id, view);
-  const rendered = render(ReceiptScreen, { props: { backend, receiptId: view.row.receipt_id, onBack: () => {} } });
+  const rendered = render(ReceiptScreen, { props: { backend, receiptId: view.row.receipt_id, filedBefore, onBack: () => {} } });
   return { ...rendered, backend };
 }
 
 describe("OANP receipts", () => {
+  it("names the session whose log this console holds when none was filed, as text", async () => {
+    const view = receiptView();
+    view.held_log = { host_id: "h1", session_id: "oanp:<img src=x onerror=alert(1)>", entries: 9 };
+    const { container } = screen(view);
+    await settle();
+    const held = byId(container, "receipt-held-log");
+    expect(held.textContent).toContain("checked against this console's copy of session oanp:<img src=x onerror=alert(1)>");
+    expect(held.textContent).toContain("9 envelopes");
+    expect(container.querySelector("img")).toBeNull();
+    expect(byId(container, "receipt-log").textContent).not.toContain("not checked");
+  });
+
+  it("says a receipt filed again is the first filing, and says nothing on a plain open", async () => {
+    const again = screen(receiptView(), true);
+    await settle();
+    expect(byId(again.container, "receipt-filed-before").textContent).toContain("Already filed");
+    again.unmount();
+    const { container } = screen();
+    await settle();
+    expect(container.querySelector("[data-testid='receipt-filed-before']")).toBeNull();
+  });
+
   it("shows the development receipt as test mode and loudly not proof while test receipts are off", async () => {
     const { container } = screen();
     await settle();

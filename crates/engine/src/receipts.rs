@@ -9,10 +9,10 @@ use std::path::Path;
 
 use crate::config::EngineConfig;
 use crate::error::EngineError;
-use crate::protocol::{receipt_seam, receipt_seams, ReadReceipt};
+use crate::protocol::{receipt_seam, receipt_seams, ReadReceipt, ReceiptSeam};
 use crate::settings::Effective;
 use crate::store::{ReceiptRecord, Store};
-use crate::views::{ExportResult, ImportReceipt, ReceiptExport, ReceiptRow, ReceiptView};
+use crate::views::{ExportResult, HeldLog, ImportReceipt, ReceiptExport, ReceiptRow, ReceiptView};
 
 /// The longest file name kept (characters).
 const MAX_FILE_NAME: usize = 255;
@@ -44,13 +44,84 @@ fn receipt_id(receipt: &[u8], log: Option<&[u8]>) -> String {
     format!("rcpt_{}", &jcs::sha256_hex(both.as_bytes())[..24])
 }
 
-fn read(
-    store: &Store,
-    config: &EngineConfig,
-    r: &ReceiptRecord,
-) -> Result<ReadReceipt, EngineError> {
+/// A receipt as read: verified with its filed log, or else with the log
+/// of the session it signs when this console holds that session.
+struct Read {
+    receipt: ReadReceipt,
+    held: Option<HeldLog>,
+}
+
+fn read(store: &Store, config: &EngineConfig, r: &ReceiptRecord) -> Result<Read, EngineError> {
     let settings = Effective::load(store, config)?;
-    receipt_seam(&r.protocol)?.read(&r.body, r.log.as_deref(), &settings)
+    let seam = receipt_seam(&r.protocol)?;
+    read_with(store, seam, &r.body, r.log.as_deref(), &settings)
+}
+
+fn read_with(
+    store: &Store,
+    seam: &dyn ReceiptSeam,
+    body: &[u8],
+    log: Option<&[u8]>,
+    settings: &Effective,
+) -> Result<Read, EngineError> {
+    let receipt = seam.read(body, log, settings)?;
+    if log.is_some() {
+        return Ok(Read {
+            receipt,
+            held: None,
+        });
+    }
+    let Some((held, log)) = held_log(store, seam, receipt.session_id.as_deref())? else {
+        return Ok(Read {
+            receipt,
+            held: None,
+        });
+    };
+    // The console's copy was verified as it arrived; one the protocol
+    // cannot read as a log (larger than it reads, say) leaves the receipt
+    // as read without one.
+    Ok(match seam.read(body, Some(&log), settings) {
+        Ok(receipt) => Read {
+            receipt,
+            held: Some(held),
+        },
+        Err(_) => Read {
+            receipt,
+            held: None,
+        },
+    })
+}
+
+/// The stored session a receipt signs, and its log as the seam reads one.
+fn held_log(
+    store: &Store,
+    seam: &dyn ReceiptSeam,
+    signed_session_id: Option<&str>,
+) -> Result<Option<(HeldLog, Vec<u8>)>, EngineError> {
+    let Some(wanted) = signed_session_id.and_then(|id| seam.held_session(id)) else {
+        return Ok(None);
+    };
+    let Some(session) = store
+        .sessions()?
+        .into_iter()
+        .find(|s| s.protocol == seam.name() && s.session_id == wanted)
+    else {
+        return Ok(None);
+    };
+    let events = store.events(&session.host_id, &session.session_id)?;
+    if events.is_empty() {
+        return Ok(None);
+    }
+    Ok(seam.held_log(&events).map(|log| {
+        (
+            HeldLog {
+                host_id: session.host_id,
+                session_id: session.session_id,
+                entries: u32::try_from(events.len()).unwrap_or(u32::MAX),
+            },
+            log,
+        )
+    }))
 }
 
 fn row(r: &ReceiptRecord, read: &ReadReceipt) -> ReceiptRow {
@@ -69,7 +140,11 @@ fn row(r: &ReceiptRecord, read: &ReadReceipt) -> ReceiptRow {
     }
 }
 
-fn full(r: &ReceiptRecord, read: ReadReceipt) -> ReceiptView {
+fn full(r: &ReceiptRecord, read: Read, filed_before: bool) -> ReceiptView {
+    let Read {
+        receipt: read,
+        held,
+    } = read;
     ReceiptView {
         row: row(r, &read),
         log_file_name: r.log_file_name.clone(),
@@ -78,6 +153,8 @@ fn full(r: &ReceiptRecord, read: ReadReceipt) -> ReceiptView {
         receipt_bytes: r.body.len() as u32,
         log_bytes: r.log.as_ref().map(|l| l.len() as u32),
         detail: read.detail,
+        held_log: held,
+        filed_before,
     }
 }
 
@@ -98,7 +175,7 @@ pub(crate) fn import(
         ));
     }
     let settings = Effective::load(store, config)?;
-    let read = seam.read(&request.bytes, log, &settings)?;
+    let read = read_with(store, seam, &request.bytes, log, &settings)?;
     let record = ReceiptRecord {
         receipt_id: receipt_id(&request.bytes, log),
         protocol: seam.name().to_owned(),
@@ -112,10 +189,10 @@ pub(crate) fn import(
         sandbox,
         imported_at: now.to_owned(),
     };
-    store.insert_receipt(&record)?;
+    let filed_before = !store.insert_receipt(&record)?;
     // Filed before (same bytes): the record as it was first filed.
     let kept = store.receipt(&record.receipt_id)?.unwrap_or(record);
-    Ok(full(&kept, read))
+    Ok(full(&kept, read, filed_before))
 }
 
 /// Every filed receipt, the latest first, each verified now.
@@ -123,7 +200,7 @@ pub(crate) fn list(store: &Store, config: &EngineConfig) -> Result<Vec<ReceiptRo
     store
         .receipts()?
         .iter()
-        .map(|r| Ok(row(r, &read(store, config, r)?)))
+        .map(|r| Ok(row(r, &read(store, config, r)?.receipt)))
         .collect()
 }
 
@@ -144,7 +221,7 @@ pub(crate) fn view(
 ) -> Result<ReceiptView, EngineError> {
     let r = record(store, receipt_id)?;
     let read = read(store, config, &r)?;
-    Ok(full(&r, read))
+    Ok(full(&r, read, false))
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<ExportResult, EngineError> {

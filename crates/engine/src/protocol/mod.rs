@@ -624,6 +624,19 @@ pub(crate) trait ReceiptSeam: Send + Sync {
         None
     }
 
+    /// The id this console's store gives the session a receipt signs
+    /// (`signed_session_id` as the receipt names it), when the protocol's
+    /// sessions also reach the console (OANP through the gate): the session
+    /// whose mirrored log the receipt is then checked against.
+    fn held_session(&self, _signed_session_id: &str) -> Option<String> {
+        None
+    }
+
+    /// A stored session's entries as the session log `read` takes.
+    fn held_log(&self, _events: &[crate::store::StoredEvent]) -> Option<Vec<u8>> {
+        None
+    }
+
     /// The file names an export writes the receipt and its log under.
     fn export_names(&self, receipt_id: &str) -> (String, String) {
         (

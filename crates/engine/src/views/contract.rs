@@ -62,7 +62,7 @@ pub fn declarations() -> Vec<Declaration> {
         Term, Attribute, Clause, Bundle, ChangeStatus, ConcordiaOfferDiff, TermChange,
         AmountChange, ClauseChange, BundleChange,
         // filed receipts
-        ReceiptKind, ImportReceipt, ReceiptRow, ReceiptDetail, ReceiptView, ReceiptRef,
+        ReceiptKind, ImportReceipt, ReceiptRow, ReceiptDetail, ReceiptView, HeldLog, ReceiptRef,
         ReceiptExport,
         // OANP receipts
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,

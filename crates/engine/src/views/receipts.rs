@@ -87,6 +87,24 @@ pub struct ReceiptView {
     pub log_bytes: Option<u32>,
     /// The protocol's view.
     pub detail: ReceiptDetail,
+    /// When no log was filed with the receipt and this console holds the
+    /// session it signs (an OANP session its agent mirrored through the
+    /// gate): that session, whose log the receipt was checked against.
+    pub held_log: Option<HeldLog>,
+    /// The same bytes were filed before: this is that filing (its name and
+    /// time), not a second copy. Only an import says so.
+    pub filed_before: bool,
+}
+
+/// The session log this console holds, checked in place of a filed one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HeldLog {
+    /// The host the session is on.
+    pub host_id: String,
+    /// The session, as the console names it (`oanp:<id>`).
+    pub session_id: String,
+    /// Its entries as stored.
+    pub entries: u32,
 }
 
 /// Names one filed receipt.

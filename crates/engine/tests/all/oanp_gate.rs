@@ -7,7 +7,9 @@
 
 use countersign_client::{raw_messages, GateClient};
 use countersign_engine::*;
-use countersign_host_api::gate::{CreateSession, GateAction, GateCounterparty, RequestDecision};
+use countersign_host_api::gate::{
+    CreateSession, GateAction, GateCounterparty, Head, RequestDecision,
+};
 use serde_json::{json, Value};
 
 use crate::common::*;
@@ -343,4 +345,125 @@ async fn a_decline_and_a_counter_reach_the_agent_with_the_reason_and_oanp_terms(
         status["receipt"]["references"][0]["id"],
         "urn:oanp:session:ses_counter"
     );
+}
+
+/// The publisher's development receipt, re-aimed at `session_id` and at a
+/// log whose head is `head` after `length` envelopes, the signed head the
+/// envelope `before_agree`. Its signature no longer verifies (it is not the
+/// arbiter's any more); the chain check, which is what this reads, is
+/// independent of it.
+fn receipt_for(session_id: &str, head: &str, length: usize, before_agree: &str) -> Vec<u8> {
+    let mut r: Value = serde_json::from_slice(include_bytes!(
+        "../../../../vendor/oanp/fixtures/dev-receipt.json"
+    ))
+    .unwrap();
+    r["session_id"] = json!(session_id);
+    r["signed_payload"]["session"]["session_id"] = json!(session_id);
+    r["signed_payload"]["session"]["chain_head"] = json!(before_agree);
+    r["chain"]["head"] = json!(head);
+    r["chain"]["length"] = json!(length);
+    serde_json::to_vec(&r).unwrap()
+}
+
+fn check<'a>(view: &'a ReceiptView, id: &str) -> &'a OanpCheck {
+    let ReceiptDetail::OanpReceipt(v) = &view.detail;
+    v.checks.iter().find(|c| c.id == id).unwrap()
+}
+
+/// A receipt filed without its log is checked against the session log this
+/// console holds for the session it signs (mirrored by the org's agent
+/// through the gate, verified as it arrived): the chain check runs on those
+/// envelopes and the view names the session; a receipt naming another head
+/// fails it; with no such session the chain is not checked; and the same
+/// bytes filed twice say so.
+#[tokio::test]
+async fn a_receipt_filed_without_its_log_is_checked_against_the_session_this_console_holds() {
+    let world = World::start().await;
+    let (agent, _) = asked(&world, "ses_held").await;
+    let (_data, engine) = world.engine("ann@fabrikam.example").await;
+    engine.refresh().await.unwrap();
+    let mut envelopes = log();
+    let before = envelopes.len();
+    for (kind, role, payload) in [
+        ("offer.accept", "buyer", json!({"round": 2})),
+        (
+            "session.agree",
+            "arbiter",
+            json!({"final_terms": terms(41900, &["warranty"])}),
+        ),
+    ] {
+        let prev = oanp::canonical::commit(envelopes.last().unwrap()).unwrap();
+        envelopes.push(
+            json!({"type": kind, "message_id": format!("m{}", envelopes.len() + 1),
+                              "sender": {"role": role}, "payload": payload, "prev_hash": prev}),
+        );
+    }
+    let head = Head {
+        count: before as u64,
+        hash: oanp::canonical::commit(&envelopes[before - 1]).unwrap(),
+    };
+    agent
+        .append("ses_held", &head, &envelopes[before..])
+        .await
+        .unwrap();
+    engine.refresh().await.unwrap();
+
+    let n = envelopes.len();
+    let last = oanp::canonical::commit(&envelopes[n - 1]).unwrap();
+    let before_agree = oanp::canonical::commit(&envelopes[n - 2]).unwrap();
+    let file = |bytes: Vec<u8>| ImportReceipt {
+        protocol: "oanp".into(),
+        file_name: "arbiter-receipt.json".into(),
+        bytes,
+        log_file_name: None,
+        log_bytes: None,
+    };
+    let view = engine
+        .import_receipt(file(receipt_for("ses_held", &last, n, &before_agree)))
+        .await
+        .unwrap();
+    let held = view
+        .held_log
+        .as_ref()
+        .expect("checked against the console's copy");
+    assert_eq!(held.session_id, "oanp:ses_held");
+    assert_eq!(held.entries as usize, n);
+    let chain = check(&view, "chain");
+    assert!(chain.ok && !chain.skipped, "{chain:?}");
+    assert!(chain.detail.starts_with("9 envelopes"), "{}", chain.detail);
+    assert!(!view.filed_before);
+    // Opened again later, the same check.
+    let reopened = engine.receipt_view(&view.row.receipt_id).await.unwrap();
+    assert_eq!(reopened.held_log, view.held_log);
+    assert!(check(&reopened, "chain").ok);
+    // Filed again: the first filing, said so; nothing new in the list.
+    let again = engine
+        .import_receipt(file(receipt_for("ses_held", &last, n, &before_agree)))
+        .await
+        .unwrap();
+    assert!(again.filed_before);
+    assert_eq!(again.row.receipt_id, view.row.receipt_id);
+    assert_eq!(engine.receipts().await.unwrap().len(), 1);
+
+    // A receipt whose head is not this session's last envelope fails.
+    let wrong = engine
+        .import_receipt(file(receipt_for(
+            "ses_held",
+            &before_agree,
+            n,
+            &before_agree,
+        )))
+        .await
+        .unwrap();
+    assert!(wrong.held_log.is_some());
+    let chain = check(&wrong, "chain");
+    assert!(!chain.ok && !chain.skipped, "{chain:?}");
+    assert!(!wrong.row.proof);
+    // One for a session this console does not hold: not checked, as before.
+    let elsewhere = engine
+        .import_receipt(file(receipt_for("ses_other", &last, n, &before_agree)))
+        .await
+        .unwrap();
+    assert!(elsewhere.held_log.is_none());
+    assert!(check(&elsewhere, "chain").skipped);
 }

@@ -1159,6 +1159,23 @@ amount: Amount | null,
 threshold: Amount | null, };
 
 /**
+ * The session log this console holds, checked in place of a filed one.
+ */
+export type HeldLog = { 
+/**
+ * The host the session is on.
+ */
+host_id: string, 
+/**
+ * The session, as the console names it (`oanp:<id>`).
+ */
+session_id: string, 
+/**
+ * Its entries as stored.
+ */
+entries: number, };
+
+/**
  * Search and filter of the history list; every member optional.
  */
 export type HistoryFilter = { 
@@ -2146,7 +2163,18 @@ log_bytes: number | null,
 /**
  * The protocol's view.
  */
-detail: ReceiptDetail, };
+detail: ReceiptDetail, 
+/**
+ * When no log was filed with the receipt and this console holds the
+ * session it signs (an OANP session its agent mirrored through the
+ * gate): that session, whose log the receipt was checked against.
+ */
+held_log: HeldLog | null, 
+/**
+ * The same bytes were filed before: this is that filing (its name and
+ * time), not a second copy. Only an import says so.
+ */
+filed_before: boolean, };
 
 /**
  * An old and a new value, as text; null where a side has none.

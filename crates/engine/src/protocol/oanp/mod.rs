@@ -61,6 +61,25 @@ impl ReceiptSeam for Oanp {
     ) -> Result<ReadReceipt, EngineError> {
         read(receipt, log, settings.toggle(ALLOW_TEST_RECEIPTS))
     }
+
+    /// OANP gate sessions are stored as `oanp:<the OANP session id>`.
+    fn held_session(&self, signed_session_id: &str) -> Option<String> {
+        Some(format!("{}:{signed_session_id}", self.name()))
+    }
+
+    /// The envelopes as stored (each one's JSON text as the agent mirrored
+    /// it), in order, as the JSON array the publisher's verifier reads.
+    fn held_log(&self, events: &[crate::store::StoredEvent]) -> Option<Vec<u8>> {
+        let mut log = b"[".to_vec();
+        for (i, e) in events.iter().enumerate() {
+            if i > 0 {
+                log.push(b',');
+            }
+            log.extend_from_slice(e.body.as_bytes());
+        }
+        log.push(b']');
+        Some(log)
+    }
 }
 
 /// Reads and verifies `receipt` (and `log`) with test receipts allowed or not.
