@@ -80,7 +80,7 @@ describe("after a decision", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "approve", outcome: "answered", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6." },
+        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6.", reason: null },
     }));
     const user = userEvent.setup();
     const { container } = await renderApp(backend);
@@ -89,5 +89,58 @@ describe("after a decision", () => {
     expect(texts(container, "decision-headline")).toEqual(["Approved elsewhere: the session log shows the answer."]);
     expect(texts(container, "decision-by")).toEqual(["grace@buyer.example"]);
     expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+  });
+
+  it("shows a gate request declined at another console as declined, by whom, with the reason as text", async () => {
+    const backend = new FakeBackend();
+    const reason = "<img src=x onerror=alert(1)> Above our benchmark.";
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
+        decision_id: null, appended: null, reason,
+        detail: "The host recorded a decline for the org's agent. The session log shows no answer from the agent yet." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(texts(container, "decision-headline")).toEqual(["Declined at another console: the host told the org's agent not to accept."]);
+    expect(texts(container, "offer-decided")).toEqual(["Declined"]);
+    expect(texts(container, "decision-by")).toEqual(["grace@buyer.example"]);
+    expect(texts(container, "decision-reason")).toEqual([reason]);
+    expect(container.querySelector("[data-testid='decision-reason'] img")).toBeNull();
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+  });
+
+  it("shows an approval completed at another console as approved by both, not as still waiting", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: "approve", outcome: "decided", decided_by: "ana@buyer.example, grace@buyer.example",
+        at: "2026-11-29T11:40:00Z", decision_id: "d-42", appended: null, reason: null,
+        detail: "The host recorded the approvals its policy needs (2 of 2) for the org's agent. The session log shows no answer from the agent yet." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(texts(container, "decision-headline")).toEqual([
+      "Approved: another approver gave the last approval the policy needs; the host told the org's agent it may accept.",
+    ]);
+    expect(texts(container, "decision-by")).toEqual(["ana@buyer.example, grace@buyer.example"]);
+    expect(container.querySelector("[data-testid='decision-reason']")).toBeNull();
+  });
+
+  it("shows a request nobody decided in time as expired", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: null, outcome: "expired", decided_by: null, at: "2026-11-29T12:00:00Z", decision_id: null,
+        appended: null, reason: null, detail: "Nobody decided before it expired, so the org's agent must not accept." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(byId(container, "decision-summary").dataset.outcome).toBe("expired");
+    expect(texts(container, "decision-headline")).toEqual(["Expired: nobody decided in time, so the org's agent must not accept."]);
+    expect(texts(container, "offer-decided")).toEqual(["Expired"]);
   });
 });

@@ -1,11 +1,69 @@
 //! What became of a proposal, for the offer view once a decision was made:
 //! this console's own decision (who, when, the outcome, the event it
-//! appended and whether that event is verified yet), or, when it decided
-//! nothing, the answer the verified log shows.
+//! appended and whether that event is verified yet), what the host says of
+//! a gate request (decided at another console, by whom and why, or expired),
+//! or, when neither says, the answer the verified log shows. The one rule
+//! is [`what_became`], for every protocol.
 
-use crate::protocol::{LogAnswer, StoredRef};
+use countersign_host_api::gate::RequestState;
+
+use crate::protocol::gate_request::Decider;
+use crate::protocol::{HostRequest, LogAnswer, StoredRef};
 use crate::store::{AppendedRef, DecisionRecord, StoredEvent};
 use crate::views::{AppendedEvent, ProposalDecision};
+
+/// Everything known about a proposal, to say what became of it.
+pub(crate) struct Known<'a> {
+    /// This console's latest decision on it that reached the host (or is
+    /// kept to be sent again): not one the host refused.
+    pub mine: Option<&'a DecisionRecord>,
+    /// The email this console approves as on that host.
+    pub approver: &'a str,
+    /// What the host says of the request about it (gate sessions only).
+    pub host: Option<&'a HostRequest>,
+    /// What the stored, verified record shows answered it.
+    pub log: Option<LogAnswer>,
+    /// The stored record.
+    pub stored: &'a [StoredEvent],
+    /// True while it is in the host's pending set.
+    pub pending: bool,
+}
+
+/// What became of a proposal, or `None` while it waits undecided.
+///
+/// A decision this console made that decided it (`appended`) stands. Once
+/// the proposal has left the pending set, the host's word on its gate
+/// request comes next: approved, denied or countered is `decided` (by the
+/// approvers it names, with their reason), even when this console gave
+/// only one of the approvals (`awaiting_approvals` is then stale); expired
+/// is `expired`; superseded is what the log shows replaced it. Then this
+/// console's own decision as the host last answered it, and last what the
+/// log alone shows (`answered`, or `withdrawn` when it shows nothing).
+pub(crate) fn what_became(known: Known<'_>) -> Option<ProposalDecision> {
+    let state = known.host.and_then(HostRequest::state);
+    let left = !known.pending;
+    match (known.mine, known.host, state) {
+        (Some(mine), _, _) if mine.outcome == "appended" => {
+            Some(from_decision(mine, known.approver, known.stored))
+        }
+        (
+            mine,
+            Some(host),
+            Some(RequestState::Approved | RequestState::Denied | RequestState::Countered),
+        ) if left => Some(from_host(host, mine, known.log)),
+        (mine, Some(host), Some(RequestState::Expired)) if left => Some(expired(host, mine)),
+        (_, Some(_), Some(RequestState::Superseded)) if left => Some(match known.log {
+            None => withdrawn(
+                None,
+                "A later message answered it before anyone decided, the host says.",
+            ),
+            answer => from_log(answer),
+        }),
+        (Some(mine), _, _) => Some(from_decision(mine, known.approver, known.stored)),
+        (None, _, _) if left => Some(from_log(known.log)),
+        (None, _, _) => None,
+    }
+}
 
 /// `appended` as the view shows it: verified once the stored copy holds it.
 pub(crate) fn appended_event(appended: &AppendedRef, stored: &[StoredEvent]) -> AppendedEvent {
@@ -21,7 +79,7 @@ pub(crate) fn appended_event(appended: &AppendedRef, stored: &[StoredEvent]) -> 
 
 /// A decision this console made; `decided_by` is the email it approves as
 /// on that host.
-pub(crate) fn from_decision(
+fn from_decision(
     record: &DecisionRecord,
     decided_by: &str,
     stored: &[StoredEvent],
@@ -34,6 +92,7 @@ pub(crate) fn from_decision(
         decision_id: Some(record.decision_id.clone()),
         appended: record.appended.as_ref().map(|a| appended_event(a, stored)),
         detail: record.detail.clone(),
+        reason: None,
     }
 }
 
@@ -48,7 +107,7 @@ fn verified(event: &StoredRef) -> AppendedEvent {
 
 /// A proposal that left the pending set with no decision from this console:
 /// what the (verified, stored) log shows.
-pub(crate) fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
+fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
     match answer {
         Some(LogAnswer::Accepted { event, approved_by }) => ProposalDecision {
             action: Some("approve".to_owned()),
@@ -58,6 +117,7 @@ pub(crate) fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
             decision_id: None,
             detail: format!("Accepted at seq {}.", event.seq),
             appended: Some(verified(&event)),
+            reason: None,
         },
         Some(LogAnswer::Answered { event, action }) => ProposalDecision {
             action: Some(action.to_owned()),
@@ -71,25 +131,357 @@ pub(crate) fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
                 event.kind.replace('_', "-")
             ),
             appended: Some(verified(&event)),
+            reason: None,
         },
-        Some(LogAnswer::Replaced { event }) => ProposalDecision {
-            action: None,
-            outcome: "withdrawn".to_owned(),
-            decided_by: None,
-            at: Some(event.at.clone()),
-            decision_id: None,
-            detail: format!("A newer proposal replaced it at seq {}.", event.seq),
+        Some(LogAnswer::Replaced { event }) => withdrawn(
+            Some(event.at.clone()),
+            &format!("A newer proposal replaced it at seq {}.", event.seq),
+        ),
+        None => withdrawn(
+            None,
+            "It no longer waits for a decision, and the log shows no answer to it yet.",
+        ),
+    }
+}
+
+fn withdrawn(at: Option<String>, detail: &str) -> ProposalDecision {
+    ProposalDecision {
+        action: None,
+        outcome: "withdrawn".to_owned(),
+        decided_by: None,
+        at,
+        decision_id: None,
+        appended: None,
+        detail: detail.to_owned(),
+        reason: None,
+    }
+}
+
+/// Who a decider is, in the words shown: the email they approve as (the
+/// name when the host gives no email).
+fn who(d: &Decider) -> &str {
+    if d.email.is_empty() {
+        &d.name
+    } else {
+        &d.email
+    }
+}
+
+/// A gate request the host says was decided: approved by every approver
+/// it names, or declined (with terms to offer instead, or not) by the last
+/// one who declined; this console's decision id when it took part; the
+/// agent's answer on the log, when it shows one yet.
+fn from_host(
+    host: &HostRequest,
+    mine: Option<&DecisionRecord>,
+    log: Option<LogAnswer>,
+) -> ProposalDecision {
+    let (action, deciders): (&str, Vec<&Decider>) = match host.state() {
+        Some(RequestState::Approved) => {
+            let mut approvers: Vec<&Decider> = Vec::new();
+            for d in host.decided_by.iter().filter(|d| d.decision == "approve") {
+                if !approvers.iter().any(|a| who(a) == who(d)) {
+                    approvers.push(d);
+                }
+            }
+            ("approve", approvers)
+        }
+        state => (
+            if state == Some(RequestState::Countered) {
+                "counter"
+            } else {
+                "decline"
+            },
+            host.decided_by
+                .iter()
+                .rev()
+                .find(|d| d.decision == "deny")
+                .into_iter()
+                .collect(),
+        ),
+    };
+    let answered = match &log {
+        Some(LogAnswer::Accepted { event, .. } | LogAnswer::Answered { event, .. }) => Some(event),
+        _ => None,
+    };
+    let what = match action {
+        "approve" => format!(
+            "The host recorded the approvals its policy needs ({} of {}) for the org's agent.",
+            host.approvals_given, host.approvals_required
+        ),
+        "counter" => {
+            "The host recorded a decline with terms to offer instead, for the org's agent."
+                .to_owned()
+        }
+        _ => "The host recorded a decline for the org's agent.".to_owned(),
+    };
+    let log_words = match answered {
+        Some(event) => format!(
+            " The session log shows the agent's answer at seq {}.",
+            event.seq
+        ),
+        None => " The session log shows no answer from the agent yet.".to_owned(),
+    };
+    ProposalDecision {
+        action: Some(action.to_owned()),
+        outcome: "decided".to_owned(),
+        decided_by: (!deciders.is_empty()).then(|| {
+            deciders
+                .iter()
+                .map(|d| who(d))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        at: deciders
+            .last()
+            .map(|d| d.at.clone())
+            .filter(|at| !at.is_empty()),
+        decision_id: mine.map(|m| m.decision_id.clone()),
+        appended: answered.map(verified),
+        detail: what + &log_words,
+        reason: if action == "approve" {
+            None
+        } else {
+            host.reason.clone()
+        },
+    }
+}
+
+/// A gate request that expired undecided, the host says: the agent must
+/// not accept; the approvals given by then, when there were any.
+fn expired(host: &HostRequest, mine: Option<&DecisionRecord>) -> ProposalDecision {
+    let detail = if host.approvals_given > 0 {
+        format!(
+            "Nobody completed the decision in time: it expired with {} of {} approvals, so the org's agent must not accept.",
+            host.approvals_given, host.approvals_required
+        )
+    } else {
+        "Nobody decided before it expired, so the org's agent must not accept.".to_owned()
+    };
+    ProposalDecision {
+        action: None,
+        outcome: "expired".to_owned(),
+        decided_by: None,
+        at: (!host.expires_at.is_empty()).then(|| host.expires_at.clone()),
+        decision_id: mine.map(|m| m.decision_id.clone()),
+        appended: None,
+        detail,
+        reason: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ADA: &str = "ada@fabrikam.example";
+    const GRACE: &str = "grace@fabrikam.example";
+
+    fn host(status: &str, decided_by: &[(&str, &str, &str)], reason: Option<&str>) -> HostRequest {
+        serde_json::from_value(json!({
+            "request_id": "r1", "message_hash": "sha256:aa", "status": status,
+            "expires_at": "2026-12-02T09:00:00Z", "created_at": "2026-12-01T09:00:00Z",
+            "approvals_given": decided_by.iter().filter(|d| d.1 == "approve").count(),
+            "approvals_required": 2,
+            "decided_by": decided_by.iter().map(|(email, decision, at)| json!({
+                "name": "Test Approver", "email": email, "identity": "did:key:z6Mk", "decision": decision, "at": at
+            })).collect::<Vec<_>>(),
+            "reason": reason, "counter_terms": null,
+        }))
+        .unwrap()
+    }
+
+    fn mine(outcome: &str) -> DecisionRecord {
+        DecisionRecord {
+            decision_id: "d-1".into(),
+            host_id: "h".into(),
+            session_id: "concordia:s".into(),
+            in_response_to: "sha256:aa".into(),
+            action: "approve".into(),
+            body: "{}".into(),
+            headers: None,
+            outcome: outcome.into(),
+            detail: "1 of 2 approvals".into(),
+            at: "2026-12-01T09:10:00Z".into(),
+            proposal: None,
             appended: None,
-        },
-        None => ProposalDecision {
-            action: None,
-            outcome: "withdrawn".to_owned(),
-            decided_by: None,
-            at: None,
-            decision_id: None,
-            detail: "It no longer waits for a decision, and the log shows no answer to it yet."
-                .to_owned(),
-            appended: None,
-        },
+        }
+    }
+
+    fn answer(kind: &str, seq: u64) -> StoredRef {
+        StoredRef {
+            seq,
+            kind: kind.into(),
+            event_hash: format!("sha256:{seq}"),
+            at: "2026-12-01T10:00:00Z".into(),
+        }
+    }
+
+    fn became(
+        mine: Option<&DecisionRecord>,
+        host: Option<&HostRequest>,
+        log: Option<LogAnswer>,
+        pending: bool,
+    ) -> Option<ProposalDecision> {
+        what_became(Known {
+            mine,
+            approver: ADA,
+            host,
+            log,
+            stored: &[],
+            pending,
+        })
+    }
+
+    #[test]
+    fn a_request_declined_at_another_console_reads_declined_by_that_approver_with_the_reason() {
+        let denied = host(
+            "denied",
+            &[(GRACE, "deny", "2026-12-01T09:30:00Z")],
+            Some("<script>alert(1)</script> Above our benchmark."),
+        );
+        let d = became(None, Some(&denied), None, false).unwrap();
+        assert_eq!(d.outcome, "decided");
+        assert_eq!(d.action.as_deref(), Some("decline"));
+        assert_eq!(d.decided_by.as_deref(), Some(GRACE));
+        assert_eq!(d.at.as_deref(), Some("2026-12-01T09:30:00Z"));
+        assert_eq!(
+            d.reason.as_deref(),
+            Some("<script>alert(1)</script> Above our benchmark."),
+            "the approver's words as written: the view shows them as text"
+        );
+        assert_eq!(d.decision_id, None, "not decided here");
+        assert_eq!(d.appended, None);
+        assert!(
+            d.detail.contains("no answer from the agent yet"),
+            "{}",
+            d.detail
+        );
+        // Without the host's word it would read withdrawn: the rule is what changed it.
+        assert_eq!(
+            became(None, None, None, false).unwrap().outcome,
+            "withdrawn"
+        );
+    }
+
+    #[test]
+    fn a_counter_at_another_console_names_the_agents_answer_once_the_log_shows_it() {
+        let countered = host(
+            "countered",
+            &[(GRACE, "deny", "2026-12-01T09:30:00Z")],
+            Some("Meet us nearer our number."),
+        );
+        let log = LogAnswer::Answered {
+            event: answer("negotiate.counter", 7),
+            action: "counter",
+        };
+        let d = became(None, Some(&countered), Some(log), false).unwrap();
+        assert_eq!(d.outcome, "decided");
+        assert_eq!(d.action.as_deref(), Some("counter"));
+        assert_eq!(d.reason.as_deref(), Some("Meet us nearer our number."));
+        let appended = d.appended.unwrap();
+        assert_eq!((appended.seq, appended.verified), (7, true));
+        assert!(d.detail.contains("seq 7"), "{}", d.detail);
+    }
+
+    #[test]
+    fn an_approval_given_here_reads_approved_by_both_once_the_host_has_the_last_one() {
+        let waiting = mine("awaiting_approvals");
+        let still = host("pending", &[(ADA, "approve", "2026-12-01T09:10:00Z")], None);
+        let d = became(Some(&waiting), Some(&still), None, true).unwrap();
+        assert_eq!(
+            d.outcome, "awaiting_approvals",
+            "while the host still waits"
+        );
+
+        let approved = host(
+            "approved",
+            &[
+                (ADA, "approve", "2026-12-01T09:10:00Z"),
+                (GRACE, "approve", "2026-12-01T09:40:00Z"),
+            ],
+            None,
+        );
+        let d = became(Some(&waiting), Some(&approved), None, false).unwrap();
+        assert_eq!(d.outcome, "decided", "not a stale awaiting_approvals");
+        assert_eq!(d.action.as_deref(), Some("approve"));
+        assert_eq!(
+            d.decided_by.as_deref(),
+            Some("ada@fabrikam.example, grace@fabrikam.example")
+        );
+        assert_eq!(
+            d.at.as_deref(),
+            Some("2026-12-01T09:40:00Z"),
+            "the last approval"
+        );
+        assert_eq!(
+            d.decision_id.as_deref(),
+            Some("d-1"),
+            "this console took part"
+        );
+        assert_eq!(d.reason, None);
+        assert!(d.detail.contains("2 of 2"), "{}", d.detail);
+    }
+
+    #[test]
+    fn a_decision_here_that_decided_it_stands_and_the_hosts_word_waits_for_the_pending_set() {
+        let approved = host(
+            "approved",
+            &[(ADA, "approve", "2026-12-01T09:10:00Z")],
+            None,
+        );
+        let appended = mine("appended");
+        let d = became(Some(&appended), Some(&approved), None, false).unwrap();
+        assert_eq!(
+            (d.outcome.as_str(), d.decided_by.as_deref()),
+            ("appended", Some(ADA))
+        );
+        // Still in the pending set (a newer request about the same message):
+        // the host's word on an older one is not taken.
+        assert_eq!(became(None, Some(&approved), None, true), None);
+    }
+
+    #[test]
+    fn a_request_that_expired_undecided_reads_expired_with_the_approvals_given() {
+        let expired = host("expired", &[], None);
+        let d = became(None, Some(&expired), None, false).unwrap();
+        assert_eq!(d.outcome, "expired");
+        assert_eq!(d.action, None);
+        assert_eq!(d.at.as_deref(), Some("2026-12-02T09:00:00Z"));
+        assert!(d.detail.contains("must not accept"), "{}", d.detail);
+
+        let half = host("expired", &[(ADA, "approve", "2026-12-01T09:10:00Z")], None);
+        let d = became(Some(&mine("awaiting_approvals")), Some(&half), None, false).unwrap();
+        assert_eq!(d.outcome, "expired", "not a stale awaiting_approvals");
+        assert!(d.detail.contains("1 of 2"), "{}", d.detail);
+        assert_eq!(d.decision_id.as_deref(), Some("d-1"));
+    }
+
+    #[test]
+    fn a_superseded_request_reads_as_what_replaced_it_and_an_unknown_status_as_nothing() {
+        let superseded = host("superseded", &[], None);
+        let replaced = LogAnswer::Replaced {
+            event: answer("negotiate.counter", 8),
+        };
+        let d = became(
+            Some(&mine("awaiting_approvals")),
+            Some(&superseded),
+            Some(replaced),
+            false,
+        )
+        .unwrap();
+        assert_eq!(d.outcome, "withdrawn");
+        assert!(d.detail.contains("seq 8"), "{}", d.detail);
+        let d = became(None, Some(&superseded), None, false).unwrap();
+        assert_eq!(d.outcome, "withdrawn");
+        assert!(d.detail.contains("A later message"), "{}", d.detail);
+
+        let unknown = host("reconsidered", &[(GRACE, "deny", "t")], Some("no"));
+        let d = became(None, Some(&unknown), None, false).unwrap();
+        assert_eq!(
+            d.outcome, "withdrawn",
+            "a word this build does not know decides nothing"
+        );
     }
 }

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use crate::clock::parse_time;
 use crate::error::EngineError;
-use crate::protocol::{Located, PendingProposal, Protocol, Trust};
+use crate::protocol::{HostRequest, Located, PendingProposal, Protocol, Trust};
 use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store};
 use crate::views::*;
 
@@ -243,16 +243,23 @@ pub(crate) fn proposal_view(
         .map(|h| h.approver_email)
         .unwrap_or_default();
     // A refusal sent nothing: while the proposal waits it is undecided.
-    let decision = match latest.filter(|d| d.outcome != "refused") {
-        Some(record) => Some(crate::decided::from_decision(&record, &decided_by, &events)),
-        None if !is_pending => Some(crate::decided::from_log(seam.answer_on_log(
+    let mine = latest.filter(|d| d.outcome != "refused");
+    let host_request = store
+        .host_request(host_id, session_id, event_hash)?
+        .and_then(|r| serde_json::from_str::<HostRequest>(&r.body).ok());
+    let decision = crate::decided::what_became(crate::decided::Known {
+        mine: mine.as_ref(),
+        approver: &decided_by,
+        host: host_request.as_ref(),
+        log: seam.answer_on_log(
             &events,
             located.proposal.seq,
             event_hash,
             &located.proposal.actor,
-        ))),
-        None => None,
-    };
+        ),
+        stored: &events,
+        pending: is_pending,
+    });
     let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
         what: "host",
         id: host_id.to_owned(),

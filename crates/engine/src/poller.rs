@@ -18,7 +18,7 @@ use crate::edge::wire::{RemoteSession, SummaryAnswer, SummaryError};
 use crate::error::EngineError;
 use crate::notify::{DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
-use crate::store::{HostRecord, PendingRecord, SessionRecord, StoredEvent};
+use crate::store::{HostRecord, HostRequestRecord, PendingRecord, SessionRecord, StoredEvent};
 use crate::views::{ChangeScope, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
@@ -163,6 +163,7 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
     let mut host = host.clone();
 
     let mut applied_in_full = true;
+    let pending_before = pending_bodies(ctx, &host.host_id)?;
     for session in &sessions {
         let stored = ctx.store()?.session(&host.host_id, &session.id)?;
         let record = match stored {
@@ -177,6 +178,20 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
             },
         };
         let moved = session.event_count != record.pin_seq || session.chain_head != record.pin_hash;
+        // A gate request decided at another console, or expired, leaves the
+        // pending set while the transcript stands still: the host's word on
+        // it comes with the record, fetched after the pin (no new entries).
+        let host_word_moved = !moved
+            && record.verification != Verification::Disputed
+            && Protocol::parse(&record.protocol).is_ok_and(|p| p.seam().host_keeps_requests())
+            && pending_moved(&pending_before, session);
+        if host_word_moved {
+            if let Err(e) = fetch_new(ctx, &io, &mut host, record, session).await {
+                applied_in_full = false;
+                tracing::warn!("session {}: {e}", session.id);
+            }
+            continue;
+        }
         if !moved {
             if record.status != session.status {
                 let mut r = record.clone();
@@ -217,6 +232,33 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
         remember_summary_tag(ctx, &host.host_id, tag);
     }
     finish_cycle(ctx, &host)
+}
+
+/// The stored pending set of a host, session → each record's body.
+fn pending_bodies(
+    ctx: &Context,
+    host_id: &str,
+) -> Result<HashMap<String, HashSet<String>>, EngineError> {
+    let mut bodies: HashMap<String, HashSet<String>> = HashMap::new();
+    for p in ctx.store()?.pending()? {
+        if p.host_id == host_id {
+            bodies.entry(p.session_id).or_default().insert(p.body);
+        }
+    }
+    Ok(bodies)
+}
+
+/// True when the summary's pending decisions of `session` differ from the
+/// stored ones (one left, one came, an approval was given).
+fn pending_moved(before: &HashMap<String, HashSet<String>>, session: &RemoteSession) -> bool {
+    let now: HashSet<String> = session
+        .pending
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap_or_default())
+        .collect();
+    before
+        .get(&session.id)
+        .map_or(!now.is_empty(), |b| *b != now)
 }
 
 /// Records a successful cycle: the host is reachable, polled now.
@@ -327,7 +369,33 @@ async fn fetch_new(
         request: &fetched.request,
         bytes: &fetched.bytes,
     };
-    apply(ctx, host, record, Some(session), checked, Some(&answer))
+    let requests = host_requests(&record, &fetched.bytes);
+    apply(
+        ctx,
+        host,
+        record,
+        Some(session),
+        checked,
+        Some(&answer),
+        requests,
+    )
+}
+
+/// What the host says about the session's requests in a fetched record,
+/// when its protocol's record carries them; unreadable ones are left out
+/// (what was kept stays) with a warning.
+fn host_requests(
+    record: &SessionRecord,
+    bytes: &[u8],
+) -> Option<Vec<crate::protocol::HostRequest>> {
+    let seam = Protocol::parse(&record.protocol).ok()?.seam();
+    match seam.host_requests(&record.session_id, bytes) {
+        Ok(requests) => requests,
+        Err(e) => {
+            tracing::warn!("session {}: {e}", record.session_id);
+            None
+        }
+    }
 }
 
 /// Re-fetches a whole record and compares it with the stored copy.
@@ -382,10 +450,13 @@ async fn audit_record(
         request: &fetched.request,
         bytes: &fetched.bytes,
     };
-    apply(ctx, host, record, session, checked, Some(&answer))
+    let requests = host_requests(&record, &fetched.bytes);
+    apply(ctx, host, record, session, checked, Some(&answer), requests)
 }
 
-/// Stores verified events and the new pin, or marks the session disputed.
+/// Stores verified events and the new pin, or marks the session disputed;
+/// with them, what the host says about the session's requests (kept only
+/// while the record verifies: a disputed host's word is not taken).
 fn apply(
     ctx: &Context,
     host: &HostRecord,
@@ -393,6 +464,7 @@ fn apply(
     session: Option<&RemoteSession>,
     checked: Checked,
     answer: Option<&HostAnswer<'_>>,
+    requests: Option<Vec<crate::protocol::HostRequest>>,
 ) -> Result<(), EngineError> {
     if let Some(s) = session {
         record.status = s.status.clone();
@@ -447,8 +519,21 @@ fn apply(
     {
         let mut store = ctx.store()?;
         let events: &[StoredEvent] = &checked.events;
+        let requests: Option<Vec<HostRequestRecord>> =
+            requests.filter(|_| checked.dispute.is_none()).map(|rs| {
+                rs.iter()
+                    .map(|r| HostRequestRecord {
+                        request_id: r.request_id.clone(),
+                        message_hash: r.message_hash.clone(),
+                        body: serde_json::to_string(r).unwrap_or_default(),
+                    })
+                    .collect()
+            });
         store.transaction(|s| {
             s.insert_events(&host.host_id, &record.session_id, events)?;
+            if let Some(requests) = &requests {
+                s.replace_host_requests(&host.host_id, &record.session_id, requests)?;
+            }
             s.upsert_session(&record)
         })?;
     }

@@ -30,7 +30,10 @@ pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
 pub(crate) mod gate_decision;
+pub(crate) mod gate_request;
 pub(crate) mod oanp;
+
+pub(crate) use gate_request::HostRequest;
 
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -482,6 +485,24 @@ pub(crate) trait Seam: Send + Sync {
         event_hash: &str,
         actor: &str,
     ) -> Option<LogAnswer>;
+
+    /// True when the host keeps a word of its own on each proposal beside
+    /// the record (a gate session's requests: decided at another console,
+    /// expired), so a proposal leaving the pending set while the record
+    /// stands still is worth one more fetch of the record after the pin.
+    fn host_keeps_requests(&self) -> bool {
+        false
+    }
+
+    /// What the host says about each request of the session, from a fetched
+    /// record's bytes; `None` for a protocol whose record carries none.
+    fn host_requests(
+        &self,
+        _session_id: &str,
+        _fetched: &[u8],
+    ) -> Result<Option<Vec<HostRequest>>, EngineError> {
+        Ok(None)
+    }
 
     /// How a notification of `pending` begins, naming the protocol ("ANP
     /// counter-offer from"); the counterparty's name follows.

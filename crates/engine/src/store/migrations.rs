@@ -150,6 +150,21 @@ const MIGRATIONS: &[&str] = &[
         imported_at TEXT NOT NULL
     );
     "#,
+    // 5: what the host says about each request of a gate session (decided
+    // at another console, by whom, why; expired), as its log last said it,
+    // in the host's order (`position`).
+    r#"
+    CREATE TABLE host_requests (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        message_hash TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, request_id)
+    );
+    CREATE INDEX host_requests_by_message ON host_requests (host_id, session_id, message_hash);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,8 +1,10 @@
 //! The local SQLite store: hosts, sessions with their pins, verified events
 //! (kept verbatim), the pending set of the last poll, decisions with the exact
-//! signed request, what was seen and what was notified. History stays
+//! signed request, what was seen and what was notified, and what the host
+//! says about each request of a gate session. History stays
 //! readable offline because everything shown comes from here.
 
+mod host_requests;
 mod migrations;
 mod receipts;
 
@@ -10,6 +12,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
+pub use host_requests::HostRequestRecord;
 pub use migrations::SCHEMA_VERSION;
 pub use receipts::ReceiptRecord;
 

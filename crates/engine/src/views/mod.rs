@@ -377,13 +377,17 @@ pub struct ProposalDecision {
     /// `pending` (kept, the host has not confirmed it yet), `appended`,
     /// `awaiting_approvals`, `held`, `refused` (by the host: nothing was
     /// sent), `answered` (the record shows an answer this console did not
-    /// send), or `withdrawn` (no longer pending, no answer on the record).
+    /// send), `decided` (the host says its gate request was decided, by the
+    /// approvers named, at another console or completing this one's
+    /// approval), `expired` (the host says nobody decided in time), or
+    /// `withdrawn` (no longer pending, no answer on the record).
     #[ts(
-        type = "\"pending\" | \"appended\" | \"awaiting_approvals\" | \"held\" | \"refused\" | \"answered\" | \"withdrawn\""
+        type = "\"pending\" | \"appended\" | \"awaiting_approvals\" | \"held\" | \"refused\" | \"answered\" | \"decided\" | \"expired\" | \"withdrawn\""
     )]
     pub outcome: String,
-    /// Who decided: the email this console approves as, or the approvers
-    /// the record names.
+    /// Who decided: the email this console approves as, the approvers the
+    /// host names for a gate request (every approver, for an approval), or
+    /// the approvers the record names.
     pub decided_by: Option<String>,
     /// When (RFC 3339).
     pub at: Option<String>,
@@ -393,6 +397,9 @@ pub struct ProposalDecision {
     pub appended: Option<AppendedEvent>,
     /// The host's words, or what the record shows.
     pub detail: String,
+    /// Why it was declined, as the approver who declined wrote it (a gate
+    /// request decided at another console): text, never markup.
+    pub reason: Option<String>,
 }
 
 /// An entry a decision appended to the session's record.

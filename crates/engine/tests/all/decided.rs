@@ -1,6 +1,9 @@
 //! A proposal once decided: the offer view reads as decided (who, when, the
 //! outcome, the event it appended and whether that event is verified), for
-//! this console's decisions and for answers the log shows from elsewhere.
+//! this console's decisions and for answers the log shows from elsewhere;
+//! for gate sessions (Concordia, OANP), as the host says another console
+//! decided the request (by whom, why), completed this console's approval,
+//! or let it expire, before the org's agent answers on the transcript.
 
 use anp::EventKind;
 use countersign_engine::*;
@@ -212,4 +215,240 @@ async fn an_approval_waiting_for_another_approver_is_shown_as_such() {
     let decision = view.decision.unwrap();
     assert_eq!(decision.outcome, "awaiting_approvals");
     assert_eq!(decision.decided_by.as_deref(), Some("ada@fabrikam.example"));
+}
+
+// ---- gate sessions decided through the host at another console ----
+
+/// The one pending decision of gate session `id` at `engine`, after a refresh.
+async fn gate_row(engine: &Engine, id: &str) -> InboxItem {
+    engine.refresh().await.unwrap();
+    let rows: Vec<InboxItem> = engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|i| i.session_id == id)
+        .collect();
+    assert_eq!(rows.len(), 1, "one pending decision in {id}: {rows:?}");
+    rows.into_iter().next().unwrap()
+}
+
+fn gate_decision(item: &InboxItem, action: DecideAction, reason: Option<&str>) -> DecideRequest {
+    DecideRequest {
+        host_id: item.host_id.clone(),
+        session_id: item.session_id.clone(),
+        in_response_to: item.event_hash.clone(),
+        action,
+        reason: reason.map(str::to_owned),
+        counter: None,
+    }
+}
+
+/// What `engine` shows became of `item`, after a refresh: it has left the
+/// pending set.
+async fn became(engine: &Engine, item: &InboxItem) -> ProposalDecision {
+    engine.refresh().await.unwrap();
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(!view.pending, "{view:?}");
+    view.decision.expect("what became of it")
+}
+
+#[tokio::test]
+async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_approver_with_the_reason(
+) {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let agent = crate::gate::gate_agent(&world).await;
+    let (talk, i) = crate::gate::Talk::bargained("ses_declined_elsewhere", 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
+    let id = format!("concordia:{}", talk.session_id);
+    let item = gate_row(&ada, &id).await;
+    let graces = gate_row(&grace, &id).await;
+
+    let reason = "Above our benchmark. <img src=x onerror=alert(1)>";
+    let result = grace
+        .decide(gate_decision(&graces, DecideAction::Decline, Some(reason)))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+
+    // Ada's console: the transcript has not moved (the agent has not
+    // answered yet), only the host knows.
+    let decision = became(&ada, &item).await;
+    assert_eq!(decision.outcome, "decided", "{decision:?}");
+    assert_eq!(decision.action.as_deref(), Some("decline"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("grace@fabrikam.example")
+    );
+    assert_eq!(decision.reason.as_deref(), Some(reason), "as written");
+    assert_eq!(decision.decision_id, None, "not decided at this console");
+    assert!(anp::api::parse_timestamp(decision.at.as_deref().unwrap()).is_some());
+    assert_eq!(decision.appended, None, "nothing on the transcript yet");
+
+    // The agent answers with its own counter: the view names it, still
+    // declined by Grace.
+    let mut talk = talk;
+    let n = talk.messages.len();
+    talk.say(
+        crate::gate::BUYER,
+        "negotiate.counter",
+        crate::gate::Talk::offer("1900", 86400),
+    );
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    let decision = became(&ada, &item).await;
+    assert_eq!(decision.outcome, "decided");
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("grace@fabrikam.example")
+    );
+    let appended = decision.appended.expect("the agent's answer");
+    assert_eq!((appended.seq, appended.verified), (n as u64 + 1, true));
+}
+
+#[tokio::test]
+async fn an_approval_here_reads_approved_by_both_once_another_console_gives_the_last_one() {
+    let world = World::start().await;
+    world.load_policy("1000", 2, json!([])).await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let agent = crate::gate::gate_agent(&world).await;
+    let (talk, i) = crate::gate::Talk::bargained("ses_two_consoles", 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-2").await;
+    let id = format!("concordia:{}", talk.session_id);
+    let item = gate_row(&ada, &id).await;
+
+    let one = ada
+        .decide(gate_decision(&item, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    let waiting = ada
+        .proposal_view(&item.host_id, &id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(waiting.pending);
+    assert_eq!(
+        waiting.decision.map(|d| d.outcome).as_deref(),
+        Some("awaiting_approvals")
+    );
+
+    let graces = gate_row(&grace, &id).await;
+    let two = grace
+        .decide(gate_decision(&graces, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+
+    let decision = became(&ada, &item).await;
+    assert_eq!(
+        decision.outcome, "decided",
+        "not a stale awaiting_approvals"
+    );
+    assert_eq!(decision.action.as_deref(), Some("approve"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("ada@fabrikam.example, grace@fabrikam.example")
+    );
+    assert_eq!(
+        decision.decision_id.as_deref(),
+        Some(one.decision_id.as_str()),
+        "this console gave one of them"
+    );
+    assert!(decision.detail.contains("2 of 2"), "{}", decision.detail);
+}
+
+#[tokio::test]
+async fn an_oanp_request_decided_at_other_consoles_reads_declined_and_approved_not_withdrawn() {
+    let world = World::start().await;
+    world.load_policy("100", 2, json!([])).await;
+    let (_a, ann) = world.engine("ann@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let (_l, linus) = world.engine("linus@fabrikam.example").await;
+    crate::oanp_gate::asked(&world, "ses_declined_elsewhere").await;
+    crate::oanp_gate::asked(&world, "ses_approved_elsewhere").await;
+    let declined = "oanp:ses_declined_elsewhere";
+    let approved = "oanp:ses_approved_elsewhere";
+    let ann_declined = gate_row(&ann, declined).await;
+    let ann_approved = gate_row(&ann, approved).await;
+
+    // Grace declines one at her console.
+    let graces = gate_row(&grace, declined).await;
+    let result = grace
+        .decide(gate_decision(
+            &graces,
+            DecideAction::Decline,
+            Some("Over our budget for monitors."),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    let decision = became(&ann, &ann_declined).await;
+    assert_eq!(decision.outcome, "decided", "{decision:?}");
+    assert_eq!(decision.action.as_deref(), Some("decline"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("grace@fabrikam.example")
+    );
+    assert_eq!(
+        decision.reason.as_deref(),
+        Some("Over our budget for monitors.")
+    );
+
+    // Ann approves the other first, Linus gives the second approval.
+    let one = ann
+        .decide(gate_decision(&ann_approved, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    let linuses = gate_row(&linus, approved).await;
+    let two = linus
+        .decide(gate_decision(&linuses, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+    let decision = became(&ann, &ann_approved).await;
+    assert_eq!(decision.outcome, "decided", "{decision:?}");
+    assert_eq!(decision.action.as_deref(), Some("approve"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("ann@fabrikam.example, linus@fabrikam.example")
+    );
+}
+
+#[tokio::test]
+async fn a_gate_request_nobody_decided_in_time_reads_expired() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let agent = crate::gate::gate_agent(&world).await;
+    // The seller's counter is valid for 3 s: the request expires with it.
+    let (talk, i) = crate::gate::Talk::bargained("ses_nobody", 3);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-3").await;
+    let id = format!("concordia:{}", talk.session_id);
+    let item = gate_row(&ada, &id).await;
+    let expires = time::OffsetDateTime::parse(
+        &item.expires_at,
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let wait = expires - time::OffsetDateTime::now_utc() + time::Duration::milliseconds(500);
+    tokio::time::sleep(std::time::Duration::try_from(wait).unwrap_or_default()).await;
+
+    let decision = became(&ada, &item).await;
+    assert_eq!(decision.outcome, "expired", "{decision:?}");
+    assert_eq!(decision.action, None);
+    assert_eq!(decision.decided_by, None);
+    assert_eq!(decision.at.as_deref(), Some(item.expires_at.as_str()));
+    assert!(
+        decision.detail.contains("must not accept"),
+        "{}",
+        decision.detail
+    );
 }

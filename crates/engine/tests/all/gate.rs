@@ -1030,6 +1030,19 @@ async fn a_request_superseded_by_a_later_message_is_refused_by_the_host_and_leav
     assert!(status.receipts.is_empty());
     engine.refresh().await.unwrap();
     assert!(engine.inbox().await.unwrap().is_empty());
+    // What became of it: replaced by the newer counter, not decided.
+    let decision = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap()
+        .decision
+        .unwrap();
+    assert_eq!(decision.outcome, "withdrawn", "{decision:?}");
+    assert!(
+        decision.detail.contains(&format!("seq {}", n + 1)),
+        "{}",
+        decision.detail
+    );
     // The new message is verified and stored.
     let detail = engine
         .session_detail(&item.host_id, &item.session_id)

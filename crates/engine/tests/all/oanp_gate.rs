@@ -65,7 +65,7 @@ fn log() -> Vec<Value> {
 }
 
 /// A buyer agent enrolled for OANP, with `session_id` mirrored and a request on the merchant's counter.
-async fn asked(world: &World, session_id: &str) -> (GateClient, String) {
+pub async fn asked(world: &World, session_id: &str) -> (GateClient, String) {
     let code = world
         .host()
         .gate_enroll_code(&world.org, "OANP Buyer", "oanp")

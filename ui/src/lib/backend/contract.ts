@@ -1954,12 +1954,16 @@ action: "approve" | "decline" | "counter" | null,
  * `pending` (kept, the host has not confirmed it yet), `appended`,
  * `awaiting_approvals`, `held`, `refused` (by the host: nothing was
  * sent), `answered` (the record shows an answer this console did not
- * send), or `withdrawn` (no longer pending, no answer on the record).
+ * send), `decided` (the host says its gate request was decided, by the
+ * approvers named, at another console or completing this one's
+ * approval), `expired` (the host says nobody decided in time), or
+ * `withdrawn` (no longer pending, no answer on the record).
  */
-outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "refused" | "answered" | "withdrawn", 
+outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "refused" | "answered" | "decided" | "expired" | "withdrawn", 
 /**
- * Who decided: the email this console approves as, or the approvers
- * the record names.
+ * Who decided: the email this console approves as, the approvers the
+ * host names for a gate request (every approver, for an approval), or
+ * the approvers the record names.
  */
 decided_by: string | null, 
 /**
@@ -1977,7 +1981,12 @@ appended: AppendedEvent | null,
 /**
  * The host's words, or what the record shows.
  */
-detail: string, };
+detail: string, 
+/**
+ * Why it was declined, as the approver who declined wrote it (a gate
+ * request decided at another console): text, never markup.
+ */
+reason: string | null, };
 
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.

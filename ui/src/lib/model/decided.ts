@@ -14,12 +14,30 @@ const ACTED: Record<NonNullable<ProposalDecision["action"]>, string> = {
   counter: "Countered",
 };
 
-/** One word for the header: "Approved", "Declined", "Countered", or "No longer pending". */
+/** One word for the header: "Approved", "Declined", "Countered", "Expired", or "No longer pending". */
 export function decidedWord(decision: ProposalDecision): string {
-  return decision.action ? ACTED[decision.action] : "No longer pending";
+  if (decision.action) return ACTED[decision.action];
+  return decision.outcome === "expired" ? "Expired" : "No longer pending";
 }
 
-/** "Approved: accepted on the log.", "Your approval is recorded…", "Approved elsewhere…". */
+/** A gate request the host says was decided at another console (or completed there after this one's approval). */
+function decidedAtHost(decision: ProposalDecision): string {
+  const here = decision.decision_id !== null;
+  switch (decision.action) {
+    case "approve":
+      return here
+        ? "Approved: another approver gave the last approval the policy needs; the host told the org's agent it may accept."
+        : "Approved at another console: the host told the org's agent it may accept.";
+    case "counter":
+      return "Countered at another console: the host gave the org's agent terms to offer instead.";
+    default:
+      return here
+        ? "Declined at another console after your decision: the host told the org's agent not to accept."
+        : "Declined at another console: the host told the org's agent not to accept.";
+  }
+}
+
+/** "Approved: accepted on the log.", "Your approval is recorded…", "Approved elsewhere…", "Declined at another console…", "Expired…". */
 export function decisionHeadline(decision: ProposalDecision): Headline {
   const acted = decision.action ? ACTED[decision.action] : "";
   switch (decision.outcome) {
@@ -37,6 +55,12 @@ export function decisionHeadline(decision: ProposalDecision): Headline {
       return { tone: "waiting", text: `${acted} here, not yet confirmed by the host: it is kept and can be sent again safely.` };
     case "answered":
       return { tone: "success", text: `${acted} elsewhere: the session log shows the answer.` };
+    case "decided":
+      return { tone: "success", text: decidedAtHost(decision) };
+    case "expired":
+      return decision.decision_id !== null
+        ? { tone: "held", text: "Expired before every approval it needs was given: the org's agent must not accept." }
+        : { tone: "held", text: "Expired: nobody decided in time, so the org's agent must not accept." };
     case "withdrawn":
       return { tone: "held", text: "No longer waiting for a decision." };
     case "refused":

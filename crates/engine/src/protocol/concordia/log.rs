@@ -2,7 +2,8 @@
 //! (`GET …/sessions/<protocol>:<id>/log?after=N`, docs/approver-api.md): the
 //! transcript's messages after N byte for byte as mirrored, each party's
 //! key, the org's own party and the counterparty, the head, and the agent's
-//! requests for a decision. Nothing here is trusted until `verify` checks it.
+//! requests for a decision (read by `protocol::gate_request`, shared with
+//! OANP). Nothing here is trusted until `verify` checks it.
 
 use std::collections::BTreeMap;
 
@@ -39,25 +40,6 @@ pub(crate) struct HeadClaim {
     pub hash: String,
 }
 
-/// A gate agent's request for a decision, as the host records it.
-#[derive(Debug, Clone, Deserialize)]
-#[allow(dead_code)] // the inbox reads the summary's pending entries; the log's copy is parsed, not yet cross-checked
-pub(crate) struct RequestRecord {
-    /// The agent's id for it.
-    pub request_id: String,
-    /// The awaited message.
-    pub message_hash: String,
-    /// `accept`.
-    pub action: String,
-    /// `"150000.00 USD"`, when stated.
-    #[serde(default)]
-    pub amount: Option<String>,
-    /// When it stops waiting.
-    pub expires_at: String,
-    /// `pending`, `approved`, `denied`, `countered`, `expired`.
-    pub status: String,
-}
-
 /// The log document of a Concordia gate session.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct ConcordiaLog {
@@ -84,10 +66,6 @@ pub(crate) struct ConcordiaLog {
     pub messages: Vec<Value>,
     /// The head the host holds.
     pub head: HeadClaim,
-    /// The agent's requests.
-    #[serde(default)]
-    #[allow(dead_code)]
-    pub requests: Vec<RequestRecord>,
 }
 
 /// The transcript's own id of the session the approver API names `session`
@@ -154,7 +132,9 @@ mod tests {
         let log = read(&bytes, "concordia:ses_9d4e8f01").unwrap();
         assert_eq!(log.self_party, "agent_buyer_42");
         assert_eq!(log.counterparty.organization.as_deref(), Some("Litware"));
-        assert_eq!(log.requests[0].amount.as_deref(), Some("150000.00 USD"));
+        let requests =
+            crate::protocol::gate_request::read(&bytes, "concordia:ses_9d4e8f01").unwrap();
+        assert_eq!(requests[0].amount.as_deref(), Some("150000.00 USD"));
         assert_eq!((log.after, log.head.count), (2, 4));
         let err = read(&bytes, "concordia:ses_other").unwrap_err();
         assert!(

@@ -238,6 +238,18 @@ impl Seam for Concordia {
         offer::answer_on_log(events, seq, actor)
     }
 
+    fn host_keeps_requests(&self) -> bool {
+        true
+    }
+
+    fn host_requests(
+        &self,
+        session_id: &str,
+        fetched: &[u8],
+    ) -> Result<Option<Vec<crate::protocol::HostRequest>>, EngineError> {
+        crate::protocol::gate_request::read(fetched, session_id).map(Some)
+    }
+
     fn notice_lead(&self, pending: &PendingProposal) -> &'static str {
         match pending.kind.as_str() {
             "negotiate.counter" => "Concordia counter-offer from",
