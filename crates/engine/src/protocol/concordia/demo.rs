@@ -21,15 +21,9 @@
 //! What it did is kept in `concordia-demo.json` beside the host's database
 //! (keys, agent id, transcript), so a restart continues the same session.
 
-use std::path::Path;
-use std::time::Duration;
-
-use approval_receipt::{datetime, edges, keys};
-use countersign_client::{check_decision, raw_messages, GateClient};
-use countersign_host_api::gate::{
-    CreateSession, GateAction, GateCounterparty, GateRequestStatus, Head, RequestDecision,
-    RequestState,
-};
+use approval_receipt::{edges, keys};
+use countersign_client::{check_decision, GateClient};
+use countersign_host_api::gate::{CreateSession, GateCounterparty, GateRequestStatus, RequestState};
 use ed25519_dalek::SigningKey;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -37,7 +31,8 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::error::EngineError;
-use crate::protocol::DemoHost;
+use crate::protocol::gate_demo::{self, key_of, key_text, now_text, Asked, Log, Next, Script};
+use crate::protocol::{DemoHost, IoFuture};
 
 /// The seller's party id in the transcript.
 pub(crate) const SELLER: &str = "agent_contoso_sales";
@@ -58,18 +53,10 @@ pub(crate) const FLOOR: i64 = 42_000;
 /// The seller gives up after this many offers of its own.
 const MAX_SELLER_OFFERS: usize = 6;
 /// How long each offer stands (and the session's `offer_ttl`).
-const OFFER_SECS: i64 = 3 * 24 * 3600;
+const OFFER_SECS: i64 = gate_demo::ASK_SECS;
 
 fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
-    EngineError::Sandbox(format!("the Concordia demo: {e}"))
-}
-
-/// The question the buying agent has asked and not yet acted on.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Asked {
-    request_id: String,
-    /// The awaited message's index in the transcript.
-    index: usize,
+    gate_demo::demo_error("the Concordia demo", e)
 }
 
 /// Everything the demo remembers across restarts.
@@ -89,22 +76,6 @@ struct DemoState {
     asked: Option<Asked>,
     /// Requests made so far (their ids are numbered).
     requests: u32,
-}
-
-fn key_text(key: &SigningKey) -> String {
-    jcs::b64url::encode(&key.to_bytes())
-}
-
-fn key_of(text: &str) -> Result<SigningKey, EngineError> {
-    let bytes = jcs::b64url::decode(text).map_err(sandbox_error)?;
-    let seed: [u8; 32] = bytes
-        .try_into()
-        .map_err(|_| sandbox_error("a stored key is not 32 bytes"))?;
-    Ok(SigningKey::from_bytes(&seed))
-}
-
-fn now_text(offset_secs: i64) -> String {
-    datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs))
 }
 
 /// The two parties and what they have written: the transcript grows only
@@ -231,43 +202,15 @@ fn open(talk: &mut Talk<'_>) -> Result<(), EngineError> {
     )
 }
 
-fn load(path: &Path) -> Option<DemoState> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
-
-/// Keeps the state (it holds the demo's private keys: owner-only).
-fn save(path: &Path, state: &DemoState) -> Result<(), EngineError> {
-    use std::io::Write;
-    let text = serde_json::to_string(state).map_err(sandbox_error)?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(text.as_bytes())?;
-    Ok(())
-}
-
 /// First launch: two keys, the buying agent enrolled at the gate with a
 /// code the host's admin issues, and the session opened.
 async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
-    let buyer = SigningKey::generate(&mut rand::rngs::OsRng);
+    let (buyer, agent_id) = gate_demo::enroll(sandbox, BUYER_NAME, "concordia").await?;
     let seller = SigningKey::generate(&mut rand::rngs::OsRng);
-    let code = sandbox
-        .host
-        .gate_enroll_code(countersign_host::SANDBOX_HANDLE, BUYER_NAME, "concordia")
-        .await
-        .map_err(sandbox_error)?;
-    let enrolled = GateClient::enroll(&sandbox.url, &code.code, BUYER_NAME, &buyer, None)
-        .await
-        .map_err(sandbox_error)?;
     let mut state = DemoState {
         buyer_key: key_text(&buyer),
         seller_key: key_text(&seller),
-        agent_id: enrolled.agent_id,
+        agent_id,
         session_id: format!("ses_{}", &uuid::Uuid::new_v4().simple().to_string()[..16]),
         messages: Vec::new(),
         mirrored: 0,
@@ -285,54 +228,45 @@ async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
 /// Runs the demo against the sandbox for as long as it runs.
 pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
     let path = sandbox.dir.join("concordia-demo.json");
-    let mut state = match load(&path) {
+    let state = match gate_demo::load::<DemoState>(&path) {
         Some(state) => state,
         None => {
             let state = begin(sandbox).await?;
-            save(&path, &state)?;
+            gate_demo::save(&path, &state)?;
             state
         }
     };
     let gate = GateClient::new(&sandbox.url, key_of(&state.buyer_key)?, &state.agent_id)
         .map_err(sandbox_error)?;
-    loop {
-        let before = (state.messages.len(), state.mirrored, state.requests);
-        let outcome = step(&gate, &mut state).await;
-        if (state.messages.len(), state.mirrored, state.requests) != before {
-            save(&path, &state)?;
-        }
-        match outcome {
-            Ok(Next::Wait) => {}
-            Ok(Next::Done) => return Ok(()),
-            Err(e) => tracing::debug!("{e}"),
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
+    gate_demo::drive(&path, &gate, state).await
+}
+
+impl Script for DemoState {
+    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>> {
+        Box::pin(step(gate, self))
     }
 }
 
-/// What the loop does next.
-#[derive(Debug, PartialEq, Eq)]
-enum Next {
-    Wait,
-    Done,
+fn message_hash(message: &Value) -> Result<String, EngineError> {
+    edges::hash(message).map_err(sandbox_error)
 }
 
 /// Mirrors what the gate does not hold yet.
 async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineError> {
-    if state.mirrored == state.messages.len() {
-        return Ok(());
-    }
-    if state.mirrored > state.messages.len() {
-        return Err(sandbox_error(
-            "its state file says the gate holds more messages than it kept",
-        ));
-    }
-    if state.mirrored == 0 {
-        let buyer = key_of(&state.buyer_key)?;
-        let seller = key_of(&state.seller_key)?;
-        let create = CreateSession {
+    let log = Log {
+        session_id: &state.session_id,
+        messages: &state.messages,
+        mirrored: &mut state.mirrored,
+        hash: message_hash,
+    };
+    let (buyer_key, seller_key, session_id) =
+        (&state.buyer_key, &state.seller_key, &state.session_id);
+    gate_demo::mirror(gate, log, || {
+        let buyer = key_of(buyer_key)?;
+        let seller = key_of(seller_key)?;
+        Ok(CreateSession {
             protocol: "concordia".to_owned(),
-            session_id: state.session_id.clone(),
+            session_id: session_id.clone(),
             keys: [
                 (
                     BUYER.to_owned(),
@@ -350,21 +284,10 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
                 name: Some(SELLER_NAME.to_owned()),
                 organization: Some(SELLER_ORG.to_owned()),
             },
-            messages: raw_messages(&state.messages).map_err(sandbox_error)?,
-        };
-        gate.create_session(&create).await.map_err(sandbox_error)?;
-    } else {
-        let last = &state.messages[state.mirrored - 1];
-        let after = Head {
-            count: state.mirrored as u64,
-            hash: edges::hash(last).map_err(sandbox_error)?,
-        };
-        gate.append(&state.session_id, &after, &state.messages[state.mirrored..])
-            .await
-            .map_err(sandbox_error)?;
-    }
-    state.mirrored = state.messages.len();
-    Ok(())
+            messages: Vec::new(),
+        })
+    })
+    .await
 }
 
 /// One turn: mirror, ask about the seller's standing offer, or act on the
@@ -389,19 +312,17 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
             .pointer("/body/terms")
             .and_then(price_in)
             .map(|p| format!("{p} USD"));
-        let request_id = format!("req-{}", state.requests + 1);
-        let ask = RequestDecision {
-            request_id: request_id.clone(),
-            message_hash: edges::hash(last).map_err(sandbox_error)?,
-            action: GateAction::Accept,
+        let hash = message_hash(last)?;
+        let asked = gate_demo::ask(
+            gate,
+            &state.session_id,
+            index,
+            hash,
             amount,
-            expires_at: now_text(OFFER_SECS),
-        };
-        gate.request_decision(&state.session_id, &ask)
-            .await
-            .map_err(sandbox_error)?;
-        state.requests += 1;
-        state.asked = Some(Asked { request_id, index });
+            &mut state.requests,
+        )
+        .await?;
+        state.asked = Some(asked);
         return Ok(Next::Wait);
     };
     let status = gate
@@ -546,6 +467,7 @@ fn react(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use countersign_host_api::gate::GateAction;
 
     fn talk_state() -> DemoState {
         DemoState {
