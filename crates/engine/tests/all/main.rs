@@ -15,5 +15,6 @@ mod notices;
 mod oanp_gate;
 mod receipts;
 mod sandbox_concordia;
+mod sandbox_oanp;
 mod seam;
 mod settings;

@@ -11,20 +11,26 @@ use countersign_engine::*;
 use serde_json::Value;
 
 /// An engine on `dir` with the default (auto) sandbox, polling quickly.
-fn sandbox_engine(dir: &std::path::Path) -> Engine {
+pub fn sandbox_engine(dir: &std::path::Path) -> Engine {
     let mut config = EngineConfig::new(dir.to_owned());
     config.poll_interval = Duration::from_millis(300);
     Engine::open(config).unwrap()
 }
 
-/// The demo's state file, as it keeps it.
+/// The Concordia demo's state file, as it keeps it.
 fn demo_state(data: &std::path::Path) -> Option<Value> {
-    let text = std::fs::read_to_string(data.join("sandbox/concordia-demo.json")).ok()?;
+    state_file(data, "concordia-demo.json")
+}
+
+/// A sandbox demo's state file `name`, as the demo keeps it.
+pub fn state_file(data: &std::path::Path, name: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(data.join("sandbox").join(name)).ok()?;
     serde_json::from_str(&text).ok()
 }
 
-/// The demo's buying agent, as a gate client of the sandbox host.
-async fn demo_agent(engine: &Engine, state: &Value) -> GateClient {
+/// A demo's own agent (its key and id from its state file), as a gate
+/// client of the sandbox host.
+pub async fn demo_agent(engine: &Engine, state: &Value) -> GateClient {
     let url = engine.hosts().await.unwrap()[0].url.clone();
     let seed = jcs::b64url::decode(state["buyer_key"].as_str().unwrap()).unwrap();
     let key = ed25519_dalek::SigningKey::from_bytes(&seed.try_into().unwrap());

@@ -23,7 +23,9 @@
 
 use approval_receipt::{edges, keys};
 use countersign_client::{check_decision, GateClient};
-use countersign_host_api::gate::{CreateSession, GateCounterparty, GateRequestStatus, RequestState};
+use countersign_host_api::gate::{
+    CreateSession, GateCounterparty, GateRequestStatus, RequestState,
+};
 use ed25519_dalek::SigningKey;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

@@ -14,8 +14,10 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, inclusions, verdict, rounds, counter terms, what the log shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the log export, the CSV of offers |
+//! | `demo` | the sandbox's scripted buyer, merchant and arbiter |
 
 mod decision;
+mod demo;
 mod log;
 mod offer;
 mod record;
@@ -308,9 +310,11 @@ impl Seam for OanpSession {
         })
     }
 
-    fn run_demo<'a>(&'a self, _sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        // The sandbox's OANP demo is the filed receipt (`receipts`); no
-        // scripted OANP buyer agent runs against the sandbox host.
-        Box::pin(async { Ok(()) })
+    /// The org's scripted buyer agent negotiating with a scripted merchant
+    /// before a scripted arbiter (`demo`), asking at the sandbox host's gate
+    /// before each `offer.accept`. The filed development receipt
+    /// (`receipts`) is the demo of an arbiter's receipt.
+    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
+        Box::pin(demo::run(sandbox))
     }
 }
