@@ -1,10 +1,11 @@
 //! The sandbox: an embedded `countersign-host` on loopback with its own database in
 //! the data directory, this console enrolled as its approver, and scripted
 //! demo parties that negotiate with it for real over HTTP: ANP vendor
-//! agents, and a Concordia buying agent of the org (enrolled at the host's
-//! gate) negotiating with a scripted seller. A new user sees real pending
-//! decisions of both protocols within seconds, and the demos answer their
-//! decisions (a new offer after a decline, acceptance of a fair counter).
+//! agents, the org's Concordia buying agent and OANP buyer (each enrolled at
+//! the host's gate) negotiating with a scripted seller or merchant, and an
+//! ANEX onboarding agent. A new user sees real pending decisions of every
+//! protocol within seconds, and the demos answer their decisions (a new
+//! offer after a decline, acceptance of a fair counter).
 
 use crate::context::Context;
 use crate::error::EngineError;

@@ -11,7 +11,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use approval_receipt::datetime;
 use countersign_client::{raw_messages, GateClient};
 use countersign_host_api::gate::{CreateSession, GateAction, Head, RequestDecision};
 use ed25519_dalek::SigningKey;
@@ -49,9 +48,9 @@ pub(crate) fn key_of(text: &str) -> Result<SigningKey, EngineError> {
     Ok(SigningKey::from_bytes(&seed))
 }
 
-/// Now plus `offset_secs`, as an RFC 3339 UTC text.
+/// Now plus `offset_secs`, as the engine writes a time (RFC 3339 UTC).
 pub(crate) fn now_text(offset_secs: i64) -> String {
-    datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs))
+    crate::clock::format_time(OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs))
 }
 
 /// A demo's state, when its file holds one it can read.

@@ -21,7 +21,7 @@
 //! What it did is kept in `concordia-demo.json` beside the host's database
 //! (keys, agent id, transcript), so a restart continues the same session.
 
-use approval_receipt::{edges, keys};
+use approval_receipt::{datetime, edges, keys};
 use countersign_client::{check_decision, GateClient};
 use countersign_host_api::gate::{
     CreateSession, GateCounterparty, GateRequestStatus, RequestState,
@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::error::EngineError;
-use crate::protocol::gate_demo::{self, key_of, key_text, now_text, Asked, Log, Next, Script};
+use crate::protocol::gate_demo::{self, key_of, key_text, Asked, Log, Next, Script};
 use crate::protocol::{DemoHost, IoFuture};
 
 /// The seller's party id in the transcript.
@@ -59,6 +59,11 @@ const OFFER_SECS: i64 = gate_demo::ASK_SECS;
 
 fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
     gate_demo::demo_error("the Concordia demo", e)
+}
+
+/// Now plus `offset_secs`, as Concordia messages carry a time.
+fn now_text(offset_secs: i64) -> String {
+    datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs))
 }
 
 /// Everything the demo remembers across restarts.
