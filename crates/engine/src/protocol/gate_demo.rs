@@ -185,18 +185,41 @@ pub(crate) async fn ask(
 }
 
 /// A demo agent's state, played one turn at a time.
-pub(crate) trait Script: Serialize + Send {
+pub(crate) trait Script: Serialize + DeserializeOwned + Send {
+    /// The agent's key (as kept) and the gate's id for it.
+    fn agent(&self) -> (&str, &str);
     /// One turn: mirror, ask, or act on a decision.
     fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>>;
 }
 
+/// Runs a demo against the sandbox for as long as it runs: its state from
+/// `file` in the sandbox's directory, or, on first launch, what `begin`
+/// makes (kept at once, before anything is sent).
+pub(crate) async fn run<S: Script, F>(
+    sandbox: &DemoHost,
+    file: &str,
+    begin: impl FnOnce() -> F,
+) -> Result<(), EngineError>
+where
+    F: std::future::Future<Output = Result<S, EngineError>>,
+{
+    let path = sandbox.dir.join(file);
+    let state = match load::<S>(&path) {
+        Some(state) => state,
+        None => {
+            let state = begin().await?;
+            save(&path, &state)?;
+            state
+        }
+    };
+    let (key, agent_id) = state.agent();
+    let gate = GateClient::new(&sandbox.url, key_of(key)?, agent_id).map_err(shared_error)?;
+    drive(&path, &gate, state).await
+}
+
 /// Plays `state` against the gate until the negotiation is over, keeping
 /// it in `path` after every turn that changed it.
-pub(crate) async fn drive<S: Script>(
-    path: &Path,
-    gate: &GateClient,
-    mut state: S,
-) -> Result<(), EngineError> {
+async fn drive<S: Script>(path: &Path, gate: &GateClient, mut state: S) -> Result<(), EngineError> {
     let text = |s: &S| serde_json::to_string(s).map_err(shared_error);
     loop {
         let before = text(&state)?;

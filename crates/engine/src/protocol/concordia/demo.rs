@@ -234,21 +234,14 @@ async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
 
 /// Runs the demo against the sandbox for as long as it runs.
 pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
-    let path = sandbox.dir.join("concordia-demo.json");
-    let state = match gate_demo::load::<DemoState>(&path) {
-        Some(state) => state,
-        None => {
-            let state = begin(sandbox).await?;
-            gate_demo::save(&path, &state)?;
-            state
-        }
-    };
-    let gate = GateClient::new(&sandbox.url, key_of(&state.buyer_key)?, &state.agent_id)
-        .map_err(sandbox_error)?;
-    gate_demo::drive(&path, &gate, state).await
+    gate_demo::run(sandbox, "concordia-demo.json", || begin(sandbox)).await
 }
 
 impl Script for DemoState {
+    fn agent(&self) -> (&str, &str) {
+        (&self.buyer_key, &self.agent_id)
+    }
+
     fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>> {
         Box::pin(step(gate, self))
     }

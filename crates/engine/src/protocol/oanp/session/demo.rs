@@ -43,7 +43,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::error::EngineError;
-use crate::protocol::gate_demo::{self, key_of, key_text, now_text, Asked, Log, Next, Script};
+use crate::protocol::gate_demo::{self, key_text, now_text, Asked, Log, Next, Script};
 use crate::protocol::{DemoHost, IoFuture};
 
 /// The buyer agent's name at the gate.
@@ -282,21 +282,14 @@ async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
 
 /// Runs the demo against the sandbox for as long as it runs.
 pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
-    let path = sandbox.dir.join("oanp-demo.json");
-    let state = match gate_demo::load::<DemoState>(&path) {
-        Some(state) => state,
-        None => {
-            let state = begin(sandbox).await?;
-            gate_demo::save(&path, &state)?;
-            state
-        }
-    };
-    let gate = GateClient::new(&sandbox.url, key_of(&state.buyer_key)?, &state.agent_id)
-        .map_err(sandbox_error)?;
-    gate_demo::drive(&path, &gate, state).await
+    gate_demo::run(sandbox, "oanp-demo.json", || begin(sandbox)).await
 }
 
 impl Script for DemoState {
+    fn agent(&self) -> (&str, &str) {
+        (&self.buyer_key, &self.agent_id)
+    }
+
     fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>> {
         Box::pin(step(gate, self))
     }
@@ -514,6 +507,7 @@ fn close(state: &mut DemoState, reason: &str, detail: &str) -> Result<(), Engine
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::gate_demo::key_of;
     use countersign_host_api::gate::GateAction;
 
     fn fresh() -> DemoState {
