@@ -997,6 +997,16 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
             "{first:?}"
         );
     }
+    let oanp_demo = || {
+        let text = std::fs::read_to_string(data.path().join("sandbox/oanp-demo.json")).unwrap();
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        (
+            state["agent_id"].clone(),
+            state["session_id"].clone(),
+            state["messages"].as_array().map(Vec::len),
+        )
+    };
+    let before = oanp_demo();
     engine.shutdown().await;
     drop(engine);
 
@@ -1005,6 +1015,8 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
     engine.refresh().await.unwrap();
     let hosts = engine.hosts().await.unwrap();
     assert_eq!(hosts.len(), 1, "one sandbox host, re-bound to its new port");
+    // The OANP demo's buyer carries on as the same agent in the same session.
+    assert_eq!(oanp_demo(), before);
     assert!(hosts[0].reachable, "{:?}", hosts[0].last_error);
     let again = engine.sessions(HistoryFilter::default()).await.unwrap();
     assert_eq!(
