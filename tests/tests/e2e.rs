@@ -23,6 +23,8 @@ mod anex;
 mod concordia;
 #[path = "e2e/installed.rs"]
 mod installed;
+#[path = "e2e/oanp.rs"]
+mod oanp;
 #[path = "e2e/person.rs"]
 mod person;
 #[path = "e2e/receipts.rs"]
