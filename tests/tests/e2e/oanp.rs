@@ -151,6 +151,14 @@ async fn the_sandbox_oanp_counter_shows_price_and_verdict_and_an_approval_agrees
         Ok((rows == seen.len()).then_some(()))
     })
     .await?;
+    let shown = app
+        .script(
+            "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
+               .map(r => r.querySelectorAll('td')[4].textContent.trim());",
+            vec![],
+        )
+        .await?;
+    assert_eq!(shown, json!(seen), "the timeline's kinds are the log's");
     app.screenshot("oanp-decided").await?;
     app.quit().await
 }
