@@ -80,7 +80,7 @@ describe("after a decision", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "approve", outcome: "answered", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6.", reason: null },
+        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6.", reason: null, breach: null },
     }));
     const user = userEvent.setup();
     const { container } = await renderApp(backend);
@@ -96,7 +96,7 @@ describe("after a decision", () => {
     const reason = "<img src=x onerror=alert(1)> Above our benchmark.";
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: null, reason,
+        decision_id: null, appended: null, reason, breach: null,
         detail: "The host recorded a decline for the org's agent. The session log shows no answer from the agent yet." },
     }));
     const user = userEvent.setup();
@@ -111,11 +111,38 @@ describe("after a decision", () => {
     expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
   });
 
+  it("says loudly, as an alert, that the org's agent accepted what was declined", async () => {
+    const backend = new FakeBackend();
+    const breach = "The org's agent accepted at seq 7 although the decision recorded for this request was a decline: it acted against the person's decision.";
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
+        decision_id: null, appended: { seq: 7, kind: "negotiate.accept", event_hash: "h7", verified: true }, reason: "Too high.", breach,
+        detail: "The host recorded a decline for the org's agent. The session log shows the agent's answer at seq 7." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    const alert = byId(container, "decision-breach");
+    expect(alert.getAttribute("role")).toBe("alert");
+    expect(alert.textContent).toBe(breach);
+  });
+
+  it("shows no breach when the agent kept to the decision", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.decidedView());
+    const { container } = await renderApp(backend);
+    const user = userEvent.setup();
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(container.querySelector("[data-testid='decision-breach']")).toBeNull();
+  });
+
   it("shows an approval completed at another console as approved by both, not as still waiting", async () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "approve", outcome: "decided", decided_by: "ana@buyer.example, grace@buyer.example",
-        at: "2026-11-29T11:40:00Z", decision_id: "d-42", appended: null, reason: null,
+        at: "2026-11-29T11:40:00Z", decision_id: "d-42", appended: null, reason: null, breach: null,
         detail: "The host recorded the approvals its policy needs (2 of 2) for the org's agent. The session log shows no answer from the agent yet." },
     }));
     const user = userEvent.setup();
@@ -133,7 +160,7 @@ describe("after a decision", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: null, outcome: "expired", decided_by: null, at: "2026-11-29T12:00:00Z", decision_id: null,
-        appended: null, reason: null, detail: "Nobody decided before it expired, so the org's agent must not accept." },
+        appended: null, reason: null, breach: null, detail: "Nobody decided before it expired, so the org's agent must not accept." },
     }));
     const user = userEvent.setup();
     const { container } = await renderApp(backend);

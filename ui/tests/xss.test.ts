@@ -101,7 +101,7 @@ describe("counterparty text is data", () => {
       appended: { seq: 6, kind: "accept", event_hash: "h", verified: false } });
     backend.views.set(item.event_hash, fx.decidedView({ item,
       decision: { action: "approve", outcome: "appended", decided_by: `me ${IMG}`, at: "2026-11-29T11:58:00Z",
-        decision_id: "d", appended: null, detail: `host says ${BOTH}`, reason: `declined ${BOTH}` } }));
+        decision_id: "d", appended: null, detail: `host says ${BOTH}`, reason: `declined ${BOTH}`, breach: `accepted ${BOTH}` } }));
     backend.detail = { ...fx.disputedDetail(), dispute: fx.disputeView({ counterparty: `Evil ${IMG}`, host_label: `Host ${SCRIPT}` }) };
     const { container } = await renderApp(backend);
     await user.click(byId(container, "inbox-row"));
@@ -109,6 +109,7 @@ describe("counterparty text is data", () => {
     expect(byId(container, "decision-detail").textContent).toBe(`host says ${BOTH}`);
     expect(byId(container, "decision-by").textContent).toBe(`me ${IMG}`);
     expect(byId(container, "decision-reason").textContent).toBe(`declined ${BOTH}`);
+    expect(byId(container, "decision-breach").textContent).toBe(`accepted ${BOTH}`);
     assertInert(container);
     backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-fabrikam" });
     await settle();

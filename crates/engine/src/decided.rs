@@ -40,6 +40,22 @@ pub(crate) struct Known<'a> {
 /// console's own decision as the host last answered it, and last what the
 /// log alone shows (`answered`, or `withdrawn` when it shows nothing).
 pub(crate) fn what_became(known: Known<'_>) -> Option<ProposalDecision> {
+    let accepted_at = match &known.log {
+        Some(LogAnswer::Accepted { event, .. }) => Some(event.seq),
+        _ => None,
+    };
+    decided(known).map(|mut d| {
+        if let (Some(seq), Some(action @ ("decline" | "counter"))) = (accepted_at, d.action.as_deref()) {
+            d.breach = Some(format!(
+                "The org's agent accepted at seq {seq} although the decision recorded for this request was a {action}: it acted against the person's decision."
+            ));
+        }
+        d
+    })
+}
+
+/// [`what_became`] before the check that the agent kept to the decision.
+fn decided(known: Known<'_>) -> Option<ProposalDecision> {
     let state = known.host.and_then(HostRequest::state);
     let left = !known.pending;
     match (known.mine, known.host, state) {
@@ -51,7 +67,9 @@ pub(crate) fn what_became(known: Known<'_>) -> Option<ProposalDecision> {
             Some(host),
             Some(RequestState::Approved | RequestState::Denied | RequestState::Countered),
         ) if left => Some(from_host(host, mine, known.log)),
-        (mine, Some(host), Some(RequestState::Expired)) if left => Some(expired(host, mine)),
+        (mine, Some(host), Some(RequestState::Expired)) if left => {
+            Some(expired(host, mine, known.log.as_ref()))
+        }
         (_, Some(_), Some(RequestState::Superseded)) if left => Some(match known.log {
             None => withdrawn(
                 None,
@@ -93,6 +111,7 @@ fn from_decision(
         appended: record.appended.as_ref().map(|a| appended_event(a, stored)),
         detail: record.detail.clone(),
         reason: None,
+        breach: None,
     }
 }
 
@@ -118,6 +137,7 @@ fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
             detail: format!("Accepted at seq {}.", event.seq),
             appended: Some(verified(&event)),
             reason: None,
+            breach: None,
         },
         Some(LogAnswer::Answered { event, action }) => ProposalDecision {
             action: Some(action.to_owned()),
@@ -132,6 +152,7 @@ fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
             ),
             appended: Some(verified(&event)),
             reason: None,
+            breach: None,
         },
         Some(LogAnswer::Replaced { event }) => withdrawn(
             Some(event.at.clone()),
@@ -154,6 +175,7 @@ fn withdrawn(at: Option<String>, detail: &str) -> ProposalDecision {
         appended: None,
         detail: detail.to_owned(),
         reason: None,
+        breach: None,
     }
 }
 
@@ -244,12 +266,17 @@ fn from_host(
         } else {
             host.reason.clone()
         },
+        breach: None,
     }
 }
 
 /// A gate request that expired undecided, the host says: the agent must
 /// not accept; the approvals given by then, when there were any.
-fn expired(host: &HostRequest, mine: Option<&DecisionRecord>) -> ProposalDecision {
+fn expired(
+    host: &HostRequest,
+    mine: Option<&DecisionRecord>,
+    log: Option<&LogAnswer>,
+) -> ProposalDecision {
     let detail = if host.approvals_given > 0 {
         format!(
             "Nobody completed the decision in time: it expired with {} of {} approvals, so the org's agent must not accept.",
@@ -267,6 +294,13 @@ fn expired(host: &HostRequest, mine: Option<&DecisionRecord>) -> ProposalDecisio
         appended: None,
         detail,
         reason: None,
+        breach: match log {
+            Some(LogAnswer::Accepted { event, .. }) => Some(format!(
+                "The org's agent accepted at seq {} although the request expired with no decision: it acted without the person's approval.",
+                event.seq
+            )),
+            _ => None,
+        },
     }
 }
 
@@ -332,6 +366,55 @@ mod tests {
             stored: &[],
             pending,
         })
+    }
+
+    #[test]
+    fn an_accept_against_a_decline_a_counter_or_an_expiry_is_a_breach_and_after_an_approval_is_not()
+    {
+        let accepted = || {
+            Some(LogAnswer::Accepted {
+                event: answer("negotiate.accept", 6),
+                approved_by: Vec::new(),
+            })
+        };
+        for (status, decision) in [("denied", "deny"), ("countered", "deny")] {
+            let h = host(
+                status,
+                &[(GRACE, decision, "2026-12-01T09:30:00Z")],
+                Some("no"),
+            );
+            let d = became(None, Some(&h), accepted(), false).unwrap();
+            let breach = d.breach.unwrap_or_else(|| panic!("{status}: no breach"));
+            assert!(breach.contains("accepted at seq 6"), "{breach}");
+            assert!(breach.contains("against the person's decision"), "{breach}");
+            // The agent answering some other way is no breach.
+            let countered = Some(LogAnswer::Answered {
+                event: answer("negotiate.counter", 6),
+                action: "counter",
+            });
+            assert_eq!(
+                became(None, Some(&h), countered, false).unwrap().breach,
+                None
+            );
+        }
+        let late = host("expired", &[], None);
+        let d = became(None, Some(&late), accepted(), false).unwrap();
+        assert!(d.breach.unwrap().contains("expired with no decision"));
+        assert_eq!(became(None, Some(&late), None, false).unwrap().breach, None);
+        let approved = host(
+            "approved",
+            &[
+                (ADA, "approve", "2026-12-01T09:10:00Z"),
+                (GRACE, "approve", "2026-12-01T09:30:00Z"),
+            ],
+            None,
+        );
+        assert_eq!(
+            became(None, Some(&approved), accepted(), false)
+                .unwrap()
+                .breach,
+            None
+        );
     }
 
     #[test]

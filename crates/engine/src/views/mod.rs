@@ -400,6 +400,10 @@ pub struct ProposalDecision {
     /// Why it was declined, as the approver who declined wrote it (a gate
     /// request decided at another console): text, never markup.
     pub reason: Option<String>,
+    /// The org's own agent accepted although the host recorded that it
+    /// must not (a decline, a counter, or nobody deciding in time): one
+    /// sentence naming the accept. What a person must act on at once.
+    pub breach: Option<String>,
 }
 
 /// An entry a decision appended to the session's record.

@@ -452,3 +452,48 @@ async fn a_gate_request_nobody_decided_in_time_reads_expired() {
         decision.detail
     );
 }
+
+/// The org's agent accepting a counter-offer the person declined is shown
+/// as a breach, naming the accept, at every console.
+#[tokio::test]
+async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let agent = crate::gate::gate_agent(&world).await;
+    let (talk, i) = crate::gate::Talk::bargained("ses_breach", 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
+    let item = gate_row(&ada, &format!("concordia:{}", talk.session_id)).await;
+    let result = ada
+        .decide(gate_decision(
+            &item,
+            DecideAction::Decline,
+            Some("Too high."),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    assert_eq!(
+        became(&ada, &item).await.breach,
+        None,
+        "declined, nothing done yet"
+    );
+
+    let mut talk = talk;
+    let n = talk.messages.len();
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    talk.say(
+        crate::gate::BUYER,
+        "negotiate.accept",
+        serde_json::json!({"offer_id": offer_id}),
+    );
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    let decision = became(&ada, &item).await;
+    let breach = decision.breach.expect("the accept against the decline");
+    assert!(
+        breach.contains(&format!("accepted at seq {}", n + 1)),
+        "{breach}"
+    );
+}

@@ -1986,7 +1986,13 @@ detail: string,
  * Why it was declined, as the approver who declined wrote it (a gate
  * request decided at another console): text, never markup.
  */
-reason: string | null, };
+reason: string | null, 
+/**
+ * The org's own agent accepted although the host recorded that it
+ * must not (a decline, a counter, or nobody deciding in time): one
+ * sentence naming the accept. What a person must act on at once.
+ */
+breach: string | null, };
 
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
