@@ -343,6 +343,16 @@ async fn a_rate_limit_holds_for_the_whole_deployment() {
     let hosts = remotes(&d);
     let vendor = hosts[0].register().await;
     let path = "/api/agent/v1/sessions/no-such-session";
+    // The shared counters are fixed windows aligned to the minute
+    // (docs: "rate limits hold for the whole deployment"): start well
+    // inside one, so that all 15 requests count in the same window. (Near
+    // a minute's end they straddled two, and none was limited.)
+    let into = time::OffsetDateTime::now_utc()
+        .unix_timestamp()
+        .rem_euclid(60);
+    if into > 40 {
+        tokio::time::sleep(std::time::Duration::from_secs((61 - into) as u64)).await;
+    }
     let mut statuses = Vec::new();
     for n in 0..15 {
         let (s, _) = hosts[n % 3].send(&vendor, "GET", path, Vec::new()).await;
