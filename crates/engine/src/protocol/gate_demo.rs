@@ -12,7 +12,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use countersign_client::{raw_messages, GateClient};
-use countersign_host_api::gate::{CreateSession, GateAction, Head, RequestDecision};
+use countersign_host_api::gate::{
+    CreateSession, GateAction, GateRequestStatus, Head, RequestDecision,
+};
 use ed25519_dalek::SigningKey;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -182,6 +184,17 @@ pub(crate) async fn ask(
         .map_err(shared_error)?;
     *requests += 1;
     Ok(Asked { request_id, index })
+}
+
+/// The host's answer to `asked` once it is settled (approved, denied,
+/// countered, expired or superseded); `None` while it still waits.
+pub(crate) async fn settled(
+    gate: &GateClient,
+    session_id: &str,
+    asked: &Asked,
+) -> countersign_client::Result<Option<GateRequestStatus>> {
+    let status = gate.request(session_id, &asked.request_id).await?;
+    Ok(status.status.is_final().then_some(status))
 }
 
 /// A demo agent's state, played one turn at a time.

@@ -375,13 +375,12 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         state.asked = Some(asked);
         return Ok(Next::Wait);
     };
-    let status = gate
-        .request(&state.session_id, &asked.request_id)
+    let Some(status) = gate_demo::settled(gate, &state.session_id, &asked)
         .await
-        .map_err(sandbox_error)?;
-    if !status.status.is_final() {
+        .map_err(sandbox_error)?
+    else {
         return Ok(Next::Wait);
-    }
+    };
     let Some(awaited) = state.messages.get(asked.index).cloned() else {
         return Err(sandbox_error(
             "its state file names an awaited envelope it does not hold",
