@@ -44,8 +44,11 @@ struct Args {
     #[arg(long, value_name = "URL")]
     host: Option<String>,
     /// `synchronous` of the in-process host and of the bare SQLite baseline.
-    #[arg(long, value_enum, default_value_t = Sync::Normal)]
-    sync: Sync,
+    /// Default: `both`, the host's default (`full`) then `normal`, side by
+    /// side in one run. With `--host`, the running host's setting, which the
+    /// bare baseline then uses (default `full`, the host's default).
+    #[arg(long, value_enum)]
+    sync: Option<Sync>,
     /// Rows for the bare baseline (SQLite, or PostgreSQL with --store postgres).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sqlite_rows: u32,
@@ -77,19 +80,32 @@ enum Store {
 /// SQLite durability, as the host's `--sync` flag names it.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum Sync {
-    /// `synchronous=NORMAL`: survives a process crash (the host's default).
-    Normal,
-    /// `synchronous=FULL`: fsync per commit, survives power loss.
+    /// `synchronous=FULL` then `synchronous=NORMAL`, one after the other.
+    Both,
+    /// `synchronous=FULL`: an acknowledged event survives power loss (the
+    /// host's default; its commits share fsyncs).
     Full,
+    /// `synchronous=NORMAL`: survives a process crash, not power loss.
+    Normal,
 }
 
 impl Sync {
-    fn durability(self) -> countersign_host::Durability {
+    /// The durabilities to measure, the host's default first.
+    fn durabilities(self) -> &'static [countersign_host::Durability] {
+        use countersign_host::Durability;
         match self {
-            Sync::Normal => countersign_host::Durability::Normal,
-            Sync::Full => countersign_host::Durability::Full,
+            Sync::Both => &[Durability::Full, Durability::Normal],
+            Sync::Full => &[Durability::Full],
+            Sync::Normal => &[Durability::Normal],
         }
     }
+}
+
+/// The figures of a SQLite run: one [`Report`] per durability measured.
+#[derive(Serialize, Debug)]
+struct SqliteReport {
+    store: &'static str,
+    runs: Vec<Report>,
 }
 
 /// The figures of one run.
@@ -157,20 +173,42 @@ fn main() -> ExitCode {
             }
         };
     }
-    match runtime.block_on(run(&args)) {
-        Ok(report) => {
-            if args.json {
-                println!("{}", serde_json::to_string(&report).unwrap_or_default());
-            } else {
-                print_text(&report);
-            }
-            ExitCode::from(if report.errors == 0 { 0 } else { 1 })
+    let sync = match (&args.host, args.sync) {
+        (Some(_), Some(Sync::Both)) => {
+            eprintln!("anp-loadgen: --sync both measures its own in-process host; with --host, name the running host's setting (--sync full or --sync normal)");
+            return ExitCode::from(2);
         }
-        Err(e) => {
-            eprintln!("anp-loadgen: {e}");
-            ExitCode::from(e.exit_code())
+        (Some(_), None) => Sync::Full,
+        (None, None) => Sync::Both,
+        (_, Some(sync)) => sync,
+    };
+    let mut runs = Vec::new();
+    for &durability in sync.durabilities() {
+        match runtime.block_on(run(&args, durability)) {
+            Ok(report) => {
+                if !args.json {
+                    print_text(&report);
+                    println!();
+                }
+                runs.push(report);
+            }
+            Err(e) => {
+                eprintln!("anp-loadgen: {e}");
+                return ExitCode::from(e.exit_code());
+            }
         }
     }
+    let errors: usize = runs.iter().map(|r| r.errors).sum();
+    if args.json {
+        let report = SqliteReport {
+            store: "sqlite",
+            runs,
+        };
+        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+    } else {
+        print_summary(&runs);
+    }
+    ExitCode::from(if errors == 0 { 0 } else { 1 })
 }
 
 /// Why a run could not be made.
@@ -196,13 +234,13 @@ impl RunError {
     }
 }
 
-async fn run(args: &Args) -> Result<Report, RunError> {
+async fn run(args: &Args, durability: countersign_host::Durability) -> Result<Report, RunError> {
     let dir =
         tempfile::tempdir().map_err(|e| RunError::Setup(format!("temporary directory: {e}")))?;
     let (base_url, running) = match &args.host {
         Some(url) => (check_loopback(url)?, None),
         None => {
-            let running = load::spawn_host(&dir.path().join("host.db"), args.sync.durability())
+            let running = load::spawn_host(&dir.path().join("host.db"), durability)
                 .await
                 .map_err(|e| RunError::Setup(e.to_string()))?;
             (running.base_url(), Some(running))
@@ -222,7 +260,7 @@ async fn run(args: &Args) -> Result<Report, RunError> {
     }
     let outcome = outcome.map_err(RunError::NoAgent)?;
 
-    let synchronous = args.sync.durability().pragma();
+    let synchronous = durability.pragma();
     let (rows, sqlite_elapsed) = bare_sqlite::insert_rows(
         &dir.path().join("bare.db"),
         synchronous,
@@ -308,4 +346,24 @@ fn print_text(r: &Report) {
         "target (>= {TARGET_APPENDS_PER_SECOND:.0} appends/s and >= {TARGET_RATIO} of bare inserts, p99 < {TARGET_P99_MS:.0} ms, no errors): {}",
         if r.target_met { "met" } else { "missed" }
     );
+}
+
+/// One line per durability, so the two can be read side by side.
+fn print_summary(runs: &[Report]) {
+    if runs.len() < 2 {
+        return;
+    }
+    println!("side by side (bare inserts at the same synchronous setting):");
+    for r in runs {
+        println!(
+            "  synchronous={:<6} {:>7.0} appends/s  p99 {:>6.2} ms  bare {:>7.0} inserts/s  ratio {:.3}  {}",
+            r.synchronous,
+            r.appends_per_second,
+            r.p99_ms,
+            r.sqlite_inserts_per_second,
+            r.ratio,
+            if r.target_met { "met" } else { "missed" }
+        );
+    }
+    println!("  (FULL is the host's default: the host's appends share each fsync, bare single-row transactions pay one each; NORMAL commits without fsync)");
 }

@@ -24,19 +24,62 @@ fn a_small_run_prints_every_figure() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["appends"], 21);
-    assert_eq!(report["errors"], 0);
-    assert_eq!(report["sqlite_inserts"], 50);
-    for figure in [
-        "appends_per_second",
-        "p50_ms",
-        "p99_ms",
-        "sqlite_inserts_per_second",
-        "ratio",
-    ] {
-        assert!(report[figure].as_f64().unwrap() > 0.0, "{figure}: {report}");
+    assert_eq!(report["store"], "sqlite");
+    let runs = report["runs"].as_array().unwrap();
+    let settings: Vec<&str> = runs
+        .iter()
+        .map(|r| r["synchronous"].as_str().unwrap())
+        .collect();
+    assert_eq!(settings, ["FULL", "NORMAL"], "the host's default first");
+    for run in runs {
+        assert_eq!(run["appends"], 21, "{run}");
+        assert_eq!(run["errors"], 0, "{run}");
+        assert_eq!(run["sqlite_inserts"], 50, "{run}");
+        for figure in [
+            "appends_per_second",
+            "p50_ms",
+            "p99_ms",
+            "sqlite_inserts_per_second",
+            "ratio",
+        ] {
+            assert!(run[figure].as_f64().unwrap() > 0.0, "{figure}: {run}");
+        }
     }
-    assert_eq!(report["synchronous"], "NORMAL");
+}
+
+#[test]
+fn one_setting_measures_one_run_and_both_needs_the_in_process_host() {
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-loadgen"))
+        .args([
+            "--agents",
+            "2",
+            "--events",
+            "3",
+            "--sqlite-rows",
+            "20",
+            "--sync",
+            "normal",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["synchronous"], "NORMAL");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_anp-loadgen"))
+        .args(["--host", "http://127.0.0.1:9", "--sync", "both"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--sync both measures its own in-process host"));
 }
 
 #[test]

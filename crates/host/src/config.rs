@@ -62,17 +62,20 @@ impl Default for Limits {
 
 /// SQLite `synchronous` setting for the write-ahead log.
 ///
-/// `Normal` (the default) commits into the WAL file before a request is
-/// acknowledged, so an acknowledged event survives the death of the process
-/// (`kill -9`); only an operating-system crash or power loss can lose the
-/// last commits. `Full` also fsyncs every commit, surviving power loss at
-/// the cost of one fsync per append.
+/// `Full` (the default) fsyncs each commit before a request is
+/// acknowledged, so an acknowledged event survives power loss, as it does on
+/// PostgreSQL with `synchronous_commit = on`. Appends waiting together share
+/// one commit (group commit), so the fsync is paid per batch, not per
+/// append. `Normal` commits into the WAL file without an fsync: an
+/// acknowledged event survives the death of the process (`kill -9`), but an
+/// operating-system crash or power loss can lose the last commits, and with
+/// them events a counterparty already holds signed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Durability {
     /// `PRAGMA synchronous=NORMAL`: survives process crashes.
-    #[default]
     Normal,
     /// `PRAGMA synchronous=FULL`: survives power loss.
+    #[default]
     Full,
 }
 

@@ -107,8 +107,8 @@ struct ServeArgs {
     /// Address to listen on, for example 127.0.0.1:8480.
     #[arg(long, default_value = "127.0.0.1:8480")]
     listen: String,
-    /// SQLite synchronous mode: normal (survives process crashes) or full (also power loss).
-    #[arg(long, default_value = "normal", value_parser = ["normal", "full"])]
+    /// SQLite synchronous mode: full (an acknowledged event survives power loss) or normal (process crashes only).
+    #[arg(long, default_value = "full", value_parser = ["full", "normal"])]
     sync: String,
     /// Requests per minute per client IP.
     #[arg(long, default_value_t = 6000)]
@@ -312,7 +312,7 @@ fn run(cli: Cli, target: Target) -> Result<(), String> {
 
 async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
     let as_json = cli.json;
-    let opened = store::open(&target, Durability::Normal)
+    let opened = store::open(&target, Durability::default())
         .await
         .map_err(|e| e.to_string())?;
     let conn = opened.as_ref();

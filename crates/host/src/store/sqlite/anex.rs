@@ -3,7 +3,7 @@
 //! on its version.
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{is_constraint, SqliteStore};
 use crate::store::*;
@@ -45,9 +45,7 @@ fn version(v: u64) -> i64 {
 }
 
 fn apply(conn: &mut Connection, c: &AnexCommit) -> Result<(), CommitError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(StoreError::from)?;
+    let tx = conn.savepoint().map_err(StoreError::from)?;
     let row = &c.conversation;
     let result = match c.expected_version {
         None => tx.execute(
@@ -265,14 +263,6 @@ impl AnexRepo for SqliteStore {
 
     async fn anex_commit(&self, commit: &AnexCommit) -> Result<(), CommitError> {
         let commit = commit.clone();
-        let writer = self.writer.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut guard = writer
-                .lock()
-                .map_err(|_| StoreError::Task("the SQLite writer's lock is poisoned".into()))?;
-            apply(&mut guard, &commit)
-        })
-        .await
-        .map_err(|e| StoreError::Task(e.to_string()))?
+        self.writer.write(move |c| apply(c, &commit)).await
     }
 }

@@ -2,7 +2,7 @@
 //! rest of the store, and the same compare-and-swap on a session's version.
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{is_constraint, SqliteStore};
 use crate::store::*;
@@ -104,9 +104,7 @@ fn load_session(conn: &Connection, key: &GateKey) -> Result<Option<GateSession>,
 }
 
 fn apply(conn: &mut Connection, c: &GateCommit) -> Result<(), CommitError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(StoreError::from)?;
+    let tx = conn.savepoint().map_err(StoreError::from)?;
     let s = &c.session;
     let k = &s.key;
     let conflict = |e: rusqlite::Error| {
@@ -302,7 +300,7 @@ impl GateRepo for SqliteStore {
     ) -> Result<bool, StoreError> {
         let (hash, a) = (code_hash.to_owned(), a.clone());
         self.write(move |c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = c.savepoint()?;
             let spent = tx.execute(
                 "UPDATE gate_codes SET used_at = ?2 WHERE code_hash = ?1 AND used_at IS NULL AND expires_at > ?3",
                 params![hash, a.enrolled_at, now_unix],
@@ -439,15 +437,7 @@ impl GateRepo for SqliteStore {
 
     async fn gate_commit(&self, commit: &GateCommit) -> Result<(), CommitError> {
         let commit = commit.clone();
-        let writer = self.writer.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut guard = writer
-                .lock()
-                .map_err(|_| StoreError::Task("the SQLite writer's lock is poisoned".into()))?;
-            apply(&mut guard, &commit)
-        })
-        .await
-        .map_err(|e| StoreError::Task(e.to_string()))?
+        self.writer.write(move |c| apply(c, &commit)).await
     }
 
     async fn gate_summary(&self, org_handle: &str) -> Result<Vec<GateSummaryRow>, StoreError> {
@@ -497,7 +487,7 @@ impl GateRepo for SqliteStore {
     ) -> Result<Vec<ExpiredRequest>, StoreError> {
         let at = now_text.to_owned();
         self.write(move |c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = c.savepoint()?;
             let due = {
                 let mut stmt = tx.prepare_cached(
                     "SELECT r.org_handle, r.protocol, r.session_id, r.request_id, s.agent_id

@@ -1,6 +1,7 @@
 //! The SQLite store: one file in WAL mode, nothing to install. One writer
-//! connection takes the short write transactions (a commit is a compare on
-//! the session's version and a few inserts); reads run on a small pool of
+//! thread takes the short writes (a commit is a compare on the session's
+//! version and a few inserts), every write that is waiting in one
+//! transaction and one fsync ([`group`]); reads run on a small pool of
 //! their own connections, which WAL lets proceed beside the writer; nonces
 //! live in a second file with its own writer, so spending a nonce never
 //! waits for an append. The server and the admin CLI open the same files at
@@ -8,10 +9,13 @@
 
 mod anex;
 mod gate;
+mod group;
 mod migrations;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use group::GroupWriter;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -37,8 +41,8 @@ pub fn nonce_path(db: &Path) -> PathBuf {
 /// The SQLite implementation of every repository.
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Arc<Mutex<Connection>>,
-    nonces: Arc<Mutex<Connection>>,
+    writer: GroupWriter,
+    nonces: GroupWriter,
     readers: Arc<ReadPool>,
 }
 
@@ -88,16 +92,6 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| StoreError::Task(e.to_string()))?
 }
 
-fn locked<T>(
-    conn: &Mutex<Connection>,
-    f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    let mut guard = conn
-        .lock()
-        .map_err(|_| StoreError::Task("a SQLite connection's lock is poisoned".into()))?;
-    f(&mut guard)
-}
-
 impl SqliteStore {
     /// Opens (creating and migrating) the database and its nonce file.
     pub fn open(path: &Path, durability: Durability) -> Result<SqliteStore, StoreError> {
@@ -116,8 +110,8 @@ impl SqliteStore {
         move_legacy_nonces(&mut writer, &nonces)?;
         Ok(SqliteStore {
             path: path.to_owned(),
-            writer: Arc::new(Mutex::new(writer)),
-            nonces: Arc::new(Mutex::new(nonces)),
+            writer: GroupWriter::start(writer, "writer")?,
+            nonces: GroupWriter::start(nonces, "nonces")?,
             readers: Arc::new(ReadPool {
                 path: path.to_owned(),
                 idle: Mutex::new(Vec::new()),
@@ -137,8 +131,7 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let writer = self.writer.clone();
-        blocking(move || locked(&writer, f)).await
+        self.writer.write(f).await
     }
 }
 
@@ -288,9 +281,7 @@ fn is_constraint(e: &rusqlite::Error) -> bool {
 }
 
 fn apply(conn: &mut Connection, c: &Commit) -> Result<(), CommitError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(StoreError::from)?;
+    let tx = conn.savepoint().map_err(StoreError::from)?;
     let s = &c.session;
     let conflict = |e: rusqlite::Error| {
         if is_constraint(&e) {
@@ -528,15 +519,7 @@ impl NegotiationRepo for SqliteStore {
 
     async fn commit(&self, commit: &Commit) -> Result<(), CommitError> {
         let commit = commit.clone();
-        let writer = self.writer.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut guard = writer
-                .lock()
-                .map_err(|_| StoreError::Task("the SQLite writer's lock is poisoned".into()))?;
-            apply(&mut guard, &commit)
-        })
-        .await
-        .map_err(|e| StoreError::Task(e.to_string()))?
+        self.writer.write(move |c| apply(c, &commit)).await
     }
 
     async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError> {
@@ -669,7 +652,7 @@ impl PrincipalRepo for SqliteStore {
     ) -> Result<bool, StoreError> {
         let (hash, a) = (code_hash.to_owned(), a.clone());
         self.write(move |c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = c.savepoint()?;
             let spent = tx.execute(
                 "UPDATE enrollment_codes SET used_at = ?2 WHERE code_hash = ?1 AND used_at IS NULL AND expires_at > ?3",
                 params![hash, a.enrolled_at, now_unix],
@@ -694,26 +677,22 @@ impl PrincipalRepo for SqliteStore {
         expires_at: i64,
     ) -> Result<bool, StoreError> {
         let (principal, nonce) = (principal.to_owned(), nonce.to_owned());
-        let conn = self.nonces.clone();
-        blocking(move || {
-            locked(&conn, |c| {
+        self.nonces
+            .write(move |c| {
                 let inserted = c
                     .prepare_cached("INSERT OR IGNORE INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)")?
                     .execute(params![principal, nonce, expires_at])?;
                 Ok(inserted == 1)
             })
-        })
-        .await
+            .await
     }
 
     async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError> {
-        let conn = self.nonces.clone();
-        blocking(move || {
-            locked(&conn, |c| {
+        self.nonces
+            .write(move |c| {
                 Ok(c.execute("DELETE FROM nonces WHERE expires_at < ?1", [now_unix])? as u64)
             })
-        })
-        .await
+            .await
     }
 
     async fn approver_keys(&self) -> Result<Vec<ApproverRow>, StoreError> {
