@@ -840,3 +840,36 @@ impl AdminRepo for SqliteStore {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA synchronous` as each writer connection runs it (0 OFF,
+    /// 1 NORMAL, 2 FULL): the setting is per connection, so it is read on
+    /// the writer threads themselves.
+    async fn synchronous_of(store: &SqliteStore) -> (i64, i64) {
+        let read = |c: &mut Connection| -> Result<i64, StoreError> {
+            Ok(c.query_row("PRAGMA synchronous", [], |r| r.get(0))?)
+        };
+        (
+            store.writer.write(read).await.expect("writer"),
+            store.nonces.write(read).await.expect("nonces"),
+        )
+    }
+
+    #[tokio::test]
+    async fn the_default_durability_fsyncs_every_commit_of_both_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store =
+            SqliteStore::open(&dir.path().join("host.db"), Durability::default()).expect("open");
+        assert_eq!(
+            synchronous_of(&store).await,
+            (2, 2),
+            "FULL on the events and the nonces"
+        );
+        let store =
+            SqliteStore::open(&dir.path().join("fast.db"), Durability::Normal).expect("open");
+        assert_eq!(synchronous_of(&store).await, (1, 1), "NORMAL when asked");
+    }
+}
