@@ -38,11 +38,11 @@ pub use config::{
 pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use humanize::Humanizer;
-pub use notify::{DisputeNotice, Notifier, PendingNotice, SilentNotifier};
+pub use notify::{BreachNotice, DisputeNotice, Notifier, PendingNotice, SilentNotifier};
 pub use poller::PollStats;
 pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
 pub use settings::{
     ApproverCard, Setting, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL, APPROVER_NAME,
-    NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL,
+    NOTIFY_BREACH, NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL,
 };
 pub use views::*;

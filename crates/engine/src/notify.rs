@@ -1,6 +1,7 @@
 //! The seam to desktop notifications: the engine decides *when* (once per new
 //! pending decision, deduplicated across restarts; once per disputed
-//! session; never for a kind the person turned off) and *what it says*
+//! session; once per proposal the org's own agent accepted against the
+//! person's decision; never for a kind the person turned off) and *what it says*
 //! (in the machine's locale and time zone), the shell decides *how*
 //! (notify-rust).
 
@@ -58,12 +59,34 @@ pub struct DisputeNotice {
     pub body: String,
 }
 
+/// The org's own agent accepted a proposal against the person's decision
+/// (a decline or counter, or a request that expired undecided). The gate
+/// is advisory, so this is the moment a person must hear of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BreachNotice {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// The session's protocol.
+    pub protocol: String,
+    /// The proposal decided on (what a click opens).
+    pub event_hash: String,
+    /// A ready plain-text title naming the counterparty.
+    pub title: String,
+    /// A ready plain-text body: what the agent did and against what.
+    pub body: String,
+}
+
 /// Implemented by the shell; called from the poller's task, so keep it fast.
 pub trait Notifier: Send + Sync {
     /// Called once per new pending decision, never twice, even across restarts.
     fn pending(&self, notice: &PendingNotice);
     /// Called once per session that becomes disputed.
     fn disputed(&self, notice: &DisputeNotice);
+    /// Called once per proposal the org's agent accepted against the
+    /// person's decision, never twice, even across restarts.
+    fn breach(&self, notice: &BreachNotice);
 }
 
 /// Drops every notice (the default until the shell sets one).
@@ -73,4 +96,5 @@ pub struct SilentNotifier;
 impl Notifier for SilentNotifier {
     fn pending(&self, _notice: &PendingNotice) {}
     fn disputed(&self, _notice: &DisputeNotice) {}
+    fn breach(&self, _notice: &BreachNotice) {}
 }

@@ -16,7 +16,7 @@ use crate::context::Context;
 use crate::dispute::HostAnswer;
 use crate::edge::wire::{RemoteSession, SummaryAnswer, SummaryError};
 use crate::error::EngineError;
-use crate::notify::{DisputeNotice, PendingNotice};
+use crate::notify::{BreachNotice, DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, HostRequestRecord, PendingRecord, SessionRecord, StoredEvent};
 use crate::views::{ChangeScope, Verification};
@@ -516,9 +516,11 @@ fn apply(
         }
     }
     let n = checked.events.len() as u64;
+    let requests_kept;
     {
         let mut store = ctx.store()?;
         let events: &[StoredEvent] = &checked.events;
+        requests_kept = requests.is_some();
         let requests: Option<Vec<HostRequestRecord>> =
             requests.filter(|_| checked.dispute.is_none()).map(|rs| {
                 rs.iter()
@@ -545,6 +547,9 @@ fn apply(
         Some(&host.host_id),
         Some(&record.session_id),
     );
+    if checked.dispute.is_none() && (n > 0 || requests_kept) {
+        notify_breaches(ctx, host, &record)?;
+    }
     if let Some(notice) = dispute_notice {
         let first = ctx.store()?.claim_notification(
             &host.host_id,
@@ -664,6 +669,61 @@ fn notify_pending(
         burst_summary: settings.on(crate::settings::NOTIFY_BURST_SUMMARY),
     };
     ctx.notifier().pending(&notice);
+    Ok(())
+}
+
+/// Tells the person, once per proposal and never again after a restart,
+/// that the org's own agent accepted it against their decision: the rule
+/// is [`crate::decided::what_became`]'s, read from the offer view itself,
+/// so the notice and the view cannot disagree.
+fn notify_breaches(
+    ctx: &Context,
+    host: &HostRecord,
+    record: &SessionRecord,
+) -> Result<(), EngineError> {
+    let decided: std::collections::BTreeSet<String> = {
+        let store = ctx.store()?;
+        let mut hashes: std::collections::BTreeSet<String> = store
+            .decisions(&host.host_id, &record.session_id)?
+            .into_iter()
+            .map(|d| d.in_response_to)
+            .collect();
+        hashes.extend(store.host_request_hashes(&host.host_id, &record.session_id)?);
+        hashes
+    };
+    for hash in decided {
+        let subject = format!("breach:{hash}");
+        let view = {
+            let store = ctx.store()?;
+            if store.is_notified(&host.host_id, &record.session_id, &subject)? {
+                continue;
+            }
+            crate::inbox::proposal_view(&store, &host.host_id, &record.session_id, &hash, ctx.now())
+        };
+        let Some(breach) = view.ok().and_then(|v| v.decision).and_then(|d| d.breach) else {
+            continue;
+        };
+        let first = ctx.store()?.claim_notification(
+            &host.host_id,
+            &record.session_id,
+            &subject,
+            &ctx.now_text(),
+        )?;
+        if !first || !ctx.settings().on(crate::settings::NOTIFY_BREACH) {
+            continue; // claimed all the same: turning it back on replays nothing
+        }
+        ctx.notifier().breach(&BreachNotice {
+            host_id: host.host_id.clone(),
+            session_id: record.session_id.clone(),
+            protocol: record.protocol.clone(),
+            event_hash: hash.clone(),
+            title: format!(
+                "Your agent accepted against your decision ({})",
+                record.counterparty.display_name()
+            ),
+            body: breach,
+        });
+    }
     Ok(())
 }
 

@@ -20,6 +20,8 @@ pub const POLL_INTERVAL: &str = "poll.interval_seconds";
 pub const NOTIFY_NEW_PROPOSAL: &str = "notify.new_proposal";
 /// Notify when a session's record is disputed.
 pub const NOTIFY_DISPUTE: &str = "notify.dispute";
+/// Notify when the org's own agent accepts against the person's decision.
+pub const NOTIFY_BREACH: &str = "notify.breach";
 /// Notify once for a burst of new proposals (instead of each).
 pub const NOTIFY_BURST_SUMMARY: &str = "notify.burst_summary";
 /// The approver's name, sent when connecting to a host.
@@ -149,6 +151,11 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
             NOTIFY_DISPUTE,
             "A session is disputed",
             "A notification that stays on screen when a host's record stops matching what this console verified.",
+        ),
+        toggle(
+            NOTIFY_BREACH,
+            "The org's agent acts against a decision",
+            "A notification when the org's own agent accepts what you declined or countered, or what expired undecided.",
         ),
         toggle(
             NOTIFY_BURST_SUMMARY,

@@ -49,6 +49,19 @@ impl Store {
         Ok(())
     }
 
+    /// The messages of a session the host holds requests about, each once.
+    pub fn host_request_hashes(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Vec<String>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT DISTINCT message_hash FROM host_requests WHERE host_id = ?1 AND session_id = ?2",
+        )?;
+        let rows = st.query_map([host_id, session_id], |r| r.get(0))?;
+        rows.collect()
+    }
+
     /// The latest request the host holds about the message `message_hash`
     /// (a new request may follow an expired one).
     pub fn host_request(

@@ -693,6 +693,23 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// Whether a notification about `subject` was already claimed.
+    pub fn is_notified(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        subject: &str,
+    ) -> rusqlite::Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM notified WHERE host_id = ?1 AND session_id = ?2 AND subject = ?3",
+                [host_id, session_id, subject],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+    }
+
     // ---- decisions ----
 
     /// Stores a decision before it is sent.

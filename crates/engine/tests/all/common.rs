@@ -12,7 +12,8 @@ use countersign_client::AgentClient;
 use std::sync::Mutex;
 
 use countersign_engine::{
-    ApproverProfile, DisputeNotice, Engine, EngineConfig, Notifier, PendingNotice, SandboxMode,
+    ApproverProfile, BreachNotice, DisputeNotice, Engine, EngineConfig, Notifier, PendingNotice,
+    SandboxMode,
 };
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -428,6 +429,7 @@ pub async fn submit(
 pub struct Recorder {
     pub pending: Mutex<Vec<PendingNotice>>,
     pub disputed: Mutex<Vec<DisputeNotice>>,
+    pub breaches: Mutex<Vec<BreachNotice>>,
 }
 
 impl Notifier for Recorder {
@@ -436,6 +438,9 @@ impl Notifier for Recorder {
     }
     fn disputed(&self, notice: &DisputeNotice) {
         self.disputed.lock().unwrap().push(notice.clone());
+    }
+    fn breach(&self, notice: &BreachNotice) {
+        self.breaches.lock().unwrap().push(notice.clone());
     }
 }
 

@@ -459,6 +459,8 @@ async fn a_gate_request_nobody_decided_in_time_reads_expired() {
 async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
     let world = World::start().await;
     let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    ada.set_notifier(recorder.clone());
     let agent = crate::gate::gate_agent(&world).await;
     let (talk, i) = crate::gate::Talk::bargained("ses_breach", 86400);
     crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
@@ -490,10 +492,77 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
         .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
         .await
         .unwrap();
+    assert!(
+        recorder.breaches.lock().unwrap().is_empty(),
+        "no notice while the agent keeps to the decision"
+    );
     let decision = became(&ada, &item).await;
     let breach = decision.breach.expect("the accept against the decline");
     assert!(
         breach.contains(&format!("accepted at seq {}", n + 1)),
         "{breach}"
+    );
+
+    // The person is told once, with what the view says, and the notice
+    // opens that proposal.
+    let notices = recorder.breaches.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].body, breach);
+    assert_eq!(notices[0].event_hash, item.event_hash);
+    assert_eq!(notices[0].session_id, item.session_id);
+    assert_eq!(notices[0].protocol, "concordia");
+    assert!(
+        notices[0].title.contains("accepted against your decision"),
+        "{}",
+        notices[0].title
+    );
+    // The accept agreed the session: nothing more can come, and asking
+    // again does not tell again.
+    ada.refresh().await.unwrap();
+    assert_eq!(recorder.breaches.lock().unwrap().len(), 1, "told once");
+}
+
+/// With the breach notification turned off, nothing is shown, and turning
+/// it back on replays nothing; the offer view still says it.
+#[tokio::test]
+async fn a_breach_notification_turned_off_stays_silent() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    ada.set_notifier(recorder.clone());
+    ada.set_setting(countersign_engine::NOTIFY_BREACH, serde_json::json!(false))
+        .await
+        .unwrap();
+    let agent = crate::gate::gate_agent(&world).await;
+    let (mut talk, i) = crate::gate::Talk::bargained("ses_breach_off", 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
+    let item = gate_row(&ada, &format!("concordia:{}", talk.session_id)).await;
+    let result = ada
+        .decide(gate_decision(&item, DecideAction::Decline, Some("No.")))
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    let n = talk.messages.len();
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    talk.say(
+        crate::gate::BUYER,
+        "negotiate.accept",
+        serde_json::json!({"offer_id": offer_id}),
+    );
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    assert!(
+        became(&ada, &item).await.breach.is_some(),
+        "the view still says it"
+    );
+    ada.set_setting(countersign_engine::NOTIFY_BREACH, serde_json::json!(true))
+        .await
+        .unwrap();
+    ada.refresh().await.unwrap();
+    assert!(
+        recorder.breaches.lock().unwrap().is_empty(),
+        "nothing replayed"
     );
 }

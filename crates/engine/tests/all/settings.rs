@@ -32,6 +32,7 @@ async fn settings_persist_across_a_restart() {
             POLL_INTERVAL,
             NOTIFY_NEW_PROPOSAL,
             NOTIFY_DISPUTE,
+            NOTIFY_BREACH,
             NOTIFY_BURST_SUMMARY,
             APPROVER_NAME,
             APPROVER_EMAIL,
