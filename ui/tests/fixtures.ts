@@ -172,9 +172,9 @@ export function decidedView(overrides: ViewOverrides = {}): ProposalView {
 export function sessionRows(): SessionRow[] {
   return [
     { host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", counterparty: contoso, status: "open", sandbox: true,
-      verification: "verified", event_count: 6, last_amount: usd("540000"), pending: 1, updated_at: "2026-11-29T11:40:00Z" },
+      verification: "verified", event_count: 6, last_amount: usd("540000"), pending: 1, breaches: 0, updated_at: "2026-11-29T11:40:00Z" },
     { host_id: "h-sandbox", session_id: "s-fabrikam", protocol: "ANP/0.1", counterparty: fabrikam, status: "accepted", sandbox: true,
-      verification: "disputed", event_count: 9, last_amount: usd("125000.50"), pending: 0, updated_at: "2026-11-28T09:10:00Z" },
+      verification: "disputed", event_count: 9, last_amount: usd("125000.50"), pending: 0, breaches: 0, updated_at: "2026-11-28T09:10:00Z" },
   ];
 }
 
@@ -334,7 +334,7 @@ export function concordiaSessionDetail(): SessionDetail {
   return {
     row: {
       host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", protocol: "concordia", counterparty: litware, status: "agreed",
-      sandbox: false, verification: "verified", event_count: 9, last_amount: usd("42500"), pending: 0, updated_at: at(8),
+      sandbox: false, verification: "verified", event_count: 9, last_amount: usd("42500"), pending: 0, breaches: 0, updated_at: at(8),
     },
     timeline: [
       message(1, "ours", "negotiate.open", "Session proposed"),

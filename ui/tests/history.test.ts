@@ -24,6 +24,17 @@ describe("history", () => {
     expect(rows[1]).toContain("DISPUTED");
   });
 
+  it("marks a session whose agent accepted against a decision, and only that one", async () => {
+    const backend = new FakeBackend();
+    const [first, second] = fx.sessionRows();
+    backend.rows = [{ ...first, breaches: 1 }, { ...second, breaches: 2 }, { ...first, session_id: "s-kept", breaches: 0 }];
+    const { container } = await openHistory(backend);
+    const marks = texts(container, "history-breach");
+    expect(marks).toEqual(["agent broke a decision", "agent broke 2 decisions"]);
+    const rows = texts(container, "history-row");
+    expect(rows[2]).not.toContain("agent broke");
+  });
+
   it("sends search text and filters to the engine", async () => {
     const { container, backend, user } = await openHistory();
     expect(backend.filters[0]).toEqual({});

@@ -36,6 +36,7 @@ fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
             _ => None,
         },
         pending,
+        breaches: store.breaches_found(&s.host_id, &s.session_id)?,
         updated_at: s.updated_at.clone(),
     })
 }

@@ -709,9 +709,24 @@ fn notify_breaches(
             &subject,
             &ctx.now_text(),
         )?;
-        if !first || !ctx.settings().on(crate::settings::NOTIFY_BREACH) {
-            continue; // claimed all the same: turning it back on replays nothing
+        if !first {
+            continue;
         }
+        if !ctx.settings().on(crate::settings::NOTIFY_BREACH) {
+            // Claimed all the same: turning it back on replays nothing, and
+            // the history row counts it.
+            ctx.emit(
+                ChangeScope::Sessions,
+                Some(&host.host_id),
+                Some(&record.session_id),
+            );
+            continue;
+        }
+        ctx.emit(
+            ChangeScope::Sessions,
+            Some(&host.host_id),
+            Some(&record.session_id),
+        );
         ctx.notifier().breach(&BreachNotice {
             host_id: host.host_id.clone(),
             session_id: record.session_id.clone(),

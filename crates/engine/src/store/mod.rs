@@ -710,6 +710,17 @@ impl Store {
             .map(|found| found.is_some())
     }
 
+    /// How many proposals of a session the poller found the org's agent
+    /// accepted against the person's decision: it claims one `breach:<hash>`
+    /// subject for each, whether or not the notification was on.
+    pub fn breaches_found(&self, host_id: &str, session_id: &str) -> rusqlite::Result<u32> {
+        self.conn.query_row(
+            "SELECT count(*) FROM notified WHERE host_id = ?1 AND session_id = ?2 AND subject LIKE 'breach:%'",
+            [host_id, session_id],
+            |r| r.get(0),
+        )
+    }
+
     // ---- decisions ----
 
     /// Stores a decision before it is sent.

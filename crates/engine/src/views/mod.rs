@@ -563,6 +563,10 @@ pub struct SessionRow {
     pub last_amount: Option<Amount>,
     /// Pending decisions.
     pub pending: u32,
+    /// Proposals the org's own agent accepted against the person's
+    /// decision (declined, countered, or expired undecided): each offer
+    /// view says which and at what seq.
+    pub breaches: u32,
     /// Time of the latest entry (RFC 3339).
     pub updated_at: String,
 }

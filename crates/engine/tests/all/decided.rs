@@ -516,6 +516,13 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
         "{}",
         notices[0].title
     );
+    // History marks the session.
+    let rows = ada.sessions(HistoryFilter::default()).await.unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.session_id == item.session_id)
+        .expect("the session in history");
+    assert_eq!(row.breaches, 1, "{row:?}");
     // The accept agreed the session: nothing more can come, and asking
     // again does not tell again.
     ada.refresh().await.unwrap();
@@ -564,5 +571,14 @@ async fn a_breach_notification_turned_off_stays_silent() {
     assert!(
         recorder.breaches.lock().unwrap().is_empty(),
         "nothing replayed"
+    );
+    let rows = ada.sessions(HistoryFilter::default()).await.unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.session_id == item.session_id)
+        .unwrap();
+    assert_eq!(
+        row.breaches, 1,
+        "history counts it with the notification off"
     );
 }

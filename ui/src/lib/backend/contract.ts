@@ -2322,6 +2322,12 @@ last_amount: Amount | null,
  */
 pending: number, 
 /**
+ * Proposals the org's own agent accepted against the person's
+ * decision (declined, countered, or expired undecided): each offer
+ * view says which and at what seq.
+ */
+breaches: number, 
+/**
  * Time of the latest entry (RFC 3339).
  */
 updated_at: string, };
