@@ -27,6 +27,9 @@ pub(crate) struct Known<'a> {
     pub stored: &'a [StoredEvent],
     /// True while it is in the host's pending set.
     pub pending: bool,
+    /// True when the org's own agent had to ask a person before accepting
+    /// it: a counterparty's proposal in a gate session.
+    pub asks_first: bool,
 }
 
 /// What became of a proposal, or `None` while it waits undecided.
@@ -44,11 +47,20 @@ pub(crate) fn what_became(known: Known<'_>) -> Option<ProposalDecision> {
         Some(LogAnswer::Accepted { event, .. }) => Some(event.seq),
         _ => None,
     };
+    let never_asked = known.asks_first && known.host.is_none() && known.mine.is_none();
     decided(known).map(|mut d| {
-        if let (Some(seq), Some(action @ ("decline" | "counter"))) = (accepted_at, d.action.as_deref()) {
-            d.breach = Some(format!(
-                "The org's agent accepted at seq {seq} although the decision recorded for this request was a {action}: it acted against the person's decision."
-            ));
+        match (accepted_at, d.action.as_deref()) {
+            (Some(seq), Some(action @ ("decline" | "counter"))) => {
+                d.breach = Some(format!(
+                    "The org's agent accepted at seq {seq} although the decision recorded for this request was a {action}: it acted against the person's decision."
+                ));
+            }
+            (Some(seq), _) if never_asked => {
+                d.breach = Some(format!(
+                    "The org's agent accepted at seq {seq} without asking: no request for a person's decision was ever made about this proposal, so nobody approved it."
+                ));
+            }
+            _ => {}
         }
         d
     })
@@ -365,7 +377,51 @@ mod tests {
             log,
             stored: &[],
             pending,
+            asks_first: true,
         })
+    }
+
+    #[test]
+    fn an_accept_nobody_was_asked_about_is_a_breach_where_the_agent_had_to_ask() {
+        let accepted = || {
+            Some(LogAnswer::Accepted {
+                event: answer("negotiate.accept", 7),
+                approved_by: Vec::new(),
+            })
+        };
+        let d = became(None, None, accepted(), false).unwrap();
+        let breach = d.breach.expect("accepted without a request");
+        assert!(
+            breach.contains("accepted at seq 7 without asking"),
+            "{breach}"
+        );
+        // Where the agent need not ask (its own proposal, or not a gate
+        // session) an accept is just the answer.
+        let free = what_became(Known {
+            mine: None,
+            approver: ADA,
+            host: None,
+            log: accepted(),
+            stored: &[],
+            pending: false,
+            asks_first: false,
+        })
+        .unwrap();
+        assert_eq!(free.breach, None);
+        // Not accepted: nothing to flag.
+        assert_eq!(became(None, None, None, false).unwrap().breach, None);
+        // Asked and approved through the host: no breach.
+        let approved = host(
+            "approved",
+            &[(ADA, "approve", "2026-12-01T09:10:00Z")],
+            None,
+        );
+        assert_eq!(
+            became(None, Some(&approved), accepted(), false)
+                .unwrap()
+                .breach,
+            None
+        );
     }
 
     #[test]

@@ -259,6 +259,8 @@ pub(crate) fn proposal_view(
         ),
         stored: &events,
         pending: is_pending,
+        asks_first: seam.host_keeps_requests()
+            && seam.side(&session, &located.proposal.actor) == Side::Counterparty,
     });
     let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
         what: "host",

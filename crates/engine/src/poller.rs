@@ -673,7 +673,8 @@ fn notify_pending(
 }
 
 /// Tells the person, once per proposal and never again after a restart,
-/// that the org's own agent accepted it against their decision: the rule
+/// that the org's own agent accepted it against their decision, or without
+/// asking anyone where it had to ask: the rule
 /// is [`crate::decided::what_became`]'s, read from the offer view itself,
 /// so the notice and the view cannot disagree.
 fn notify_breaches(
@@ -689,6 +690,19 @@ fn notify_breaches(
             .map(|d| d.in_response_to)
             .collect();
         hashes.extend(store.host_request_hashes(&host.host_id, &record.session_id)?);
+        // Where the agent must ask first, a counterparty's proposal nobody
+        // was asked about can be accepted too: every one is a candidate.
+        let seam = Protocol::parse(&record.protocol)?.seam();
+        if seam.host_keeps_requests() {
+            let events = store.events(&host.host_id, &record.session_id)?;
+            hashes.extend(
+                events
+                    .iter()
+                    .filter(|e| seam.side(record, &e.actor) == crate::views::Side::Counterparty)
+                    .filter(|e| seam.former(&events, &e.event_hash).is_some())
+                    .map(|e| e.event_hash.clone()),
+            );
+        }
         hashes
     };
     for hash in decided {

@@ -582,3 +582,66 @@ async fn a_breach_notification_turned_off_stays_silent() {
         "history counts it with the notification off"
     );
 }
+
+/// The org's agent accepting a counterparty's offer it never asked anyone
+/// about is a breach too: told once, and the offer view says so.
+#[tokio::test]
+async fn an_agent_accepting_without_asking_is_a_breach() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    ada.set_notifier(recorder.clone());
+    let agent = crate::gate::gate_agent(&world).await;
+    let (mut talk, i) = crate::gate::Talk::bargained("ses_unasked", 86400);
+    agent.create_session(&talk.create()).await.unwrap();
+    ada.refresh().await.unwrap();
+    assert!(
+        recorder.breaches.lock().unwrap().is_empty(),
+        "offers alone are no breach"
+    );
+
+    let n = talk.messages.len();
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    talk.say(
+        crate::gate::BUYER,
+        "negotiate.accept",
+        serde_json::json!({"offer_id": offer_id}),
+    );
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    ada.refresh().await.unwrap();
+    let notices = recorder.breaches.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].event_hash, talk.hash(i), "the offer it accepted");
+    assert!(
+        notices[0]
+            .body
+            .contains(&format!("accepted at seq {} without asking", n + 1)),
+        "{}",
+        notices[0].body
+    );
+    let view = ada
+        .proposal_view(
+            &notices[0].host_id,
+            &notices[0].session_id,
+            &notices[0].event_hash,
+        )
+        .await
+        .unwrap();
+    let decision = view.decision.expect("what became of it");
+    assert_eq!(decision.breach.as_deref(), Some(notices[0].body.as_str()));
+    // The seller's first offer, which the agent countered, is no breach.
+    let first = ada
+        .proposal_view(
+            &notices[0].host_id,
+            &notices[0].session_id,
+            &talk.hash(i - 2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(first.decision.and_then(|d| d.breach), None);
+    ada.refresh().await.unwrap();
+    assert_eq!(recorder.breaches.lock().unwrap().len(), 1, "told once");
+}
