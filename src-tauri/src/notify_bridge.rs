@@ -9,11 +9,7 @@ impl Notifier for DesktopNotifier {
         self.show(Note {
             title: notice.title.clone(),
             body: notice.body.clone(),
-            open: Opens::Proposal(ProposalRef {
-                host_id: notice.host_id.clone(),
-                session_id: notice.session_id.clone(),
-                event_hash: notice.event_hash.clone(),
-            }),
+            open: proposal(&notice.host_id, &notice.session_id, &notice.event_hash),
             summarize: notice.burst_summary,
         });
     }
@@ -34,12 +30,17 @@ impl Notifier for DesktopNotifier {
         self.show(Note {
             title: notice.title.clone(),
             body: notice.body.clone(),
-            open: Opens::Proposal(ProposalRef {
-                host_id: notice.host_id.clone(),
-                session_id: notice.session_id.clone(),
-                event_hash: notice.event_hash.clone(),
-            }),
+            open: proposal(&notice.host_id, &notice.session_id, &notice.event_hash),
             summarize: false,
         });
     }
+}
+
+/// What a click on a notice about one proposal opens.
+fn proposal(host_id: &str, session_id: &str, event_hash: &str) -> Opens {
+    Opens::Proposal(ProposalRef {
+        host_id: host_id.to_owned(),
+        session_id: session_id.to_owned(),
+        event_hash: event_hash.to_owned(),
+    })
 }

@@ -453,14 +453,50 @@ async fn a_gate_request_nobody_decided_in_time_reads_expired() {
     );
 }
 
+/// Sets a notifier on `engine` that keeps what it is told.
+fn recorded(engine: &Engine) -> std::sync::Arc<Recorder> {
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    recorder
+}
+
+/// The org's agent accepts message `i` of `talk` on the gate, whatever was
+/// decided; answers the accept's seq.
+async fn accept_anyway(
+    agent: &countersign_client::GateClient,
+    talk: &mut crate::gate::Talk,
+    i: usize,
+) -> usize {
+    let n = talk.messages.len();
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    talk.say(
+        crate::gate::BUYER,
+        "negotiate.accept",
+        serde_json::json!({"offer_id": offer_id}),
+    );
+    agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+    n + 1
+}
+
+/// The history row's count of proposals accepted against a decision.
+async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
+    let rows = engine.sessions(HistoryFilter::default()).await.unwrap();
+    rows.iter()
+        .find(|r| r.session_id == session_id)
+        .expect("the session in history")
+        .breaches
+}
+
 /// The org's agent accepting a counter-offer the person declined is shown
 /// as a breach, naming the accept, at every console.
 #[tokio::test]
 async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
     let world = World::start().await;
     let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let recorder = std::sync::Arc::new(Recorder::default());
-    ada.set_notifier(recorder.clone());
+    let recorder = recorded(&ada);
     let agent = crate::gate::gate_agent(&world).await;
     let (talk, i) = crate::gate::Talk::bargained("ses_breach", 86400);
     crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
@@ -481,17 +517,7 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
     );
 
     let mut talk = talk;
-    let n = talk.messages.len();
-    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
-    talk.say(
-        crate::gate::BUYER,
-        "negotiate.accept",
-        serde_json::json!({"offer_id": offer_id}),
-    );
-    agent
-        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
-        .await
-        .unwrap();
+    let accepted_at = accept_anyway(&agent, &mut talk, i).await;
     assert!(
         recorder.breaches.lock().unwrap().is_empty(),
         "no notice while the agent keeps to the decision"
@@ -499,7 +525,7 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
     let decision = became(&ada, &item).await;
     let breach = decision.breach.expect("the accept against the decline");
     assert!(
-        breach.contains(&format!("accepted at seq {}", n + 1)),
+        breach.contains(&format!("accepted at seq {accepted_at}")),
         "{breach}"
     );
 
@@ -517,12 +543,7 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
         notices[0].title
     );
     // History marks the session.
-    let rows = ada.sessions(HistoryFilter::default()).await.unwrap();
-    let row = rows
-        .iter()
-        .find(|r| r.session_id == item.session_id)
-        .expect("the session in history");
-    assert_eq!(row.breaches, 1, "{row:?}");
+    assert_eq!(breaches_in_history(&ada, &item.session_id).await, 1);
     // The accept agreed the session: nothing more can come, and asking
     // again does not tell again.
     ada.refresh().await.unwrap();
@@ -535,8 +556,7 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
 async fn a_breach_notification_turned_off_stays_silent() {
     let world = World::start().await;
     let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let recorder = std::sync::Arc::new(Recorder::default());
-    ada.set_notifier(recorder.clone());
+    let recorder = recorded(&ada);
     ada.set_setting(countersign_engine::NOTIFY_BREACH, serde_json::json!(false))
         .await
         .unwrap();
@@ -549,19 +569,10 @@ async fn a_breach_notification_turned_off_stays_silent() {
         .await
         .unwrap();
     assert_eq!(result.outcome, "appended", "{}", result.detail);
-    let n = talk.messages.len();
-    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
-    talk.say(
-        crate::gate::BUYER,
-        "negotiate.accept",
-        serde_json::json!({"offer_id": offer_id}),
-    );
-    agent
-        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
-        .await
-        .unwrap();
+    let accepted_at = accept_anyway(&agent, &mut talk, i).await;
+    let breach = became(&ada, &item).await.breach;
     assert!(
-        became(&ada, &item).await.breach.is_some(),
+        breach.is_some_and(|b| b.contains(&format!("accepted at seq {accepted_at}"))),
         "the view still says it"
     );
     ada.set_setting(countersign_engine::NOTIFY_BREACH, serde_json::json!(true))
@@ -572,13 +583,9 @@ async fn a_breach_notification_turned_off_stays_silent() {
         recorder.breaches.lock().unwrap().is_empty(),
         "nothing replayed"
     );
-    let rows = ada.sessions(HistoryFilter::default()).await.unwrap();
-    let row = rows
-        .iter()
-        .find(|r| r.session_id == item.session_id)
-        .unwrap();
     assert_eq!(
-        row.breaches, 1,
+        breaches_in_history(&ada, &item.session_id).await,
+        1,
         "history counts it with the notification off"
     );
 }
@@ -589,8 +596,7 @@ async fn a_breach_notification_turned_off_stays_silent() {
 async fn an_agent_accepting_without_asking_is_a_breach() {
     let world = World::start().await;
     let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let recorder = std::sync::Arc::new(Recorder::default());
-    ada.set_notifier(recorder.clone());
+    let recorder = recorded(&ada);
     let agent = crate::gate::gate_agent(&world).await;
     let (mut talk, i) = crate::gate::Talk::bargained("ses_unasked", 86400);
     agent.create_session(&talk.create()).await.unwrap();
@@ -600,17 +606,7 @@ async fn an_agent_accepting_without_asking_is_a_breach() {
         "offers alone are no breach"
     );
 
-    let n = talk.messages.len();
-    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
-    talk.say(
-        crate::gate::BUYER,
-        "negotiate.accept",
-        serde_json::json!({"offer_id": offer_id}),
-    );
-    agent
-        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
-        .await
-        .unwrap();
+    let accepted_at = accept_anyway(&agent, &mut talk, i).await;
     ada.refresh().await.unwrap();
     let notices = recorder.breaches.lock().unwrap().clone();
     assert_eq!(notices.len(), 1, "{notices:?}");
@@ -618,7 +614,7 @@ async fn an_agent_accepting_without_asking_is_a_breach() {
     assert!(
         notices[0]
             .body
-            .contains(&format!("accepted at seq {} without asking", n + 1)),
+            .contains(&format!("accepted at seq {accepted_at} without asking")),
         "{}",
         notices[0].body
     );
