@@ -19,7 +19,7 @@ use crate::error::EngineError;
 use crate::notify::{BreachNotice, DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, HostRequestRecord, PendingRecord, SessionRecord, StoredEvent};
-use crate::views::{ChangeScope, Verification};
+use crate::views::{ChangeScope, Side, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -691,17 +691,19 @@ fn notify_breaches(
             .collect();
         hashes.extend(store.host_request_hashes(&host.host_id, &record.session_id)?);
         // Where the agent must ask first, a counterparty's proposal nobody
-        // was asked about can be accepted too: every one is a candidate.
+        // was asked about can be accepted too. Only the latest proposal can
+        // be: each seam's answer on the log is the first one after a
+        // proposal, and any newer proposal is one.
         let seam = Protocol::parse(&record.protocol)?.seam();
         if seam.host_keeps_requests() {
             let events = store.events(&host.host_id, &record.session_id)?;
-            hashes.extend(
-                events
-                    .iter()
-                    .filter(|e| seam.side(record, &e.actor) == crate::views::Side::Counterparty)
-                    .filter(|e| seam.former(&events, &e.event_hash).is_some())
-                    .map(|e| e.event_hash.clone()),
-            );
+            let latest = events
+                .iter()
+                .rev()
+                .find(|e| seam.former(&events, &e.event_hash).is_some());
+            if let Some(e) = latest.filter(|e| seam.side(record, &e.actor) == Side::Counterparty) {
+                hashes.insert(e.event_hash.clone());
+            }
         }
         hashes
     };
@@ -726,28 +728,22 @@ fn notify_breaches(
         if !first {
             continue;
         }
-        if !ctx.settings().on(crate::settings::NOTIFY_BREACH) {
-            // Claimed all the same: turning it back on replays nothing, and
-            // the history row counts it.
-            ctx.emit(
-                ChangeScope::Sessions,
-                Some(&host.host_id),
-                Some(&record.session_id),
-            );
-            continue;
-        }
+        // The history row counts it, told or not.
         ctx.emit(
             ChangeScope::Sessions,
             Some(&host.host_id),
             Some(&record.session_id),
         );
+        if !ctx.settings().on(crate::settings::NOTIFY_BREACH) {
+            continue; // claimed all the same: turning it back on replays nothing
+        }
         ctx.notifier().breach(&BreachNotice {
             host_id: host.host_id.clone(),
             session_id: record.session_id.clone(),
             protocol: record.protocol.clone(),
             event_hash: hash.clone(),
             title: format!(
-                "Your agent accepted against your decision ({})",
+                "Your agent accepted an offer from {} without your approval",
                 record.counterparty.display_name()
             ),
             body: breach,

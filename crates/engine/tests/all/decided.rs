@@ -538,7 +538,7 @@ async fn an_agent_accepting_what_was_declined_is_shown_as_a_breach() {
     assert_eq!(notices[0].session_id, item.session_id);
     assert_eq!(notices[0].protocol, "concordia");
     assert!(
-        notices[0].title.contains("accepted against your decision"),
+        notices[0].title.contains("without your approval"),
         "{}",
         notices[0].title
     );

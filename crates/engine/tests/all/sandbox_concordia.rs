@@ -64,6 +64,8 @@ fn amount(item: &InboxItem) -> rust_decimal::Decimal {
 async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     let data = tempfile::tempdir().unwrap();
     let engine = sandbox_engine(data.path());
+    let recorder = std::sync::Arc::new(crate::common::Recorder::default());
+    engine.set_notifier(recorder.clone());
     engine.start().await.unwrap();
 
     // The host side: the demo's buying agent enrolled at the gate, its
@@ -358,4 +360,10 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     );
     assert_eq!(totals(&detail.series.ours), ["40000", "40000"]);
     engine.shutdown().await;
+    // The demo's agent kept to every decision: nothing to flag.
+    engine.refresh().await.unwrap();
+    assert!(recorder.breaches.lock().unwrap().is_empty());
+    for row in engine.sessions(HistoryFilter::default()).await.unwrap() {
+        assert_eq!(row.breaches, 0, "{row:?}");
+    }
 }

@@ -99,6 +99,8 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
 ) {
     let data = tempfile::tempdir().unwrap();
     let engine = sandbox_engine(data.path());
+    let recorder = std::sync::Arc::new(crate::common::Recorder::default());
+    engine.set_notifier(recorder.clone());
     engine.start().await.unwrap();
 
     // The host side: the buyer agent enrolled for OANP, its log mirrored
@@ -265,6 +267,12 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
         "{accepted:?}"
     );
     engine.shutdown().await;
+    // The demo's agent kept to every decision: nothing to flag.
+    engine.refresh().await.unwrap();
+    assert!(recorder.breaches.lock().unwrap().is_empty());
+    for row in engine.sessions(HistoryFilter::default()).await.unwrap() {
+        assert_eq!(row.breaches, 0, "{row:?}");
+    }
 }
 
 #[tokio::test]
