@@ -187,14 +187,26 @@ pub(crate) async fn ask(
 }
 
 /// The host's answer to `asked` once it is settled (approved, denied,
-/// countered, expired or superseded); `None` while it still waits.
+/// countered, expired or superseded), with the awaited message from the
+/// demo's `messages`; `None` while it still waits.
 pub(crate) async fn settled(
     gate: &GateClient,
     session_id: &str,
     asked: &Asked,
-) -> countersign_client::Result<Option<GateRequestStatus>> {
-    let status = gate.request(session_id, &asked.request_id).await?;
-    Ok(status.status.is_final().then_some(status))
+    messages: &[Value],
+) -> Result<Option<(GateRequestStatus, Value)>, EngineError> {
+    let status = gate
+        .request(session_id, &asked.request_id)
+        .await
+        .map_err(shared_error)?;
+    if !status.status.is_final() {
+        return Ok(None);
+    }
+    let awaited = messages
+        .get(asked.index)
+        .cloned()
+        .ok_or_else(|| shared_error("its state file names an awaited message it does not hold"))?;
+    Ok(Some((status, awaited)))
 }
 
 /// A demo agent's state, played one turn at a time.

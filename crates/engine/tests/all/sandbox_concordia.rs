@@ -37,8 +37,9 @@ pub async fn demo_agent(engine: &Engine, state: &Value) -> GateClient {
     GateClient::new(&url, key, state["agent_id"].as_str().unwrap()).unwrap()
 }
 
-/// Waits (bounded) until the inbox holds a Concordia proposal other than `not`.
-async fn concordia_pending(engine: &Engine, not: Option<&str>) -> Option<InboxItem> {
+/// Waits (bounded) until the inbox holds a `protocol` proposal other than
+/// `not`.
+pub async fn pending_of(engine: &Engine, protocol: &str, not: Option<&str>) -> Option<InboxItem> {
     for _ in 0..80 {
         engine.refresh().await.unwrap();
         let found = engine
@@ -46,13 +47,25 @@ async fn concordia_pending(engine: &Engine, not: Option<&str>) -> Option<InboxIt
             .await
             .unwrap()
             .into_iter()
-            .find(|i| i.protocol == "concordia" && Some(i.event_hash.as_str()) != not);
+            .find(|i| i.protocol == protocol && Some(i.event_hash.as_str()) != not);
         if found.is_some() {
             return found;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     None
+}
+
+/// Waits (bounded) until the demo keeping state file `name` has made
+/// `requests` requests; its state.
+pub async fn asked(data: &std::path::Path, name: &str, requests: u32) -> Value {
+    for _ in 0..80 {
+        if let Some(state) = state_file(data, name).filter(|s| s["requests"] == requests) {
+            return state;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("the demo keeping {name} did not make request {requests}");
 }
 
 /// The price of the awaited offer, as the inbox shows it.
@@ -71,15 +84,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     // The host side: the demo's buying agent enrolled at the gate, its
     // session mirrored (its open and offer, the seller's accept_session and
     // counter-offer) and a decision asked for.
-    let mut state = None;
-    for _ in 0..80 {
-        state = demo_state(data.path()).filter(|s| s["requests"] == 1);
-        if state.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let state = state.expect("the demo asked the gate for a decision");
+    let state = asked(data.path(), "concordia-demo.json", 1).await;
     let session_id = state["session_id"].as_str().unwrap().to_owned();
     let agent = demo_agent(&engine, &state).await;
     let view = agent.session(&session_id).await.unwrap();
@@ -93,7 +98,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     assert_eq!(asked.amount, "48000 USD");
 
     // The console side: the offer in the inbox, beside the ANP ones.
-    let first = concordia_pending(&engine, None)
+    let first = pending_of(&engine, "concordia", None)
         .await
         .expect("the sandbox's Concordia offer reaches the inbox");
     assert_eq!(first.kind, "negotiate.counter");
@@ -132,7 +137,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         })
         .await
         .unwrap();
-    let second = concordia_pending(&engine, Some(&first.event_hash))
+    let second = pending_of(&engine, "concordia", Some(&first.event_hash))
         .await
         .expect("the seller answered the decline with a new offer");
     assert_eq!(key(&second), key(&first));
@@ -174,7 +179,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         })
         .await
         .unwrap();
-    let third = concordia_pending(&engine, Some(&second.event_hash))
+    let third = pending_of(&engine, "concordia", Some(&second.event_hash))
         .await
         .expect("the seller answered the counter");
     assert_eq!(third.kind, "negotiate.counter");

@@ -12,37 +12,11 @@ use countersign_client::GateClient;
 use countersign_engine::*;
 use serde_json::{json, Value};
 
-use crate::sandbox_concordia::{demo_agent, sandbox_engine, state_file};
+use crate::sandbox_concordia::{asked, demo_agent, pending_of, sandbox_engine, state_file};
 
-/// Waits (bounded) until the demo has made `requests` requests; its state.
-async fn asked(data: &std::path::Path, requests: u32) -> Value {
-    for _ in 0..80 {
-        if let Some(state) =
-            state_file(data, "oanp-demo.json").filter(|s| s["requests"] == requests)
-        {
-            return state;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    panic!("the OANP demo did not make request {requests}");
-}
-
-/// Waits (bounded) until the inbox holds an OANP offer other than `not`.
-async fn oanp_pending(engine: &Engine, not: Option<&str>) -> Option<InboxItem> {
-    for _ in 0..80 {
-        engine.refresh().await.unwrap();
-        let found = engine
-            .inbox()
-            .await
-            .unwrap()
-            .into_iter()
-            .find(|i| i.protocol == "oanp" && Some(i.event_hash.as_str()) != not);
-        if found.is_some() {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    None
+/// Waits (bounded) until the OANP demo has made `requests` requests; its state.
+async fn oanp_asked(data: &std::path::Path, requests: u32) -> Value {
+    asked(data, "oanp-demo.json", requests).await
 }
 
 /// Waits (bounded) until the gate reads the session as `state`.
@@ -106,7 +80,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
     // The host side: the buyer agent enrolled for OANP, its log mirrored
     // (open, ack, the arbiter's rules, its offer and the merchant's counter,
     // each scored) and a decision asked for on the counter.
-    let state = asked(data.path(), 1).await;
+    let state = oanp_asked(data.path(), 1).await;
     let session_id = state["session_id"].as_str().unwrap().to_owned();
     let agent = demo_agent(&engine, &state).await;
     let view = agent.session(&session_id).await.unwrap();
@@ -121,7 +95,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
 
     // The console side: the merchant's counter in the inbox, beside the
     // other protocols' offers, against the buyer's opening offer.
-    let first = oanp_pending(&engine, None)
+    let first = pending_of(&engine, "oanp", None)
         .await
         .expect("the sandbox's OANP counter reaches the inbox");
     assert_eq!(first.session_id, format!("oanp:{session_id}"));
@@ -175,7 +149,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
         })
         .await
         .unwrap();
-    let second = oanp_pending(&engine, Some(&first.event_hash))
+    let second = pending_of(&engine, "oanp", Some(&first.event_hash))
         .await
         .expect("the merchant answered the counter with a new one");
     assert_eq!(second.session_id, first.session_id);
@@ -192,7 +166,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
             .as_str(),
         "countered"
     );
-    let state = asked(data.path(), 2).await;
+    let state = oanp_asked(data.path(), 2).await;
     assert_eq!(state["messages"][7]["type"], "offer.counter");
     assert_eq!(state["messages"][7]["sender"]["role"], "buyer");
     assert_eq!(state["messages"][7]["payload"]["terms"], ours);
@@ -280,10 +254,10 @@ async fn a_declined_sandbox_oanp_counter_closes_the_session_with_the_persons_rea
     let data = tempfile::tempdir().unwrap();
     let engine = sandbox_engine(data.path());
     engine.start().await.unwrap();
-    let state = asked(data.path(), 1).await;
+    let state = oanp_asked(data.path(), 1).await;
     let session_id = state["session_id"].as_str().unwrap().to_owned();
     let agent = demo_agent(&engine, &state).await;
-    let first = oanp_pending(&engine, None)
+    let first = pending_of(&engine, "oanp", None)
         .await
         .expect("the sandbox's OANP counter reaches the inbox");
     engine

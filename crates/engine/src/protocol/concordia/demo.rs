@@ -325,16 +325,10 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         state.asked = Some(asked);
         return Ok(Next::Wait);
     };
-    let Some(status) = gate_demo::settled(gate, &state.session_id, &asked)
-        .await
-        .map_err(sandbox_error)?
+    let Some((status, awaited)) =
+        gate_demo::settled(gate, &state.session_id, &asked, &state.messages).await?
     else {
         return Ok(Next::Wait);
-    };
-    let Some(awaited) = state.messages.get(asked.index).cloned() else {
-        return Err(sandbox_error(
-            "its state file names an awaited message it does not hold",
-        ));
     };
     let mut talk = Talk {
         buyer: key_of(&state.buyer_key)?,

@@ -375,16 +375,10 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         state.asked = Some(asked);
         return Ok(Next::Wait);
     };
-    let Some(status) = gate_demo::settled(gate, &state.session_id, &asked)
-        .await
-        .map_err(sandbox_error)?
+    let Some((status, awaited)) =
+        gate_demo::settled(gate, &state.session_id, &asked, &state.messages).await?
     else {
         return Ok(Next::Wait);
-    };
-    let Some(awaited) = state.messages.get(asked.index).cloned() else {
-        return Err(sandbox_error(
-            "its state file names an awaited envelope it does not hold",
-        ));
     };
     react(state, &status, &awaited)?;
     state.asked = None;
