@@ -197,6 +197,8 @@ async fn negotiate(world: &World, engine: &Engine, person: Person) -> Value {
 async fn the_sdk_agent_asks_a_person_approves_in_the_engine_and_the_session_is_agreed() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
     let r = negotiate(&world, &engine, Person::Approves).await;
     assert_eq!(r["mirrored_head_is_the_offer"], true, "{r}");
     assert_eq!(r["asked"]["status"], "pending", "{r}");
@@ -224,6 +226,15 @@ async fn the_sdk_agent_asks_a_person_approves_in_the_engine_and_the_session_is_a
         .await
         .unwrap();
     assert_eq!(rows[0].status, "agreed");
+    // The SDK's accept answers the very message it asked about and was
+    // approved: no breach is read from its envelopes.
+    engine.refresh().await.unwrap();
+    assert!(recorder.breaches.lock().unwrap().is_empty());
+    let rows = engine
+        .sessions(countersign_engine::HistoryFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(rows[0].breaches, 0, "{:?}", rows[0]);
 }
 
 #[tokio::test]
