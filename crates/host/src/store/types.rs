@@ -9,7 +9,7 @@ pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL failed.
-    #[error("postgresql: {0}")]
+    #[error("postgresql: {}", postgres_reason(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No PostgreSQL connection could be had from the pool.
     #[error("postgresql pool: {0}")]
@@ -28,6 +28,16 @@ pub enum StoreError {
     /// A blocking task failed to run.
     #[error("storage task: {0}")]
     Task(String),
+}
+
+/// The server's own words when it answered an error (the driver's
+/// `Display` says only "db error"), else the driver's message and cause.
+fn postgres_reason(e: &tokio_postgres::Error) -> String {
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
+    }
 }
 
 /// Why a [`Commit`] was not applied.

@@ -127,6 +127,21 @@ fn i(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// A session's log in one statement, so one snapshot: the session row, its
+/// vendor's key, and its events after `$2` up to the row's own count.
+static LOG_QUERY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT {}, a.public_key, a.fingerprint,
+            ARRAY(SELECT e.body FROM events e WHERE e.session_id = s.id AND e.seq > $2 AND e.seq <= s.event_count ORDER BY e.seq)
+         FROM sessions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1",
+        SESSION_COLUMNS
+            .split(", ")
+            .map(|c| format!("s.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+});
+
 const SESSION_COLUMNS: &str = "id, agent_id, org_handle, sandbox, status, opened_at, closed_at, event_count, chain_head, standing_seq, buyer_rounds, version";
 
 fn session_of(r: &Row) -> Result<Session, StoreError> {
@@ -525,42 +540,17 @@ impl NegotiationRepo for PgStore {
     }
 
     async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError> {
-        // Two statements and no transaction: events are only ever appended,
-        // and every event up to the session row's `event_count` was
-        // committed with (or before) that row, so bounding the events by the
-        // count read first gives the snapshot a transaction would.
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {}, a.public_key, a.fingerprint FROM sessions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1",
-                SESSION_COLUMNS
-                    .split(", ")
-                    .map(|c| format!("s.{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-            .await?;
-        let Some(row) = client.query_opt(&stmt, &[&session_id]).await? else {
+        let Some(row) = self
+            .query_opt(&LOG_QUERY, &[&session_id, &i(after)])
+            .await?
+        else {
             return Ok(None);
         };
-        let session = session_of(&row)?;
-        let (vendor_key, vendor_fingerprint) = (row.try_get(12)?, row.try_get(13)?);
-        let stmt = client
-            .prepare_cached(
-                "SELECT body FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
-            )
-            .await?;
-        let events = client
-            .query(&stmt, &[&session_id, &i(after), &i(session.event_count)])
-            .await?
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<Vec<String>, _>>()?;
         Ok(Some(LogSnapshot {
-            session,
-            vendor_key,
-            vendor_fingerprint,
-            events,
+            session: session_of(&row)?,
+            vendor_key: row.try_get(12)?,
+            vendor_fingerprint: row.try_get(13)?,
+            events: row.try_get(14)?,
         }))
     }
 
@@ -918,5 +908,28 @@ impl LimitRepo for PgStore {
             .await?
             .ok_or_else(|| StoreError::Corrupt("a rate window vanished".into()))?;
         Ok(u(row.try_get(0)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_server_error_reads_in_the_servers_words() {
+        let cluster = countersign_testkit::postgres::Cluster::shared().expect("test cluster");
+        let url = cluster.fresh_database().await.expect("database");
+        let store = PgStore::open(&url, Durability::default())
+            .await
+            .expect("open");
+        let failed = store
+            .query("SELECT 1 / 0", &[])
+            .await
+            .expect_err("division by zero");
+        // The driver alone would say "postgresql: db error".
+        assert_eq!(
+            failed.to_string(),
+            "postgresql: division by zero (SQLSTATE 22012)"
+        );
     }
 }
