@@ -588,9 +588,13 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                // The server's NOTICEs ("relation ... already exists,
+                // skipping" on every start) are not news.
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn")),
         )
         .with_writer(std::io::stderr)
+        // Colour codes only for a terminal, not in a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let platform_key_path = args.platform_key.clone().or_else(|| {
         std::env::var_os("COUNTERSIGN_HOST_PLATFORM_KEY")
