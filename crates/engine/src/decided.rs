@@ -191,13 +191,14 @@ fn withdrawn(at: Option<String>, detail: &str) -> ProposalDecision {
     }
 }
 
-/// Who a decider is, in the words shown: the email they approve as (the
-/// name when the host gives no email).
-fn who(d: &Decider) -> &str {
-    if d.email.is_empty() {
-        &d.name
-    } else {
-        &d.email
+/// Who a decider is, in the words shown: their name and the email they
+/// approve as, "Grace Hopper (grace@fabrikam.example)", or whichever of the
+/// two the host gives.
+fn who(d: &Decider) -> String {
+    match (d.name.trim(), d.email.trim()) {
+        ("", email) => email.to_owned(),
+        (name, "") => name.to_owned(),
+        (name, email) => format!("{name} ({email})"),
     }
 }
 
@@ -263,7 +264,7 @@ fn from_host(
             deciders
                 .iter()
                 .map(|d| who(d))
-                .collect::<Vec<_>>()
+                .collect::<Vec<String>>()
                 .join(", ")
         }),
         at: deciders
@@ -324,6 +325,31 @@ mod tests {
     const ADA: &str = "ada@fabrikam.example";
     const GRACE: &str = "grace@fabrikam.example";
 
+    #[test]
+    fn a_decider_reads_as_name_and_email_or_whichever_the_host_gave() {
+        let d = |name: &str, email: &str| Decider {
+            name: name.into(),
+            email: email.into(),
+            decision: "approve".into(),
+            at: String::new(),
+        };
+        assert_eq!(
+            who(&d("Ada Lovelace", ADA)),
+            "Ada Lovelace (ada@fabrikam.example)"
+        );
+        assert_eq!(who(&d("", ADA)), ADA);
+        assert_eq!(who(&d("Ada Lovelace", " ")), "Ada Lovelace");
+    }
+
+    /// The name the host gives each approver, as enrolled.
+    fn name_of(email: &str) -> &'static str {
+        if email == ADA {
+            "Ada Lovelace"
+        } else {
+            "Grace Hopper"
+        }
+    }
+
     fn host(status: &str, decided_by: &[(&str, &str, &str)], reason: Option<&str>) -> HostRequest {
         serde_json::from_value(json!({
             "request_id": "r1", "message_hash": "sha256:aa", "status": status,
@@ -331,7 +357,7 @@ mod tests {
             "approvals_given": decided_by.iter().filter(|d| d.1 == "approve").count(),
             "approvals_required": 2,
             "decided_by": decided_by.iter().map(|(email, decision, at)| json!({
-                "name": "Test Approver", "email": email, "identity": "did:key:z6Mk", "decision": decision, "at": at
+                "name": name_of(email), "email": email, "identity": "did:key:z6Mk", "decision": decision, "at": at
             })).collect::<Vec<_>>(),
             "reason": reason, "counter_terms": null,
         }))
@@ -483,7 +509,10 @@ mod tests {
         let d = became(None, Some(&denied), None, false).unwrap();
         assert_eq!(d.outcome, "decided");
         assert_eq!(d.action.as_deref(), Some("decline"));
-        assert_eq!(d.decided_by.as_deref(), Some(GRACE));
+        assert_eq!(
+            d.decided_by.as_deref(),
+            Some("Grace Hopper (grace@fabrikam.example)")
+        );
         assert_eq!(d.at.as_deref(), Some("2026-12-01T09:30:00Z"));
         assert_eq!(
             d.reason.as_deref(),
@@ -547,7 +576,7 @@ mod tests {
         assert_eq!(d.action.as_deref(), Some("approve"));
         assert_eq!(
             d.decided_by.as_deref(),
-            Some("ada@fabrikam.example, grace@fabrikam.example")
+            Some("Ada Lovelace (ada@fabrikam.example), Grace Hopper (grace@fabrikam.example)")
         );
         assert_eq!(
             d.at.as_deref(),

@@ -386,8 +386,8 @@ pub struct ProposalDecision {
     )]
     pub outcome: String,
     /// Who decided: the email this console approves as, the approvers the
-    /// host names for a gate request (every approver, for an approval), or
-    /// the approvers the record names.
+    /// host names for a gate request, each "Name (email)" as enrolled
+    /// (every approver, for an approval), or the emails the record names.
     pub decided_by: Option<String>,
     /// When (RFC 3339).
     pub at: Option<String>,

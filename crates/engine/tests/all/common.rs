@@ -322,7 +322,7 @@ impl World {
 
     pub async fn code(&self, email: &str) -> String {
         self.host()
-            .enroll_code(&self.org, "Test Approver", email)
+            .enroll_code(&self.org, &name_of(email), email)
             .await
             .unwrap()
             .code
@@ -389,10 +389,22 @@ pub fn test_config(dir: &std::path::Path, email: &str) -> EngineConfig {
     config.sandbox = SandboxMode::Off;
     config.poll_interval = Duration::from_secs(3600);
     config.approver = ApproverProfile {
-        name: "Test Approver".into(),
+        name: name_of(email),
         email: email.into(),
     };
     config
+}
+
+/// The name an approver enrolls under: the email's local part, capitalised
+/// ("grace@fabrikam.example" is "Grace"), so views naming them can be told
+/// apart.
+pub fn name_of(email: &str) -> String {
+    let local = email.split('@').next().unwrap_or(email);
+    let mut chars = local.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 pub fn offer(unit_price: u64, expires_in: Duration) -> Value {

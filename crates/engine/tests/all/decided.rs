@@ -283,7 +283,7 @@ async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_
     assert_eq!(decision.action.as_deref(), Some("decline"));
     assert_eq!(
         decision.decided_by.as_deref(),
-        Some("grace@fabrikam.example")
+        Some("Grace (grace@fabrikam.example)")
     );
     assert_eq!(decision.reason.as_deref(), Some(reason), "as written");
     assert_eq!(decision.decision_id, None, "not decided at this console");
@@ -307,7 +307,7 @@ async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_
     assert_eq!(decision.outcome, "decided");
     assert_eq!(
         decision.decided_by.as_deref(),
-        Some("grace@fabrikam.example")
+        Some("Grace (grace@fabrikam.example)")
     );
     let appended = decision.appended.expect("the agent's answer");
     assert_eq!((appended.seq, appended.verified), (n as u64 + 1, true));
@@ -355,7 +355,7 @@ async fn an_approval_here_reads_approved_by_both_once_another_console_gives_the_
     assert_eq!(decision.action.as_deref(), Some("approve"));
     assert_eq!(
         decision.decided_by.as_deref(),
-        Some("ada@fabrikam.example, grace@fabrikam.example")
+        Some("Ada (ada@fabrikam.example), Grace (grace@fabrikam.example)")
     );
     assert_eq!(
         decision.decision_id.as_deref(),
@@ -395,7 +395,7 @@ async fn an_oanp_request_decided_at_other_consoles_reads_declined_and_approved_n
     assert_eq!(decision.action.as_deref(), Some("decline"));
     assert_eq!(
         decision.decided_by.as_deref(),
-        Some("grace@fabrikam.example")
+        Some("Grace (grace@fabrikam.example)")
     );
     assert_eq!(
         decision.reason.as_deref(),
@@ -419,7 +419,7 @@ async fn an_oanp_request_decided_at_other_consoles_reads_declined_and_approved_n
     assert_eq!(decision.action.as_deref(), Some("approve"));
     assert_eq!(
         decision.decided_by.as_deref(),
-        Some("ann@fabrikam.example, linus@fabrikam.example")
+        Some("Ann (ann@fabrikam.example), Linus (linus@fabrikam.example)")
     );
 }
 

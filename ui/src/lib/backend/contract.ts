@@ -1962,8 +1962,8 @@ action: "approve" | "decline" | "counter" | null,
 outcome: "pending" | "appended" | "awaiting_approvals" | "held" | "refused" | "answered" | "decided" | "expired" | "withdrawn", 
 /**
  * Who decided: the email this console approves as, the approvers the
- * host names for a gate request (every approver, for an approval), or
- * the approvers the record names.
+ * host names for a gate request, each "Name (email)" as enrolled
+ * (every approver, for an approval), or the emails the record names.
  */
 decided_by: string | null, 
 /**
