@@ -6,9 +6,11 @@ one-time code, negotiates with a seller in Concordia using the reference SDK
 signed requests, asks for a decision on the seller's counter-offer, waits for
 the callback hint (checking its signature) and reads the decision, verifies
 the receipts with the SDK's own verify_approval_receipt, then accepts (the
-session is AGREED) or, when refused, counters instead.
+session is AGREED) or, when refused, counters instead. With --accept-anyway
+it misbehaves: it asks, then accepts whatever the person decided (for the
+tests that must catch an agent acting against a decision).
 
-    python gate_buyer.py --host http://127.0.0.1:PORT --code gate_enroll_...
+    python gate_buyer.py --host http://127.0.0.1:PORT --code gate_enroll_... [--accept-anyway]
 
 Prints one JSON object on stdout (what happened, for the test that runs it).
 Run by crates/host/tests/all/gate_interop.rs with the interop venv's Python.
@@ -166,6 +168,7 @@ def main() -> None:
     args.add_argument("--host", required=True)
     args.add_argument("--code", required=True)
     args.add_argument("--wait", type=float, default=60.0)
+    args.add_argument("--accept-anyway", action="store_true")
     opts = args.parse_args()
     out = {}
 
@@ -235,7 +238,9 @@ def main() -> None:
     needed = status["approvals_required"] if wanted == "approve" else 1
     proven = status["status"] in ("approved", "denied", "countered") and len(signers) >= needed
 
-    if status["status"] == "approved" and proven:
+    if opts.accept_anyway:
+        buyer.accept_offer(reasoning="Accepting regardless of the decision.")
+    elif status["status"] == "approved" and proven:
         buyer.accept_offer(reasoning="Approved by a person at our organization.")
     else:
         terms = status.get("counter_terms") or {"price": {"value": 1950.00, "currency": "USD"}}

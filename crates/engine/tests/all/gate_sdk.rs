@@ -45,6 +45,16 @@ enum Person {
 /// Runs the SDK buying agent against the world's host; the person decides
 /// its request in `engine` as `person` does. Answers what the agent reports.
 async fn negotiate(world: &World, engine: &Engine, person: Person) -> Value {
+    negotiate_with(world, engine, person, &[]).await
+}
+
+/// [`negotiate`], with more arguments for the agent (`--accept-anyway`).
+async fn negotiate_with(
+    world: &World,
+    engine: &Engine,
+    person: Person,
+    agent_args: &[&str],
+) -> Value {
     let code = world
         .host()
         .gate_enroll_code(&world.org, "Procurement Buyer", "concordia")
@@ -54,6 +64,7 @@ async fn negotiate(world: &World, engine: &Engine, person: Person) -> Value {
     let mut child = tokio::process::Command::new(python())
         .arg(repo_root().join("crates/host/interop/gate_buyer.py"))
         .args(["--host", &world.url, "--code", &code, "--wait", "30"])
+        .args(agent_args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -190,7 +201,10 @@ async fn negotiate(world: &World, engine: &Engine, person: Person) -> Value {
     // serde_json keeps in this build.
     assert!(ours[0].starts_with("{\"concordia\""), "{}", ours[0]);
     assert!(!jcs::is_canonical(&ours[0]), "{}", ours[0]);
-    result["result"].clone()
+    let mut result = result["result"].clone();
+    // What the agent asked about, for the test.
+    result["waiting"] = first["waiting"].clone();
+    result
 }
 
 #[tokio::test]
@@ -272,4 +286,58 @@ async fn the_sdk_agent_sends_the_counter_terms_a_person_wrote_in_the_engine() {
         Some(1950),
         "the agent countered with the person's terms: {r}"
     );
+}
+
+/// The SDK agent asks, the person declines, and it accepts anyway: the
+/// console reads the breach from the SDK's own envelopes, tells the person
+/// once with the offer view's words, and marks the session in history.
+#[tokio::test]
+async fn an_sdk_agent_accepting_what_a_person_declined_is_reported() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    let r = negotiate_with(&world, &engine, Person::Declines, &["--accept-anyway"]).await;
+    assert_eq!(r["status"], "denied", "{r}");
+    assert_eq!(
+        r["last_type"], "negotiate.accept",
+        "it accepted anyway: {r}"
+    );
+    assert_eq!(r["state"], "agreed", "{r}");
+    assert_eq!(r["mirrored"], true, "{r}");
+
+    let id = format!(
+        "concordia:{}",
+        r["waiting"]["session_id"].as_str().unwrap_or_default()
+    );
+    let rows = engine
+        .sessions(countersign_engine::HistoryFilter::default())
+        .await
+        .unwrap();
+    let row = rows
+        .iter()
+        .find(|row| row.session_id == id)
+        .unwrap_or_else(|| panic!("{id} in history: {rows:?}"));
+    assert_eq!(row.breaches, 1, "{row:?}");
+    let notices = recorder.breaches.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "told once: {notices:?}");
+    assert_eq!(notices[0].session_id, id);
+    assert_eq!(
+        notices[0].title,
+        "Your agent accepted an offer from Contoso without your approval"
+    );
+    let view = engine
+        .proposal_view(&notices[0].host_id, &id, &notices[0].event_hash)
+        .await
+        .unwrap();
+    let decision = view.decision.expect("decided");
+    assert_eq!(decision.action.as_deref(), Some("decline"));
+    let breach = decision.breach.expect("the accept against the decline");
+    assert_eq!(notices[0].body, breach);
+    assert!(
+        breach.contains("although the decision recorded for this request was a decline"),
+        "{breach}"
+    );
+    engine.refresh().await.unwrap();
+    assert_eq!(recorder.breaches.lock().unwrap().len(), 1, "told once");
 }
