@@ -482,7 +482,7 @@ async fn accept_anyway(
 }
 
 /// The history row's count of proposals accepted against a decision.
-async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
+pub(crate) async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
     let rows = engine.sessions(HistoryFilter::default()).await.unwrap();
     rows.iter()
         .find(|r| r.session_id == session_id)
