@@ -119,7 +119,11 @@ pub fn run() {
     tune_webkit();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,countersign=info"));
-    tracing_subscriber::fmt().with_env_filter(filter).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        // Colour codes only for a terminal, not in a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
     let config = EngineConfig::from_env();
     let app = configure(tauri::Builder::default(), config).build(tauri::generate_context!());
     match app {
