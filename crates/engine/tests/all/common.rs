@@ -510,3 +510,22 @@ pub fn anp_diff(diff: Option<countersign_engine::ProposalDiff>) -> Value {
         other => panic!("not an ANP diff: {other:?}"),
     }
 }
+
+/// Sets a notifier on `engine` that keeps what it is told.
+pub fn recorded(engine: &Engine) -> std::sync::Arc<Recorder> {
+    let recorder = std::sync::Arc::new(Recorder::default());
+    engine.set_notifier(recorder.clone());
+    recorder
+}
+
+/// The history row's count of proposals accepted against a decision.
+pub async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
+    let rows = engine
+        .sessions(countersign_engine::HistoryFilter::default())
+        .await
+        .unwrap();
+    rows.iter()
+        .find(|r| r.session_id == session_id)
+        .expect("the session in history")
+        .breaches
+}

@@ -453,13 +453,6 @@ async fn a_gate_request_nobody_decided_in_time_reads_expired() {
     );
 }
 
-/// Sets a notifier on `engine` that keeps what it is told.
-fn recorded(engine: &Engine) -> std::sync::Arc<Recorder> {
-    let recorder = std::sync::Arc::new(Recorder::default());
-    engine.set_notifier(recorder.clone());
-    recorder
-}
-
 /// The org's agent accepts message `i` of `talk` on the gate, whatever was
 /// decided; answers the accept's seq.
 async fn accept_anyway(
@@ -479,15 +472,6 @@ async fn accept_anyway(
         .await
         .unwrap();
     n + 1
-}
-
-/// The history row's count of proposals accepted against a decision.
-pub(crate) async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
-    let rows = engine.sessions(HistoryFilter::default()).await.unwrap();
-    rows.iter()
-        .find(|r| r.session_id == session_id)
-        .expect("the session in history")
-        .breaches
 }
 
 /// The org's agent accepting a counter-offer the person declined is shown

@@ -211,8 +211,7 @@ async fn negotiate_with(
 async fn the_sdk_agent_asks_a_person_approves_in_the_engine_and_the_session_is_agreed() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
-    let recorder = std::sync::Arc::new(Recorder::default());
-    engine.set_notifier(recorder.clone());
+    let recorder = recorded(&engine);
     let r = negotiate(&world, &engine, Person::Approves).await;
     assert_eq!(r["mirrored_head_is_the_offer"], true, "{r}");
     assert_eq!(r["asked"]["status"], "pending", "{r}");
@@ -295,8 +294,7 @@ async fn the_sdk_agent_sends_the_counter_terms_a_person_wrote_in_the_engine() {
 async fn an_sdk_agent_accepting_what_a_person_declined_is_reported() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;
-    let recorder = std::sync::Arc::new(Recorder::default());
-    engine.set_notifier(recorder.clone());
+    let recorder = recorded(&engine);
     let r = negotiate_with(&world, &engine, Person::Declines, &["--accept-anyway"]).await;
     assert_eq!(r["status"], "denied", "{r}");
     assert_eq!(
@@ -310,7 +308,7 @@ async fn an_sdk_agent_accepting_what_a_person_declined_is_reported() {
         "concordia:{}",
         r["waiting"]["session_id"].as_str().unwrap_or_default()
     );
-    assert_eq!(crate::decided::breaches_in_history(&engine, &id).await, 1);
+    assert_eq!(breaches_in_history(&engine, &id).await, 1);
     let notices = recorder.breaches.lock().unwrap().clone();
     assert_eq!(notices.len(), 1, "told once: {notices:?}");
     assert_eq!(notices[0].session_id, id);
