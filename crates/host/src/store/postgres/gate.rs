@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use tokio_postgres::Row;
 
-use super::{conflict, i, store, u, PgStore};
+use super::{conflict, i, prefixed, store, u, PgStore};
 use crate::store::*;
 
 const GATE_AGENT_COLUMNS: &str =
@@ -93,14 +93,6 @@ const RECEIPT_QUERY: &str = "SELECT g.request_id, g.approver_id, a.name, a.email
      FROM gate_receipts g JOIN approvers a ON a.id = g.approver_id
      WHERE g.org_handle = $1 AND g.protocol = $2 AND g.session_id = $3
      ORDER BY g.request_id, g.ordinal, g.recorded_at";
-
-fn prefixed(columns: &str, prefix: &str) -> String {
-    columns
-        .split(", ")
-        .map(|c| format!("{prefix}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 fn all<T>(rows: &[Row], f: impl Fn(&Row) -> Result<T, StoreError>) -> Result<Vec<T>, StoreError> {
     rows.iter().map(f).collect()

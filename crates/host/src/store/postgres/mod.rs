@@ -127,6 +127,15 @@ fn i(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// `columns` ("a, b") as `prefix.a, prefix.b`, for a query that joins.
+fn prefixed(columns: &str, prefix: &str) -> String {
+    columns
+        .split(", ")
+        .map(|c| format!("{prefix}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A session's log in one statement, so one snapshot: the session row, its
 /// vendor's key, and its events after `$2` up to the row's own count.
 static LOG_QUERY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
@@ -134,11 +143,19 @@ static LOG_QUERY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         "SELECT {}, a.public_key, a.fingerprint,
             ARRAY(SELECT e.body FROM events e WHERE e.session_id = s.id AND e.seq > $2 AND e.seq <= s.event_count ORDER BY e.seq)
          FROM sessions s JOIN agents a ON a.id = s.agent_id WHERE s.id = $1",
-        SESSION_COLUMNS
-            .split(", ")
-            .map(|c| format!("s.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        prefixed(SESSION_COLUMNS, "s")
+    )
+});
+
+/// A session with its org and the event at its standing seq, in one
+/// statement (one snapshot); read on every append, so built once.
+static SESSION_STATE_QUERY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT {}, o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body
+         FROM sessions s JOIN orgs o ON o.handle = s.org_handle
+         LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
+         WHERE s.id = $1",
+        prefixed(SESSION_COLUMNS, "s")
     )
 });
 
@@ -435,25 +452,7 @@ impl NegotiationRepo for PgStore {
     }
 
     async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        // One statement, one snapshot: the session, its org, and the event
-        // at its standing seq.
-        let columns = SESSION_COLUMNS
-            .split(", ")
-            .map(|c| format!("s.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let Some(row) = self
-            .query_opt(
-                &format!(
-                    "SELECT {columns}, o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body
-                     FROM sessions s JOIN orgs o ON o.handle = s.org_handle
-                     LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
-                     WHERE s.id = $1"
-                ),
-                &[&id],
-            )
-            .await?
-        else {
+        let Some(row) = self.query_opt(&SESSION_STATE_QUERY, &[&id]).await? else {
             return Ok(None);
         };
         Ok(Some(SessionRow {
@@ -565,16 +564,8 @@ impl NegotiationRepo for PgStore {
             .read_only(true)
             .start()
             .await?;
-        let session_columns = SESSION_COLUMNS
-            .split(", ")
-            .map(|c| format!("s.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let agent_columns = AGENT_COLUMNS
-            .split(", ")
-            .map(|c| format!("a.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let session_columns = prefixed(SESSION_COLUMNS, "s");
+        let agent_columns = prefixed(AGENT_COLUMNS, "a");
         let stmt = tx
             .prepare_cached(&format!(
                 "SELECT {session_columns}, {agent_columns} FROM sessions s JOIN agents a ON a.id = s.agent_id
