@@ -290,11 +290,7 @@ async fn run(args: &Args, durability: countersign_host::Durability) -> Result<Re
         sqlite_inserts: rows,
         sqlite_seconds: sqlite_elapsed.as_secs_f64(),
         sqlite_inserts_per_second: sqlite_rate,
-        ratio: if sqlite_rate > 0.0 {
-            appends_per_second / sqlite_rate
-        } else {
-            0.0
-        },
+        ratio: stats::ratio(appends_per_second, sqlite_rate),
         target_met: appends_per_second >= TARGET_APPENDS_PER_SECOND
             && sqlite_rate > 0.0
             && appends_per_second / sqlite_rate >= TARGET_RATIO

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use countersign_host::Durability;
 use countersign_testkit::deployment::{Deployment, Launch};
 use countersign_testkit::postgres::Cluster;
 use serde::Serialize;
@@ -58,8 +59,28 @@ pub struct PgReport {
     pub bare_seconds: f64,
     /// Bare inserts per second (from `agents` connections).
     pub bare_inserts_per_second: f64,
+    /// The same load on an in-process host over SQLite without fsync: the
+    /// host's and the agents' own work with almost no database behind it,
+    /// so an upper bound on what any store reaches on this machine.
+    pub ceiling: Ceiling,
     /// Errors over every deployment.
     pub errors: usize,
+}
+
+/// What the host reaches when its database costs almost nothing.
+#[derive(Serialize, Debug)]
+pub struct Ceiling {
+    /// Acknowledged, verified appends.
+    pub appends: usize,
+    /// Failed appends.
+    pub errors: usize,
+    /// Appends per second.
+    pub appends_per_second: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Appends per second over the bare PostgreSQL inserts per second: the
+    /// highest ratio a PostgreSQL store could reach on this machine.
+    pub ratio: f64,
 }
 
 pub async fn run(args: &Args) -> Result<PgReport, String> {
@@ -90,6 +111,7 @@ pub async fn run(args: &Args) -> Result<PgReport, String> {
         drop(deployment);
         measured.push((processes, via, outcome));
     }
+    let ceiling = ceiling_load(args).await?;
     let bare_db = cluster.fresh_database().await?;
     let (rows, bare_elapsed, synchronous_commit) = bare_postgres::insert_rows(
         &bare_db,
@@ -100,18 +122,26 @@ pub async fn run(args: &Args) -> Result<PgReport, String> {
     .await
     .map_err(|e| format!("bare PostgreSQL baseline: {e}"))?;
     let bare_rate = stats::rate(rows, bare_elapsed);
-    let mut errors = 0;
+    let mut errors = ceiling.errors;
+    let ceiling = {
+        let mut latencies = ceiling.latencies;
+        latencies.sort();
+        let rate = stats::rate(latencies.len(), ceiling.elapsed);
+        Ceiling {
+            appends: latencies.len(),
+            errors: ceiling.errors,
+            appends_per_second: rate,
+            p99_ms: stats::ms(stats::percentile(&latencies, 99.0)),
+            ratio: stats::ratio(rate, bare_rate),
+        }
+    };
     let deployments = measured
         .into_iter()
         .map(|(processes, via, outcome)| {
             let mut latencies = outcome.latencies;
             latencies.sort();
             let rate = stats::rate(latencies.len(), outcome.elapsed);
-            let ratio = if bare_rate > 0.0 {
-                rate / bare_rate
-            } else {
-                0.0
-            };
+            let ratio = stats::ratio(rate, bare_rate);
             let p99 = stats::ms(stats::percentile(&latencies, 99.0));
             errors += outcome.errors;
             DeploymentFigures {
@@ -138,8 +168,29 @@ pub async fn run(args: &Args) -> Result<PgReport, String> {
         bare_inserts: rows,
         bare_seconds: bare_elapsed.as_secs_f64(),
         bare_inserts_per_second: bare_rate,
+        ceiling,
         errors,
     })
+}
+
+/// The same plan against an in-process host on a temporary SQLite file at
+/// `synchronous=NORMAL` (no fsync; a commit costs a few microseconds).
+async fn ceiling_load(args: &Args) -> Result<load::Outcome, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let host = load::spawn_host(&dir.path().join("ceiling.db"), Durability::Normal)
+        .await
+        .map_err(|e| format!("the in-process host for the ceiling: {e}"))?;
+    let plan = load::Plan {
+        base_url: host.base_url(),
+        spread: Vec::new(),
+        agents: args.agents,
+        events: args.events,
+        per_session: args.per_session,
+        budget: Duration::from_secs(args.max_seconds),
+    };
+    let outcome = load::run(&plan).await;
+    host.shutdown().await;
+    outcome
 }
 
 pub fn print_text(r: &PgReport) {
@@ -169,5 +220,10 @@ pub fn print_text(r: &PgReport) {
     println!(
         "bare PostgreSQL inserts ({} connections, one row per transaction): {} in {:.2} s = {:.0} inserts/s",
         r.agents, r.bare_inserts, r.bare_seconds, r.bare_inserts_per_second
+    );
+    let c = &r.ceiling;
+    println!(
+        "ceiling: the same load on an in-process host over SQLite without fsync (the host's and agents' own work, almost no database): {:.0} appends/s, p99 {:.2} ms; ratio to bare PostgreSQL inserts {:.3}, the most any store could reach on this machine",
+        c.appends_per_second, c.p99_ms, c.ratio
     );
 }

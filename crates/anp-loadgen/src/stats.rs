@@ -20,6 +20,15 @@ pub fn rate(count: usize, elapsed: Duration) -> f64 {
     }
 }
 
+/// `rate` over the baseline's `base`, or 0 when there is no baseline.
+pub fn ratio(rate: f64, base: f64) -> f64 {
+    if base > 0.0 {
+        rate / base
+    } else {
+        0.0
+    }
+}
+
 /// Milliseconds with two decimals, for printing.
 pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 100_000.0).round() / 100.0
@@ -37,5 +46,7 @@ mod tests {
         assert_eq!(percentile(&samples, 100.0), Duration::from_millis(100));
         assert_eq!(percentile(&[], 50.0), Duration::ZERO);
         assert_eq!(rate(500, Duration::from_millis(250)), 2000.0);
+        assert_eq!(ratio(300.0, 1000.0), 0.3);
+        assert_eq!(ratio(300.0, 0.0), 0.0);
     }
 }

@@ -93,7 +93,7 @@ fn a_host_off_loopback_is_refused() {
 }
 
 #[test]
-fn a_small_postgres_run_prints_one_and_three_processes_beside_bare_inserts() {
+fn a_small_postgres_run_prints_one_and_three_processes_beside_bare_inserts_and_the_ceiling() {
     let out = Command::new(env!("CARGO_BIN_EXE_anp-loadgen"))
         .args([
             "--store",
@@ -131,5 +131,16 @@ fn a_small_postgres_run_prints_one_and_three_processes_beside_bare_inserts() {
         for figure in ["appends_per_second", "p50_ms", "p99_ms", "ratio"] {
             assert!(run[figure].as_f64().unwrap() > 0.0, "{figure}: {run}");
         }
+    }
+    // The same load on an in-process host with almost no database behind
+    // it, measured in the same run.
+    let ceiling = &report["ceiling"];
+    assert_eq!(ceiling["appends"], 20, "{ceiling}");
+    assert_eq!(ceiling["errors"], 0, "{ceiling}");
+    for figure in ["appends_per_second", "p99_ms", "ratio"] {
+        assert!(
+            ceiling[figure].as_f64().unwrap() > 0.0,
+            "{figure}: {ceiling}"
+        );
     }
 }
