@@ -87,13 +87,56 @@ impl DesktopNotifier {
 const MOST_SHOWN_SEPARATELY: usize = 3;
 
 fn worker<R: Runtime>(app: AppHandle<R>, notes: Receiver<Note>, human: Humanizer) {
+    let mut failures = Failures::default();
     while let Ok(first) = notes.recv() {
         let mut batch = vec![first];
         batch.extend(notes.try_iter());
         for note in coalesce(batch, &human) {
-            deliver(&app, note);
+            let shown = deliver(&app, note);
+            match failures.record(shown) {
+                Logged::First(reason) => tracing::warn!(
+                    "notification not shown: {reason} (the same failure again is logged only at debug level)"
+                ),
+                Logged::Again(reason) => tracing::debug!("notification not shown: {reason}"),
+                Logged::Recovered => tracing::info!("notifications are shown again"),
+                Logged::Nothing => {}
+            }
         }
         std::thread::sleep(SPACING);
+    }
+}
+
+/// What a delivery's outcome is worth saying in the log.
+#[derive(Debug, PartialEq, Eq)]
+enum Logged {
+    /// A new failure: warn.
+    First(String),
+    /// The failure already warned about: quietly.
+    Again(String),
+    /// Shown after failing.
+    Recovered,
+    /// Shown, as usual.
+    Nothing,
+}
+
+/// The last failure, so that a desktop without a notification server (no
+/// D-Bus session, no daemon) warns once rather than at every note.
+#[derive(Debug, Default)]
+struct Failures {
+    last: Option<String>,
+}
+
+impl Failures {
+    fn record(&mut self, shown: Result<(), String>) -> Logged {
+        match shown {
+            Ok(()) if self.last.take().is_some() => Logged::Recovered,
+            Ok(()) => Logged::Nothing,
+            Err(reason) if self.last.as_deref() == Some(reason.as_str()) => Logged::Again(reason),
+            Err(reason) => {
+                self.last = Some(reason.clone());
+                Logged::First(reason)
+            }
+        }
     }
 }
 
@@ -127,7 +170,8 @@ fn summary(offers: usize, human: &Humanizer) -> Note {
     }
 }
 
-fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
+/// Shows one note; answers why not when the desktop would not.
+fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) -> Result<(), String> {
     let mut notification = notify_rust::Notification::new();
     notification
         .appname("Countersign")
@@ -159,10 +203,11 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) {
             if let Err(error) = waiting {
                 tracing::warn!("notification clicks: {error}");
             }
+            Ok(())
         }
         #[cfg(not(all(unix, not(target_os = "macos"))))]
-        Ok(_) => {}
-        Err(error) => tracing::warn!("notification not shown: {error}"),
+        Ok(_) => Ok(()),
+        Err(error) => Err(error.to_string()),
     }
 }
 
@@ -190,9 +235,11 @@ fn plain_body(body: &str) -> String {
 
 #[cfg(all(unix, not(target_os = "macos")))]
 fn body_is_markup() -> bool {
+    // A server that will not say is taken to read markup: an escaped `&`
+    // shown as `&amp;` is better than a vendor's name turned into a link.
     notify_rust::get_capabilities()
         .map(|caps| caps.iter().any(|c| c == "body-markup"))
-        .unwrap_or(false)
+        .unwrap_or(true)
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]
@@ -216,7 +263,7 @@ pub fn escape_markup(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{coalesce, escape_markup, Note, Opens, SessionTarget};
+    use super::{coalesce, escape_markup, Failures, Logged, Note, Opens, SessionTarget};
     use countersign_engine::{Humanizer, ProposalRef};
 
     fn english() -> Humanizer {
@@ -251,6 +298,36 @@ mod tests {
             open,
             summarize: true,
         }
+    }
+
+    #[test]
+    fn a_failure_warns_once_until_notifications_work_again() {
+        let mut failures = Failures::default();
+        let no_bus = || Err("no D-Bus session".to_owned());
+        assert_eq!(failures.record(Ok(())), Logged::Nothing);
+        assert_eq!(
+            failures.record(no_bus()),
+            Logged::First("no D-Bus session".into())
+        );
+        assert_eq!(
+            failures.record(no_bus()),
+            Logged::Again("no D-Bus session".into())
+        );
+        assert_eq!(
+            failures.record(no_bus()),
+            Logged::Again("no D-Bus session".into())
+        );
+        // A different reason is news again.
+        assert_eq!(
+            failures.record(Err("timed out".into())),
+            Logged::First("timed out".into())
+        );
+        assert_eq!(failures.record(Ok(())), Logged::Recovered);
+        assert_eq!(failures.record(Ok(())), Logged::Nothing);
+        assert_eq!(
+            failures.record(no_bus()),
+            Logged::First("no D-Bus session".into())
+        );
     }
 
     #[test]
