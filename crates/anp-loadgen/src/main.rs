@@ -68,6 +68,21 @@ struct Args {
     as_host_process: bool,
 }
 
+impl Args {
+    /// The load these arguments ask for, against `base_url` (and, when
+    /// `spread` is not empty, spread over those hosts).
+    fn plan(&self, base_url: String, spread: Vec<String>) -> load::Plan {
+        load::Plan {
+            base_url,
+            spread,
+            agents: self.agents,
+            events: self.events,
+            per_session: self.per_session,
+            budget: Duration::from_secs(self.max_seconds),
+        }
+    }
+}
+
 /// Which store the load runs on.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum Store {
@@ -246,14 +261,7 @@ async fn run(args: &Args, durability: countersign_host::Durability) -> Result<Re
             (running.base_url(), Some(running))
         }
     };
-    let plan = load::Plan {
-        base_url: base_url.clone(),
-        spread: Vec::new(),
-        agents: args.agents,
-        events: args.events,
-        per_session: args.per_session,
-        budget: Duration::from_secs(args.max_seconds),
-    };
+    let plan = args.plan(base_url.clone(), Vec::new());
     let outcome = load::run(&plan).await;
     if let Some(running) = running {
         running.shutdown().await;

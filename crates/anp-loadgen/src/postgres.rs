@@ -99,14 +99,7 @@ pub async fn run(args: &Args) -> Result<PgReport, String> {
         } else {
             (spread[0].clone(), spread)
         };
-        let plan = load::Plan {
-            base_url,
-            spread,
-            agents: args.agents,
-            events: args.events,
-            per_session: args.per_session,
-            budget: Duration::from_secs(args.max_seconds),
-        };
+        let plan = args.plan(base_url, spread);
         let outcome = load::run(&plan).await?;
         drop(deployment);
         measured.push((processes, via, outcome));
@@ -180,14 +173,7 @@ async fn ceiling_load(args: &Args) -> Result<load::Outcome, String> {
     let host = load::spawn_host(&dir.path().join("ceiling.db"), Durability::Normal)
         .await
         .map_err(|e| format!("the in-process host for the ceiling: {e}"))?;
-    let plan = load::Plan {
-        base_url: host.base_url(),
-        spread: Vec::new(),
-        agents: args.agents,
-        events: args.events,
-        per_session: args.per_session,
-        budget: Duration::from_secs(args.max_seconds),
-    };
+    let plan = args.plan(host.base_url(), Vec::new());
     let outcome = load::run(&plan).await;
     host.shutdown().await;
     outcome
