@@ -32,7 +32,7 @@ pub struct Plan {
 
 /// What happened.
 pub struct Outcome {
-    /// One latency per acknowledged, verified append.
+    /// One latency per acknowledged, verified append, sorted.
     pub latencies: Vec<Duration>,
     /// Appends that failed.
     pub errors: usize,
@@ -110,6 +110,7 @@ pub async fn run(plan: &Plan) -> Result<Outcome, String> {
         }
     }
     outcome.elapsed = started.elapsed();
+    outcome.latencies.sort();
     if started_agents == 0 {
         return Err(setup_error.unwrap_or_else(|| "no agents".to_owned()));
     }

@@ -277,32 +277,30 @@ async fn run(args: &Args, durability: countersign_host::Durability) -> Result<Re
     )
     .map_err(|e| RunError::Setup(format!("bare SQLite baseline: {e}")))?;
 
-    let mut latencies = outcome.latencies;
-    latencies.sort();
-    let appends_per_second = stats::rate(latencies.len(), outcome.elapsed);
+    let f = stats::figures(&outcome.latencies, outcome.elapsed);
     let sqlite_rate = stats::rate(rows, sqlite_elapsed);
-    let p99 = stats::percentile(&latencies, 99.0);
+    let ratio = stats::ratio(f.per_second, sqlite_rate);
     Ok(Report {
         host: base_url,
         in_process_host: args.host.is_none(),
         synchronous,
         agents: args.agents,
-        appends: latencies.len(),
+        appends: f.appends,
         errors: outcome.errors,
         first_error: outcome.first_error,
         seconds: outcome.elapsed.as_secs_f64(),
-        appends_per_second,
-        p50_ms: stats::ms(stats::percentile(&latencies, 50.0)),
-        p99_ms: stats::ms(p99),
-        max_ms: stats::ms(latencies.last().copied().unwrap_or_default()),
+        appends_per_second: f.per_second,
+        p50_ms: f.p50_ms,
+        p99_ms: f.p99_ms,
+        max_ms: f.max_ms,
         sqlite_inserts: rows,
         sqlite_seconds: sqlite_elapsed.as_secs_f64(),
         sqlite_inserts_per_second: sqlite_rate,
-        ratio: stats::ratio(appends_per_second, sqlite_rate),
-        target_met: appends_per_second >= TARGET_APPENDS_PER_SECOND
+        ratio,
+        target_met: f.per_second >= TARGET_APPENDS_PER_SECOND
             && sqlite_rate > 0.0
-            && appends_per_second / sqlite_rate >= TARGET_RATIO
-            && stats::ms(p99) < TARGET_P99_MS
+            && ratio >= TARGET_RATIO
+            && f.p99_ms < TARGET_P99_MS
             && outcome.errors == 0,
     })
 }

@@ -117,39 +117,36 @@ pub async fn run(args: &Args) -> Result<PgReport, String> {
     let bare_rate = stats::rate(rows, bare_elapsed);
     let mut errors = ceiling.errors;
     let ceiling = {
-        let mut latencies = ceiling.latencies;
-        latencies.sort();
-        let rate = stats::rate(latencies.len(), ceiling.elapsed);
+        let f = stats::figures(&ceiling.latencies, ceiling.elapsed);
         Ceiling {
-            appends: latencies.len(),
+            appends: f.appends,
             errors: ceiling.errors,
-            appends_per_second: rate,
-            p99_ms: stats::ms(stats::percentile(&latencies, 99.0)),
-            ratio: stats::ratio(rate, bare_rate),
+            appends_per_second: f.per_second,
+            p99_ms: f.p99_ms,
+            ratio: stats::ratio(f.per_second, bare_rate),
         }
     };
     let deployments = measured
         .into_iter()
         .map(|(processes, via, outcome)| {
-            let mut latencies = outcome.latencies;
-            latencies.sort();
-            let rate = stats::rate(latencies.len(), outcome.elapsed);
-            let ratio = stats::ratio(rate, bare_rate);
-            let p99 = stats::ms(stats::percentile(&latencies, 99.0));
+            let f = stats::figures(&outcome.latencies, outcome.elapsed);
+            let ratio = stats::ratio(f.per_second, bare_rate);
             errors += outcome.errors;
             DeploymentFigures {
                 processes,
                 via,
-                appends: latencies.len(),
+                appends: f.appends,
                 errors: outcome.errors,
                 first_error: outcome.first_error,
                 seconds: outcome.elapsed.as_secs_f64(),
-                appends_per_second: rate,
-                p50_ms: stats::ms(stats::percentile(&latencies, 50.0)),
-                p99_ms: p99,
-                max_ms: stats::ms(latencies.last().copied().unwrap_or_default()),
+                appends_per_second: f.per_second,
+                p50_ms: f.p50_ms,
+                p99_ms: f.p99_ms,
+                max_ms: f.max_ms,
                 ratio,
-                target_met: ratio >= TARGET_RATIO && p99 < TARGET_P99_MS && outcome.errors == 0,
+                target_met: ratio >= TARGET_RATIO
+                    && f.p99_ms < TARGET_P99_MS
+                    && outcome.errors == 0,
             }
         })
         .collect();

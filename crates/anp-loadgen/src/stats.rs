@@ -29,6 +29,32 @@ pub fn ratio(rate: f64, base: f64) -> f64 {
     }
 }
 
+/// What every report prints of one load.
+#[derive(Debug, Clone, Copy)]
+pub struct Figures {
+    /// Acknowledged appends.
+    pub appends: usize,
+    /// Appends per second.
+    pub per_second: f64,
+    /// Median latency, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Slowest, ms.
+    pub max_ms: f64,
+}
+
+/// The figures of `sorted` latencies over `elapsed`.
+pub fn figures(sorted: &[Duration], elapsed: Duration) -> Figures {
+    Figures {
+        appends: sorted.len(),
+        per_second: rate(sorted.len(), elapsed),
+        p50_ms: ms(percentile(sorted, 50.0)),
+        p99_ms: ms(percentile(sorted, 99.0)),
+        max_ms: ms(sorted.last().copied().unwrap_or_default()),
+    }
+}
+
 /// Milliseconds with two decimals, for printing.
 pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 100_000.0).round() / 100.0
