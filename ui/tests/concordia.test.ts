@@ -142,7 +142,7 @@ describe("a Concordia offer", () => {
     const decided = fx.concordiaView({}, {
       pending: false,
       decision: { action: "approve", outcome: "appended", decided_by: "ana@buyer.example", at: "2026-11-29T11:58:00Z",
-        decision_id: "d-c1", appended: null, detail: "Approved (1 of 1 approvals): the agent may accept.", reason: null, breach: null },
+        decision_id: "d-c1", appended: null, detail: "Approved (1 of 1 approvals): the agent may accept.", reason: null, breach: null, countered: null },
     });
     const { container } = await renderConcordia(withView(decided));
     expect(texts(container, "decision-headline"))

@@ -80,7 +80,7 @@ describe("after a decision", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "approve", outcome: "answered", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6.", reason: null, breach: null },
+        decision_id: null, appended: { seq: 6, kind: "accept", event_hash: "h6", verified: true }, detail: "Accepted at seq 6.", reason: null, breach: null, countered: null },
     }));
     const user = userEvent.setup();
     const { container } = await renderApp(backend);
@@ -96,7 +96,7 @@ describe("after a decision", () => {
     const reason = "<img src=x onerror=alert(1)> Above our benchmark.";
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: null, reason, breach: null,
+        decision_id: null, appended: null, reason, breach: null, countered: null,
         detail: "The host recorded a decline for the org's agent. The session log shows no answer from the agent yet." },
     }));
     const user = userEvent.setup();
@@ -116,7 +116,7 @@ describe("after a decision", () => {
     const breach = "The org's agent accepted at seq 7 although the decision recorded for this request was a decline: it acted against the person's decision.";
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
-        decision_id: null, appended: { seq: 7, kind: "negotiate.accept", event_hash: "h7", verified: true }, reason: "Too high.", breach,
+        decision_id: null, appended: { seq: 7, kind: "negotiate.accept", event_hash: "h7", verified: true }, reason: "Too high.", breach, countered: null,
         detail: "The host recorded a decline for the org's agent. The session log shows the agent's answer at seq 7." },
     }));
     const user = userEvent.setup();
@@ -142,7 +142,7 @@ describe("after a decision", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: "approve", outcome: "decided", decided_by: "ana@buyer.example, grace@buyer.example",
-        at: "2026-11-29T11:40:00Z", decision_id: "d-42", appended: null, reason: null, breach: null,
+        at: "2026-11-29T11:40:00Z", decision_id: "d-42", appended: null, reason: null, breach: null, countered: null,
         detail: "The host recorded the approvals its policy needs (2 of 2) for the org's agent. The session log shows no answer from the agent yet." },
     }));
     const user = userEvent.setup();
@@ -156,11 +156,45 @@ describe("after a decision", () => {
     expect(container.querySelector("[data-testid='decision-reason']")).toBeNull();
   });
 
+  it("shows a counter's terms beside the offer they answered, counterparty text as text", async () => {
+    const backend = new FakeBackend();
+    const hostile = "<img src=x onerror=alert(1)> Net 30";
+    const diff = fx.offerDiff();
+    diff.notes = { old: "Best and final for this quarter.", new: hostile };
+    backend.views.set("hash-contoso-5", fx.decidedView({
+      decision: { action: "counter", outcome: "appended", decided_by: "Ana Silva (ana@buyer.example)", at: "2026-11-29T11:58:00Z",
+        decision_id: "d-43", appended: { seq: 6, kind: "counter_offer", event_hash: "h6", verified: true }, reason: null, breach: null,
+        countered: { proposal_kind: "anp_offer", ...diff }, detail: "Counter-offer appended at seq 6." },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    const shown = byId(container, "decision-countered");
+    expect(shown.querySelector("h3")?.textContent).toBe("Offered instead");
+    expect(shown.querySelectorAll("[data-testid='diff-row']")).toHaveLength(4);
+    expect(shown.textContent).toContain("The counter");
+    expect(shown.textContent).toContain(hostile);
+    expect(shown.querySelector("img")).toBeNull();
+    expect(texts(container, "decision-by")).toEqual(["Ana Silva (ana@buyer.example)"]);
+  });
+
+  it("shows no terms offered instead for an approval", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.decidedView());
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("jj{Enter}");
+    await settle();
+    expect(byId(container, "decision-summary").dataset.action).toBe("approve");
+    expect(container.querySelector("[data-testid='decision-countered']")).toBeNull();
+  });
+
   it("shows a request nobody decided in time as expired", async () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.decidedView({
       decision: { action: null, outcome: "expired", decided_by: null, at: "2026-11-29T12:00:00Z", decision_id: null,
-        appended: null, reason: null, breach: null, detail: "Nobody decided before it expired, so the org's agent must not accept." },
+        appended: null, reason: null, breach: null, countered: null, detail: "Nobody decided before it expired, so the org's agent must not accept." },
     }));
     const user = userEvent.setup();
     const { container } = await renderApp(backend);

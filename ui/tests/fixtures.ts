@@ -163,7 +163,7 @@ export function decidedView(overrides: ViewOverrides = {}): ProposalView {
     decision: {
       action: "approve", outcome: "appended", decided_by: "ana@buyer.example", at: "2026-11-29T11:58:00Z",
       decision_id: "d-42", appended: { seq: 6, kind: "accept", event_hash: "hash-accept-6", verified: true },
-      detail: "Accepted the offer at seq 5 (accept is seq 6).", reason: null, breach: null,
+      detail: "Accepted the offer at seq 5 (accept is seq 6).", reason: null, breach: null, countered: null,
     },
     ...overrides,
   });

@@ -11,8 +11,22 @@ import userEvent from "@testing-library/user-event";
 import ProposalView from "../src/lib/views/ProposalView.svelte";
 import { counterTerms, toMinor } from "../src/lib/protocols/oanp/model";
 import { FakeBackend } from "./fakeBackend";
+import type { OanpTermsDiff } from "../src/lib/backend";
 import { oanpOfferView } from "./oanpFixtures";
 import { byId, settle, texts } from "./helpers";
+
+/** The engine's diff of a 405.50 USD counter with warranty and cable against the 419.00 USD offer. */
+function countered(): OanpTermsDiff & { proposal_kind: "oanp_offer" } {
+  const usd = (minor: string, value: string) => ({ amount_minor: minor, currency: "USD", amount: { value, currency: "USD" } });
+  return {
+    proposal_kind: "oanp_offer",
+    old: { price: usd("41900", "419.00"), inclusions: [{ kind: "warranty", value: "included" }] },
+    new: { price: usd("40550", "405.50"), inclusions: [{ kind: "warranty", value: "included" }, { kind: "cable", value: "included" }] },
+    price_change: { absolute: "-13.5", percent: "-3.22" },
+    inclusions_added: [{ kind: "cable", value: "included" }],
+    inclusions_removed: [],
+  };
+}
 
 const ref = { host_id: "h-sandbox", session_id: "oanp:ses_monitor", event_hash: "sha256:6e6e" };
 
@@ -57,6 +71,7 @@ describe("an OANP offer", () => {
   it("counters with OANP terms in exact minor units, checked by the engine first", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderOffer();
+    backend.counterCheck = { ok: true, errors: [], diff: countered() };
     await user.click(byId(container, "counter-button"));
     await settle();
     expect(byId(container, "counter-editor").dataset.form).toBe("oanp_terms");
@@ -72,10 +87,45 @@ describe("an OANP offer", () => {
     await settle();
     const sent = { price: { amount_minor: 40550, currency: "USD" }, inclusions: [{ kind: "warranty", value: "included" }, { kind: "cable", value: "included" }] };
     expect(backend.validated).toEqual([sent]);
+    // The engine's diff of what will be sent, beside their offer (not the raw terms).
+    const preview = byId(container, "counter-preview");
+    expect(preview.textContent).not.toContain("amount_minor");
+    expect(byId(preview, "oanp-diff-old-price").textContent).toBe("419.00 USD");
+    expect(byId(preview, "oanp-diff-new-price").textContent).toBe("405.50 USD");
+    expect(byId(preview, "oanp-diff-price-change").textContent).toBe("Price −13.5 (−3.22 %)");
+    expect(texts(preview, "oanp-diff-added")).toEqual(["added: cable (included)"]);
     await user.click(byId(container, "counter-submit"));
     await settle();
     expect(backend.decided).toHaveLength(1);
     expect(backend.decided[0]).toMatchObject({ action: "counter", counter: sent, reason: "Meet the arbiter halfway." });
+  });
+});
+
+describe("a decided OANP counter", () => {
+  it("shows the terms offered instead beside the offer, inclusions as text", async () => {
+    const hostile = "<img src=x onerror=alert(1)>";
+    const diff = countered();
+    diff.new.inclusions.push({ kind: hostile, value: null });
+    diff.inclusions_added.push({ kind: hostile, value: null });
+    const { container } = await renderOffer({ ...oanpOfferView(), pending: false, decision: {
+      action: "counter", outcome: "decided", decided_by: "Grace Hopper (grace@buyer.example)", at: "2026-11-29T11:30:00Z",
+      decision_id: null, appended: null, reason: "Meet the arbiter halfway.", breach: null, countered: diff,
+      detail: "The host recorded a decline with terms to offer instead, for the org's agent.",
+    } });
+    const shown = byId(container, "decision-countered");
+    expect(byId(shown, "oanp-diff-new-price").textContent).toBe("405.50 USD");
+    expect(texts(shown, "oanp-diff-added")).toEqual(["added: cable (included)", `added: ${hostile}`]);
+    expect(container.querySelector("[data-testid='decision-countered'] img")).toBeNull();
+    expect(texts(container, "decision-by")).toEqual(["Grace Hopper (grace@buyer.example)"]);
+  });
+
+  it("shows no terms for a decline", async () => {
+    const { container } = await renderOffer({ ...oanpOfferView(), pending: false, decision: {
+      action: "decline", outcome: "decided", decided_by: "grace@buyer.example", at: "2026-11-29T11:30:00Z",
+      decision_id: null, appended: null, reason: "No.", breach: null, countered: null, detail: "The host recorded a decline.",
+    } });
+    expect(byId(container, "decision-summary").dataset.action).toBe("decline");
+    expect(container.querySelector("[data-testid='decision-countered']")).toBeNull();
   });
 });
 

@@ -101,7 +101,7 @@ describe("counterparty text is data", () => {
       appended: { seq: 6, kind: "accept", event_hash: "h", verified: false } });
     backend.views.set(item.event_hash, fx.decidedView({ item,
       decision: { action: "approve", outcome: "appended", decided_by: `me ${IMG}`, at: "2026-11-29T11:58:00Z",
-        decision_id: "d", appended: null, detail: `host says ${BOTH}`, reason: `declined ${BOTH}`, breach: `accepted ${BOTH}` } }));
+        decision_id: "d", appended: null, detail: `host says ${BOTH}`, reason: `declined ${BOTH}`, breach: `accepted ${BOTH}`, countered: null } }));
     backend.detail = { ...fx.disputedDetail(), dispute: fx.disputeView({ counterparty: `Evil ${IMG}`, host_label: `Host ${SCRIPT}` }) };
     const { container } = await renderApp(backend);
     await user.click(byId(container, "inbox-row"));

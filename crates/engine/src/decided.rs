@@ -6,9 +6,10 @@
 //! is [`what_became`], for every protocol.
 
 use countersign_host_api::gate::RequestState;
+use serde_json::Value;
 
 use crate::protocol::gate_request::Decider;
-use crate::protocol::{HostRequest, LogAnswer, StoredRef};
+use crate::protocol::{HostRequest, LogAnswer, Seam, StoredRef};
 use crate::store::{AppendedRef, DecisionRecord, StoredEvent};
 use crate::views::{AppendedEvent, ProposalDecision};
 
@@ -17,7 +18,8 @@ pub(crate) struct Known<'a> {
     /// This console's latest decision on it that reached the host (or is
     /// kept to be sent again): not one the host refused.
     pub mine: Option<&'a DecisionRecord>,
-    /// The email this console approves as on that host.
+    /// Who this console approves as on that host, as the views name a
+    /// person ([`name_and_email`]).
     pub approver: &'a str,
     /// What the host says of the request about it (gate sessions only).
     pub host: Option<&'a HostRequest>,
@@ -107,8 +109,8 @@ pub(crate) fn appended_event(appended: &AppendedRef, stored: &[StoredEvent]) -> 
     }
 }
 
-/// A decision this console made; `decided_by` is the email it approves as
-/// on that host.
+/// A decision this console made; `decided_by` is who it approves as on
+/// that host.
 fn from_decision(
     record: &DecisionRecord,
     decided_by: &str,
@@ -124,6 +126,7 @@ fn from_decision(
         detail: record.detail.clone(),
         reason: None,
         breach: None,
+        countered: None,
     }
 }
 
@@ -150,6 +153,7 @@ fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
             appended: Some(verified(&event)),
             reason: None,
             breach: None,
+            countered: None,
         },
         Some(LogAnswer::Answered { event, action }) => ProposalDecision {
             action: Some(action.to_owned()),
@@ -165,6 +169,7 @@ fn from_log(answer: Option<LogAnswer>) -> ProposalDecision {
             appended: Some(verified(&event)),
             reason: None,
             breach: None,
+            countered: None,
         },
         Some(LogAnswer::Replaced { event }) => withdrawn(
             Some(event.at.clone()),
@@ -188,6 +193,7 @@ fn withdrawn(at: Option<String>, detail: &str) -> ProposalDecision {
         detail: detail.to_owned(),
         reason: None,
         breach: None,
+        countered: None,
     }
 }
 
@@ -195,11 +201,7 @@ fn withdrawn(at: Option<String>, detail: &str) -> ProposalDecision {
 /// approve as, "Grace Hopper (grace@fabrikam.example)", or whichever of the
 /// two the host gives.
 fn who(d: &Decider) -> String {
-    match (d.name.trim(), d.email.trim()) {
-        ("", email) => email.to_owned(),
-        (name, "") => name.to_owned(),
-        (name, email) => format!("{name} ({email})"),
-    }
+    name_and_email(&d.name, &d.email)
 }
 
 /// A gate request the host says was decided: approved by every approver
@@ -280,6 +282,7 @@ fn from_host(
             host.reason.clone()
         },
         breach: None,
+        countered: None,
     }
 }
 
@@ -314,6 +317,48 @@ fn expired(
             )),
             _ => None,
         },
+        countered: None,
+    }
+}
+
+/// The terms a counter offered instead, in the protocol's counter form
+/// ([`Seam::validate_counter`] reads them): the host's record when the
+/// decision is the host's word (a counter made at another console), the
+/// answer on the log when only the log shows it, else this console's own
+/// counter as it sent it. `None` for any other decision.
+pub(crate) fn countered_terms(
+    decision: &ProposalDecision,
+    mine: Option<&DecisionRecord>,
+    host: Option<&HostRequest>,
+    events: &[StoredEvent],
+    seam: &dyn Seam,
+) -> Option<Value> {
+    if decision.action.as_deref() != Some("counter") {
+        return None;
+    }
+    match decision.outcome.as_str() {
+        "decided" => host
+            .and_then(|h| h.counter_terms.clone())
+            .filter(|t| !t.is_null()),
+        "answered" => {
+            let answer = decision.appended.as_ref()?;
+            let event = events.iter().find(|e| e.event_hash == answer.event_hash)?;
+            seam.counter_on_log(event)
+        }
+        _ => {
+            let mine = mine.filter(|m| m.action == "counter")?;
+            seam.counter_in_decision(&serde_json::from_str(&mine.body).ok()?)
+        }
+    }
+}
+
+/// A person as the views name them: "Grace Hopper (grace@fabrikam.example)",
+/// or whichever of the two is known.
+pub(crate) fn name_and_email(name: &str, email: &str) -> String {
+    match (name.trim(), email.trim()) {
+        ("", email) => email.to_owned(),
+        (name, "") => name.to_owned(),
+        (name, email) => format!("{name} ({email})"),
     }
 }
 
@@ -405,6 +450,101 @@ mod tests {
             pending,
             asks_first: true,
         })
+    }
+
+    #[test]
+    fn countered_terms_are_the_hosts_word_the_logs_answer_or_the_body_sent_here() {
+        let terms = json!({"price": {"value": 1900, "currency": "USD"}});
+        let mut countered = host(
+            "countered",
+            &[(GRACE, "deny", "2026-12-01T09:10:00Z")],
+            Some("No."),
+        );
+        countered.counter_terms = Some(terms.clone());
+        let gate = crate::protocol::Protocol::Concordia.seam();
+        // Decided at another console: the host's record.
+        let d = became(None, Some(&countered), None, false).unwrap();
+        assert_eq!(
+            (d.outcome.as_str(), d.action.as_deref()),
+            ("decided", Some("counter"))
+        );
+        assert_eq!(
+            countered_terms(&d, None, Some(&countered), &[], gate),
+            Some(terms.clone())
+        );
+        // A host that recorded no terms gives none (null is none).
+        let mut bare = countered.clone();
+        bare.counter_terms = Some(Value::Null);
+        assert_eq!(countered_terms(&d, None, Some(&bare), &[], gate), None);
+        // This console's counter: the body it sent, read by the protocol.
+        let mut sent = mine("appended");
+        sent.action = "counter".into();
+        sent.body = json!({"action": "counter", "counter_terms": {"price": 1}}).to_string();
+        let d = became(Some(&sent), Some(&countered), None, false).unwrap();
+        assert_eq!(d.outcome, "appended", "this console's decision stands");
+        assert_eq!(
+            countered_terms(&d, Some(&sent), Some(&countered), &[], gate),
+            Some(json!({"price": 1})),
+            "what it sent, not the host's copy"
+        );
+        // A body that is not JSON gives none.
+        sent.body = "{not json".into();
+        assert_eq!(countered_terms(&d, Some(&sent), None, &[], gate), None);
+        // Anything but a counter offers nothing instead.
+        let mut approved = mine("appended");
+        approved.body = json!({"counter_terms": {"price": 1}}).to_string();
+        let d = became(Some(&approved), None, None, false).unwrap();
+        assert_eq!(d.action.as_deref(), Some("approve"));
+        assert_eq!(countered_terms(&d, Some(&approved), None, &[], gate), None);
+    }
+
+    #[test]
+    fn a_counter_only_the_log_shows_offers_what_its_event_carries() {
+        let event = |kind: &str, payload: Value| StoredEvent {
+            seq: 7,
+            event_hash: "sha256:7".into(),
+            actor: "buyer".into(),
+            kind: kind.into(),
+            at: "2026-12-01T10:00:00Z".into(),
+            body: json!({"seq": 7, "kind": kind, "payload": payload}).to_string(),
+            signature_state: "verified".into(),
+        };
+        let offer = json!({"currency": "USD", "line_items": []});
+        let answered = |kind: &str| {
+            became(
+                None,
+                None,
+                Some(LogAnswer::Answered {
+                    event: answer(kind, 7),
+                    action: "counter",
+                }),
+                false,
+            )
+            .unwrap()
+        };
+        let anp = crate::protocol::Protocol::Anp.seam();
+        let d = answered("counter_offer");
+        assert_eq!(d.outcome, "answered");
+        assert_eq!(
+            countered_terms(
+                &d,
+                None,
+                None,
+                &[event("counter_offer", offer.clone())],
+                anp
+            ),
+            Some(offer.clone()),
+            "an ANP counter-offer's payload is the offer sent instead"
+        );
+        // Not stored (or not this hash): nothing to show.
+        assert_eq!(countered_terms(&d, None, None, &[], anp), None);
+        // A seam whose transcript counter is not in its counter form: none.
+        let gate = crate::protocol::Protocol::Concordia.seam();
+        let d = answered("negotiate.counter");
+        assert_eq!(
+            countered_terms(&d, None, None, &[event("negotiate.counter", offer)], gate),
+            None
+        );
     }
 
     #[test]

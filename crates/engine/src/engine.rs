@@ -167,7 +167,15 @@ impl Engine {
         event_hash: &str,
     ) -> Result<ProposalView, EngineError> {
         let now = self.ctx().now();
-        crate::inbox::proposal_view(&*self.store()?, host_id, session_id, event_hash, now)
+        let approver = self.approver_profile();
+        crate::inbox::proposal_view(
+            &*self.store()?,
+            host_id,
+            session_id,
+            event_hash,
+            &approver,
+            now,
+        )
     }
 
     /// Signs and submits a decision, idempotently: the decision is stored

@@ -10,6 +10,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::clock::parse_time;
+use crate::config::ApproverProfile;
 use crate::error::EngineError;
 use crate::protocol::{HostRequest, Located, PendingProposal, Protocol, Trust};
 use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store};
@@ -208,6 +209,7 @@ pub(crate) fn proposal_view(
     host_id: &str,
     session_id: &str,
     event_hash: &str,
+    approver: &ApproverProfile,
     now: OffsetDateTime,
 ) -> Result<ProposalView, EngineError> {
     let not_found = || EngineError::NotFound {
@@ -238,16 +240,24 @@ pub(crate) fn proposal_view(
     let located = seam.locate(&events, &pending).ok_or_else(not_found)?;
     let unread = is_pending && !store.is_seen(host_id, session_id, event_hash)?;
     let item = item(&record, &pending, &session, &located, unread)?;
-    let decided_by = store
+    // The profile's name goes with the email this console approves as on
+    // that host, while the profile still has that email.
+    let email = store
         .host(host_id)?
         .map(|h| h.approver_email)
         .unwrap_or_default();
+    let name = if approver.email.trim().eq_ignore_ascii_case(email.trim()) {
+        approver.name.as_str()
+    } else {
+        ""
+    };
+    let decided_by = crate::decided::name_and_email(name, &email);
     // A refusal sent nothing: while the proposal waits it is undecided.
     let mine = latest.filter(|d| d.outcome != "refused");
     let host_request = store
         .host_request(host_id, session_id, event_hash)?
         .and_then(|r| serde_json::from_str::<HostRequest>(&r.body).ok());
-    let decision = crate::decided::what_became(crate::decided::Known {
+    let mut decision = crate::decided::what_became(crate::decided::Known {
         mine: mine.as_ref(),
         approver: &decided_by,
         host: host_request.as_ref(),
@@ -267,6 +277,12 @@ pub(crate) fn proposal_view(
         id: host_id.to_owned(),
     })?;
     let detail = seam.detail(&events, &pending, &located, &Trust::of(&host, &session));
+    if let Some(d) = decision.as_mut() {
+        d.countered =
+            crate::decided::countered_terms(d, mine.as_ref(), host_request.as_ref(), &events, seam)
+                .and_then(|terms| seam.validate_counter(&events, event_hash, &terms).ok())
+                .and_then(|check| check.diff);
+    }
     Ok(ProposalView {
         expired: is_expired(&item.expires_at, now),
         item,

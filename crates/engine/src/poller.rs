@@ -707,6 +707,8 @@ fn notify_breaches(
         }
         hashes
     };
+    // Read before the store is locked below: the profile reads the store.
+    let approver = ctx.approver_profile();
     for hash in decided {
         let subject = format!("breach:{hash}");
         let view = {
@@ -714,7 +716,14 @@ fn notify_breaches(
             if store.is_notified(&host.host_id, &record.session_id, &subject)? {
                 continue;
             }
-            crate::inbox::proposal_view(&store, &host.host_id, &record.session_id, &hash, ctx.now())
+            crate::inbox::proposal_view(
+                &store,
+                &host.host_id,
+                &record.session_id,
+                &hash,
+                &approver,
+                ctx.now(),
+            )
         };
         let Some(breach) = view.ok().and_then(|v| v.decision).and_then(|d| d.breach) else {
             continue;

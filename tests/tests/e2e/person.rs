@@ -156,7 +156,7 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
         "the accept on the host's log"
     );
     let by = text_of(&s.app, "decision-by").await?;
-    assert_eq!(by, "approver@countersign.local");
+    assert_eq!(by, "Local approver (approver@countersign.local)");
     assert_eq!(text_of(&s.app, "offer-decided").await?, "Approved");
     let view = s.app.testid("offer-view").await?;
     for gone in [
@@ -277,6 +277,10 @@ async fn declining_and_countering_take_the_keyboard_alone() -> Result<()> {
         Some(750.0)
     );
     s.app.testid("decision-summary").await?;
+    // What was offered instead, beside the offer it answered.
+    let offered = s.app.testid("decision-countered").await?;
+    let price = offered.find(By::Testid("diff-field")).await?.text().await?;
+    assert!(price.contains("750"), "the countered unit price: {price}");
     s.app.quit().await
 }
 

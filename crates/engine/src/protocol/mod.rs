@@ -468,6 +468,21 @@ pub(crate) trait Seam: Send + Sync {
     /// Builds the signed decision: the exact body to send.
     fn build_decision(&self, input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError>;
 
+    /// The terms a counter decision's body (as sent) offers instead, in the
+    /// counter form [`Seam::validate_counter`] reads: the approver API's
+    /// `counter_terms` (gate sessions, ANEX), unless the protocol's decision
+    /// names them otherwise.
+    fn counter_in_decision(&self, body: &Value) -> Option<Value> {
+        body.get("counter_terms").filter(|t| !t.is_null()).cloned()
+    }
+
+    /// The terms an answer on the log (a counter nobody decided here)
+    /// offered instead, in the same counter form; `None` where the
+    /// protocol's counter on the record is not in that form.
+    fn counter_on_log(&self, _event: &StoredEvent) -> Option<Value> {
+        None
+    }
+
     /// Reads the host's answer to a decision, naming the entry it appended
     /// (after the proposal at `after`).
     fn read_answer(

@@ -67,7 +67,7 @@ pub fn declarations() -> Vec<Declaration> {
         // OANP receipts
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
         OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,
-        OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict,
+        OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict, OanpTermsDiff,
         // ANEX asks
         AnexAskView, AnexRequester, AnexItemView, AnexTerms, AnexAccessItem, AnexMarkChange,
         AnexTermsDiff,

@@ -368,7 +368,7 @@ pub enum ProposalDetail {
 
 /// What became of a proposal: a decision this console made, or the answer
 /// the record shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ProposalDecision {
     /// `approve`, `decline` or `counter`; null when the proposal left the
     /// pending set without an answer on the record.
@@ -404,6 +404,12 @@ pub struct ProposalDecision {
     /// must not (a decline, a counter, or nobody deciding in time): one
     /// sentence naming the accept. What a person must act on at once.
     pub breach: Option<String>,
+    /// A counter's terms offered instead, against the proposal they answer,
+    /// as the counter editor showed them: this console's counter as it was
+    /// sent, or the terms the host recorded for a counter made at another
+    /// console. Null for any other decision, and for terms that no longer
+    /// read as the protocol's counter.
+    pub countered: Option<ProposalDiff>,
 }
 
 /// An entry a decision appended to the session's record.
@@ -497,6 +503,8 @@ pub enum ProposalDiff {
     ConcordiaOffer(Box<ConcordiaOfferDiff>),
     /// Two sets of ANEX terms.
     AnexAsk(Box<AnexTermsDiff>),
+    /// Two sets of OANP terms.
+    OanpOffer(Box<OanpTermsDiff>),
 }
 
 /// Session states the history can filter on.

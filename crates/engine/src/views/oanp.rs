@@ -92,6 +92,22 @@ pub struct OanpTerms {
     pub inclusions: Vec<OanpInclusion>,
 }
 
+/// Counter terms beside the OANP offer they answer: what a counter editor
+/// shows before it is sent, and the decided view after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OanpTermsDiff {
+    /// The terms answered.
+    pub old: OanpTerms,
+    /// The terms offered instead.
+    pub new: OanpTerms,
+    /// From the old price to the new (same currency only).
+    pub price_change: Option<super::Change>,
+    /// Inclusions the new terms add.
+    pub inclusions_added: Vec<OanpInclusion>,
+    /// Inclusions the new terms drop.
+    pub inclusions_removed: Vec<OanpInclusion>,
+}
+
 /// `signed_payload`: the signed final terms and session metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OanpSigned {

@@ -63,7 +63,15 @@ async fn an_approved_offer_reads_as_decided_with_the_accept_it_appended() {
     let decision = view.decision.expect("a decision");
     assert_eq!(decision.action.as_deref(), Some("approve"));
     assert_eq!(decision.outcome, "appended");
-    assert_eq!(decision.decided_by.as_deref(), Some("ada@fabrikam.example"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("Ada (ada@fabrikam.example)"),
+        "the profile's name with the email it approves as"
+    );
+    assert_eq!(
+        decision.countered, None,
+        "an approval offers nothing instead"
+    );
     assert_eq!(
         decision.decision_id.as_deref(),
         Some(result.decision_id.as_str())
@@ -117,10 +125,26 @@ async fn a_decline_and_a_counter_name_the_events_they_appended() {
         let decision = view.decision.unwrap();
         assert_eq!(decision.action.as_deref(), Some(action));
         assert_eq!(decision.outcome, "appended");
+        let countered = decision.countered.clone();
         let appended = decision.appended.unwrap();
         assert_eq!(appended.kind, kind);
         assert_eq!(appended.seq, item.seq + 1, "right after the offer");
         assert!(appended.verified);
+        match (action, countered) {
+            ("decline", None) => {}
+            ("counter", Some(ProposalDiff::AnpOffer(diff))) => {
+                // The counter as sent (850) beside the offer it answered (900).
+                let prices: Vec<_> = diff
+                    .line_items
+                    .iter()
+                    .flat_map(|l| &l.fields)
+                    .filter(|f| f.field == "unit_price")
+                    .map(|f| (f.old.as_deref(), f.new.as_deref()))
+                    .collect();
+                assert_eq!(prices, [(Some("900"), Some("850"))], "{diff:?}");
+            }
+            (action, countered) => panic!("{action}: {countered:?}"),
+        }
     }
 }
 
@@ -159,6 +183,52 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
     );
     assert_eq!(decision.decision_id, None);
     assert_eq!(decision.appended.unwrap().kind, "accept");
+}
+
+/// An ANP counter made at another console is only on the log: its
+/// counter-offer event carries the terms, shown beside the offer.
+#[tokio::test]
+async fn an_offer_countered_elsewhere_shows_the_counter_offer_on_the_log() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(900, DAY)).await;
+    ada.refresh().await.unwrap();
+    grace.refresh().await.unwrap();
+    let item = ada.inbox().await.unwrap().remove(0);
+    let graces = grace.inbox().await.unwrap().remove(0);
+    decide(
+        &grace,
+        &graces.host_id,
+        &session,
+        &graces.event_hash,
+        DecideAction::Counter,
+        Some(offer(820, DAY)),
+    )
+    .await;
+    ada.refresh().await.unwrap();
+    let view = ada
+        .proposal_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
+    let decision = view.decision.unwrap();
+    assert_eq!(
+        (decision.outcome.as_str(), decision.action.as_deref()),
+        ("answered", Some("counter")),
+        "not by this console"
+    );
+    let Some(ProposalDiff::AnpOffer(diff)) = decision.countered else {
+        panic!("the counter's terms: {:?}", decision.countered);
+    };
+    let prices: Vec<_> = diff
+        .line_items
+        .iter()
+        .flat_map(|l| &l.fields)
+        .filter(|f| f.field == "unit_price")
+        .map(|f| (f.old.as_deref(), f.new.as_deref()))
+        .collect();
+    assert_eq!(prices, [(Some("900"), Some("820"))], "{diff:?}");
 }
 
 #[tokio::test]
@@ -214,7 +284,10 @@ async fn an_approval_waiting_for_another_approver_is_shown_as_such() {
     assert_eq!(view.item.approvals_given, 1);
     let decision = view.decision.unwrap();
     assert_eq!(decision.outcome, "awaiting_approvals");
-    assert_eq!(decision.decided_by.as_deref(), Some("ada@fabrikam.example"));
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("Ada (ada@fabrikam.example)")
+    );
 }
 
 // ---- gate sessions decided through the host at another console ----
@@ -311,6 +384,61 @@ async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_
     );
     let appended = decision.appended.expect("the agent's answer");
     assert_eq!((appended.seq, appended.verified), (n as u64 + 1, true));
+}
+
+#[tokio::test]
+async fn a_concordia_request_countered_at_another_console_shows_the_terms_offered_instead() {
+    let world = World::start().await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let agent = crate::gate::gate_agent(&world).await;
+    let (talk, i) = crate::gate::Talk::bargained("ses_countered_elsewhere", 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, "req-3").await;
+    let id = format!("concordia:{}", talk.session_id);
+    let item = gate_row(&ada, &id).await;
+    let graces = gate_row(&grace, &id).await;
+
+    let terms = crate::gate::Talk::offer("1900", 86400)["terms"].clone();
+    let result = grace
+        .decide(DecideRequest {
+            counter: Some(terms),
+            ..gate_decision(&graces, DecideAction::Counter, Some("Meet us at 1900."))
+        })
+        .await
+        .unwrap();
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    // Grace's console shows her counter as she sent it.
+    let hers = became(&grace, &graces).await;
+    assert_eq!(hers.outcome, "appended");
+    assert!(hers.countered.is_some(), "{hers:?}");
+
+    // Ada's: the host's record of Grace's counter, beside the seller's 2000.
+    let decision = became(&ada, &item).await;
+    assert_eq!(
+        (decision.outcome.as_str(), decision.action.as_deref()),
+        ("decided", Some("counter"))
+    );
+    assert_eq!(
+        decision.decided_by.as_deref(),
+        Some("Grace (grace@fabrikam.example)")
+    );
+    let Some(ProposalDiff::ConcordiaOffer(diff)) = decision.countered else {
+        panic!("the counter's terms: {:?}", decision.countered);
+    };
+    let price = diff
+        .terms
+        .iter()
+        .find(|t| t.term == "price")
+        .expect("the price moved");
+    let values = |t: &Option<Term>| t.as_ref().map(|t| t.value.clone());
+    assert_eq!(
+        (values(&price.old), values(&price.new)),
+        (Some("2000".to_owned()), Some("1900".to_owned()))
+    );
+    assert!(
+        diff.terms.iter().all(|t| t.term != "delivery"),
+        "the delivery date did not change: {diff:?}"
+    );
 }
 
 #[tokio::test]

@@ -234,7 +234,10 @@ async fn an_oanp_request_reaches_the_inbox_and_an_approval_reaches_the_agent_as_
         .unwrap();
     let decided = after.decision.expect("the decision");
     assert_eq!(decided.action.as_deref(), Some("approve"));
-    assert_eq!(decided.decided_by.as_deref(), Some("ann@fabrikam.example"));
+    assert_eq!(
+        decided.decided_by.as_deref(),
+        Some("Ann (ann@fabrikam.example)")
+    );
     let detail = engine
         .session_detail(&item.host_id, &item.session_id)
         .await

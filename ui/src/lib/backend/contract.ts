@@ -1864,6 +1864,32 @@ price: OanpMoney,
 inclusions: Array<OanpInclusion>, };
 
 /**
+ * Counter terms beside the OANP offer they answer: what a counter editor
+ * shows before it is sent, and the decided view after.
+ */
+export type OanpTermsDiff = { 
+/**
+ * The terms answered.
+ */
+old: OanpTerms, 
+/**
+ * The terms offered instead.
+ */
+new: OanpTerms, 
+/**
+ * From the old price to the new (same currency only).
+ */
+price_change: Change | null, 
+/**
+ * Inclusions the new terms add.
+ */
+inclusions_added: Array<OanpInclusion>, 
+/**
+ * Inclusions the new terms drop.
+ */
+inclusions_removed: Array<OanpInclusion>, };
+
+/**
  * How much a party values one inclusion.
  */
 export type OanpUtility = { 
@@ -1992,7 +2018,15 @@ reason: string | null,
  * must not (a decline, a counter, or nobody deciding in time): one
  * sentence naming the accept. What a person must act on at once.
  */
-breach: string | null, };
+breach: string | null, 
+/**
+ * A counter's terms offered instead, against the proposal they answer,
+ * as the counter editor showed them: this console's counter as it was
+ * sent, or the terms the host recorded for a counter made at another
+ * console. Null for any other decision, and for terms that no longer
+ * read as the protocol's counter.
+ */
+countered: ProposalDiff | null, };
 
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
@@ -2002,7 +2036,7 @@ export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | {
 /**
  * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
  */
-export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff | { "proposal_kind": "anex_ask" } & AnexTermsDiff;
+export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff | { "proposal_kind": "anex_ask" } & AnexTermsDiff | { "proposal_kind": "oanp_offer" } & OanpTermsDiff;
 
 /**
  * The kinds of proposal the console decides, one view shape each.

@@ -8,20 +8,26 @@
  * (`ProposalView.capabilities`), not a choice made here.
  */
 import type { Component } from "svelte";
-import type { Backend, CounterForm, InboxItem, ProposalKind, ProposalView, ReceiptDetail, ReceiptKind } from "../backend";
+import type {
+  Backend, CounterForm, InboxItem, ProposalDiff, ProposalKind, ProposalView, ReceiptDetail, ReceiptKind,
+} from "../backend";
 import AnexAcceptSummary from "./anex/AnexAcceptSummary.svelte";
 import AnexAskBody from "./anex/AnexAskBody.svelte";
+import AnexCountered from "./anex/AnexCountered.svelte";
 import AnexCounterEditor from "./anex/AnexCounterEditor.svelte";
 import { anexNoun, anexSession } from "./anex/words";
 import AnpAcceptSummary from "./anp/AnpAcceptSummary.svelte";
+import AnpCountered from "./anp/AnpCountered.svelte";
 import AnpOfferBody from "./anp/AnpOfferBody.svelte";
 import AnpCounterEditor from "./anp/CounterEditor.svelte";
 import { anpNoun, anpSession } from "./anp/words";
 import ConcordiaAcceptSummary from "./concordia/ConcordiaAcceptSummary.svelte";
+import ConcordiaCountered from "./concordia/ConcordiaCountered.svelte";
 import ConcordiaCounterEditor from "./concordia/ConcordiaCounterEditor.svelte";
 import ConcordiaOfferBody from "./concordia/ConcordiaOfferBody.svelte";
 import { concordiaNoun, concordiaSession } from "./concordia/words";
 import OanpAcceptSummary from "./oanp/OanpAcceptSummary.svelte";
+import OanpCountered from "./oanp/OanpCountered.svelte";
 import OanpCounterEditor from "./oanp/OanpCounterEditor.svelte";
 import OanpOfferBody from "./oanp/OanpOfferBody.svelte";
 import OanpReceiptBody from "./oanp/OanpReceiptBody.svelte";
@@ -44,13 +50,17 @@ export interface KindUi {
   AcceptSummary: Component<{ view: ProposalView; now: number }>;
   /** "offer", "counter-offer", "draft counter-offer". */
   noun: (item: Pick<InboxItem, "kind" | "is_draft">) => string;
+  /** A decided counter's terms beside the proposal they answered (`ProposalDecision.countered`). */
+  Countered: Component<{ diff: ProposalDiff; view: ProposalView }>;
 }
 
 export const KINDS: Record<ProposalKind, KindUi> = {
-  anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun },
-  concordia_offer: { Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun },
-  oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun },
-  anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun },
+  anp_offer: { Body: AnpOfferBody, AcceptSummary: AnpAcceptSummary, noun: anpNoun, Countered: AnpCountered },
+  concordia_offer: {
+    Body: ConcordiaOfferBody, AcceptSummary: ConcordiaAcceptSummary, noun: concordiaNoun, Countered: ConcordiaCountered,
+  },
+  oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun, Countered: OanpCountered },
+  anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun, Countered: AnexCountered },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {

@@ -134,6 +134,20 @@ impl Seam for Anp {
         decision::build(input)
     }
 
+    /// An ANP counter is the buyer `offer` the decision carries.
+    fn counter_in_decision(&self, body: &Value) -> Option<Value> {
+        body.get("offer").filter(|o| !o.is_null()).cloned()
+    }
+
+    /// An ANP counter-offer on the log carries the buyer offer as its payload.
+    fn counter_on_log(&self, event: &StoredEvent) -> Option<Value> {
+        if event.kind != "counter_offer" {
+            return None;
+        }
+        let mut body: Value = serde_json::from_str(&event.body).ok()?;
+        Some(body.get_mut("payload")?.take()).filter(|p| !p.is_null())
+    }
+
     fn read_answer(
         &self,
         body: &[u8],

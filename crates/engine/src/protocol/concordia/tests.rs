@@ -841,6 +841,7 @@ fn a_stored_concordia_session_reaches_the_inbox_the_proposal_view_and_history_as
         "h",
         SESSION,
         &pending.event_hash,
+        &crate::config::ApproverProfile::default(),
         datetime!(2026-11-29 12:00 UTC),
     )
     .unwrap();
@@ -855,6 +856,7 @@ fn a_stored_concordia_session_reaches_the_inbox_the_proposal_view_and_history_as
         "h",
         SESSION,
         &pending.event_hash,
+        &crate::config::ApproverProfile::default(),
         datetime!(2026-12-02 00:00 UTC),
     )
     .unwrap();

@@ -17,7 +17,7 @@ use crate::protocol::{
 use crate::store::StoredEvent;
 use crate::views::{
     Change, CounterCheck, FieldError, OanpEnvelopeRef, OanpInclusion, OanpMoney, OanpOffer,
-    OanpTerms, OanpVerdict, PreviousRef,
+    OanpTerms, OanpTermsDiff, OanpVerdict, PreviousRef, ProposalDiff,
 };
 
 /// A stored envelope, read.
@@ -191,6 +191,23 @@ pub(crate) fn added(old: &OanpTerms, new: &OanpTerms) -> Vec<OanpInclusion> {
         .collect()
 }
 
+/// Counter terms beside the terms they answer: the price change and the
+/// inclusions added and dropped.
+pub(crate) fn terms_diff(answered: &Terms, counter: &Terms) -> OanpTermsDiff {
+    let (old, new) = (terms_view(answered), terms_view(counter));
+    let price_change = match (amount_of(answered), amount_of(counter)) {
+        (Some(o), Some(n)) => change(&o, &n),
+        _ => None,
+    };
+    OanpTermsDiff {
+        price_change,
+        inclusions_added: added(&old, &new),
+        inclusions_removed: added(&new, &old),
+        old,
+        new,
+    }
+}
+
 /// The envelope reference of a stored event.
 pub(crate) fn envelope_ref(e: &StoredEvent) -> OanpEnvelopeRef {
     let message_id = envelope(e)
@@ -302,12 +319,14 @@ pub(crate) fn check_counter(
     counter: &Value,
 ) -> Option<CounterCheck> {
     let stored = events.iter().find(|e| e.event_hash == event_hash)?;
-    offer_of(stored)?;
+    let (_, _, answered) = offer_of(stored)?;
     Some(match check_terms(counter) {
-        Ok(_) => CounterCheck {
+        Ok(terms) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: None,
+            diff: Some(ProposalDiff::OanpOffer(Box::new(terms_diff(
+                &answered, &terms,
+            )))),
         },
         Err(errors) => CounterCheck {
             ok: false,
