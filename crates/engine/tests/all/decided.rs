@@ -134,27 +134,25 @@ async fn a_decline_and_a_counter_name_the_events_they_appended() {
             ("decline", None) => {}
             ("counter", Some(ProposalDiff::AnpOffer(diff))) => {
                 // The counter as sent (850) beside the offer it answered (900).
-                let prices: Vec<_> = diff
-                    .line_items
-                    .iter()
-                    .flat_map(|l| &l.fields)
-                    .filter(|f| f.field == "unit_price")
-                    .map(|f| (f.old.as_deref(), f.new.as_deref()))
-                    .collect();
-                assert_eq!(prices, [(Some("900"), Some("850"))], "{diff:?}");
+                assert_eq!(unit_prices(&diff), [(Some("900"), Some("850"))], "{diff:?}");
             }
             (action, countered) => panic!("{action}: {countered:?}"),
         }
     }
 }
 
-#[tokio::test]
-async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
+/// Grace decides a vendor's offer (priced `price`) at her console; what
+/// Ada's console, which saw the same offer pending, then shows of it.
+async fn decided_elsewhere(
+    price: u64,
+    action: DecideAction,
+    counter: Option<serde_json::Value>,
+) -> ProposalDecision {
     let world = World::start().await;
     let (_a, ada) = world.engine("ada@fabrikam.example").await;
     let (_g, grace) = world.engine("grace@fabrikam.example").await;
     let (agent, session) = world.vendor("Northwind").await;
-    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    submit(&agent, &session, EventKind::Offer, offer(price, DAY)).await;
     ada.refresh().await.unwrap();
     grace.refresh().await.unwrap();
     let item = ada.inbox().await.unwrap().remove(0);
@@ -164,8 +162,8 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
         &graces.host_id,
         &session,
         &graces.event_hash,
-        DecideAction::Approve,
-        None,
+        action,
+        counter,
     )
     .await;
     ada.refresh().await.unwrap();
@@ -174,7 +172,22 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
         .await
         .unwrap();
     assert!(!view.pending);
-    let decision = view.decision.unwrap();
+    view.decision.expect("what became of it")
+}
+
+/// The unit prices an ANP diff changes, old beside new.
+fn unit_prices(diff: &AnpOfferDiff) -> Vec<(Option<&str>, Option<&str>)> {
+    diff.line_items
+        .iter()
+        .flat_map(|l| &l.fields)
+        .filter(|f| f.field == "unit_price")
+        .map(|f| (f.old.as_deref(), f.new.as_deref()))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
+    let decision = decided_elsewhere(1140, DecideAction::Approve, None).await;
     assert_eq!(decision.outcome, "answered", "not by this console");
     assert_eq!(decision.action.as_deref(), Some("approve"));
     assert_eq!(
@@ -182,6 +195,7 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
         Some("grace@fabrikam.example")
     );
     assert_eq!(decision.decision_id, None);
+    assert_eq!(decision.countered, None);
     assert_eq!(decision.appended.unwrap().kind, "accept");
 }
 
@@ -189,30 +203,7 @@ async fn an_offer_approved_elsewhere_shows_the_accept_on_the_log() {
 /// counter-offer event carries the terms, shown beside the offer.
 #[tokio::test]
 async fn an_offer_countered_elsewhere_shows_the_counter_offer_on_the_log() {
-    let world = World::start().await;
-    let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let (_g, grace) = world.engine("grace@fabrikam.example").await;
-    let (agent, session) = world.vendor("Northwind").await;
-    submit(&agent, &session, EventKind::Offer, offer(900, DAY)).await;
-    ada.refresh().await.unwrap();
-    grace.refresh().await.unwrap();
-    let item = ada.inbox().await.unwrap().remove(0);
-    let graces = grace.inbox().await.unwrap().remove(0);
-    decide(
-        &grace,
-        &graces.host_id,
-        &session,
-        &graces.event_hash,
-        DecideAction::Counter,
-        Some(offer(820, DAY)),
-    )
-    .await;
-    ada.refresh().await.unwrap();
-    let view = ada
-        .proposal_view(&item.host_id, &session, &item.event_hash)
-        .await
-        .unwrap();
-    let decision = view.decision.unwrap();
+    let decision = decided_elsewhere(900, DecideAction::Counter, Some(offer(820, DAY))).await;
     assert_eq!(
         (decision.outcome.as_str(), decision.action.as_deref()),
         ("answered", Some("counter")),
@@ -221,14 +212,7 @@ async fn an_offer_countered_elsewhere_shows_the_counter_offer_on_the_log() {
     let Some(ProposalDiff::AnpOffer(diff)) = decision.countered else {
         panic!("the counter's terms: {:?}", decision.countered);
     };
-    let prices: Vec<_> = diff
-        .line_items
-        .iter()
-        .flat_map(|l| &l.fields)
-        .filter(|f| f.field == "unit_price")
-        .map(|f| (f.old.as_deref(), f.new.as_deref()))
-        .collect();
-    assert_eq!(prices, [(Some("900"), Some("820"))], "{diff:?}");
+    assert_eq!(unit_prices(&diff), [(Some("900"), Some("820"))], "{diff:?}");
 }
 
 #[tokio::test]
