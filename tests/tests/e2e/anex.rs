@@ -276,6 +276,16 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
         Some("appended")
     );
     assert!(app.all("counter-button").await?.is_empty());
+    // What was offered instead: the ask less the optional AP contact.
+    let offered = summary.find(By::Testid("countered-anex-diff")).await?;
+    let rows = offered.find_all(By::Testid("anex-diff-row")).await?;
+    let mut changes = Vec::new();
+    for row in rows {
+        changes.push((row.attr("data-status").await?, row.text().await?));
+    }
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].0.as_deref(), Some("removed"), "{changes:?}");
+    assert!(changes[0].1.contains("ap_contact"), "{changes:?}");
     app.screenshot("anex-decided").await?;
 
     // History: the agent accepted the countered terms; the receipt signed
