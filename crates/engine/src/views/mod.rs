@@ -406,9 +406,10 @@ pub struct ProposalDecision {
     pub breach: Option<String>,
     /// A counter's terms offered instead, against the proposal they answer,
     /// as the counter editor showed them: this console's counter as it was
-    /// sent, or the terms the host recorded for a counter made at another
-    /// console. Null for any other decision, and for terms that no longer
-    /// read as the protocol's counter.
+    /// sent, the terms the host recorded for a counter made at another
+    /// console, or the counter on the log when only the log shows it (an
+    /// ANP counter-offer). Null for any other decision, and for terms that
+    /// no longer read as the protocol's counter.
     pub countered: Option<ProposalDiff>,
 }
 

@@ -313,18 +313,57 @@ async fn became(engine: &Engine, item: &InboxItem) -> ProposalDecision {
     view.decision.expect("what became of it")
 }
 
-#[tokio::test]
-async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_approver_with_the_reason(
-) {
+/// A Concordia gate request pending at two consoles, Ada's and Grace's.
+/// Bind `_world` and `_dirs` by name when destructuring: they keep the
+/// host and the consoles' folders alive.
+struct AskedAtTwo {
+    _world: World,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    ada: Engine,
+    grace: Engine,
+    agent: countersign_client::GateClient,
+    talk: crate::gate::Talk,
+    /// The request as Ada's inbox lists it.
+    item: InboxItem,
+    /// The same request in Grace's.
+    graces: InboxItem,
+}
+
+async fn asked_at_two(session: &str, request_id: &str) -> AskedAtTwo {
     let world = World::start().await;
-    let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let (a, ada) = world.engine("ada@fabrikam.example").await;
+    let (g, grace) = world.engine("grace@fabrikam.example").await;
     let agent = crate::gate::gate_agent(&world).await;
-    let (talk, i) = crate::gate::Talk::bargained("ses_declined_elsewhere", 86400);
-    crate::gate::mirror_and_ask(&agent, &talk, i, "req-1").await;
+    let (talk, i) = crate::gate::Talk::bargained(session, 86400);
+    crate::gate::mirror_and_ask(&agent, &talk, i, request_id).await;
     let id = format!("concordia:{}", talk.session_id);
     let item = gate_row(&ada, &id).await;
     let graces = gate_row(&grace, &id).await;
+    AskedAtTwo {
+        _world: world,
+        _dirs: (a, g),
+        ada,
+        grace,
+        agent,
+        talk,
+        item,
+        graces,
+    }
+}
+
+#[tokio::test]
+async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_approver_with_the_reason(
+) {
+    let AskedAtTwo {
+        ada,
+        grace,
+        agent,
+        talk,
+        item,
+        graces,
+        _world,
+        _dirs,
+    } = asked_at_two("ses_declined_elsewhere", "req-1").await;
 
     let reason = "Above our benchmark. <img src=x onerror=alert(1)>";
     let result = grace
@@ -372,15 +411,15 @@ async fn a_concordia_request_declined_at_another_console_reads_declined_by_that_
 
 #[tokio::test]
 async fn a_concordia_request_countered_at_another_console_shows_the_terms_offered_instead() {
-    let world = World::start().await;
-    let (_a, ada) = world.engine("ada@fabrikam.example").await;
-    let (_g, grace) = world.engine("grace@fabrikam.example").await;
-    let agent = crate::gate::gate_agent(&world).await;
-    let (talk, i) = crate::gate::Talk::bargained("ses_countered_elsewhere", 86400);
-    crate::gate::mirror_and_ask(&agent, &talk, i, "req-3").await;
-    let id = format!("concordia:{}", talk.session_id);
-    let item = gate_row(&ada, &id).await;
-    let graces = gate_row(&grace, &id).await;
+    let AskedAtTwo {
+        ada,
+        grace,
+        item,
+        graces,
+        _world,
+        _dirs,
+        ..
+    } = asked_at_two("ses_countered_elsewhere", "req-3").await;
 
     let terms = crate::gate::Talk::offer("1900", 86400)["terms"].clone();
     let result = grace
