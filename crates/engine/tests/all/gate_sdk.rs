@@ -10,7 +10,9 @@
 use std::path::PathBuf;
 use std::process::Stdio;
 
-use countersign_engine::{DecideAction, DecideRequest, Engine, ProposalDetail, Verification};
+use countersign_engine::{
+    DecideAction, DecideRequest, Engine, ProposalDetail, ProposalDiff, Term, Verification,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
@@ -169,6 +171,26 @@ async fn negotiate_with(
 
     // The console follows the agent's next message and still verifies it all.
     engine.refresh().await.unwrap();
+    if person == Person::Counters {
+        // What was offered instead, beside the SDK seller's offer it answered.
+        let decided = engine
+            .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+            .await
+            .unwrap()
+            .decision
+            .expect("the counter");
+        let Some(ProposalDiff::ConcordiaOffer(countered)) = decided.countered else {
+            panic!("the counter's terms: {:?}", decided.countered);
+        };
+        let price = countered
+            .terms
+            .iter()
+            .find(|t| t.term == "price")
+            .expect("the price moved");
+        let value = |t: &Option<Term>| t.as_ref().map(|t| t.value.clone());
+        assert_eq!(value(&price.old), value(&diff.terms[0].new), "their offer");
+        assert_eq!(value(&price.new).as_deref(), Some("1950"), "the counter");
+    }
     let detail = engine
         .session_detail(&item.host_id, &item.session_id)
         .await
