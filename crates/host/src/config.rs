@@ -60,6 +60,36 @@ impl Default for Limits {
     }
 }
 
+/// Bounds on each HTTP connection, so that a slow or stalled client cannot
+/// hold the host down (`serve` must not depend on a proxy in front for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connections {
+    /// Time a client has to send a request's headers, counted from the
+    /// moment the host waits for them (a new connection, or an idle
+    /// kept-alive one): a connection that has not finished them by then is
+    /// closed.
+    pub header_read_timeout: Duration,
+    /// Time a client has to send a request's whole body, counted from its
+    /// headers: a body still arriving then is refused with 408 and nothing
+    /// is stored.
+    pub body_read_timeout: Duration,
+    /// Most connections one process holds open at once. Beyond it the host
+    /// stops accepting until one closes (the kernel queues the rest), so it
+    /// never runs out of file descriptors; keep it below the process's
+    /// open-file limit, with room for the database and log files.
+    pub max_connections: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Connections {
+        Connections {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 512,
+        }
+    }
+}
+
 /// SQLite `synchronous` setting for the write-ahead log.
 ///
 /// `Full` (the default) fsyncs each commit before a request is
@@ -174,6 +204,9 @@ pub struct HostConfig {
     /// on loopback, not for a deployment, where the identity an owner's
     /// receipts bind must not be the caller's choice.
     pub public_url: Option<String>,
+    /// Bounds on each HTTP connection: header and body deadlines, and how
+    /// many connections one process holds.
+    pub connections: Connections,
 }
 
 /// Reads `--public-url`: an `http` or `https` origin, nothing after the
@@ -205,6 +238,7 @@ impl Default for HostConfig {
             trusted_proxies: Vec::new(),
             gate_sweep: Duration::from_secs(5),
             public_url: None,
+            connections: Connections::default(),
         }
     }
 }

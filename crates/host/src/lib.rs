@@ -38,6 +38,7 @@ pub mod policy;
 pub mod ratelimit;
 mod routes;
 pub mod screening;
+mod server;
 mod service;
 pub mod store;
 mod surface;
@@ -54,7 +55,7 @@ pub use admin::{
     AdminError, AgentInfo, ApproverInfo, EnrollmentCode, GateAgentInfo, GateEnrollmentCode,
     OrgInfo, DEFAULT_ENROLLMENT_TTL, SANDBOX_HANDLE,
 };
-pub use config::{Clock, Durability, HostConfig, Limit, Limits};
+pub use config::{Clock, Connections, Durability, HostConfig, Limit, Limits};
 pub use error::{ApiError, HostError};
 pub use policy::Policy;
 pub use store::{Store, Target};
@@ -343,7 +344,8 @@ impl Host {
         self.serve_until(listener, std::future::pending()).await
     }
 
-    /// Serves HTTP on `listener` until `shutdown` completes.
+    /// Serves HTTP on `listener` until `shutdown` completes, within the
+    /// configured connection bounds ([`Connections`]).
     pub async fn serve_until(
         self,
         listener: TcpListener,
@@ -351,16 +353,12 @@ impl Host {
     ) -> std::io::Result<()> {
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
+        let bounds = self.config().connections;
         let app = routes::router(self);
-        let result = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await;
+        server::run(listener, app, bounds, shutdown).await;
         purger.abort();
         sweeper.abort();
-        result
+        Ok(())
     }
 
     /// Binds `addr` (for example `127.0.0.1:0`) and serves in a background task.

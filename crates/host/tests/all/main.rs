@@ -17,6 +17,7 @@ mod gate_interop;
 mod gate_oanp;
 mod gate_support;
 mod refusals;
+mod slow_clients;
 mod stores;
 mod throughput;
 mod with_client;
