@@ -207,6 +207,10 @@ pub struct HostConfig {
     /// Bounds on each HTTP connection: header and body deadlines, and how
     /// many connections one process holds.
     pub connections: Connections,
+    /// Networks whose addresses gate agents may name as callbacks although
+    /// they are not public (loopback, private, ...): none by default
+    /// (crates/host/src/callback.rs says which URLs the host calls).
+    pub callback_networks: Vec<crate::callback::Network>,
 }
 
 /// Reads `--public-url`: an `http` or `https` origin, nothing after the
@@ -239,6 +243,7 @@ impl Default for HostConfig {
             gate_sweep: Duration::from_secs(5),
             public_url: None,
             connections: Connections::default(),
+            callback_networks: Vec::new(),
         }
     }
 }

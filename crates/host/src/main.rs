@@ -163,6 +163,11 @@ struct ServeArgs {
     /// that has waited longest for a request.
     #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
     max_connections: u64,
+    /// A network whose addresses gate agents may name as callbacks although
+    /// they are not public, e.g. 10.0.0.0/8 or 127.0.0.1/32 for an agent on
+    /// this machine (repeat for several; default: public addresses only).
+    #[arg(long = "allow-callback-network", value_name = "CIDR", value_parser = countersign_host::callback::Network::parse)]
+    callback_networks: Vec<countersign_host::callback::Network>,
 }
 
 #[derive(Subcommand)]
@@ -641,6 +646,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             body_read_timeout: Duration::from_secs(args.body_timeout_secs),
             max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         },
+        callback_networks: args.callback_networks.clone(),
         ..HostConfig::default()
     };
     runtime.block_on(async move {

@@ -41,6 +41,10 @@ pub async fn enroll(
     let repo = host.store().gate();
     let code = repo.gate_code(&code_hash).await?;
     let agent = enrollment::gate_agent(req, code, now)?;
+    if let Some(url) = &agent.callback_url {
+        crate::callback::check(url, &host.config().callback_networks)
+            .map_err(|e| DomainError::Invalid(format!("{e}.")))?;
+    }
     if !repo
         .enroll_gate_agent(&code_hash, &agent, now.unix_timestamp())
         .await?
