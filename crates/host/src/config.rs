@@ -42,7 +42,8 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Largest request body the gate accepts (a whole transcript), in bytes.
     pub gate_max_body_bytes: usize,
-    /// Most distinct keys the limiter tracks; beyond it, it refuses (fails closed).
+    /// Most distinct keys the in-memory limiter tracks per scope; a new key
+    /// beyond it evicts the one seen least recently (nobody is refused for it).
     pub max_tracked_keys: usize,
 }
 

@@ -17,6 +17,7 @@ mod gate_decisions;
 mod gate_interop;
 mod gate_oanp;
 mod gate_support;
+mod rate_limits;
 mod refusals;
 mod slow_clients;
 mod stores;
