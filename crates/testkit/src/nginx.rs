@@ -43,6 +43,9 @@ http {{
     client_body_buffer_size 2m;
     upstream countersign_hosts {{
 {servers}        keepalive 64;
+        # Shorter than the hosts' idle bound (--header-timeout-secs, 10 s),
+        # so nginx drops an idle connection before a host closes it.
+        keepalive_timeout 5s;
     }}
     server {{
         listen 127.0.0.1:{port};
