@@ -215,6 +215,52 @@ describe("a Concordia offer", () => {
     });
   });
 
+  it("shows every problem of an impossible counter at once, each beside its term, and keeps Send blocked", async () => {
+    const user = userEvent.setup();
+    const view = fx.concordiaView({
+      offer: { shape: "basic", offer_id: "off_3", valid_until: "2026-12-07T10:29:00Z", complete: true, open_terms: [], conditions: [], bundles: [], select: null,
+        terms: [
+          { id: "delivery", value: "2027-01-15", amount: null, attributes: [{ name: "type", value: "date" }] },
+          { id: "price", value: "547000", amount: { value: "547000", currency: "USD" }, attributes: [] },
+          { id: "quantity", value: "2000", amount: null, attributes: [{ name: "unit", value: "units" }] },
+          { id: "warranty_months", value: "24", amount: null, attributes: [] },
+        ] },
+    });
+    const backend = withView(view);
+    // The engine's verdict (crates/concordia's counter rules) on exactly what is typed below.
+    backend.counterCheck = { ok: false, diff: null, errors: [
+      { path: "terms/delivery/value", message: "\"2027-13-45\" is not a real date: write YYYY-MM-DD, like 2027-01-15" },
+      { path: "terms/price/value", message: "\"forty thousand\" is not an amount: write an exact decimal number, like 140000.00" },
+      { path: "terms/quantity/value", message: "-5 is not a quantity: it must be more than zero" },
+      { path: "terms/warranty_months/value", message: "is required (the offer you answer names it): give it a value" },
+    ] };
+    const { container } = await renderConcordia(backend);
+    await user.click(byId(container, "counter-button"));
+    const term = (id: string) => container.querySelector<HTMLInputElement>(`[data-testid='counter-term'][data-term='${id}']`)!;
+    await user.clear(term("delivery"));
+    await user.type(term("delivery"), "2027-13-45");
+    await user.clear(term("quantity"));
+    await user.type(term("quantity"), "-5");
+    await user.clear(term("warranty_months"));
+    await user.clear(term("price"));
+    await user.type(term("price"), "forty thousand");
+    await user.type(byId(container, "counter-reason"), "Our terms.");
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    expect(backend.validated.at(-1)).toEqual({
+      delivery: { value: "2027-13-45", type: "date" }, price: { value: "forty thousand", currency: "USD" },
+      quantity: { value: -5, unit: "units" }, warranty_months: { value: "" },
+    });
+    const beside = [...container.querySelectorAll<HTMLElement>("[data-testid='field-error']")];
+    expect(beside.map((e) => e.dataset.term)).toEqual(["delivery", "price", "quantity", "warranty_months"]);
+    expect(beside[0].textContent).toContain("is not a real date");
+    for (const id of ["delivery", "price", "quantity", "warranty_months"]) expect(term(id).getAttribute("aria-invalid")).toBe("true");
+    expect(byId(container, "counter-errors").textContent).toContain("4 problems");
+    expect(byId<HTMLButtonElement>(container, "counter-submit").disabled).toBe(true);
+    expect(container.querySelector("[data-testid='counter-preview']")).toBeNull();
+    expect(backend.decided).toEqual([]);
+  });
+
   it("offers only what its capabilities allow", async () => {
     const view = fx.concordiaView({}, { capabilities: { ...fx.concordiaCapabilities, actions: ["approve", "decline"], counter_form: null } });
     const { container } = await renderConcordia(withView(view));

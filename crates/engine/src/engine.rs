@@ -198,7 +198,14 @@ impl Engine {
         event_hash: &str,
         counter: Value,
     ) -> Result<CounterCheck, EngineError> {
-        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &counter)
+        crate::inbox::validate_counter(
+            &*self.store()?,
+            host_id,
+            session_id,
+            event_hash,
+            &counter,
+            self.ctx().now(),
+        )
     }
 
     /// The history list, filtered.

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use crate::clock::parse_time;
 use crate::config::ApproverProfile;
 use crate::error::EngineError;
-use crate::protocol::{HostRequest, Located, PendingProposal, Protocol, Trust};
+use crate::protocol::{CounterAt, HostRequest, Located, PendingProposal, Protocol, Trust};
 use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store};
 use crate::views::*;
 
@@ -280,7 +280,13 @@ pub(crate) fn proposal_view(
     if let Some(d) = decision.as_mut() {
         d.countered =
             crate::decided::countered_terms(d, mine.as_ref(), host_request.as_ref(), &events, seam)
-                .and_then(|terms| seam.validate_counter(&events, event_hash, &terms).ok())
+                .and_then(|terms| {
+                    let at = CounterAt {
+                        now,
+                        request_expires_at: None,
+                    };
+                    seam.validate_counter(&events, event_hash, &terms, &at).ok()
+                })
                 .and_then(|check| check.diff);
     }
     Ok(ProposalView {
@@ -295,14 +301,15 @@ pub(crate) fn proposal_view(
     })
 }
 
-/// Checks an edited counter (in the protocol's own form) and diffs it
-/// against the proposal it answers.
+/// Checks an edited counter (in the protocol's own form) as of `now` and
+/// diffs it against the proposal it answers.
 pub(crate) fn validate_counter(
     store: &Store,
     host_id: &str,
     session_id: &str,
     event_hash: &str,
     counter: &Value,
+    now: OffsetDateTime,
 ) -> Result<CounterCheck, EngineError> {
     let session = store
         .session(host_id, session_id)?
@@ -311,7 +318,12 @@ pub(crate) fn validate_counter(
             id: session_id.to_owned(),
         })?;
     let events = store.events(host_id, session_id)?;
+    let pending = find_pending(store, host_id, session_id, event_hash)?.map(|(_, p, _)| p);
+    let at = CounterAt {
+        now,
+        request_expires_at: pending.as_ref().map(|p| p.expires_at.as_str()),
+    };
     protocol_of(&session)?
         .seam()
-        .validate_counter(&events, event_hash, counter)
+        .validate_counter(&events, event_hash, counter, &at)
 }

@@ -338,6 +338,26 @@ pub(crate) struct TimelineEntry {
     pub amount: Option<Amount>,
 }
 
+/// When a counter is checked: the moment its deadlines must be later than,
+/// and when the proposal it answers stops being decidable, as the host's
+/// pending record says (what a counter's own expiry can follow), when known.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CounterAt<'a> {
+    /// Now, from the engine's clock.
+    pub now: OffsetDateTime,
+    /// The pending record's `expires_at`, when the proposal is still pending.
+    pub request_expires_at: Option<&'a str>,
+}
+
+/// A counter checked on 2026-12-04 at noon UTC, the proposal's expiry not known (unit tests).
+#[cfg(test)]
+pub(crate) fn tests_at() -> CounterAt<'static> {
+    CounterAt {
+        now: time::macros::datetime!(2026-12-04 12:00 UTC),
+        request_expires_at: None,
+    }
+}
+
 /// Everything a protocol needs to sign a decision.
 pub(crate) struct DecisionInput<'a> {
     /// What the person decided.
@@ -457,12 +477,16 @@ pub(crate) trait Seam: Send + Sync {
     ) -> ProposalDetail;
 
     /// Checks a counter in the protocol's own form against the proposal it
-    /// answers (the entry `event_hash`), with the diff when it parses.
+    /// answers (the entry `event_hash`) by the protocol crate's counter
+    /// rules, every problem with its field, as of `at`; with the diff
+    /// whenever it reads as the protocol's counter (a counter sent earlier
+    /// is still shown once its dates have passed).
     fn validate_counter(
         &self,
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError>;
 
     /// Builds the signed decision: the exact body to send.

@@ -314,6 +314,7 @@ pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    _at: &crate::protocol::CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let (_, _, ask) = ask_at(events, event_hash)?;
     let diff = counter_terms(counter)

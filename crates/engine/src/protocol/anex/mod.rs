@@ -146,8 +146,9 @@ impl Seam for Anex {
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &crate::protocol::CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError> {
-        ask::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+        ask::check_counter(events, event_hash, counter, at).ok_or_else(|| EngineError::NotFound {
             what: "ANEX ask",
             id: event_hash.to_owned(),
         })

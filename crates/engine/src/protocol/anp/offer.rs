@@ -11,7 +11,7 @@ use anp::Event;
 use serde_json::Value;
 
 use crate::protocol::{
-    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    answered_entry, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -193,28 +193,34 @@ pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
     })
 }
 
-/// Checks a counter-offer and diffs it against the offer it answers;
-/// `None` when `event_hash` is no stored offer.
+/// Checks a counter-offer and diffs it against the offer it answers
+/// (whenever it reads as an offer); `None` when `event_hash` is no stored
+/// offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    _at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let answered = events
         .iter()
         .find(|e| e.event_hash == event_hash)
         .and_then(parse_event)
         .and_then(|e| read_offer(&e.payload))?;
+    let diff = Offer::parse(counter)
+        .ok()
+        .and_then(|parsed| diff(&answered.offer, &parsed))
+        .map(|d| ProposalDiff::AnpOffer(Box::new(d)));
     Some(match validate_offer(counter) {
-        Ok(parsed) => CounterCheck {
+        Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: diff(&answered.offer, &parsed).map(|d| ProposalDiff::AnpOffer(Box::new(d))),
+            diff,
         },
         Err(errors) => CounterCheck {
             ok: false,
             errors,
-            diff: None,
+            diff,
         },
     })
 }

@@ -16,7 +16,7 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    answered_entry, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -426,80 +426,106 @@ pub(crate) fn offer_in(value: &Value) -> Option<Offer> {
 
 // ---- counters ----
 
-/// Checks counter terms (the `terms` object of an offer body) as
-/// `crates/concordia` reads an offer, and that every money term is exact.
-pub(crate) fn check_terms(counter: &Value) -> Result<Offer, Vec<FieldError>> {
-    let error = |path: &str, message: &str| FieldError {
-        path: path.to_owned(),
-        message: message.to_owned(),
-    };
-    let Some(map) = counter.as_object() else {
-        return Err(vec![error(
-            "terms",
-            "counter terms are an object of term id → value",
-        )]);
-    };
-    if map.is_empty() {
-        return Err(vec![error("terms", "a counter needs at least one term")]);
-    }
+/// `crates/concordia`'s verdict on counter terms, each problem at the path of
+/// its term (`terms/price/value`, `terms/price/currency`, or `terms` for the
+/// object as a whole).
+fn field_errors(errors: concordia::counter::CounterErrors) -> Vec<FieldError> {
+    use concordia::counter::{CounterProblem, TermProblem};
+    errors
+        .0
+        .into_iter()
+        .map(|e| FieldError {
+            path: match &e.problem {
+                CounterProblem::Term(TermProblem::BadCurrency) => {
+                    format!("terms/{}/currency", e.term)
+                }
+                CounterProblem::Term(_) => format!("terms/{}/value", e.term),
+                _ => "terms".to_owned(),
+            },
+            message: e.problem.to_string(),
+        })
+        .collect()
+}
+
+/// Checks counter terms (the `terms` object of an offer body) against the
+/// offer they answer, by `crates/concordia`'s counter rules with `now`'s
+/// date as the day deadlines must be after.
+pub(crate) fn check_terms(
+    counter: &Value,
+    answered: Option<&Offer>,
+    now: time::OffsetDateTime,
+) -> Result<Offer, Vec<FieldError>> {
+    concordia::counter::check_counter_terms(
+        counter,
+        answered,
+        now.to_offset(time::UtcOffset::UTC).date(),
+    )
+    .map_err(field_errors)
+}
+
+/// The counter read as an offer for its diff, whatever its values (a
+/// counter sent earlier is still shown once its dates have passed).
+fn counter_offer(counter: &Value) -> Option<Offer> {
     let mut body = Map::new();
     body.insert("terms".to_owned(), counter.clone());
     body.insert("complete".to_owned(), Value::Bool(true));
-    let offer = Offer::parse(&body).map_err(|e| vec![error("terms", &e.to_string())])?;
-    let mut errors = Vec::new();
-    for (id, raw) in map {
-        let t = TermValue::parse(raw);
-        if let Some(currency) = t.extra.get("currency") {
-            let ok_currency = currency
-                .as_str()
-                .is_some_and(|c| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()));
-            if !ok_currency {
-                errors.push(error(
-                    &format!("terms/{id}/currency"),
-                    "the currency is three capital letters (USD, EUR)",
-                ));
-            } else if t.money.is_none() {
-                errors.push(error(
-                    &format!("terms/{id}/value"),
-                    "an amount is an exact decimal number, like 140000.00",
-                ));
-            }
-        }
-        if t.value.is_null() {
-            errors.push(error(&format!("terms/{id}/value"), "the term has no value"));
-        }
-    }
-    if errors.is_empty() {
-        Ok(offer)
-    } else {
-        Err(errors)
-    }
+    counter.as_object().filter(|m| !m.is_empty())?;
+    Offer::parse(&body).ok()
 }
 
-/// Checks a counter and diffs it against the offer it answers; `None` when
-/// `event_hash` is no stored offer.
+/// Until when a counter stands: the org's agent sends it standing no
+/// longer than the receipt that authorizes it (docs/gate-api.md), which
+/// expires at the answered offer's `valid_until` or the request's expiry,
+/// whichever is earlier (`receipt_expiry`); `None` when the request's
+/// expiry is not known.
+pub(crate) fn counter_valid_until(
+    answered: &Offer,
+    request_expires_at: Option<&str>,
+) -> Option<String> {
+    use approval_receipt::datetime;
+    let request = datetime::parse(request_expires_at?).ok()?;
+    let offer = answered
+        .valid_until
+        .as_deref()
+        .and_then(|t| datetime::parse(t).ok());
+    Some(datetime::format_utc(
+        approval_receipt::receipt::receipt_expiry(offer, request),
+    ))
+}
+
+/// Checks a counter and diffs it against the offer it answers (the diff
+/// whenever the counter reads as an offer, with the expiry it will carry);
+/// `None` when `event_hash` is no stored offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let answered = events
         .iter()
         .find(|e| e.event_hash == event_hash)
         .and_then(message)
         .and_then(|(_, m)| m.offer().cloned())?;
-    Some(match check_terms(counter) {
-        Ok(parsed) => CounterCheck {
+    let diff = counter_offer(counter).map(|mut parsed| {
+        parsed.valid_until = counter_valid_until(&answered, at.request_expires_at);
+        let mut view = diff_view(&answered, &parsed);
+        if parsed.valid_until.is_none() {
+            // Not known here: no row rather than a made-up "—".
+            view.valid_until = None;
+        }
+        ProposalDiff::ConcordiaOffer(Box::new(view))
+    });
+    Some(match check_terms(counter, Some(&answered), at.now) {
+        Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: Some(ProposalDiff::ConcordiaOffer(Box::new(diff_view(
-                &answered, &parsed,
-            )))),
+            diff,
         },
         Err(errors) => CounterCheck {
             ok: false,
             errors,
-            diff: None,
+            diff,
         },
     })
 }

@@ -520,7 +520,9 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     let hash = &events[3].event_hash;
     let good =
         json!({"price": {"value": "140000.00", "currency": "USD"}, "term_months": {"value": 24}});
-    let check = Concordia.validate_counter(&events, hash, &good).unwrap();
+    let check = Concordia
+        .validate_counter(&events, hash, &good, &crate::protocol::tests_at())
+        .unwrap();
     assert!(check.ok, "{:?}", check.errors);
     let Some(ProposalDiff::ConcordiaOffer(diff)) = check.diff else {
         panic!("no diff")
@@ -531,7 +533,11 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     );
     assert_eq!(diff.terms.len(), 2);
 
-    let refused = |terms: Value| Concordia.validate_counter(&events, hash, &terms).unwrap();
+    let refused = |terms: Value| {
+        Concordia
+            .validate_counter(&events, hash, &terms, &crate::protocol::tests_at())
+            .unwrap()
+    };
     let paths = |terms: Value| -> Vec<String> {
         refused(terms).errors.into_iter().map(|e| e.path).collect()
     };
@@ -547,7 +553,7 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     assert_eq!(paths(json!(["price"])), ["terms"]);
     assert!(!refused(json!({"price": {"value": "a lot", "currency": "USD"}})).ok);
     assert!(Concordia
-        .validate_counter(&events, "sha256:none", &good)
+        .validate_counter(&events, "sha256:none", &good, &crate::protocol::tests_at())
         .is_err());
 }
 

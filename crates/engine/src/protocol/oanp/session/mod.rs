@@ -213,8 +213,9 @@ impl Seam for OanpSession {
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &crate::protocol::CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError> {
-        offer::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+        offer::check_counter(events, event_hash, counter, at).ok_or_else(|| EngineError::NotFound {
             what: "offer",
             id: event_hash.to_owned(),
         })
