@@ -217,6 +217,63 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
 }
 
 #[tokio::test]
+async fn a_counter_whose_expiry_has_passed_is_refused_at_check_and_never_sent() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+
+    let mut stale = offer(1000, DAY);
+    stale["expires_at"] = json!("2020-01-01T00:00:00Z");
+    let check = engine
+        .validate_counter(&item.host_id, &session, &item.event_hash, stale.clone())
+        .await
+        .unwrap();
+    assert!(!check.ok);
+    assert_eq!(check.errors.len(), 1, "{:?}", check.errors);
+    assert_eq!(check.errors[0].path, "expires_at");
+    assert!(
+        check.errors[0]
+            .message
+            .starts_with("the counter-offer's expiry 2020-01-01T00:00:00Z has passed"),
+        "{:?}",
+        check.errors
+    );
+    let before = agent.log(&session, None).await.unwrap().events.len();
+    let err = engine
+        .decide(DecideRequest {
+            host_id: item.host_id.clone(),
+            session_id: session.clone(),
+            in_response_to: item.event_hash.clone(),
+            action: DecideAction::Counter,
+            reason: None,
+            counter: Some(stale),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_counter", "{err}");
+    assert!(
+        matches!(&err, DecideError::InvalidCounter { errors } if errors[0].path == "expires_at"),
+        "{err}"
+    );
+    assert_eq!(
+        agent.log(&session, None).await.unwrap().events.len(),
+        before,
+        "nothing was appended"
+    );
+    // The offer itself still stands: it can still be approved.
+    assert!(
+        engine
+            .proposal_view(&item.host_id, &session, &item.event_hash)
+            .await
+            .unwrap()
+            .pending
+    );
+}
+
+#[tokio::test]
 async fn counter_is_validated_then_sent_as_the_buyer_offer() {
     let world = World::start().await;
     let (_data, engine) = world.engine("ada@fabrikam.example").await;

@@ -9,6 +9,7 @@ use anp::money::{change, offer_total, Money};
 use anp::payload::{AcceptPayload, Offer};
 use anp::Event;
 use serde_json::Value;
+use time::OffsetDateTime;
 
 use crate::protocol::{
     answered_entry, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
@@ -180,9 +181,11 @@ pub(crate) fn detail(events: &[StoredEvent], located: &Located) -> ProposalDetai
     }))
 }
 
-/// Validates an edited counter-offer by the protocol's own rules.
-pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
-    Offer::parse(value).map_err(|e| {
+/// Validates an edited counter-offer by the protocol's own counter rules
+/// (`anp::payload::Offer::parse_counter`: every payload rule, and an expiry
+/// later than `now`), every violation at its path.
+pub(crate) fn validate_offer(value: &Value, now: OffsetDateTime) -> Result<Offer, Vec<FieldError>> {
+    Offer::parse_counter(value, now).map_err(|e| {
         e.violations
             .into_iter()
             .map(|v| FieldError {
@@ -193,14 +196,14 @@ pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
     })
 }
 
-/// Checks a counter-offer and diffs it against the offer it answers
-/// (whenever it reads as an offer); `None` when `event_hash` is no stored
-/// offer.
+/// Checks a counter-offer as of `at` and diffs it against the offer it
+/// answers (whenever it reads as an offer); `None` when `event_hash` is no
+/// stored offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
-    _at: &CounterAt<'_>,
+    at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let answered = events
         .iter()
@@ -211,7 +214,7 @@ pub(crate) fn check_counter(
         .ok()
         .and_then(|parsed| diff(&answered.offer, &parsed))
         .map(|d| ProposalDiff::AnpOffer(Box::new(d)));
-    Some(match validate_offer(counter) {
+    Some(match validate_offer(counter, at.now) {
         Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
