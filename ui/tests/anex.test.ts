@@ -234,6 +234,10 @@ describe("an ANEX ask", () => {
     await settle();
     await user.click(byId(container, "counter-submit"));
     await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-binds").dataset.binds).toBe("no");
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided.at(-1)).toEqual({
       host_id: ref.host_id, session_id: ref.session_id, in_response_to: ref.event_hash, action: "counter", counter,
     });

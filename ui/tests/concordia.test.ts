@@ -208,6 +208,10 @@ describe("a Concordia offer", () => {
     await settle();
     await user.click(byId(container, "counter-submit"));
     await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-to").textContent).toBe("To our agent, which sends Litware Inc your counter terms instead.");
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided.at(-1)).toEqual({
       host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", in_response_to: "sha256:4a4a", action: "counter",
       counter: { price: { value: "140000.00", currency: "USD" }, quantity: { value: 500, unit: "seat/year" } },

@@ -138,7 +138,7 @@ describe("keyboard", () => {
     expect(backend.decided.map((d) => d.action)).toEqual(["approve"]);
   });
 
-  it("d, the reason typed, Enter declines; Shift+Enter only starts a new line", async () => {
+  it("d, the reason typed, Enter asks to confirm and Enter again declines; Shift+Enter only starts a new line", async () => {
     const user = userEvent.setup();
     const { backend } = await renderApp();
     await user.keyboard("jj");
@@ -147,6 +147,9 @@ describe("keyboard", () => {
     await user.keyboard("{Enter}");
     expect(backend.decided).toEqual([]);
     await user.keyboard("Over budget{Shift>}{Enter}{/Shift}for this term{Enter}");
+    await settle();
+    expect(backend.decided).toEqual([]);
+    await user.keyboard("{Enter}");
     await settle();
     expect(backend.decided.map((d) => [d.action, d.reason])).toEqual([["decline", "Over budget\nfor this term"]]);
   });
@@ -160,7 +163,8 @@ describe("keyboard", () => {
     await user.keyboard("?");
     const help = byId(container.ownerDocument.body, "help-overlay");
     expect(help.getAttribute("role")).toBe("dialog");
-    expect(help.textContent).toContain("Approve (asks you to confirm: Enter or a again)");
+    expect(help.textContent).toContain("Approve (asks you to confirm: Enter or a again sends)");
+    expect(help.textContent).toContain("Decline (asks for a reason; Enter then asks you to confirm, Enter sends)");
     expect(document.activeElement).toBe(help);
     await user.keyboard("j");
     expect(selectedVendor(container)).toBe("Fabrikam Inc");

@@ -96,6 +96,10 @@ describe("an OANP offer", () => {
     expect(texts(preview, "oanp-diff-added")).toEqual(["added: cable (included)"]);
     await user.click(byId(container, "counter-submit"));
     await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-to").textContent).toContain("To our agent, which sends");
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided).toHaveLength(1);
     expect(backend.decided[0]).toMatchObject({ action: "counter", counter: sent, reason: "Meet the arbiter halfway." });
   });

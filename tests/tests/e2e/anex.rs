@@ -258,6 +258,9 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
     let send = app.testid("counter-submit").await?;
     assert!(send.is_enabled().await?);
     send.click().await?;
+    let binds = app.testid("confirm-binds").await?;
+    assert_eq!(binds.attr("data-binds").await?.as_deref(), Some("no"));
+    app.click("confirm-send").await?;
     app.wait_for("the ask to read as countered", async || {
         let decided = match app.driver.find(By::Testid("offer-decided")).await {
             Ok(e) => e.text().await?,
