@@ -510,10 +510,15 @@ pub(crate) fn check_counter(
     let diff = counter_offer(counter).map(|mut parsed| {
         parsed.valid_until = counter_valid_until(&answered, at.request_expires_at);
         let mut view = diff_view(&answered, &parsed);
-        if parsed.valid_until.is_none() {
+        view.valid_until = match &parsed.valid_until {
+            // Shown even when unchanged: the person sees until when the counter stands.
+            Some(until) => Some(Scalar {
+                old: answered.valid_until.clone(),
+                new: Some(until.clone()),
+            }),
             // Not known here: no row rather than a made-up "—".
-            view.valid_until = None;
-        }
+            None => None,
+        };
         ProposalDiff::ConcordiaOffer(Box::new(view))
     });
     Some(match check_terms(counter, Some(&answered), at.now) {
