@@ -32,6 +32,21 @@ pub const TIMESTAMP_WINDOW_SECS: i64 = 300;
 /// SPEC §3: longest nonce.
 pub const MAX_NONCE_LEN: usize = 120;
 
+/// The exclusive bound of the window as [`check_signed_request`] applies it:
+/// the skew is counted in whole seconds, so a timestamp up to 300.999 s away
+/// (past or future) is accepted, and one 301 s away is not.
+pub fn window_bound() -> time::Duration {
+    time::Duration::seconds(TIMESTAMP_WINDOW_SECS + 1)
+}
+
+/// The first instant at which a request stamped `at` is refused as too old:
+/// what anything that must outlive every acceptance of that request (a
+/// spent nonce) is kept until. Future skew needs no more: a request stamped
+/// in the future is refused from the same instant on.
+pub fn refused_from(at: OffsetDateTime) -> OffsetDateTime {
+    at + window_bound()
+}
+
 /// The four signed-request headers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedHeaders {
@@ -137,9 +152,8 @@ pub fn check_signed_request(
         return Err(RequestAuthError::NonceTooLong);
     }
     let at = parse_timestamp(&headers.timestamp).ok_or(RequestAuthError::BadTimestamp)?;
-    let skew = (now - at).whole_seconds();
-    if skew.abs() > TIMESTAMP_WINDOW_SECS {
-        return Err(RequestAuthError::OutsideWindow(skew));
+    if (now - at).abs() >= window_bound() {
+        return Err(RequestAuthError::OutsideWindow((now - at).whole_seconds()));
     }
     let string =
         signed::canonical_request_string(method, path, &headers.timestamp, &headers.nonce, body);

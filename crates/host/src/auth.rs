@@ -8,7 +8,7 @@
 //! CPU, no lock held), then the nonce is spent with one insert under its
 //! primary key, which never waits for an append.
 
-use anp::api::{self, AgentStatus, SignedHeaders, TIMESTAMP_WINDOW_SECS};
+use anp::api::{self, AgentStatus, SignedHeaders};
 use anp::keys;
 use async_trait::async_trait;
 use axum::http::HeaderMap;
@@ -146,7 +146,7 @@ pub async fn authenticate<P: Principal>(
         .ok_or_else(|| refuse("unknown or revoked principal"))?;
     verify_request(request, principal.public_key(), now)?;
     let expires = api::parse_timestamp(&headers.timestamp)
-        .map(|t| t.unix_timestamp() + TIMESTAMP_WINDOW_SECS)
+        .map(nonce_expiry)
         .ok_or_else(|| refuse("timestamp"))?;
     if !host
         .store()
@@ -159,6 +159,23 @@ pub async fn authenticate<P: Principal>(
     Ok(principal)
 }
 
+/// Seconds a spent nonce is kept beyond the last instant its request could
+/// be accepted: room for clocks of several host processes that disagree a
+/// little, and for a purge that runs a little early.
+pub const NONCE_MARGIN_SECS: i64 = 60;
+
+/// When a nonce spent with a request stamped `at` may be forgotten (unix
+/// seconds, compared by the purge as `expires_at < now`): never before the
+/// request is refused as outside the window ([`api::refused_from`], rounded
+/// up to the next whole second), plus [`NONCE_MARGIN_SECS`]. A nonce kept
+/// any shorter could be purged while its request is still accepted, and the
+/// request replayed once more.
+pub fn nonce_expiry(at: OffsetDateTime) -> i64 {
+    let refused = api::refused_from(at);
+    let ceil = refused.unix_timestamp() + i64::from(refused.nanosecond() > 0);
+    ceil + NONCE_MARGIN_SECS
+}
+
 /// Purges expired nonces once a minute for as long as the server runs.
 pub async fn purge_nonces_forever(host: Host) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
@@ -166,6 +183,44 @@ pub async fn purge_nonces_forever(host: Host) {
         tick.tick().await;
         if let Err(e) = host.purge_expired_nonces().await {
             tracing::warn!(error = %e, "purging expired nonces failed");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn a_nonce_is_kept_past_the_last_instant_its_request_is_accepted() {
+        let key = keys::generate_signing_key();
+        let vk = key.verifying_key();
+        for ts in [
+            datetime!(2026-12-04 12:00:00.000 UTC),
+            datetime!(2026-12-04 12:00:00.550 UTC),
+            datetime!(2026-12-04 12:00:00.999 UTC),
+        ] {
+            let stamp = api::format_timestamp(ts);
+            let h = api::sign_request(&key, "agt", "GET", "/p", b"", &stamp, "n");
+            let last_past = ts + time::Duration::milliseconds(300_999);
+            let last_future = ts - time::Duration::milliseconds(300_999);
+            for now in [last_past, last_future] {
+                assert!(api::check_signed_request(&h, &vk, "GET", "/p", b"", now).is_ok());
+            }
+            for now in [
+                ts + time::Duration::seconds(301),
+                ts - time::Duration::seconds(301),
+            ] {
+                assert!(api::check_signed_request(&h, &vk, "GET", "/p", b"", now).is_err());
+            }
+            // The purge deletes `expires_at < floor(now)`: at the last
+            // accepted instant, and a margin after it, the nonce is kept.
+            let expiry = nonce_expiry(ts);
+            assert!(
+                expiry >= last_past.unix_timestamp() + NONCE_MARGIN_SECS,
+                "{stamp}: expires {expiry}"
+            );
         }
     }
 }

@@ -153,7 +153,7 @@ impl DiscoveryMode {
 /// move it forward to let an offer expire without waiting.
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
-    offset_secs: Arc<AtomicI64>,
+    offset_nanos: Arc<AtomicI64>,
 }
 
 impl Clock {
@@ -164,13 +164,15 @@ impl Clock {
 
     /// Current time, plus any offset a test added.
     pub fn now(&self) -> OffsetDateTime {
-        OffsetDateTime::now_utc() + time::Duration::seconds(self.offset_secs.load(Ordering::SeqCst))
+        OffsetDateTime::now_utc()
+            + time::Duration::nanoseconds(self.offset_nanos.load(Ordering::SeqCst))
     }
 
-    /// Moves this clock (and every clone of it) forward.
+    /// Moves this clock (and every clone of it) forward, to the nanosecond
+    /// (a test at the edge of a window needs fractions of a second).
     pub fn advance(&self, by: Duration) {
-        let secs = i64::try_from(by.as_secs()).unwrap_or(i64::MAX / 2);
-        self.offset_secs.fetch_add(secs, Ordering::SeqCst);
+        let nanos = i64::try_from(by.as_nanos()).unwrap_or(i64::MAX / 4);
+        self.offset_nanos.fetch_add(nanos, Ordering::SeqCst);
     }
 }
 

@@ -331,9 +331,11 @@ impl Host {
         Ok(admin::list_agents(self.store_ref()).await?)
     }
 
-    /// Forgets nonces whose timestamps have left the 300-second window (the
-    /// server does this every minute); returns how many were removed. A
-    /// purged nonce cannot be replayed: its timestamp is outside the window.
+    /// Forgets nonces whose requests can no longer be accepted: each is kept
+    /// until its timestamp is past the window (300.999 s either way) plus a
+    /// margin (the server purges every minute); returns how many were
+    /// removed. A purged nonce cannot be replayed: its timestamp is outside
+    /// the window.
     pub async fn purge_expired_nonces(&self) -> Result<u64, HostError> {
         let now = self.clock().now().unix_timestamp();
         Ok(self.store_ref().principals().purge_nonces(now).await?)
