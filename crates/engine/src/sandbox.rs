@@ -28,12 +28,15 @@ pub(crate) struct Sandbox {
 pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
     let dir = ctx.config.data_dir.join("sandbox");
     std::fs::create_dir_all(&dir)?;
-    let host = countersign_host::Host::open(
-        &dir.join("host.sqlite3"),
-        countersign_host::HostConfig::default(),
-    )
-    .await
-    .map_err(sandbox_error)?;
+    // Everything that talks to the embedded host is ours and signs version
+    // 2: it needs no transition for version 1.
+    let config = countersign_host::HostConfig {
+        accept_v1_signatures: false,
+        ..countersign_host::HostConfig::default()
+    };
+    let host = countersign_host::Host::open(&dir.join("host.sqlite3"), config)
+        .await
+        .map_err(sandbox_error)?;
     // One local approver decides everything in the sandbox.
     let mut policy = countersign_host::Policy::sandbox();
     policy.approval.approvers_required = 1;

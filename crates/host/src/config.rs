@@ -214,6 +214,13 @@ pub struct HostConfig {
     /// they are not public (loopback, private, ...): none by default
     /// (crates/host/src/callback.rs says which URLs the host calls).
     pub callback_networks: Vec<crate::callback::Network>,
+    /// Whether approvers and gate agents may still sign requests with
+    /// ANP/0.1's request string (version 1, which covers neither the query,
+    /// the caller's id nor the host) and enroll with the version 1 proof.
+    /// On by default during the transition (every use is logged, naming the
+    /// caller); `--accept-v1-signatures false` refuses them. Vendor agents
+    /// are not concerned: the agent API's wire is ANP/0.1's.
+    pub accept_v1_signatures: bool,
 }
 
 /// Reads `--public-url`: an `http` or `https` origin, nothing after the
@@ -247,6 +254,7 @@ impl Default for HostConfig {
             public_url: None,
             connections: Connections::default(),
             callback_networks: Vec::new(),
+            accept_v1_signatures: true,
         }
     }
 }

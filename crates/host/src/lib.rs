@@ -26,6 +26,7 @@
 pub mod admin;
 pub mod anex_admin;
 mod auth;
+mod authority;
 mod body;
 pub mod buyer_agent;
 pub mod callback;
@@ -353,10 +354,13 @@ impl Host {
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Which address requests arrive on: part of the authorities a
+        // version 2 signature may name (crate::authority).
+        let listening = listener.local_addr()?;
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
         let bounds = self.config().connections;
-        let app = routes::router(self);
+        let app = routes::router(self).layer(axum::Extension(authority::Listening(listening)));
         server::run(listener, app, bounds, shutdown).await;
         purger.abort();
         sweeper.abort();

@@ -168,6 +168,12 @@ struct ServeArgs {
     /// this machine (repeat for several; default: public addresses only).
     #[arg(long = "allow-callback-network", value_name = "CIDR", value_parser = countersign_host::callback::Network::parse)]
     callback_networks: Vec<countersign_host::callback::Network>,
+    /// Whether approvers and gate agents may still sign with version 1 (ANP/0.1's
+    /// request string, which covers neither query, caller nor host) and enroll with
+    /// the version 1 proof: true during the transition (each use is logged), false
+    /// to refuse them. See docs/approver-api.md, "Signed requests".
+    #[arg(long, value_name = "true|false", default_value_t = true, action = clap::ArgAction::Set)]
+    accept_v1_signatures: bool,
 }
 
 #[derive(Subcommand)]
@@ -647,6 +653,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         },
         callback_networks: args.callback_networks.clone(),
+        accept_v1_signatures: args.accept_v1_signatures,
         ..HostConfig::default()
     };
     runtime.block_on(async move {

@@ -17,12 +17,16 @@ use countersign_host::{Host, HostConfig, Limit, Limits, Target};
 
 use crate::nginx::Nginx;
 use crate::postgres::Cluster;
-use crate::process::{listening_addr, Guarded};
+use crate::process::{free_port, listening_addr, Guarded};
 
 /// The database a re-run test binary serves.
 pub const ENV_DB: &str = "COUNTERSIGN_TESTKIT_HOST_DB";
 /// Its platform key file.
 pub const ENV_KEY: &str = "COUNTERSIGN_TESTKIT_HOST_KEY";
+/// The URL its clients reach it at (nginx's): its `--public-url`.
+pub const ENV_PUBLIC_URL: &str = "COUNTERSIGN_TESTKIT_HOST_PUBLIC_URL";
+/// `false` to refuse version 1 signatures (`--accept-v1-signatures false`).
+pub const ENV_ACCEPT_V1: &str = "COUNTERSIGN_TESTKIT_HOST_ACCEPT_V1";
 
 /// How host processes are started.
 #[derive(Debug, Clone)]
@@ -82,7 +86,17 @@ pub struct Deployment {
     pub nginx: Nginx,
     launch: Launch,
     serve_flags: Vec<(String, String)>,
+    serving: Serving,
     _dir: tempfile::TempDir,
+}
+
+/// What every host process of a deployment is told besides its database.
+#[derive(Debug, Clone)]
+struct Serving {
+    /// nginx's URL, the one clients sign version 2 requests for.
+    public_url: String,
+    /// Whether version 1 signatures are still accepted.
+    accept_v1: bool,
 }
 
 impl Deployment {
@@ -90,6 +104,13 @@ impl Deployment {
     /// cluster, and nginx in front of them.
     pub async fn start(launch: Launch, processes: usize) -> Result<Deployment, String> {
         Deployment::start_with(launch, processes, &[]).await
+    }
+
+    /// As [`Deployment::start`], with hosts that refuse version 1 signatures
+    /// and enrollment proofs (`--accept-v1-signatures false`): what proves a
+    /// client or console speaks version 2 through nginx.
+    pub async fn start_refusing_v1(launch: Launch, processes: usize) -> Result<Deployment, String> {
+        Deployment::start_with(launch, processes, &[("--accept-v1-signatures", "false")]).await
     }
 
     /// As [`Deployment::start`], on a fresh database of `cluster`.
@@ -152,11 +173,27 @@ impl Deployment {
             serve_flags.retain(|(f, _)| f != flag);
             serve_flags.push((flag.to_string(), value.to_string()));
         }
+        // nginx's port first: every host is told the URL clients reach it
+        // at (`--public-url`), the authority version 2 signatures name.
+        let port = free_port()?;
+        let serving = Serving {
+            public_url: format!("http://127.0.0.1:{port}"),
+            accept_v1: !flags
+                .iter()
+                .any(|(f, v)| *f == "--accept-v1-signatures" && *v == "false"),
+        };
+        serve_flags.retain(|(f, _)| f != "--accept-v1-signatures");
         for _ in 0..processes {
-            hosts.push(spawn_host(&launch, &db_url, &key_path, &serve_flags)?);
+            hosts.push(spawn_host(
+                &launch,
+                &db_url,
+                &key_path,
+                &serve_flags,
+                &serving,
+            )?);
         }
         let addrs: Vec<SocketAddr> = hosts.iter().map(|h| h.addr).collect();
-        let nginx = Nginx::start(&addrs)?;
+        let nginx = Nginx::start_on(port, &addrs)?;
         Ok(Deployment {
             db_url,
             key_path,
@@ -165,6 +202,7 @@ impl Deployment {
             nginx,
             launch,
             serve_flags,
+            serving,
             _dir: dir,
         })
     }
@@ -187,6 +225,7 @@ impl Deployment {
             &self.db_url,
             &self.key_path,
             &self.serve_flags,
+            &self.serving,
         )?;
         Ok(())
     }
@@ -197,13 +236,16 @@ fn spawn_host(
     db_url: &str,
     key: &std::path::Path,
     flags: &[(String, String)],
+    serving: &Serving,
 ) -> Result<HostProcess, String> {
     let mut command = match launch {
         Launch::Binary(path) => {
             let mut c = Command::new(path);
             c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
                 .arg("--platform-key")
-                .arg(key);
+                .arg(key)
+                .args(["--public-url", &serving.public_url])
+                .args(["--accept-v1-signatures", &serving.accept_v1.to_string()]);
             for (flag, value) in flags {
                 c.args([flag, value]);
             }
@@ -232,6 +274,9 @@ fn spawn_host(
             c
         }
     };
+    command
+        .env(ENV_PUBLIC_URL, &serving.public_url)
+        .env(ENV_ACCEPT_V1, serving.accept_v1.to_string());
     let mut child = Guarded::spawn(
         command
             .env("RUST_LOG", "warn")
@@ -251,8 +296,9 @@ fn spawn_host(
 
 /// The body of the ignored test a re-run test binary runs as a host
 /// process: opens the database named by [`ENV_DB`] with the key file named
-/// by [`ENV_KEY`], prints `listening on http://ADDR` and serves until
-/// killed. Does nothing when the variables are not set.
+/// by [`ENV_KEY`] (with the public URL of [`ENV_PUBLIC_URL`] and the
+/// switch of [`ENV_ACCEPT_V1`]), prints `listening on http://ADDR` and
+/// serves until killed. Does nothing when the variables are not set.
 pub async fn serve_from_env() {
     let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
         return;
@@ -260,6 +306,8 @@ pub async fn serve_from_env() {
     let config = HostConfig {
         platform_key_path: Some(key.into()),
         limits: roomy_limits(),
+        public_url: std::env::var(ENV_PUBLIC_URL).ok().filter(|u| !u.is_empty()),
+        accept_v1_signatures: std::env::var(ENV_ACCEPT_V1).as_deref() != Ok("false"),
         ..HostConfig::default()
     };
     let host = match Host::open(Target::parse(&db), config).await {

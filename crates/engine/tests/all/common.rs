@@ -91,7 +91,7 @@ impl World {
     pub async fn start() -> World {
         let dir = tempfile::tempdir().unwrap();
         let (serving, admin, url) = if through_deployment() {
-            let deployment = countersign_testkit::deployment::Deployment::start(
+            let deployment = countersign_testkit::deployment::Deployment::start_refusing_v1(
                 countersign_testkit::deployment::Launch::ThisTest(HOST_PROCESS_TEST.into()),
                 3,
             )
@@ -102,9 +102,13 @@ impl World {
             (Serving::Deployment(Box::new(deployment)), admin, url)
         } else {
             let db = dir.path().join("host.sqlite3");
-            let host = countersign_host::Host::open(&db, countersign_host::HostConfig::default())
-                .await
-                .unwrap();
+            // Version 1 signatures refused: every test proves the console
+            // speaks version 2 (docs/approver-api.md, "Signed requests").
+            let config = countersign_host::HostConfig {
+                accept_v1_signatures: false,
+                ..countersign_host::HostConfig::default()
+            };
+            let host = countersign_host::Host::open(&db, config).await.unwrap();
             let running = host.clone().spawn("127.0.0.1:0").await.unwrap();
             let (addr, url) = (running.addr, running.base_url());
             let serving = Serving::InProcess {

@@ -203,17 +203,33 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
     let decision = &doc["decisions"][0];
     assert_eq!(decision["action"], "decline");
     let body = decision["request_body"].as_str().unwrap();
-    let headers: anp::api::SignedHeaders =
+    let headers: countersign_host_api::signing::SignedHeadersV2 =
         serde_json::from_value(decision["signed_headers"].clone()).unwrap();
+    // Version 2 (docs/approver-api.md, "Signed requests"): for the host the
+    // console addressed, as this approver.
+    assert_eq!(headers.sig_version, "2");
+    let url = reqwest::Url::parse(&world.url).unwrap();
+    assert_eq!(
+        headers.authority,
+        countersign_client::authority_and_target(&url).0
+    );
     let key = anp::keys::parse_public_key(&engine.approver_public_key()).unwrap();
     let path = format!("/api/console/v1/sessions/{session}/decisions");
     let now = time::OffsetDateTime::now_utc();
-    anp::api::check_signed_request(&headers, &key, "POST", &path, body.as_bytes(), now).unwrap();
     let forged = body.replace("Above our benchmark", "Below our benchmark");
-    assert!(
-        anp::api::check_signed_request(&headers, &key, "POST", &path, forged.as_bytes(), now)
-            .is_err()
-    );
+    for (bytes, holds) in [(body.as_bytes(), true), (forged.as_bytes(), false)] {
+        let request = countersign_host_api::signing::RequestV2 {
+            method: "POST",
+            authority: &headers.authority,
+            path_and_query: &path,
+            body: bytes,
+        };
+        assert_eq!(
+            countersign_host_api::signing::check_request_v2(&headers.anp, &key, &request, now)
+                .is_ok(),
+            holds
+        );
+    }
 }
 
 #[tokio::test]

@@ -24,6 +24,9 @@ async fn start_allowing_loopback_callbacks() -> TestHost {
         callback_networks: vec![
             countersign_host::callback::Network::parse("127.0.0.1/32").unwrap(),
         ],
+        // Version 1 refused: the agent written from docs/gate-api.md must
+        // sign and enroll with version 2.
+        accept_v1_signatures: false,
         ..countersign_host::HostConfig::default()
     })
     .await
