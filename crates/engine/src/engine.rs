@@ -38,14 +38,20 @@ pub struct Engine {
 pub const DATABASE_FILE: &str = "console.sqlite3";
 
 impl Engine {
-    /// Opens the data directory: creates it, migrates the database, loads or
-    /// creates the approver key. Starts nothing; see [`Engine::start`].
+    /// Opens the data directory: creates it, makes it and everything in it
+    /// its owner's only (an install from before that rule included),
+    /// migrates the database, loads or creates the approver key. Starts
+    /// nothing; see [`Engine::start`].
     pub fn open(config: EngineConfig) -> Result<Engine, EngineError> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| EngineError::DataDir {
+        let data_dir_error = |e: std::io::Error| EngineError::DataDir {
             path: config.data_dir.display().to_string(),
             detail: e.to_string(),
-        })?;
-        let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
+        };
+        crate::owner_only::create_dir(&config.data_dir).map_err(data_dir_error)?;
+        crate::owner_only::restrict_tree(&config.data_dir).map_err(data_dir_error)?;
+        let database = config.data_dir.join(DATABASE_FILE);
+        crate::owner_only::prepare_database(&database).map_err(data_dir_error)?;
+        let store = Store::open(&database)?;
         let key = crate::keystore::load_or_create(&config.data_dir)?;
         Ok(Engine {
             inner: Arc::new(Inner {

@@ -9,6 +9,7 @@ mod contract;
 mod core;
 mod decided;
 mod disputes;
+mod files;
 mod gate;
 mod gate_sdk;
 mod notices;
