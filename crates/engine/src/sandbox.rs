@@ -66,7 +66,7 @@ pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
                 )
                 .await
                 .map_err(sandbox_error)?;
-            crate::connect::connect(ctx, &url, &code.code, true, profile).await?;
+            crate::connect::connect(ctx, &url, &code.code, true, false, profile).await?;
         }
     }
     for protocol in Protocol::ALL {

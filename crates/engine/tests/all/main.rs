@@ -5,6 +5,7 @@ mod anex;
 mod anex_sdk;
 mod clock;
 mod common;
+mod connect;
 mod contract;
 mod core;
 mod decided;
