@@ -142,6 +142,27 @@ describe("sandbox and hosts", () => {
     ]);
   });
 
+  it("clears a connection error as soon as the input is edited", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.connect = new Error("Nothing at buyer.example:443 accepted the connection: the host is not running there, or the address or port is wrong. Check the URL with the host's admin, or start the host, then try again.");
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "connect-toggle"));
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "ENR-1");
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(byId(container, "connect-error").textContent).toContain("Nothing at buyer.example:443 accepted the connection");
+    await user.type(byId(container, "connect-url"), ":8443");
+    expect(container.querySelector("[data-testid='connect-error']")).toBeNull();
+    // Again after a second failure, from another field.
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(container.querySelector("[data-testid='connect-error']")).not.toBeNull();
+    await user.type(byId(container, "connect-code"), "2");
+    expect(container.querySelector("[data-testid='connect-error']")).toBeNull();
+  });
+
   it("lists hosts as reachable or unreachable with the last error", async () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();
