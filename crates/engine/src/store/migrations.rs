@@ -165,6 +165,11 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX host_requests_by_message ON host_requests (host_id, session_id, message_hash);
     "#,
+    // 6: when the person allowed plain HTTP to a host off loopback (the lab
+    // override at connect), kept with the host and shown on Hosts.
+    r#"
+    ALTER TABLE hosts ADD COLUMN plain_http_allowed_at TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.
