@@ -308,6 +308,9 @@ pub async fn serve_from_env() {
         limits: roomy_limits(),
         public_url: std::env::var(ENV_PUBLIC_URL).ok().filter(|u| !u.is_empty()),
         accept_v1_signatures: std::env::var(ENV_ACCEPT_V1).as_deref() != Ok("false"),
+        // Test agents (the reference SDK's among them) listen for the gate's
+        // hints on loopback, which a host calls only where an admin allowed it.
+        callback_networks: loopback_callbacks(),
         ..HostConfig::default()
     };
     let host = match Host::open(Target::parse(&db), config).await {
@@ -375,4 +378,12 @@ pub fn selected(var: &str) -> bool {
         Ok("") | Err(_) => false,
         Ok(other) => panic!("{var}={other:?}: expected {THROUGH_NGINX_POSTGRES} or nothing"),
     }
+}
+
+/// The loopback network test agents receive callback hints on
+/// (`--allow-callback-network 127.0.0.1/32`).
+fn loopback_callbacks() -> Vec<countersign_host::callback::Network> {
+    countersign_host::callback::Network::parse("127.0.0.1/32")
+        .into_iter()
+        .collect()
 }

@@ -104,8 +104,14 @@ impl World {
             let db = dir.path().join("host.sqlite3");
             // Version 1 signatures refused: every test proves the console
             // speaks version 2 (docs/approver-api.md, "Signed requests").
+            // The SDK agents listen for the gate's hints on loopback, which
+            // a host calls only where an admin allowed the network.
             let config = countersign_host::HostConfig {
                 accept_v1_signatures: false,
+                callback_networks: vec![countersign_host::callback::Network::parse(
+                    "127.0.0.1/32",
+                )
+                .unwrap()],
                 ..countersign_host::HostConfig::default()
             };
             let host = countersign_host::Host::open(&db, config).await.unwrap();

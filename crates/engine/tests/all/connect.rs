@@ -28,10 +28,37 @@ async fn plain_http_to_another_machine_is_refused_before_anything_is_sent() {
         "{err}"
     );
 
-    // The real host, named as IPv4-mapped IPv6: not a loopback name, so
-    // refused too, and nothing reached it: the code is still unused.
-    let port = world.addr().port();
+    // A real host that knows itself by its IPv4-mapped IPv6 name (its
+    // public URL: the authority version 2 enrollment proofs must name), so
+    // only the console's rule stands between the two. Not a loopback name,
+    // so refused too, and nothing reached it: the code is still unused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let mapped = format!("http://[::ffff:127.0.0.1]:{port}");
+    let lab = tempfile::tempdir().unwrap();
+    let lab_host = countersign_host::Host::open(
+        &lab.path().join("host.sqlite3"),
+        countersign_host::HostConfig {
+            public_url: Some(mapped.clone()),
+            ..countersign_host::HostConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    let lab_org = lab_host.create_org("Fabrikam Lab").await.unwrap().org_handle;
+    let code = lab_host
+        .enroll_code(&lab_org, "Ada", email)
+        .await
+        .unwrap()
+        .code;
+    let _running = lab_host
+        .clone()
+        .spawn(&format!("127.0.0.1:{port}"))
+        .await
+        .unwrap();
     let err = engine.connect_host(&mapped, &code).await.unwrap_err();
     assert_eq!(err.code(), "plain_http", "{err}");
     assert!(
