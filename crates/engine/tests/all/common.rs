@@ -108,10 +108,9 @@ impl World {
             // a host calls only where an admin allowed the network.
             let config = countersign_host::HostConfig {
                 accept_v1_signatures: false,
-                callback_networks: vec![countersign_host::callback::Network::parse(
-                    "127.0.0.1/32",
-                )
-                .unwrap()],
+                callback_networks: vec![
+                    countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()
+                ],
                 ..countersign_host::HostConfig::default()
             };
             let host = countersign_host::Host::open(&db, config).await.unwrap();

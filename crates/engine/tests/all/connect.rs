@@ -48,7 +48,11 @@ async fn plain_http_to_another_machine_is_refused_before_anything_is_sent() {
     )
     .await
     .unwrap();
-    let lab_org = lab_host.create_org("Fabrikam Lab").await.unwrap().org_handle;
+    let lab_org = lab_host
+        .create_org("Fabrikam Lab")
+        .await
+        .unwrap()
+        .org_handle;
     let code = lab_host
         .enroll_code(&lab_org, "Ada", email)
         .await
