@@ -296,12 +296,16 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
     // Through History, as a person looking for it later would (the toast's
     // own link is the other tests' path).
     app.click("nav-history").await?;
-    app.driver
-        .find(By::Css("[data-testid=history-row][data-protocol=anex]"))
-        .await?
-        .click()
-        .await?;
-    app.testid("session-view").await?;
+    app.wait_for("the ANEX session in History", async || {
+        let row = app
+            .driver
+            .find(By::Css("[data-testid=history-row][data-protocol=anex]"))
+            .await?;
+        row.click().await?;
+        app.testid("session-view").await?;
+        Ok(Some(()))
+    })
+    .await?;
     assert_eq!(text_of(&app, "session-protocol").await?, "ANEX");
     let accepted = "Accepted terms: legal_name, tax_id, bank_details; promises: no retention beyond 90 days; no sharing with third parties";
     app.wait_within(
