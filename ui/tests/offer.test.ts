@@ -60,8 +60,10 @@ describe("offer view", () => {
     expect(scalars).toEqual([
       ["Term (months)", "36", "→", "24"],
       ["Expires", "Sat 28 Nov, 00:00", "→", "Sun 29 Nov, 14:05"],
-      ["Notes", "Includes premier support.", "→", "Best and final for this quarter."],
     ]);
+    // Notes are prose, not a term: apart from the terms.
+    expect(texts(container, "diff-notes")[0]).toContain("Includes premier support.");
+    expect(texts(container, "diff-notes")[0]).toContain("→ Best and final for this quarter.");
     expect(texts(container, "condition-added")).toEqual(["+ added Annual uplift capped at 3%"]);
     expect(texts(container, "condition-removed")).toEqual(["− removed Price hold through the term"]);
     const total = texts(container, "diff-total")[0];

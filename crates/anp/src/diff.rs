@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::money::{self, line_total, offer_total, Amount, Money, Total};
+use crate::money::{self, offer_total, Money, Total};
 use crate::payload::{LineItem, Offer};
 
 /// Everything that differs between two offers.
@@ -24,9 +24,10 @@ pub struct OfferDiff {
     pub currency: Option<Scalar>,
     /// Set when the term changed.
     pub term_months: Option<Scalar>,
-    /// Set when the expiry moved to another instant.
+    /// Set when the expiry moved by a second or more (see [`EXPIRY_RESOLUTION`]).
     pub expires_at: Option<Scalar>,
-    /// Set when the notes changed (appeared, vanished or were edited).
+    /// Set when the notes changed (appeared, vanished or were edited). Notes
+    /// are the sender's prose, not a term: shown apart from the terms.
     pub notes: Option<Scalar>,
     /// Conditions compared as multisets (an absent list is an empty one).
     pub conditions: ConditionsDiff,
@@ -95,8 +96,9 @@ pub struct LineItemDiff {
 /// One changed field of a matched line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldChange {
-    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
-    /// `term_months` or `line_total`.
+    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+    /// `term_months`: what the sender wrote. A line's total is derived from
+    /// its quantity and unit price, so it is never a changed field of its own.
     pub field: String,
     /// Before, as text.
     pub old: Option<String>,
@@ -164,10 +166,16 @@ fn scalar(old: Option<&String>, new: Option<&String>) -> Option<Scalar> {
     })
 }
 
-/// The same instant written two ways is no change.
+/// How far apart two expiries must be to count as a change: a deadline a
+/// person acts on is read to the second, and a host stamping milliseconds
+/// (`…35.068Z` then `…35.073Z`) moved no deadline.
+pub const EXPIRY_RESOLUTION: time::Duration = time::Duration::SECOND;
+
+/// The same instant written two ways, or two instants less than
+/// [`EXPIRY_RESOLUTION`] apart, is no change.
 fn expiry_change(old: &Offer, new: &Offer) -> Option<Scalar> {
     let same = match (old.expires_at_utc(), new.expires_at_utc()) {
-        (Some(a), Some(b)) => a == b,
+        (Some(a), Some(b)) => (a - b).abs() < EXPIRY_RESOLUTION,
         _ => old.expires_at == new.expires_at,
     };
     (!same).then(|| Scalar {
@@ -372,13 +380,8 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
         old.term_months.map(months),
         new.term_months.map(months),
     );
-    let total = numeric(
-        "line_total",
-        Some(line_money(&old.quantity, &old.unit_price)),
-        Some(line_money(&new.quantity, &new.unit_price)),
-    );
     fields.extend(
-        [quantity, unit, unit_price, currency, term, total]
+        [quantity, unit, unit_price, currency, term]
             .into_iter()
             .flatten(),
     );
@@ -387,10 +390,6 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
 
 fn months(m: u32) -> Money {
     Money::new(m.into())
-}
-
-fn line_money(quantity: &Amount, unit_price: &Amount) -> Money {
-    line_total(quantity, unit_price)
 }
 
 fn numeric(field: &str, old: Option<Money>, new: Option<Money>) -> Option<FieldChange> {

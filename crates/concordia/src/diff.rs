@@ -241,10 +241,32 @@ pub fn diff_offers(old: &Offer, new: &Offer) -> OfferDiff {
             d.bundles.push(BundleChange::Added(n.clone()));
         }
     }
-    if old.valid_until != new.valid_until {
+    if !same_deadline(old.valid_until.as_deref(), new.valid_until.as_deref()) {
         d.valid_until = Some((old.valid_until.clone(), new.valid_until.clone()));
     }
     d
+}
+
+/// How far apart two `valid_until` instants must be to count as a change:
+/// a deadline a person acts on is read to the second, and an agent
+/// stamping milliseconds (`…35.068Z` then `…35.073Z`) moved no deadline.
+pub const DEADLINE_RESOLUTION: time::Duration = time::Duration::SECOND;
+
+/// Two deadlines are the same when both are absent, equal as text, or
+/// RFC 3339 instants less than [`DEADLINE_RESOLUTION`] apart.
+fn same_deadline(old: Option<&str>, new: Option<&str>) -> bool {
+    use time::format_description::well_known::Rfc3339;
+    use time::OffsetDateTime;
+    match (old, new) {
+        (Some(a), Some(b)) => match (
+            OffsetDateTime::parse(a, &Rfc3339),
+            OffsetDateTime::parse(b, &Rfc3339),
+        ) {
+            (Ok(a), Ok(b)) => (a - b).abs() < DEADLINE_RESOLUTION,
+            _ => a == b,
+        },
+        (a, b) => a == b,
+    }
 }
 
 /// A one-line text of a term value, for reports (`150.00 USD`, `"shipping"`).

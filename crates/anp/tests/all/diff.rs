@@ -75,8 +75,7 @@ fn the_example_counter_offer_serializes_as_the_contract_says() {
             "old_index": 0, "new_index": 0,
             "old": old["line_items"][0], "new": new["line_items"][0],
             "fields": [
-                {"field": "unit_price", "old": "1200", "new": "1056", "absolute": "-144", "percent": "-12.00"},
-                {"field": "line_total", "old": "600000", "new": "528000", "absolute": "-72000", "percent": "-12.00"}
+                {"field": "unit_price", "old": "1200", "new": "1056", "absolute": "-144", "percent": "-12.00"}
             ]
         }],
         "total": {
@@ -259,8 +258,7 @@ fn items_without_sku_match_by_description_and_never_match_a_sku() {
     assert_eq!(
         fields,
         json!([
-            {"field": "unit_price", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99"},
-            {"field": "line_total", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99"}
+            {"field": "unit_price", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99"}
         ])
     );
 }
@@ -292,8 +290,7 @@ fn percent_is_null_when_the_old_value_is_zero() {
     assert_eq!(
         fields,
         json!([
-            {"field": "unit_price", "old": "0", "new": "100", "absolute": "100", "percent": null},
-            {"field": "line_total", "old": "0", "new": "1000", "absolute": "1000", "percent": null}
+            {"field": "unit_price", "old": "0", "new": "100", "absolute": "100", "percent": null}
         ])
     );
     assert_eq!(d.total.percent, None);
@@ -327,4 +324,48 @@ fn money_in_the_diff_is_exact_where_floats_are_not() {
     assert_eq!(d.total.new.amount.to_string(), "0.5");
     assert_eq!(d.total.absolute.to_string(), "0.2");
     assert_eq!(d.total.percent.as_deref(), Some("66.67"));
+}
+
+#[test]
+fn an_expiry_moved_by_milliseconds_is_no_change() {
+    let mut old = offer(abc());
+    old["expires_at"] = json!("2026-12-04T10:29:35.068Z");
+    let mut new = offer(abc());
+    new["expires_at"] = json!("2026-12-04T10:29:35.073Z");
+    assert_eq!(diff(&old, &new).expires_at, None);
+    // A whole second is a change a person acts on.
+    new["expires_at"] = json!("2026-12-04T10:29:36.068Z");
+    let moved = diff(&old, &new).expires_at.expect("a second later is a change");
+    assert_eq!(moved.new.as_deref(), Some("2026-12-04T10:29:36.068Z"));
+}
+
+#[test]
+fn a_line_total_is_derived_not_a_changed_field() {
+    // The price changed; the line's total follows from it and is not counted as a second field.
+    let old = offer(vec![line(Some("A"), "Alpha", 10.0, 100.0)]);
+    let new = offer(vec![line(Some("A"), "Alpha", 10.0, 90.0)]);
+    let d = diff(&old, &new);
+    let fields: Vec<&str> = d.line_items[0]
+        .fields
+        .iter()
+        .map(|f| f.field.as_str())
+        .collect();
+    assert_eq!(fields, vec!["unit_price"]);
+    // The total still moves by the line's change.
+    assert_eq!(d.total.absolute.to_string(), "-100");
+}
+
+#[test]
+fn notes_alone_change_no_term() {
+    let old = offer(abc());
+    let mut new = offer(abc());
+    new["notes"] = json!("Happy to discuss volume tiers.");
+    let d = diff(&old, &new);
+    assert_eq!(
+        d.notes.as_ref().and_then(|n| n.new.as_deref()),
+        Some("Happy to discuss volume tiers.")
+    );
+    assert!(d.currency.is_none() && d.term_months.is_none() && d.expires_at.is_none());
+    assert!(d.conditions.added.is_empty() && d.conditions.removed.is_empty());
+    assert!(d.line_items.iter().all(|r| r.status == Unchanged));
 }

@@ -118,3 +118,21 @@ fn conditions_and_bundles_are_compared_plainly() {
     assert!(matches!(&d.bundles[2], BundleChange::Added(b) if b.bundle_id == "z"));
     assert_eq!(diff_offers(&c1, &b1).kind, Some(("conditional", "bundle")));
 }
+
+#[test]
+fn a_validity_moved_by_milliseconds_is_no_change() {
+    let at = |t: &str| {
+        offer(json!({"terms": {"price": {"value": 100, "currency": "USD"}}, "valid_until": t}))
+    };
+    let d = diff_offers(&at("2026-12-04T10:29:35.068Z"), &at("2026-12-04T10:29:35.073Z"));
+    assert!(d.valid_until.is_none(), "5 ms is no change: {d:?}");
+    assert!(d.is_empty());
+    let d = diff_offers(&at("2026-12-04T10:29:35.068Z"), &at("2026-12-04T10:29:36.068Z"));
+    assert_eq!(
+        d.valid_until,
+        Some((
+            Some("2026-12-04T10:29:35.068Z".to_owned()),
+            Some("2026-12-04T10:29:36.068Z".to_owned())
+        ))
+    );
+}

@@ -156,8 +156,8 @@ pub struct AnpLineItemDiff {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct AnpFieldChange {
-    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
-    /// `term_months` or `line_total`.
+    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+    /// `term_months` (a line's total is derived, never a changed field).
     pub field: String,
     /// Before, as text.
     pub old: Option<String>,
