@@ -22,6 +22,23 @@ describe("inbox", () => {
     expect(texts(container, "inbox-approvals")).toEqual(["1 of 2 approvals", "0 of 1 approval", "0 of 1 approval"]);
   });
 
+  it("shows a vendor's change against its own previous offer, and the gap to our last counter apart", async () => {
+    // Northwind cut 547,000 → 536,000 after our 500,000 counter: the engine compares with their
+    // previous offer (better for the buyer) and reports our counter as a gap, not as the change.
+    const backend = new FakeBackend();
+    backend.items = [fx.inboxItem({
+      counterparty: fx.northwind, amount: fx.usd("536000"), previous_amount: fx.usd("547000"),
+      change: { absolute: "-11000", percent: "-2.01", effect: "better" },
+      gap: { seq: 5, ours: fx.usd("500000"), change: { absolute: "36000", percent: "7.20", effect: null } },
+    })];
+    const { container } = await renderApp(backend);
+    const change = byId(container, "change");
+    expect(change.dataset.effect).toBe("better");
+    expect(change.textContent).toContain("−11,000 (−2.01%) better");
+    expect(change.textContent).not.toContain("WORSE");
+    expect(byId(container, "inbox-gap").textContent).toBe("36,000 USD (7.20%) above our last counter (seq 5, 500,000 USD)");
+  });
+
   it("marks drafts by the buyer agent, held offers and unproven sessions", async () => {
     const { container } = await renderApp();
     const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")];

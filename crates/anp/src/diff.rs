@@ -17,6 +17,29 @@ use serde::{Deserialize, Serialize};
 use crate::money::{self, offer_total, Money, Total};
 use crate::payload::{LineItem, Offer};
 
+/// What a change means for the buyer, the side an ANP host always takes
+/// (ANP/0.1: vendor agents sell to the organization's buyer host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// The buyer is better off.
+    Better,
+    /// The buyer is worse off.
+    Worse,
+}
+
+/// The one direction rule of an ANP offer: a price (unit price or total)
+/// that goes down is better for the buyer, up is worse, no move is neither.
+/// Quantity, unit, term and currency have no direction a buyer agrees on
+/// (more seats or a longer term may be wanted or not), so they get none.
+pub fn price_effect(absolute: &Money) -> Option<Effect> {
+    match absolute.decimal().cmp(&rust_decimal::Decimal::ZERO) {
+        std::cmp::Ordering::Less => Some(Effect::Better),
+        std::cmp::Ordering::Greater => Some(Effect::Worse),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
 /// Everything that differs between two offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OfferDiff {
@@ -108,6 +131,9 @@ pub struct FieldChange {
     pub absolute: Option<Money>,
     /// Percent change for numeric fields (see [`money::percent_change`]).
     pub percent: Option<String>,
+    /// Better or worse for the buyer, for a field with a direction
+    /// ([`price_effect`]: the unit price); `None` for the others.
+    pub effect: Option<Effect>,
 }
 
 /// The change of an offer's total.
@@ -124,6 +150,9 @@ pub struct TotalChange {
     pub percent: Option<String>,
     /// True when the two offers are in different currencies.
     pub currency_changed: bool,
+    /// Better or worse for the buyer ([`price_effect`]); `None` when the
+    /// total did not move or the currency changed (not comparable).
+    pub effect: Option<Effect>,
 }
 
 /// Compares `old` with `new`.
@@ -155,6 +184,11 @@ pub fn diff_offers(old: &Offer, new: &Offer) -> OfferDiff {
                 total_change.percent
             },
             currency_changed,
+            effect: if currency_changed {
+                None
+            } else {
+                price_effect(&total_change.absolute)
+            },
         },
     }
 }
@@ -342,6 +376,7 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
                 new: b.cloned(),
                 absolute: None,
                 percent: None,
+                effect: None,
             });
         }
     };
@@ -362,18 +397,24 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
         new: Some(new.unit.clone()),
         absolute: None,
         percent: None,
+        effect: None,
     });
     let unit_price = numeric(
         "unit_price",
         Some(old.unit_price.money()),
         Some(new.unit_price.money()),
-    );
+    )
+    .map(|mut change| {
+        change.effect = change.absolute.as_ref().and_then(price_effect);
+        change
+    });
     let currency = (old.currency != new.currency).then(|| FieldChange {
         field: "currency".to_owned(),
         old: Some(old.currency.clone()),
         new: Some(new.currency.clone()),
         absolute: None,
         percent: None,
+        effect: None,
     });
     let term = numeric(
         "term_months",
@@ -409,6 +450,7 @@ fn numeric(field: &str, old: Option<Money>, new: Option<Money>) -> Option<FieldC
         new: new.map(|m| m.to_string()),
         absolute,
         percent,
+        effect: None,
     })
 }
 

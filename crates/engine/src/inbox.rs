@@ -56,6 +56,7 @@ fn item(
         amount: located.proposal.amount.clone(),
         previous_amount: located.previous.as_ref().and_then(|p| p.amount.clone()),
         change: located.change.clone(),
+        gap: located.gap.clone(),
         expires_at: pending.expires_at.clone(),
         verification: session.verification,
         approvals_given: pending.approvals.len() as u32,

@@ -205,10 +205,16 @@ pub struct InboxItem {
     pub counterparty: Counterparty,
     /// The proposal's exact amount, when it has one.
     pub amount: Option<Amount>,
-    /// The amount of the proposal it answers, when both have one.
+    /// The amount of the proposal it is compared with, when both have one:
+    /// the same side's previous proposal (what the counterparty moved since
+    /// it last offered), else the one it answers.
     pub previous_amount: Option<Amount>,
     /// From `previous_amount` to `amount`.
     pub change: Option<Change>,
+    /// How far a counterparty's proposal stands from our side's latest
+    /// earlier one (our last counter), when that is not already what
+    /// `change` compares with.
+    pub gap: Option<Gap>,
     /// When the proposal stops being decidable (RFC 3339).
     pub expires_at: String,
     /// The session's verification state.
@@ -256,6 +262,32 @@ pub struct Change {
     pub absolute: Money,
     /// Two-place percentage, or null when the old value is zero.
     pub percent: Option<String>,
+    /// Better or worse for the buyer, by the protocol crate's direction
+    /// rule; null when the change has no direction (or none moved).
+    pub effect: Option<Effect>,
+}
+
+/// What a change means, always read from the buyer's side (the side a
+/// price that goes down is good for); a protocol crate's diff decides it,
+/// one rule per term, so the interface never guesses from a field's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// The buyer is better off.
+    Better,
+    /// The buyer is worse off.
+    Worse,
+}
+
+/// A counterparty's proposal beside our side's latest earlier one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Gap {
+    /// Our side's proposal's seq.
+    pub seq: u64,
+    /// Its amount.
+    pub ours: Amount,
+    /// From ours to theirs (a distance, so no better or worse).
+    pub change: Change,
 }
 
 /// The proposal it answers, by position.

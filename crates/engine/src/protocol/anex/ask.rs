@@ -75,6 +75,7 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         proposal: proposal(&event),
         previous,
         change: None,
+        gap: None,
     })
 }
 
