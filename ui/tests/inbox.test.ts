@@ -39,6 +39,24 @@ describe("inbox", () => {
     expect(byId(container, "inbox-gap").textContent).toBe("36,000 USD (7.20%) above our last counter (seq 5, 500,000 USD)");
   });
 
+  it("lists expired proposals in their own section, each with Dismiss, and dismissing one puts it away", async () => {
+    const backend = new FakeBackend();
+    backend.expiredItems = [fx.inboxItem({
+      session_id: "s-tailspin", event_hash: "hash-tailspin-3", counterparty: { ...fx.northwind, organization: "Tailspin Toys" },
+      expires_at: "2026-11-29T09:00:00Z",
+    })];
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    const { container } = await renderApp(backend);
+    // Not among the pending rows, nor counted as pending.
+    expect(texts(container, "inbox-counterparty")).not.toContain("Tailspin Toys");
+    expect(byId(container, "inbox-count").textContent).toBe("3 pending");
+    expect(texts(container, "expired-counterparty")).toEqual(["Tailspin Toys"]);
+    await user.click(byId(container, "expired-dismiss"));
+    await settle();
+    expect(backend.dismissed).toEqual([{ host_id: "h-sandbox", session_id: "s-tailspin", event_hash: "hash-tailspin-3" }]);
+    expect(container.querySelector("[data-testid='inbox-expired']")).toBeNull();
+  });
+
   it("marks drafts by the buyer agent, held offers and unproven sessions", async () => {
     const { container } = await renderApp();
     const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")];

@@ -79,7 +79,7 @@ fn listed(store: &Store, left_out: &HashSet<String>) -> Result<Vec<Listed>, Engi
     let mut listed: Vec<Listed> = store
         .pending_overview()?
         .into_iter()
-        .filter(|o| o.session_known && !left_out.contains(&o.record.host_id))
+        .filter(|o| o.session_known && !o.dismissed && !left_out.contains(&o.record.host_id))
         .filter_map(|overview| {
             let pending = serde_json::from_str::<PendingProposal>(&overview.record.body).ok()?;
             (pending.draft.is_some() || overview.offer_stored)
@@ -99,8 +99,11 @@ pub(crate) fn inbox_page(
     store: &Store,
     query: &InboxQuery,
     left_out: &HashSet<String>,
+    now: OffsetDateTime,
 ) -> Result<InboxPage, EngineError> {
-    let listed = listed(store, left_out)?;
+    let (expired, listed): (Vec<Listed>, Vec<Listed>) = listed(store, left_out)?
+        .into_iter()
+        .partition(|l| is_expired(&l.pending.expires_at, now));
     let limit = query.limit.map_or(usize::MAX, |l| l as usize);
     let through = query.through.as_ref().and_then(|target| {
         listed.iter().position(|l| {
@@ -114,29 +117,73 @@ pub(crate) fn inbox_page(
         items: Vec::new(),
         total: 0,
         unread: 0,
+        expired: Vec::new(),
     };
+    for l in &expired {
+        if let Some(row) = row_of(store, l, false)? {
+            page.expired.push(row);
+        }
+    }
     for (index, l) in listed.iter().enumerate() {
         let unread = !l.overview.seen;
         let wanted = page.items.len() < limit || through.is_some_and(|t| index <= t);
         if wanted {
-            let record = &l.overview.record;
-            let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+            let Some(row) = row_of(store, l, unread)? else {
                 continue;
             };
-            let Ok(protocol) = protocol_of(&session) else {
-                continue;
-            };
-            let events = store.events(&record.host_id, &record.session_id)?;
-            let Some(located) = protocol.seam().locate(&events, &l.pending) else {
-                continue;
-            };
-            page.items
-                .push(item(record, &l.pending, &session, &located, unread)?);
+            page.items.push(row);
         }
         page.total += 1;
         page.unread += u32::from(unread);
     }
     Ok(page)
+}
+
+/// The full row of a listed proposal; `None` when its offer cannot be read.
+fn row_of(store: &Store, l: &Listed, unread: bool) -> Result<Option<InboxItem>, EngineError> {
+    let record = &l.overview.record;
+    let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+        return Ok(None);
+    };
+    let Ok(protocol) = protocol_of(&session) else {
+        return Ok(None);
+    };
+    let events = store.events(&record.host_id, &record.session_id)?;
+    let Some(located) = protocol.seam().locate(&events, &l.pending) else {
+        return Ok(None);
+    };
+    item(record, &l.pending, &session, &located, unread).map(Some)
+}
+
+/// Puts away a pending proposal that expired undecided (see
+/// [`crate::Engine::dismiss`]).
+pub(crate) fn dismiss(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+    now: OffsetDateTime,
+) -> Result<(), EngineError> {
+    let (_, pending, _) =
+        find_pending(store, host_id, session_id, event_hash)?.ok_or_else(|| {
+            EngineError::NotFound {
+                what: "pending proposal",
+                id: event_hash.to_owned(),
+            }
+        })?;
+    if !is_expired(&pending.expires_at, now) {
+        return Err(EngineError::InvalidInput(
+            "This proposal has not expired: decide it (approve, decline or counter) instead of dismissing it."
+                .to_owned(),
+        ));
+    }
+    let at = now
+        .format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| {
+            EngineError::InvalidInput(format!("the clock's time cannot be written: {e}"))
+        })?;
+    store.dismiss(host_id, session_id, event_hash, &at)?;
+    Ok(())
 }
 
 fn expiry_key(text: &str) -> (i128, String) {
@@ -290,15 +337,27 @@ pub(crate) fn proposal_view(
                 })
                 .and_then(|check| check.diff);
     }
+    let expired = is_expired(&item.expires_at, now);
+    let mut capabilities = seam.capabilities(&pending);
+    // One rule, the seam's: what its expiry still lets through.
+    capabilities.after_expiry = capabilities
+        .actions
+        .iter()
+        .copied()
+        .filter(|action| !seam.expiry_refuses(*action))
+        .collect();
+    if expired {
+        capabilities.actions = capabilities.after_expiry.clone();
+    }
     Ok(ProposalView {
-        expired: is_expired(&item.expires_at, now),
+        expired,
         item,
         detail,
         verification: verification_view(&session),
         approvals: pending.approvals.clone(),
         pending: is_pending,
         decision,
-        capabilities: seam.capabilities(&pending),
+        capabilities,
     })
 }
 

@@ -252,6 +252,10 @@ pub struct InboxPage {
     pub total: u32,
     /// Of those, the ones the person has not opened yet.
     pub unread: u32,
+    /// Proposals that expired undecided and were not dismissed, soonest
+    /// first: their own section (Dismiss, and Decline where the protocol
+    /// still takes one), never counted in `total` or `unread`.
+    pub expired: Vec<InboxItem>,
 }
 
 /// A change between two amounts in one currency.
@@ -350,8 +354,13 @@ pub enum CounterForm {
 /// draws the buttons and forms these name and nothing else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Capabilities {
-    /// The decisions a person may make.
+    /// The decisions a person may make now (once the proposal expired,
+    /// exactly `after_expiry`).
     pub actions: Vec<DecideAction>,
+    /// The decisions the protocol still takes once the proposal expired
+    /// (ANP/0.1: a late decline still tells the vendor; a gate request
+    /// takes none): what the panel offers when it expires on screen.
+    pub after_expiry: Vec<DecideAction>,
     /// A decline must carry a reason the counterparty reads.
     pub decline_needs_reason: bool,
     /// The editor a counter is written in, when a counter is offered.

@@ -22,3 +22,14 @@ export function declineReason(preset: string, details: string): string {
   if (base && words) return `${base}: ${words}`;
   return base || words;
 }
+
+/**
+ * The decisions a person can make on a proposal now: what its capabilities
+ * offer while it stands, and once it expired (by the engine's clock or while
+ * on screen) only what its protocol still takes after expiry. A key for any
+ * other decision opens nothing, so it leaves no hidden mode behind.
+ */
+export function availableActions(view: ProposalView, now: number): DecideAction[] {
+  const expired = view.expired || Date.parse(view.item.expires_at) <= now;
+  return expired ? view.capabilities.after_expiry : view.capabilities.actions;
+}

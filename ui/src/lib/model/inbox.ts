@@ -12,6 +12,7 @@ export function markOpened(page: InboxPage, ref: ProposalRef): InboxPage {
     items: page.items.map((item) => (item === opened ? { ...item, unread: false } : item)),
     total: page.total,
     unread: Math.max(0, page.unread - 1),
+    expired: page.expired,
   };
 }
 

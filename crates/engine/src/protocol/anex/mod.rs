@@ -94,6 +94,8 @@ impl Seam for Anex {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
             counter_form: Some(CounterForm::AnexTerms),
             signed_as:

@@ -69,6 +69,8 @@ impl Seam for Anp {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
             counter_form: Some(CounterForm::AnpOffer),
             signed_as: if draft {

@@ -78,6 +78,8 @@ impl Seam for Concordia {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
             counter_form: Some(CounterForm::ConcordiaTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key)".to_owned(),

@@ -81,6 +81,8 @@ impl Seam for OanpSession {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
             counter_form: Some(CounterForm::OanpTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session".to_owned(),
