@@ -57,6 +57,23 @@ describe("inbox", () => {
     expect(container.querySelector("[data-testid='inbox-expired']")).toBeNull();
   });
 
+  it("keeps a session's pending items together: the vendor's counter and our agent's draft answering it", async () => {
+    const backend = new FakeBackend();
+    // As the engine sends them: one session's items together, after its soonest.
+    backend.items = [
+      fx.inboxItem({ session_id: "s-northwind", event_hash: "nw-6", counterparty: fx.northwind, expires_at: "2026-11-29T13:00:00Z" }),
+      fx.inboxItem({ session_id: "s-northwind", event_hash: "nw-draft", counterparty: fx.northwind, actor: "buyer", side: "ours",
+        is_draft: true, expires_at: "2026-11-29T13:00:00Z" }),
+      fx.inboxItem({ session_id: "s-contoso", event_hash: "co-5", expires_at: "2026-11-29T14:00:00Z" }),
+    ];
+    const { container } = await renderApp(backend);
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-item']")];
+    expect(rows.map((r) => r.dataset.grouped)).toEqual(["false", "true", "false"]);
+    expect(byId(rows[0], "session-group").textContent).toBe("2 pending in this session");
+    expect(byId(rows[1], "same-session").textContent).toBe("same session as above");
+    expect(rows[2].querySelector("[data-testid='session-group']")).toBeNull();
+  });
+
   it("marks drafts by the buyer agent, held offers and unproven sessions", async () => {
     const { container } = await renderApp();
     const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")];

@@ -206,6 +206,8 @@ describe("where an offer sits in its session", () => {
     expect(answeringText(sent, { seq: 5, actor: "buyer" })).toBe("seq 7, answering seq 5 (buyer)");
     expect(answeringText(draft, { seq: 7, actor: "vendor_agent" })).toBe("not sent yet, answering seq 7 (vendor)");
     expect(answeringText(sent, null)).toBe("seq 7");
+    // Once the draft was approved and sent, it is the entry it became, not "not sent yet".
+    expect(answeringText(draft, { seq: 7, actor: "vendor_agent" }, 9)).toBe("sent as seq 9, answering seq 7 (vendor)");
   });
   it("heads a draft as the buyer agent's, to the vendor", () => {
     expect(proposalHeading(draft, "draft counter-offer")).toBe("Buyer agent's draft counter-offer to");

@@ -70,6 +70,19 @@ describe("offer view", () => {
     expect(total).toMatch(/^570,000 USD →to 540,000 USD −30,000 \(−5\.26%\) better better for the buyer$/);
   });
 
+  it("confirms our buyer agent's draft as ours, sent to the vendor, not as an offer from them", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({
+      item: fx.inboxItem({ actor: "buyer", side: "ours", is_draft: true, counterparty: fx.northwind }),
+    }));
+    const { container } = await renderOffer(backend);
+    byId<HTMLButtonElement>(container, "approve-button").click();
+    await settle();
+    const lead = (byId(container, "accept-summary-lead").textContent ?? "").replace(/\s+/g, " ");
+    expect(lead).toContain("let our buyer agent send this counter-offer to Northwind Traders");
+    expect(lead).not.toContain("from Northwind");
+  });
+
   it("flags a stated total that disagrees with its line items", async () => {
     const { container } = await renderOffer();
     expect(byId(container, "offer-total-mismatch").textContent).toContain("stated total 540,000 disagrees with its line items (546,000)");

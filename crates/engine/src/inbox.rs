@@ -87,7 +87,67 @@ fn listed(store: &Store, left_out: &HashSet<String>) -> Result<Vec<Listed>, Engi
         })
         .collect();
     listed.sort_by_cached_key(|l| expiry_key(&l.pending.expires_at));
-    Ok(listed)
+    Ok(grouped_by_session(listed, |l| {
+        (
+            l.overview.record.host_id.clone(),
+            l.overview.record.session_id.clone(),
+        )
+    }))
+}
+
+/// Keeps a session's items together (its counterparty's proposal and our
+/// agent's draft answering it are one matter): each session's items follow
+/// its first, in the order given, and sessions keep the order of their first.
+fn grouped_by_session<T>(items: Vec<T>, key: impl Fn(&T) -> (String, String)) -> Vec<T> {
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut groups: std::collections::HashMap<(String, String), Vec<T>> =
+        std::collections::HashMap::new();
+    for item in items {
+        let k = key(&item);
+        if !groups.contains_key(&k) {
+            order.push(k.clone());
+        }
+        groups.entry(k).or_default().push(item);
+    }
+    order
+        .into_iter()
+        .flat_map(|k| groups.remove(&k).unwrap_or_default())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped_by_session;
+
+    #[test]
+    fn a_sessions_items_follow_its_first_and_sessions_keep_their_order() {
+        // (session, what) soonest expiry first: Northwind's counter, Contoso's
+        // offer, then our agent's draft in Northwind's session.
+        let items = vec![
+            ("nw", "counter"),
+            ("co", "offer"),
+            ("nw", "draft"),
+            ("ts", "offer"),
+        ];
+        let grouped = grouped_by_session(items, |(s, _)| ("h".to_owned(), (*s).to_owned()));
+        assert_eq!(
+            grouped,
+            vec![
+                ("nw", "counter"),
+                ("nw", "draft"),
+                ("co", "offer"),
+                ("ts", "offer")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_session_on_two_hosts_is_two_sessions() {
+        let items = vec![("h1", "s"), ("h2", "x"), ("h2", "s")];
+        let grouped =
+            grouped_by_session(items.clone(), |(h, s)| ((*h).to_owned(), (*s).to_owned()));
+        assert_eq!(grouped, items);
+    }
 }
 
 /// The inbox as `query` asks for it: full rows for the page, counts for all.

@@ -368,6 +368,20 @@ pub struct Capabilities {
     /// What the person's decision becomes, in words ("an RFC-002 approval in
     /// an accept event", "an ApprovalReceipt signed with your key").
     pub signed_as: String,
+    /// Who receives the decision: the counterparty itself (ANP's log, ANEX's
+    /// answer), or the organization's own agent, which then acts on it
+    /// (Concordia, OANP): the words after a decision say which.
+    pub decision_goes_to: DecisionRecipient,
+}
+
+/// Who a decision is sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionRecipient {
+    /// The counterparty reads it (on the shared log, or as the answer).
+    Counterparty,
+    /// The organization's own agent gets it and acts on it.
+    OwnAgent,
 }
 
 /// One proposal with everything needed to decide it.

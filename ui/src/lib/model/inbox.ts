@@ -69,8 +69,10 @@ function actorWords(actor: string): string {
 }
 
 /** Where a proposal sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */
-export function answeringText(item: Positioned, previous: { seq: number; actor: string } | null): string {
-  const own = item.is_draft ? "not sent yet" : `seq ${item.seq}`;
+export function answeringText(item: Positioned & { actor: string }, previous: { seq: number; actor: string } | null,
+  sentAs: number | null = null): string {
+  // A draft is not on the log until it is sent; once sent, it is the entry it became.
+  const own = item.is_draft ? (sentAs !== null ? `sent as seq ${sentAs}` : "not sent yet") : `seq ${item.seq}`;
   if (!previous) return own;
   if (previous.actor === item.actor) return `${own}, compared with their previous seq ${previous.seq}`;
   return `${own}, answering seq ${previous.seq} (${actorWords(previous.actor)})`;

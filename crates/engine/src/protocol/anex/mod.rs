@@ -101,6 +101,7 @@ impl Seam for Anex {
             signed_as:
                 "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
                     .to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::Counterparty,
         }
     }
 

@@ -78,6 +78,7 @@ impl Seam for Anp {
             } else {
                 "an RFC-002 approval signed with your key, in an accept event".to_owned()
             },
+            decision_goes_to: crate::views::DecisionRecipient::Counterparty,
         }
     }
 

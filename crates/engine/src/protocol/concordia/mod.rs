@@ -83,6 +83,7 @@ impl Seam for Concordia {
             decline_needs_reason: true,
             counter_form: Some(CounterForm::ConcordiaTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key)".to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
         }
     }
 

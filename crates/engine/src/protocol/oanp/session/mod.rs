@@ -86,6 +86,7 @@ impl Seam for OanpSession {
             decline_needs_reason: true,
             counter_form: Some(CounterForm::OanpTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session".to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
         }
     }
 
