@@ -126,9 +126,14 @@ export const buyerEnvelope = {
   offer_authority: "bind_with_human_approval", human_contact: "procurement@buyer.example",
 };
 
+/** The engine's decline reasons for a commercial offer. */
+export const PURCHASE_REASONS = ["Price is above our budget", "Terms are not acceptable",
+  "Scope does not match what we asked for", "Vendor is not approved for this purchase"] as const;
+
 /** What the engine says an ANP offer's decision panel may offer. */
 export const anpCapabilities: Capabilities = {
-  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "anp_offer",
+  actions: ["approve", "decline", "counter"], after_expiry: ["decline"], decline_needs_reason: true, counter_form: "anp_offer",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "counterparty",
   signed_as: "an RFC-002 approval signed with your key, in an accept event",
 };
 
@@ -310,7 +315,8 @@ export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): Co
 
 /** What the engine says a Concordia offer's decision panel may offer. */
 export const concordiaCapabilities: Capabilities = {
-  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "concordia_terms",
+  actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "concordia_terms",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
   signed_as: "an ApprovalReceipt signed with your key (its did:key)",
 };
 

@@ -303,7 +303,7 @@ export function forgedView(): ReceiptView {
 }
 
 import type { OanpOfferView, ProposalView } from "../src/lib/backend";
-import { inboxItem } from "./fixtures";
+import { inboxItem, PURCHASE_REASONS } from "./fixtures";
 
 const usd = (minor: string, value: string) => ({ amount_minor: minor, currency: "USD", amount: { value, currency: "USD" } });
 
@@ -334,7 +334,8 @@ export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalV
     detail: { proposal_kind: "oanp_offer", ...detail },
     verification: { state: "unproven", detail: null, failing_seq: null, checks: [] },
     approvals: [], expired: false, pending: true, decision: null,
-    capabilities: { actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "oanp_terms",
+    capabilities: { actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "oanp_terms",
+      decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
       signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session" },
   };
 }

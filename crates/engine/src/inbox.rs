@@ -386,6 +386,17 @@ pub(crate) fn proposal_view(
     })?;
     let detail = seam.detail(&events, &pending, &located, &Trust::of(&host, &session));
     if let Some(d) = decision.as_mut() {
+        // A decision sent from here keeps the reason the person typed.
+        if let Some(m) = mine
+            .as_ref()
+            .filter(|m| d.decision_id.as_deref() == Some(m.decision_id.as_str()))
+        {
+            if d.reason.is_none() {
+                d.reason = serde_json::from_str(&m.body)
+                    .ok()
+                    .and_then(|body| seam.reason_in_decision(&body));
+            }
+        }
         d.countered =
             crate::decided::countered_terms(d, mine.as_ref(), host_request.as_ref(), &events, seam)
                 .and_then(|terms| {

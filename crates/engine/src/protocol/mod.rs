@@ -36,6 +36,15 @@ pub(crate) mod oanp;
 
 pub(crate) use gate_request::HostRequest;
 
+/// Reasons to decline a commercial offer (ANP, Concordia, OANP): about price,
+/// terms, scope and the seller, never about data.
+pub(crate) const PURCHASE_DECLINE_REASONS: [&str; 4] = [
+    "Price is above our budget",
+    "Terms are not acceptable",
+    "Scope does not match what we asked for",
+    "Vendor is not approved for this purchase",
+];
+
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -503,6 +512,16 @@ pub(crate) trait Seam: Send + Sync {
     /// names them otherwise.
     fn counter_in_decision(&self, body: &Value) -> Option<Value> {
         body.get("counter_terms").filter(|t| !t.is_null()).cloned()
+    }
+
+    /// The reason a decision this console sent carried (the approver API's
+    /// `reason`), as the counterparty reads it.
+    fn reason_in_decision(&self, body: &Value) -> Option<String> {
+        body.get("reason")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned)
     }
 
     /// The terms an answer on the log (a counter nobody decided here)

@@ -363,6 +363,13 @@ pub struct Capabilities {
     pub after_expiry: Vec<DecideAction>,
     /// A decline must carry a reason the counterparty reads.
     pub decline_needs_reason: bool,
+    /// What a decline is called in this protocol ("Decline offer", "Refuse
+    /// the request"): the decline button's words.
+    pub decline_label: String,
+    /// Reasons a person may pick for a decline, in this protocol's words
+    /// (a data request is refused for reasons about data, not price); the
+    /// person may always write their own.
+    pub decline_reasons: Vec<String>,
     /// The editor a counter is written in, when a counter is offered.
     pub counter_form: Option<CounterForm>,
     /// What the person's decision becomes, in words ("an RFC-002 approval in

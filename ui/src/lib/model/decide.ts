@@ -1,16 +1,9 @@
-/** The decide panel's modes and the decline presets. */
+/** The decide panel's modes and the decline reason. (The reasons offered are the engine's, per protocol.) */
+import type { DecideAction, ProposalView } from "../backend";
 
 /** Which decision form is open. */
 export type DecideMode = "none" | "approve" | "decline" | "counter";
 
-/** Common decline reasons; the person may add words to any of them. */
-export const DECLINE_PRESETS: readonly string[] = [
-  "Price is above our budget",
-  "Terms are not acceptable",
-  "Scope does not match what we asked for",
-  "Vendor is not approved for this purchase",
-  "Other",
-];
 
 /**
  * The reason sent with a decline: the preset, then the person's words. Empty
