@@ -257,8 +257,8 @@ unchanged: Array<string>, };
  */
 export type AnpFieldChange = { 
 /**
- * `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
- * `term_months` or `line_total`.
+ * `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+ * `term_months` (a line's total is derived, never a changed field).
  */
 field: string, 
 /**
