@@ -13,6 +13,7 @@ export const sandboxHost: HostInfo = {
   host_id: "h-sandbox", url: "http://127.0.0.1:4100", label: "Sandbox", sandbox: true, reachable: true,
   last_error: null, last_poll_at: "2026-11-29T11:59:30Z", platform_fingerprint: "SHA256:pLaTfOrM0001",
   approver_email: "ana@buyer.example", polled: true,
+  plain_http: false, plain_http_allowed_at: null,
 };
 
 export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",

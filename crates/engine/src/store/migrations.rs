@@ -176,6 +176,11 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (host_id, session_id, event_hash)
     );
     "#,
+    // 7: when the person allowed plain HTTP to a host off loopback (the lab
+    // override at connect), kept with the host and shown on Hosts.
+    r#"
+    ALTER TABLE hosts ADD COLUMN plain_http_allowed_at TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -47,6 +47,9 @@ pub struct HostRecord {
     pub last_error: Option<String>,
     /// Last successful poll.
     pub last_poll_at: Option<String>,
+    /// When the person allowed plain HTTP to this host off loopback (the
+    /// lab override at connect); `None` when they did not.
+    pub plain_http_allowed_at: Option<String>,
 }
 
 /// A session, its pin and its verification state.
@@ -237,6 +240,7 @@ fn host_from_row(r: &Row<'_>) -> rusqlite::Result<HostRecord> {
         reachable: r.get("reachable")?,
         last_error: r.get("last_error")?,
         last_poll_at: r.get("last_poll_at")?,
+        plain_http_allowed_at: r.get("plain_http_allowed_at")?,
     })
 }
 
@@ -381,12 +385,13 @@ impl Store {
     pub fn insert_host(&self, h: &HostRecord, now: &str) -> rusqlite::Result<()> {
         self.conn.execute(
             "INSERT INTO hosts (host_id, protocol, url, label, sandbox, approver_id, approver_email,
-             platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+             platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at,
+             plain_http_allowed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 h.host_id, h.protocol, h.url, h.label, h.sandbox, h.approver_id, h.approver_email,
                 h.platform_key, h.platform_fingerprint, h.approver_keys, h.reachable, h.last_error,
-                h.last_poll_at, now
+                h.last_poll_at, now, h.plain_http_allowed_at
             ],
         )?;
         Ok(())

@@ -121,6 +121,13 @@ pub struct HostInfo {
     /// was connected since): its history stays readable, nothing is polled,
     /// and `reachable` is only how it was last found.
     pub polled: bool,
+    /// True when this console reaches the host over plain HTTP off this
+    /// machine (a lab host the person allowed, or one connected before
+    /// plain HTTP was refused): what it exchanges can be read on the way.
+    pub plain_http: bool,
+    /// RFC 3339 time the person allowed plain HTTP to this host at connect
+    /// (the lab override), when they did.
+    pub plain_http_allowed_at: Option<String>,
 }
 
 /// Who is on the other side of a session, as the host vouches for it (an

@@ -97,6 +97,45 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
     assert_eq!(at(&detail.decisions[0].at), decided_at);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_poll_moves_the_hosts_last_poll_and_tells_the_ui() {
+    let world = World::start().await;
+    let start = OffsetDateTime::now_utc();
+    let clock = Arc::new(ManualClock::at(start));
+    let given = clock.clone();
+    let (_data, engine) = world
+        .engine_with("ann@fabrikam.example", move |config| config.clock = given)
+        .await;
+    engine.refresh().await.unwrap();
+    let first = engine.hosts().await.unwrap()[0].last_poll_at.clone();
+    assert!(first.is_some());
+
+    // 43 minutes on, the host reachable all along and nothing new on it.
+    let mut changes = engine.subscribe();
+    clock.set(start + Duration::from_secs(43 * 60));
+    engine.refresh().await.unwrap();
+    let host = engine.hosts().await.unwrap().remove(0);
+    assert!(host.reachable, "{:?}", host.last_error);
+    let last = host.last_poll_at.expect("a last poll");
+    assert_ne!(Some(&last), first.as_ref());
+    assert_eq!(
+        at(&last).unix_timestamp(),
+        (start + Duration::from_secs(43 * 60)).unix_timestamp()
+    );
+    // The Hosts screen hears of it, so its "Last poll" line moves.
+    let mut heard = Vec::new();
+    while let Ok(event) = changes.try_recv() {
+        heard.push(event);
+    }
+    assert!(
+        heard
+            .iter()
+            .any(|e| e.what == ChangeScope::Hosts
+                && e.host_id.as_deref() == Some(host.host_id.as_str())),
+        "{heard:?}"
+    );
+}
+
 /// An offer nobody decided in time leaves the pending list for the inbox's
 /// expired section, offers only what ANP still takes (a late decline), and
 /// can be dismissed for good; one that has not expired cannot be.

@@ -1249,7 +1249,18 @@ approver_email: string,
  * was connected since): its history stays readable, nothing is polled,
  * and `reachable` is only how it was last found.
  */
-polled: boolean, };
+polled: boolean, 
+/**
+ * True when this console reaches the host over plain HTTP off this
+ * machine (a lab host the person allowed, or one connected before
+ * plain HTTP was refused): what it exchanges can be read on the way.
+ */
+plain_http: boolean, 
+/**
+ * RFC 3339 time the person allowed plain HTTP to this host at connect
+ * (the lab override), when they did.
+ */
+plain_http_allowed_at: string | null, };
 
 /**
  * The argument of `import_receipt`: the bytes the webview read from the

@@ -459,6 +459,7 @@ fn host() -> crate::store::HostRecord {
         reachable: true,
         last_error: None,
         last_poll_at: None,
+        plain_http_allowed_at: None,
     }
 }
 
