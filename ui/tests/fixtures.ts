@@ -296,8 +296,8 @@ export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): Co
     diff: {
       shape: { old: "basic", new: "conditional" },
       terms: [
-        { term: "price", status: "removed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] }, new: null, amount: null },
-        { term: "quantity", status: "removed", old: { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] }, new: null, amount: null },
+        { term: "price", status: "removed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] }, new: null, amount: null, effect: null },
+        { term: "quantity", status: "removed", old: { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] }, new: null, amount: null, effect: null },
       ],
       newly_open: [], settled: [],
       conditions: [

@@ -37,7 +37,7 @@ describe("money meaning", () => {
 describe("inbox model", () => {
   it("marks an opened row read and lowers the count of the whole inbox", () => {
     const items = fx.inboxItems();
-    const page = { items, total: 40, unread: 12 };
+    const page = { items, total: 40, unread: 12, expired: [] };
     const unreadOne = items.find((i) => i.unread)!;
     const opened = markOpened(page, unreadOne);
     expect(opened.unread).toBe(11);
@@ -195,8 +195,8 @@ describe("chart geometry", () => {
 });
 
 describe("where an offer sits in its session", () => {
-  const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false };
-  const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true };
+  const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false, actor: "vendor_agent" };
+  const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true, actor: "buyer" };
   it("names a sent offer by seq and a draft as not sent", () => {
     expect(inboxPosition(sent, "counter-offer")).toBe("counter-offer · seq 7");
     expect(inboxPosition({ ...sent }, "offer")).toBe("offer · seq 7");
