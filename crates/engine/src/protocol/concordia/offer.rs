@@ -104,7 +104,10 @@ fn contract_effect(e: CEffect) -> crate::views::Effect {
     }
 }
 
-fn read_entry(pick: &StoredEvent) -> Option<(StoredEvent, Offer)> {
+/// An offer read off the record, with the event that carries it.
+type Entry = (StoredEvent, Offer);
+
+fn read_entry(pick: &StoredEvent) -> Option<Entry> {
     let (_, typed) = message(pick)?;
     Some((pick.clone(), typed.offer()?.clone()))
 }
@@ -112,11 +115,7 @@ fn read_entry(pick: &StoredEvent) -> Option<(StoredEvent, Offer)> {
 /// What the counterparty's offer at `seq` by `actor` (the one the org's
 /// agent asks about) is compared with: their own previous offer, else the
 /// one it answers; and our agent's latest offer beside it.
-fn compared(
-    events: &[StoredEvent],
-    seq: u64,
-    actor: &str,
-) -> (Option<(StoredEvent, Offer)>, Option<(StoredEvent, Offer)>) {
+fn compared(events: &[StoredEvent], seq: u64, actor: &str) -> (Option<Entry>, Option<Entry>) {
     let (previous, ours) = compared_entries(events, seq, actor, is_offer).for_counterparty();
     (previous.and_then(read_entry), ours.and_then(read_entry))
 }
