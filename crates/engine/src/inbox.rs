@@ -115,41 +115,6 @@ fn grouped_by_session<T>(items: Vec<T>, key: impl Fn(&T) -> (String, String)) ->
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::grouped_by_session;
-
-    #[test]
-    fn a_sessions_items_follow_its_first_and_sessions_keep_their_order() {
-        // (session, what) soonest expiry first: Northwind's counter, Contoso's
-        // offer, then our agent's draft in Northwind's session.
-        let items = vec![
-            ("nw", "counter"),
-            ("co", "offer"),
-            ("nw", "draft"),
-            ("ts", "offer"),
-        ];
-        let grouped = grouped_by_session(items, |(s, _)| ("h".to_owned(), (*s).to_owned()));
-        assert_eq!(
-            grouped,
-            vec![
-                ("nw", "counter"),
-                ("nw", "draft"),
-                ("co", "offer"),
-                ("ts", "offer")
-            ]
-        );
-    }
-
-    #[test]
-    fn the_same_session_on_two_hosts_is_two_sessions() {
-        let items = vec![("h1", "s"), ("h2", "x"), ("h2", "s")];
-        let grouped =
-            grouped_by_session(items.clone(), |(h, s)| ((*h).to_owned(), (*s).to_owned()));
-        assert_eq!(grouped, items);
-    }
-}
-
 /// The inbox as `query` asks for it: full rows for the page, counts for all.
 /// Only the page's offers are read and diffed, so a thousand pending
 /// decisions cost a page of work, not a thousand. A pending offer whose
@@ -457,4 +422,39 @@ pub(crate) fn validate_counter(
     protocol_of(&session)?
         .seam()
         .validate_counter(&events, event_hash, counter, &at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped_by_session;
+
+    #[test]
+    fn a_sessions_items_follow_its_first_and_sessions_keep_their_order() {
+        // (session, what) soonest expiry first: Northwind's counter, Contoso's
+        // offer, then our agent's draft in Northwind's session.
+        let items = vec![
+            ("nw", "counter"),
+            ("co", "offer"),
+            ("nw", "draft"),
+            ("ts", "offer"),
+        ];
+        let grouped = grouped_by_session(items, |(s, _)| ("h".to_owned(), (*s).to_owned()));
+        assert_eq!(
+            grouped,
+            vec![
+                ("nw", "counter"),
+                ("nw", "draft"),
+                ("co", "offer"),
+                ("ts", "offer")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_session_on_two_hosts_is_two_sessions() {
+        let items = vec![("h1", "s"), ("h2", "x"), ("h2", "s")];
+        let grouped =
+            grouped_by_session(items.clone(), |(h, s)| ((*h).to_owned(), (*s).to_owned()));
+        assert_eq!(grouped, items);
+    }
 }
