@@ -167,6 +167,20 @@ pub async fn mark_seen(
         .await?)
 }
 
+/// `dismiss_proposal`: puts away a proposal that expired undecided (nothing is sent).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn dismiss_proposal(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+) -> Reply<()> {
+    Ok(slot
+        .get()?
+        .dismiss(&host_id, &session_id, &event_hash)
+        .await?)
+}
+
 /// `settings`: every setting with its value, the approver and key, the data dir.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn settings(slot: State<'_, EngineSlot>) -> Reply<SettingsView> {

@@ -87,7 +87,7 @@ describe("a Concordia offer", () => {
         bundles: [{ bundle_id: "b1", status: "changed", label: null, old: null, new: null, terms: [
           { term: "price", status: "changed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] },
             new: { id: "price", value: "150000.00", amount: money("150000.00"), attributes: [] },
-            amount: { old: money("160000.00"), new: money("150000.00"), absolute: "-10000.00", percent: "-6.25" } },
+            amount: { old: money("160000.00"), new: money("150000.00"), absolute: "-10000.00", percent: "-6.25" }, effect: "better" },
         ] }],
       },
     });
@@ -271,5 +271,28 @@ describe("a Concordia offer", () => {
     expect(container.querySelector("[data-testid='approve-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='decline-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='counter-button']")).toBeNull();
+  });
+});
+
+describe("concordia diff directions", () => {
+  it("flags warranty and payment terms as better or worse for the buyer, as the engine judged them", async () => {
+    const term = (id: string, value: string) => ({ id, value, amount: null, attributes: [] });
+    const view = fx.concordiaView({
+      diff: {
+        shape: null, newly_open: [], settled: [], conditions: [], bundles: [], valid_until: null,
+        terms: [
+          { term: "payment_terms", status: "changed", old: term("payment_terms", "Net 45"), new: term("payment_terms", "Net 30"), amount: null, effect: "worse" },
+          { term: "quantity", status: "changed", old: term("quantity", "2000"), new: term("quantity", "1500"), amount: null, effect: null },
+          { term: "warranty_months", status: "changed", old: term("warranty_months", "36"), new: term("warranty_months", "24"), amount: null, effect: "worse" },
+        ],
+      },
+    });
+    const { container } = await renderConcordia(withView(view));
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='concordia-term-change']")];
+    const flag = (row: HTMLElement) => row.querySelector<HTMLElement>("[data-testid='concordia-term-effect']")?.dataset.effect ?? null;
+    expect(rows.map((row) => [row.dataset.term, flag(row)])).toEqual([
+      ["payment_terms", "worse"], ["quantity", null], ["warranty_months", "worse"],
+    ]);
+    expect(rows[2].textContent).toContain("worse for the buyer");
   });
 });

@@ -112,6 +112,50 @@ describe("keyboard", () => {
     expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
   });
 
+  it("d on an expired proposal that takes no decline opens nothing and leaves j and Escape working", async () => {
+    const backend = new FakeBackend();
+    // Expired: the engine offers nothing after expiry for this protocol (a gate request).
+    backend.views.set("hash-fabrikam-3", fx.offerView({
+      item: fx.inboxItems()[1], expired: true,
+      capabilities: { ...fx.anpCapabilities, actions: [], after_expiry: [] },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("j{Enter}");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Fabrikam Inc");
+    await user.keyboard("d");
+    await settle();
+    expect(container.querySelector("[data-testid='decline-form']")).toBeNull();
+    // No hidden mode: j goes on to the next pending decision at once.
+    await user.keyboard("j");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
+    await user.keyboard("k");
+    await settle();
+    await user.keyboard("d");
+    await settle();
+    // …and Escape goes back to the inbox at once.
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(byId(container, "inbox")).toBeTruthy();
+  });
+
+  it("d on an expired ANP offer opens the late decline its protocol still takes", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-fabrikam-3", fx.offerView({ item: fx.inboxItems()[1], expired: true,
+      capabilities: { ...fx.anpCapabilities, actions: ["decline"] } }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("j{Enter}");
+    await settle();
+    expect(byId(container, "expired-notice").textContent).toContain("You can still decline it");
+    expect(byId(container, "dismiss-button")).toBeTruthy();
+    await user.keyboard("d");
+    await settle();
+    expect(byId(container, "decline-form")).toBeTruthy();
+  });
+
   it("Enter on the confirmation approves, keyboard only", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderApp();

@@ -22,7 +22,7 @@ function countered(): OanpTermsDiff & { proposal_kind: "oanp_offer" } {
     proposal_kind: "oanp_offer",
     old: { price: usd("41900", "419.00"), inclusions: [{ kind: "warranty", value: "included" }] },
     new: { price: usd("40550", "405.50"), inclusions: [{ kind: "warranty", value: "included" }, { kind: "cable", value: "included" }] },
-    price_change: { absolute: "-13.5", percent: "-3.22" },
+    price_change: { absolute: "-13.5", percent: "-3.22", effect: "better" },
     inclusions_added: [{ kind: "cable", value: "included" }],
     inclusions_removed: [],
   };

@@ -160,7 +160,7 @@ impl Engine {
             .filter(|host| !host.polled)
             .map(|host| host.host_id.clone())
             .collect();
-        crate::inbox::inbox_page(&*self.store()?, query, &left_out)
+        crate::inbox::inbox_page(&*self.store()?, query, &left_out, self.ctx().now())
     }
 
     /// One proposal with everything needed to decide it, in its kind's
@@ -421,6 +421,23 @@ impl Engine {
         event_hash: &str,
     ) -> Result<(), EngineError> {
         self.store()?.mark_seen(host_id, session_id, event_hash)?;
+        self.ctx()
+            .emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
+        Ok(())
+    }
+
+    /// Puts away a pending proposal that expired undecided: it leaves the
+    /// inbox's expired section, nothing is sent and the host's record is
+    /// untouched. A proposal that has not expired is refused: it is decided,
+    /// not dismissed.
+    pub async fn dismiss(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> Result<(), EngineError> {
+        let now = self.ctx().now();
+        crate::inbox::dismiss(&*self.store()?, host_id, session_id, event_hash, now)?;
         self.ctx()
             .emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
         Ok(())

@@ -23,6 +23,7 @@
 pub mod canonical;
 pub mod chain;
 pub mod counter;
+pub mod direction;
 pub mod envelope;
 pub mod equality;
 pub mod keys;

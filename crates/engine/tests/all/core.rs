@@ -1357,3 +1357,62 @@ async fn a_host_serving_only_rfc003s_document_is_refused_with_the_reason() {
     );
     assert!(!stored && !enrolled);
 }
+
+/// Northwind offers 547,000, we counter 500,000, Northwind cuts to 536,000:
+/// the cut is measured against Northwind's own previous offer (better for
+/// the buyer), and our counter is a separate gap, not the change.
+#[tokio::test]
+async fn a_vendor_offer_is_compared_with_its_own_previous_offer_and_our_counter_apart() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1094, DAY)).await;
+    engine.refresh().await.unwrap();
+    let first = engine.inbox().await.unwrap().remove(0);
+    let ours = decide(
+        &engine,
+        &first.host_id,
+        &session,
+        &first.event_hash,
+        DecideAction::Counter,
+        Some(offer(1000, DAY)),
+    )
+    .await;
+    let our_seq = ours.appended.expect("our counter is on the log").seq;
+    submit(&agent, &session, EventKind::CounterOffer, offer(1072, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+    assert_eq!(item.amount.as_ref().unwrap().value, "536000");
+    assert_eq!(item.previous_amount.as_ref().unwrap().value, "547000");
+    let change = item
+        .change
+        .clone()
+        .expect("a change against their previous offer");
+    assert_eq!(change.absolute, "-11000");
+    assert_eq!(change.effect, Some(Effect::Better));
+    let gap = item.gap.clone().expect("the gap to our counter");
+    assert_eq!((gap.seq, gap.ours.value.as_str()), (our_seq, "500000"));
+    assert_eq!(gap.change.absolute, "36000");
+    assert_eq!(gap.change.percent.as_deref(), Some("7.20"));
+    assert_eq!(gap.change.effect, None);
+
+    // The structured diff is against their previous offer too, every
+    // priced field with its direction.
+    let view = engine
+        .proposal_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
+    let ProposalDetail::AnpOffer(detail) = view.detail else {
+        panic!("an ANP offer")
+    };
+    let previous = detail.previous_ref.expect("compared with an offer");
+    assert_eq!(previous.actor, "vendor_agent");
+    let diff = detail.diff.expect("a diff");
+    assert_eq!(diff.total.absolute, "-11000");
+    assert_eq!(diff.total.effect, Some(Effect::Better));
+    let price = &diff.line_items[0].fields[0];
+    assert_eq!(
+        (price.field.as_str(), price.effect),
+        ("unit_price", Some(Effect::Better))
+    );
+}

@@ -37,6 +37,7 @@ export function createTauriBackend(): Backend {
     hosts: () => call("hosts"),
     refresh: () => call("refresh"),
     markSeen: (ref) => call("mark_seen", { ...ref }),
+    dismiss: (ref) => call("dismiss_proposal", { ...ref }),
     settings: () => call("settings"),
     setSetting: (id, value) => call("set_setting", { id, value }),
     exportDispute: (ref) => call("export_dispute", { ...ref }),

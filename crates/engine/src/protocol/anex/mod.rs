@@ -94,11 +94,24 @@ impl Seam for Anex {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
+            decline_label: "Refuse the request".to_owned(),
+            decline_reasons: [
+                "We do not share this data with this requester",
+                "The purpose is not one we agree to",
+                "The use or retention asked for goes too far",
+                "We do not know this requester",
+            ]
+            .iter()
+            .map(|r| (*r).to_owned())
+            .collect(),
             counter_form: Some(CounterForm::AnexTerms),
             signed_as:
                 "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
                     .to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::Counterparty,
         }
     }
 

@@ -78,9 +78,17 @@ impl Seam for Concordia {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
+            decline_label: "Decline offer".to_owned(),
+            decline_reasons: crate::protocol::PURCHASE_DECLINE_REASONS
+                .iter()
+                .map(|r| (*r).to_owned())
+                .collect(),
             counter_form: Some(CounterForm::ConcordiaTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key)".to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
         }
     }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use concordia::diff::{
     diff_offers, diff_terms, AmountChange as CAmountChange, BundleChange as CBundleChange,
-    ConditionChange, TermChange as CTermChange, TermDiff,
+    ConditionChange, Effect as CEffect, TermChange as CTermChange, TermDiff,
 };
 use concordia::message::{Message, MessageType};
 use concordia::offer::{Bundle as CBundle, Condition, Money, Offer, OfferKind, TermValue, Terms};
@@ -16,7 +16,8 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    answered_entry, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    compared_entries, gap_to, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal,
+    StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -84,22 +85,49 @@ fn change(old: &Amount, new: &Amount) -> Option<Change> {
         t
     };
     let diff = diff_terms(&term(old), &term(new));
-    let moved = match &diff.first()?.change {
-        CTermChange::Changed { amount, .. } => amount.as_deref()?.clone(),
+    let (moved, direction) = match &diff.first()?.change {
+        CTermChange::Changed { amount, effect, .. } => (amount.as_deref()?.clone(), *effect),
         _ => return None,
     };
     Some(Change {
         absolute: moved.delta?.normalize().to_string(),
         percent: moved.percent.map(|p| format!("{p:.2}")),
+        effect: direction.map(contract_effect),
     })
 }
 
-/// The offer a message at `seq` by `actor` answers: the latest earlier
-/// offer of the other side, or else the same side's previous one.
-fn previous(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(StoredEvent, Offer)> {
-    let pick = answered_entry(events, seq, actor, is_offer)?;
+/// `concordia::diff::Effect` in the contract's words.
+fn contract_effect(e: CEffect) -> crate::views::Effect {
+    match e {
+        CEffect::Better => crate::views::Effect::Better,
+        CEffect::Worse => crate::views::Effect::Worse,
+    }
+}
+
+/// An offer read off the record, with the event that carries it.
+type Entry = (StoredEvent, Offer);
+
+fn read_entry(pick: &StoredEvent) -> Option<Entry> {
     let (_, typed) = message(pick)?;
     Some((pick.clone(), typed.offer()?.clone()))
+}
+
+/// What the counterparty's offer at `seq` by `actor` (the one the org's
+/// agent asks about) is compared with: their own previous offer, else the
+/// one it answers; and our agent's latest offer beside it.
+fn compared(events: &[StoredEvent], seq: u64, actor: &str) -> (Option<Entry>, Option<Entry>) {
+    let (previous, ours) = compared_entries(events, seq, actor, is_offer).for_counterparty();
+    (previous.and_then(read_entry), ours.and_then(read_entry))
+}
+
+fn proposal_of(e: StoredEvent, amount: Option<Amount>) -> Proposal {
+    let value = serde_json::from_str(&e.body).unwrap_or(Value::Null);
+    Proposal {
+        seq: e.seq,
+        actor: e.actor,
+        value,
+        amount,
+    }
 }
 
 /// The awaited offer (a stored message) and the one it answers.
@@ -112,12 +140,16 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         .as_deref()
         .and_then(parse_amount)
         .or_else(|| price(offer));
-    let previous = previous(events, stored.seq, &stored.actor);
+    let (previous, ours) = compared(events, stored.seq, &stored.actor);
     let previous_amount = previous.as_ref().and_then(|(_, o)| price(o));
     let change = match (&previous_amount, &amount) {
         (Some(old), Some(new)) => change(old, new),
         _ => None,
     };
+    let gap = ours.and_then(|(e, o)| {
+        let ours = proposal_of(e, price(&o));
+        gap_to(&ours, amount.as_ref(), self::change)
+    });
     Some(Located {
         proposal: Proposal {
             seq: stored.seq,
@@ -125,16 +157,9 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
             value,
             amount,
         },
-        previous: previous.map(|(e, _)| {
-            let value = serde_json::from_str(&e.body).unwrap_or(Value::Null);
-            Proposal {
-                seq: e.seq,
-                actor: e.actor,
-                value,
-                amount: previous_amount,
-            }
-        }),
+        previous: previous.map(|(e, _)| proposal_of(e, previous_amount)),
         change,
+        gap,
     })
 }
 
@@ -288,6 +313,7 @@ fn term_change(d: &TermDiff) -> TermChange {
             old: None,
             new: Some(term(&d.term, n)),
             amount: None,
+            effect: None,
         },
         CTermChange::Removed(o) => TermChange {
             term: d.term.clone(),
@@ -295,13 +321,20 @@ fn term_change(d: &TermDiff) -> TermChange {
             old: Some(term(&d.term, o)),
             new: None,
             amount: None,
+            effect: None,
         },
-        CTermChange::Changed { old, new, amount } => TermChange {
+        CTermChange::Changed {
+            old,
+            new,
+            amount,
+            effect,
+        } => TermChange {
             term: d.term.clone(),
             status: ChangeStatus::Changed,
             old: Some(term(&d.term, old)),
             new: Some(term(&d.term, new)),
             amount: amount.as_deref().map(amount_change),
+            effect: effect.map(contract_effect),
         },
     }
 }

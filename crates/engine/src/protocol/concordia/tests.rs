@@ -832,7 +832,13 @@ fn a_stored_concordia_session_reaches_the_inbox_the_proposal_view_and_history_as
         })
         .unwrap();
 
-    let page = crate::inbox::inbox_page(&store, &Default::default(), &Default::default()).unwrap();
+    let page = crate::inbox::inbox_page(
+        &store,
+        &Default::default(),
+        &Default::default(),
+        time::OffsetDateTime::UNIX_EPOCH,
+    )
+    .unwrap();
     let item = &page.items[0];
     assert_eq!(
         (item.protocol.as_str(), item.proposal_kind),

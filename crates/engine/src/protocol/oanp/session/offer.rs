@@ -5,6 +5,7 @@
 //! and what the log shows became of an offer. The envelope rules are
 //! `crates/oanp`'s.
 
+use oanp::direction::{price_effect, Effect};
 use oanp::money::major_units;
 use oanp::receipt::{Inclusion, Terms};
 use oanp::{Envelope, MessageType};
@@ -12,7 +13,8 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::Value;
 
 use crate::protocol::{
-    answered_entry, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    compared_entries, gap_to, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal,
+    StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -85,6 +87,10 @@ pub(crate) fn change(old: &Amount, new: &Amount) -> Option<Change> {
     Some(Change {
         absolute: delta.normalize().to_string(),
         percent: percent.map(|p| format!("{p:.2}")),
+        effect: price_effect(delta).map(|e| match e {
+            Effect::Better => crate::views::Effect::Better,
+            Effect::Worse => crate::views::Effect::Worse,
+        }),
     })
 }
 
@@ -98,12 +104,24 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         .as_deref()
         .and_then(parse_amount)
         .or_else(|| amount_of(&terms));
-    let previous = answered_entry(events, stored.seq, &stored.actor, is_offer);
+    // The counterparty's offer the org's agent asks about: compared with
+    // their own previous offer, and our agent's latest one beside it.
+    let (previous, ours) =
+        compared_entries(events, stored.seq, &stored.actor, is_offer).for_counterparty();
     let previous_amount = previous.and_then(amount_in);
     let change = match (&previous_amount, &amount) {
         (Some(old), Some(new)) => change(old, new),
         _ => None,
     };
+    let gap = ours.and_then(|e| {
+        let ours = Proposal {
+            seq: e.seq,
+            actor: e.actor.clone(),
+            value: Value::Null,
+            amount: amount_in(e),
+        };
+        gap_to(&ours, amount.as_ref(), self::change)
+    });
     Some(Located {
         proposal: Proposal {
             seq: stored.seq,
@@ -118,6 +136,7 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
             amount: previous_amount,
         }),
         change,
+        gap,
     })
 }
 
