@@ -63,11 +63,11 @@ fn an_empty_console_has_an_empty_inbox_and_history() {
     let (_app, webview) = app(dir.path());
     assert_eq!(
         invoke(&webview, "inbox", json!({})).unwrap(),
-        json!({"items": [], "total": 0, "unread": 0})
+        json!({"items": [], "total": 0, "unread": 0, "expired": []})
     );
     assert_eq!(
         invoke(&webview, "inbox", json!({"query": {"limit": 100}})).unwrap(),
-        json!({"items": [], "total": 0, "unread": 0})
+        json!({"items": [], "total": 0, "unread": 0, "expired": []})
     );
     assert_eq!(invoke(&webview, "hosts", json!({})).unwrap(), json!([]));
     assert_eq!(

@@ -45,9 +45,12 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
     );
 
     // A minute after it: expired here, refused locally, nothing sent, even
-    // though the host (on the machine's clock) would still take it.
+    // though the host (on the machine's clock) would still take it. It has
+    // left the pending list for the expired section.
     clock.set(expires_at + Duration::from_secs(60));
-    let item = engine.inbox().await.unwrap().remove(0);
+    let page = engine.inbox_page(&InboxQuery::default()).await.unwrap();
+    assert!(page.items.is_empty());
+    let item = page.expired[0].clone();
     let view = engine
         .proposal_view(&item.host_id, &session, &item.event_hash)
         .await
@@ -172,9 +175,12 @@ async fn an_expired_offer_has_its_own_section_and_can_be_dismissed() {
         .await
         .unwrap();
     assert!(view.expired && view.pending);
-    // ANP takes a late decline (the vendor is told); nothing else.
-    assert_eq!(view.capabilities.actions, vec![DecideAction::Decline]);
-    assert_eq!(view.capabilities.after_expiry, vec![DecideAction::Decline]);
+    // ANP takes a late decline (the vendor is told) and a counter (a new
+    // offer of ours, with its own expiry: the host checks only that); never
+    // an approval.
+    let late = vec![DecideAction::Decline, DecideAction::Counter];
+    assert_eq!(view.capabilities.actions, late);
+    assert_eq!(view.capabilities.after_expiry, late);
 
     engine
         .dismiss(&item.host_id, &session, &item.event_hash)

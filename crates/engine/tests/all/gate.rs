@@ -308,9 +308,14 @@ async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_
         (amount.value.as_str(), amount.currency.as_str()),
         ("2000.00", "USD")
     );
-    // It answers the buyer's counter at 1800.
+    // Compared with the seller's own previous offer at 2100 (what it
+    // moved), and the buyer's counter at 1800 apart, as the gap.
     assert_eq!(
         item.previous_amount.as_ref().map(|a| a.value.as_str()),
+        Some("2100")
+    );
+    assert_eq!(
+        item.gap.as_ref().map(|g| g.ours.value.as_str()),
         Some("1800")
     );
     assert_eq!(item.verification, Verification::Verified);

@@ -142,8 +142,10 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
         .expect("the seller answered the decline with a new offer");
     assert_eq!(key(&second), key(&first));
     assert_eq!(amount(&second), "45000".parse().unwrap());
-    // Still answering the agent's offer (the agent's signal is no offer).
-    assert_eq!(second.previous_amount.as_ref().unwrap().value, "40000");
+    // Compared with the seller's own previous offer; the agent's offer (the
+    // agent's signal is no offer) stands apart as the gap.
+    assert_eq!(second.previous_amount.as_ref().unwrap().value, "48000");
+    assert_eq!(second.gap.as_ref().unwrap().ours.value, "40000");
     assert_eq!(
         agent
             .request(&session_id, "req-1")

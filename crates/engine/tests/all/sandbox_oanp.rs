@@ -155,8 +155,10 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
     assert_eq!(second.session_id, first.session_id);
     assert_eq!(second.kind, "offer.counter");
     assert_eq!(second.amount.as_ref().unwrap().value, "5100.00");
-    // It answers the person's terms, as the buyer sent them.
-    assert_eq!(second.previous_amount.as_ref().unwrap().value, "4800.00");
+    // Compared with the merchant's own previous counter; the person's
+    // terms, as the buyer sent them, stand apart as the gap.
+    assert_eq!(second.previous_amount.as_ref().unwrap().value, "5400.00");
+    assert_eq!(second.gap.as_ref().unwrap().ours.value, "4800.00");
     assert_eq!(
         agent
             .request(&session_id, "req-1")
