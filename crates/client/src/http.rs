@@ -497,19 +497,9 @@ fn fresh_nonce() -> String {
 }
 
 fn transport(url: &str, error: &reqwest::Error) -> ClientError {
-    let mut detail = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        detail.push_str(": ");
-        detail.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    if error.is_timeout() {
-        detail = format!("timed out ({detail})");
-    }
     ClientError::Transport {
         url: url.to_owned(),
-        detail,
+        detail: crate::network::explain(url, error),
     }
 }
 

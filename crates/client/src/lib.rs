@@ -25,6 +25,7 @@ mod approver_anex;
 mod error;
 mod gate;
 mod http;
+pub mod network;
 mod trust;
 
 pub use agent::{default_envelope, AgentClient};

@@ -135,7 +135,7 @@ pub enum DecideError {
     #[error("The host did not accept this console's approver key; re-enroll with a new code.")]
     Unauthorized,
     /// The host could not be reached; the decision may be retried safely.
-    #[error("The host cannot be reached ({0}); the decision was kept and can be retried safely.")]
+    #[error("The host cannot be reached: {0}. The decision was kept and can be retried safely.")]
     Unreachable(String),
     /// The decision cannot be signed from what the host and the record say
     /// (for example the policy threshold a receipt must name is missing).

@@ -103,10 +103,11 @@ async fn read_body(
     response: reqwest::Response,
 ) -> Result<(reqwest::StatusCode, Vec<u8>), SendError> {
     let status = response.status();
+    let url = response.url().to_string();
     let bytes = response
         .bytes()
         .await
-        .map_err(|e| SendError::Unreachable(e.to_string()))?;
+        .map_err(|e| SendError::Unreachable(countersign_client::network::explain(&url, &e)))?;
     if bytes.len() > MAX_ANSWER_BYTES {
         return Err(SendError::Garbled("the answer is too large".into()));
     }
@@ -178,10 +179,9 @@ impl HostIo {
             None => path,
         };
         let (_, request) = self.signed("GET", &asked, b"")?;
-        let response = request
-            .send()
-            .await
-            .map_err(|e| SendError::Unreachable(e.to_string()))?;
+        let response = request.send().await.map_err(|e| {
+            SendError::Unreachable(countersign_client::network::explain(&self.url, &e))
+        })?;
         let (status, bytes) = read_body(response).await?;
         if !status.is_success() {
             let (code, message) = refusal(status, &bytes);
@@ -228,7 +228,7 @@ impl HostIo {
                     }
                     last = message;
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => last = countersign_client::network::explain(&self.url, &e),
             }
             let backoff = Duration::from_millis(200 * (1 << attempt));
             let jittered = backoff.mul_f64(rand::thread_rng().gen_range(0.5..1.0));

@@ -146,6 +146,23 @@ pub(crate) async fn summary(
                 bytes,
             })
         }
+        // What happened and the next step, as the Hosts screen shows it.
+        Err(countersign_client::ClientError::Transport { detail, .. }) => {
+            Err(SummaryError::Unreachable(as_sentence(&detail)))
+        }
         Err(e) => Err(SummaryError::Unreachable(e.to_string())),
     }
+}
+
+/// `detail` with a capital first letter and a closing full stop.
+fn as_sentence(detail: &str) -> String {
+    let mut chars = detail.chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
 }

@@ -96,3 +96,33 @@ async fn plain_http_on_loopback_connects_as_before_with_no_warning() {
     assert!(!hosts[0].plain_http);
     assert_eq!(hosts[0].plain_http_allowed_at, None);
 }
+
+/// A wrong port reads as what happened and what to check, never as the
+/// HTTP stack's `tcp connect error: Connection refused (os error 111)`;
+/// nothing is stored.
+#[tokio::test]
+async fn a_host_that_is_not_running_says_so_in_a_sentence_with_the_next_step() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(test_config(data.path(), "ada@fabrikam.example")).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let err = engine.connect_host(&url, "ABCD-EFGH").await.unwrap_err();
+    assert_eq!(err.code(), "unreachable", "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("nothing is listening at 127.0.0.1:{port}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("Check that the host is running and that the address and port are right"),
+        "{text}"
+    );
+    for raw in ["os error", "tcp connect error", "error sending request"] {
+        assert!(!text.contains(raw), "{text}");
+    }
+    assert!(engine.hosts().await.unwrap().is_empty());
+}

@@ -516,7 +516,11 @@ async fn a_stopped_host_is_unreachable_then_recovers_without_losing_data() {
     engine.refresh().await.unwrap();
     let info = &engine.hosts().await.unwrap()[0];
     assert!(!info.reachable);
-    assert!(info.last_error.is_some());
+    // What happened and the next step, in a sentence (issue 27, item 14).
+    let said = info.last_error.as_deref().unwrap_or_default();
+    assert!(said.starts_with("Nothing is listening at "), "{said}");
+    assert!(said.contains("Check that the host is running"), "{said}");
+    assert!(!said.contains("os error"), "{said}");
     // Everything stored stays readable offline.
     assert_eq!(engine.inbox().await.unwrap().len(), 1);
     let detail = engine.session_detail(&host_id, &session).await.unwrap();
