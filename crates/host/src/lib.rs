@@ -349,9 +349,10 @@ impl Host {
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        let listening = listener.local_addr()?;
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
-        let app = routes::router(self);
+        let app = routes::router(self, listening);
         let result = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),

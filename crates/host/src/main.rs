@@ -143,8 +143,9 @@ struct ServeArgs {
     trusted_proxies: Vec<std::net::IpAddr>,
     /// The origin counterparties reach this host at, e.g.
     /// https://negotiate.example.com: what the A2A Agent Cards and each
-    /// org's ANEX identity name. Without it they follow the request's Host
-    /// header (fine on loopback; set it for a deployment).
+    /// org's ANEX identity name (the terms owners sign bind it). Without it
+    /// they name the listening address, which is right on loopback only:
+    /// do not expose the host without it.
     /// Default: $COUNTERSIGN_HOST_PUBLIC_URL.
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
@@ -633,6 +634,14 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         // The first stdout line names the address, so a parent process can read it.
         println!("listening on http://{addr}");
+        if args.public_url.is_none() && !addr.ip().is_loopback() {
+            let what = if addr.ip().is_unspecified() {
+                "ANEX over A2A is refused: the organizations' agents have no address to be named by".to_owned()
+            } else {
+                format!("the A2A Agent Cards and the organizations' ANEX identity name http://{addr}")
+            };
+            eprintln!("countersign-host: warning: listening on {addr} without --public-url, so {what}; set --public-url to the origin counterparties reach this host at");
+        }
         host.serve_until(listener, async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -17,12 +17,14 @@ use countersign_host::{Host, HostConfig, Limit, Limits, Target};
 
 use crate::nginx::Nginx;
 use crate::postgres::Cluster;
-use crate::process::{listening_addr, Guarded};
+use crate::process::{free_port, listening_addr, Guarded};
 
 /// The database a re-run test binary serves.
 pub const ENV_DB: &str = "COUNTERSIGN_TESTKIT_HOST_DB";
 /// Its platform key file.
 pub const ENV_KEY: &str = "COUNTERSIGN_TESTKIT_HOST_KEY";
+/// The public URL it is reached at (nginx's), as `serve --public-url`.
+pub const ENV_PUBLIC_URL: &str = "COUNTERSIGN_TESTKIT_HOST_PUBLIC_URL";
 
 /// How host processes are started.
 #[derive(Debug, Clone)]
@@ -148,6 +150,13 @@ impl Deployment {
         .iter()
         .map(|f| (f.to_string(), "1000000000".to_string()))
         .collect();
+        // nginx's address is the deployment's public URL, which every host
+        // process names as the organizations' A2A identity.
+        let port = free_port()?;
+        serve_flags.push((
+            "--public-url".to_owned(),
+            format!("http://127.0.0.1:{port}"),
+        ));
         for (flag, value) in flags {
             serve_flags.retain(|(f, _)| f != flag);
             serve_flags.push((flag.to_string(), value.to_string()));
@@ -156,7 +165,7 @@ impl Deployment {
             hosts.push(spawn_host(&launch, &db_url, &key_path, &serve_flags)?);
         }
         let addrs: Vec<SocketAddr> = hosts.iter().map(|h| h.addr).collect();
-        let nginx = Nginx::start(&addrs)?;
+        let nginx = Nginx::start_on(port, &addrs)?;
         Ok(Deployment {
             db_url,
             key_path,
@@ -213,6 +222,9 @@ fn spawn_host(
             let exe = std::env::current_exe().map_err(|e| format!("finding this binary: {e}"))?;
             let mut c = Command::new(exe);
             c.args(args).env(ENV_DB, db_url).env(ENV_KEY, key);
+            if let Some(url) = public_url(flags) {
+                c.env(ENV_PUBLIC_URL, url);
+            }
             c
         }
         Launch::ThisTest(test) => {
@@ -229,6 +241,9 @@ fn spawn_host(
             ])
             .env(ENV_DB, db_url)
             .env(ENV_KEY, key);
+            if let Some(url) = public_url(flags) {
+                c.env(ENV_PUBLIC_URL, url);
+            }
             c
         }
     };
@@ -249,17 +264,34 @@ fn spawn_host(
     Ok(HostProcess { child, addr })
 }
 
+/// The `--public-url` among `serve` flags.
+fn public_url(flags: &[(String, String)]) -> Option<&str> {
+    flags
+        .iter()
+        .find(|(flag, _)| flag == "--public-url")
+        .map(|(_, url)| url.as_str())
+}
+
 /// The body of the ignored test a re-run test binary runs as a host
 /// process: opens the database named by [`ENV_DB`] with the key file named
-/// by [`ENV_KEY`], prints `listening on http://ADDR` and serves until
-/// killed. Does nothing when the variables are not set.
+/// by [`ENV_KEY`] (and the public URL [`ENV_PUBLIC_URL`] names), prints
+/// `listening on http://ADDR` and serves until killed. Does nothing when
+/// the variables are not set.
 pub async fn serve_from_env() {
     let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
         return;
     };
+    let public_url = match std::env::var(ENV_PUBLIC_URL) {
+        Ok(url) => match countersign_host::config::public_origin(&url) {
+            Ok(origin) => Some(origin),
+            Err(e) => panic!("{ENV_PUBLIC_URL}: {e}"),
+        },
+        Err(_) => None,
+    };
     let config = HostConfig {
         platform_key_path: Some(key.into()),
         limits: roomy_limits(),
+        public_url,
         ..HostConfig::default()
     };
     let host = match Host::open(Target::parse(&db), config).await {

@@ -72,6 +72,13 @@ pub struct Nginx {
 impl Nginx {
     /// Starts nginx on a free loopback port in front of `upstreams`.
     pub fn start(upstreams: &[SocketAddr]) -> Result<Nginx, String> {
+        Nginx::start_on(free_port()?, upstreams)
+    }
+
+    /// Starts nginx on loopback `port` (one a caller chose with
+    /// [`free_port`] before the hosts behind it, which must know the
+    /// address they are reached at) in front of `upstreams`.
+    pub fn start_on(port: u16, upstreams: &[SocketAddr]) -> Result<Nginx, String> {
         let dir = tempfile::Builder::new()
             .prefix("countersign-nginx-")
             .tempdir()
@@ -82,7 +89,6 @@ impl Nginx {
             use std::os::unix::fs::PermissionsExt as _;
             let _ = std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755));
         }
-        let port = free_port()?;
         std::fs::write(
             dir.path().join("nginx.conf"),
             config(dir.path(), port, upstreams),

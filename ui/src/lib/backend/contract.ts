@@ -91,9 +91,20 @@ message_hash: string,
  */
 requester: AnexRequester, 
 /**
- * The organization's agent that answers (the record's `responder`).
+ * The organization's agent that answers (the record's `responder`):
+ * whom a receipt over the terms binds the person to.
  */
 responder: string, 
+/**
+ * The host this console enrolled with (its URL), shown beside the
+ * responder: the console signs only for that host's own agents.
+ */
+host: string, 
+/**
+ * Why the console refuses to sign for this responder (it is not the
+ * enrolled host's own agent), or null when it is that host's.
+ */
+responder_refused: string | null, 
 /**
  * The purpose the requester declared (its own words).
  */
