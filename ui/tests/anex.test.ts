@@ -31,7 +31,7 @@ function anexItem(overrides: Partial<InboxItem> = {}): InboxItem {
     kind: "CFP", actor: "did:web:supplier.example", amount: null, previous_amount: null, change: null,
     expires_at: "2027-02-27T12:00:00Z",
     counterparty: { id: "did:web:supplier.example", name: "Northwind onboarding", organization: "Northwind Supplies Ltd",
-      fingerprint: "", status: "registered" },
+      fingerprint: "", status: "registered", verified: null },
     ...overrides,
   });
 }

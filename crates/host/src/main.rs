@@ -188,8 +188,16 @@ enum AgentCommand {
     },
     /// List vendor agents and gate agents.
     List,
-    /// Mark a vendor agent verified by a person (it may open live sessions).
+    /// Mark a vendor agent verified by a person: it may open live sessions,
+    /// and the names it now carries are shown to approvers as verified.
     Verify {
+        /// The agent id.
+        agent_id: String,
+    },
+    /// Every registration of a vendor agent's key with the names each
+    /// declared (read it before `verify`: a registration's proof is
+    /// replayable, so its names are only the sender's claim).
+    History {
         /// The agent id.
         agent_id: String,
     },
@@ -370,9 +378,14 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
             let gate_agents = admin::list_gate_agents(conn).await.map_err(err)?;
             let vendors = agents.iter().map(|a| {
                 format!(
-                    "{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}",
                     a.agent_id,
                     admin::status_text(a.status),
+                    if a.names_verified {
+                        "names verified"
+                    } else {
+                        "names unverified"
+                    },
                     a.vendor_name,
                     a.agent_name
                 )
@@ -404,6 +417,25 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 as_json,
                 json!({ "agent_id": agent_id, "status": "verified" }),
                 format!("verified {agent_id}"),
+            );
+        }
+        Command::Agent(AgentCommand::History { agent_id }) => {
+            let history = admin::agent_registrations(conn, &agent_id)
+                .await
+                .map_err(err)?;
+            let lines: Vec<String> = history
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}\t{}\t{}\t{}\t{}",
+                        r.ordinal, r.registered_at, r.vendor_name, r.agent_name, r.contact_email
+                    )
+                })
+                .collect();
+            print(
+                as_json,
+                json!({ "agent_id": agent_id, "registrations": history }),
+                lines.join("\n"),
             );
         }
         Command::Agent(AgentCommand::Revoke { agent_id }) => {

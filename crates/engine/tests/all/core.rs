@@ -1322,3 +1322,62 @@ async fn a_host_serving_only_rfc003s_document_is_connected_with_named_keys_from_
     );
     running.shutdown().await;
 }
+
+/// A vendor's names are what its registration declared until the host's
+/// admin verifies them: the inbox row carries `verified: false` (the UI's
+/// "unverified"), and `true` once `agent verify` ran.
+#[tokio::test]
+async fn a_vendor_whose_names_no_admin_verified_is_marked_unverified_until_verified() {
+    let world = World::start().await;
+    let key = anp::keys::generate_signing_key();
+    let reg = countersign_client::AgentClient::register(
+        &world.url,
+        &key,
+        "Contoso Seller",
+        "Contoso",
+        "sales@contoso.example",
+    )
+    .await
+    .unwrap();
+    let agent = countersign_client::AgentClient::new(&world.url, key, &reg.agent_id).unwrap();
+    let session = agent
+        .open_session(
+            anp::api::Target::Sandbox { sandbox: true },
+            countersign_client::default_envelope(
+                "Contoso",
+                "Contoso Seller",
+                "sales@contoso.example",
+            ),
+        )
+        .await
+        .unwrap()
+        .session_id;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(test_config(data.path(), "ann@fabrikam.example")).unwrap();
+    let code = world
+        .host()
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ann",
+            "ann@fabrikam.example",
+        )
+        .await
+        .unwrap()
+        .code;
+    engine.connect_host(&world.url, &code).await.unwrap();
+    engine.refresh().await.unwrap();
+    let ours = |inbox: Vec<InboxItem>| {
+        inbox
+            .into_iter()
+            .find(|i| i.session_id == session)
+            .expect("the vendor's offer in the inbox")
+            .counterparty
+    };
+    let who = ours(engine.inbox().await.unwrap());
+    assert_eq!(who.organization.as_deref(), Some("Contoso"));
+    assert_eq!(who.verified, Some(false));
+    world.host().verify_agent(&reg.agent_id).await.unwrap();
+    engine.refresh().await.unwrap();
+    assert_eq!(ours(engine.inbox().await.unwrap()).verified, Some(true));
+}

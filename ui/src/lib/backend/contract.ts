@@ -951,7 +951,14 @@ fingerprint: string,
  * `sandbox`, `verified` or `revoked` (an ANP agent the host vetted), or
  * `declared` (named by the org's own agent; its key pinned here).
  */
-status: string, };
+status: string, 
+/**
+ * ANP: whether the host's admin verified `name` and `organization`;
+ * false means they are only what a registration declared (shown as
+ * "unverified" beside the name). Null where it does not apply, or
+ * when the host does not say.
+ */
+verified: boolean | null, };
 
 /**
  * What a person decided.

@@ -174,6 +174,7 @@ fn session(pinned: &str) -> crate::store::SessionRecord {
             organization: Some("Litware".into()),
             fingerprint: String::new(),
             status: "declared".into(),
+            verified: None,
         },
         pin_seq: 4,
         pin_hash: String::new(),
