@@ -118,7 +118,9 @@ pub async fn export_session(
 }
 
 /// `connect_host`: enrolls with a real host by URL and one-time code, as
-/// the name and email the person typed (the configured ones when absent).
+/// the name and email the person typed (the configured ones when absent);
+/// `allow_plain_http` is the person's lab override for plain HTTP off this
+/// machine (the engine refuses it otherwise).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn connect_host(
     slot: State<'_, EngineSlot>,
@@ -126,6 +128,7 @@ pub async fn connect_host(
     code: String,
     name: Option<String>,
     email: Option<String>,
+    allow_plain_http: Option<bool>,
 ) -> Reply<HostInfo> {
     let engine = slot.get()?;
     let configured = engine.approver_profile();
@@ -133,7 +136,9 @@ pub async fn connect_host(
         name: name.unwrap_or(configured.name),
         email: email.unwrap_or(configured.email),
     };
-    Ok(engine.connect_host_as(&url, &code, &profile).await?)
+    Ok(engine
+        .connect_host_with(&url, &code, &profile, allow_plain_http.unwrap_or(false))
+        .await?)
 }
 
 /// `hosts`: every connected host.
@@ -159,6 +164,20 @@ pub async fn mark_seen(
     Ok(slot
         .get()?
         .mark_seen(&host_id, &session_id, &event_hash)
+        .await?)
+}
+
+/// `dismiss_proposal`: puts away a proposal that expired undecided (nothing is sent).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn dismiss_proposal(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+) -> Reply<()> {
+    Ok(slot
+        .get()?
+        .dismiss(&host_id, &session_id, &event_hash)
         .await?)
 }
 

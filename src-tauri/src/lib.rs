@@ -54,6 +54,7 @@ pub fn configure<R: Runtime>(
             commands::hosts,
             commands::refresh,
             commands::mark_seen,
+            commands::dismiss_proposal,
             commands::settings,
             commands::set_setting,
             commands::export_dispute,

@@ -194,6 +194,18 @@ async fn an_offer_opens_with_its_diff_and_approval_lands_signed_on_the_host() ->
 
     s.app.click("approve-button").await?;
     s.app.testid("approve-summary").await?;
+    let binds = s.app.testid("confirm-binds").await?;
+    assert_eq!(binds.attr("data-binds").await?.as_deref(), Some("now"));
+    assert!(
+        s.app
+            .testid("confirm-to")
+            .await?
+            .text()
+            .await?
+            .contains(&s.vendor_name),
+        "the approval names whom it goes to"
+    );
+    s.app.screenshot("confirm-approve").await?;
     s.app.click("approve-confirm").await?;
 
     let (log, _) = s.wait_for_event(&session, "accept").await?;
@@ -223,6 +235,16 @@ async fn a_decline_carries_the_typed_reason_to_the_vendor() -> Result<()> {
         .send_keys(reason)
         .await?;
     s.app.click("decline-submit").await?;
+    // One last step says what is sent, to whom, and that it does not bind.
+    let binds = s.app.testid("confirm-binds").await?;
+    assert_eq!(binds.attr("data-binds").await?.as_deref(), Some("no"));
+    let to = s.app.testid("confirm-to").await?.text().await?;
+    assert!(
+        to.contains(&s.vendor_name),
+        "the confirmation names the vendor: {to}"
+    );
+    s.app.screenshot("confirm-decline").await?;
+    s.app.click("confirm-send").await?;
     let (_, decline) = s.wait_for_event(&session, "decline").await?;
     let sent = decline.payload["reason"].as_str().unwrap_or_default();
     assert!(sent.contains(reason), "the vendor reads {sent:?}");
@@ -262,6 +284,14 @@ async fn a_counter_offer_is_validated_previewed_and_sent() -> Result<()> {
         "the preview shows the edited price: {preview}"
     );
     s.app.click("counter-submit").await?;
+    let binds = s.app.testid("confirm-binds").await?;
+    assert_eq!(binds.attr("data-binds").await?.as_deref(), Some("no"));
+    assert!(
+        binds.text().await?.contains("binds it if"),
+        "a counter binds only once accepted"
+    );
+    s.app.screenshot("confirm-counter").await?;
+    s.app.click("confirm-send").await?;
     s.outcome().await?;
     let (_, counter) = s.wait_for_event(&session, "counter_offer").await?;
     assert_eq!(

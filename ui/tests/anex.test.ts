@@ -43,10 +43,10 @@ function anexAsk(overrides: Partial<AnexAskView> = {}): AnexAskView {
     responder: "https://host.example/a2a/fabrikam", host: "https://host.example", responder_refused: null,
     purpose: "supplier onboarding",
     items: [
-      { item: "legal_name", required: true, within_policy: true, rule: 1, adds: [], reason: "rule 1 shares legal_name with anyone" },
-      { item: "tax_id", required: true, within_policy: true, rule: 2, adds: [NO_SHARING], reason: "rule 2 shares tax_id with relation supplier" },
-      { item: "bank_details", required: true, within_policy: false, rule: null, adds: [], reason: "no rule of the policy shares bank_details" },
-      { item: "ap_contact", required: false, within_policy: true, rule: 1, adds: [], reason: "rule 1 shares ap_contact with anyone" },
+      { item: "legal_name", required: true, removable: false, within_policy: true, rule: 1, adds: [], reason: "rule 1 shares legal_name with anyone" },
+      { item: "tax_id", required: true, removable: false, within_policy: true, rule: 2, adds: [NO_SHARING], reason: "rule 2 shares tax_id with relation supplier" },
+      { item: "bank_details", required: true, removable: false, within_policy: false, rule: null, adds: [], reason: "no rule of the policy shares bank_details" },
+      { item: "ap_contact", required: false, removable: true, within_policy: true, rule: 1, adds: [], reason: "rule 1 shares ap_contact with anyone" },
     ],
     promises_offered: [RETENTION], policy_promises: [NO_SHARING], promises_missing: [NO_SHARING],
     previous: null, previous_ref: null, diff: null, terms_valid_days: 90, policy_known: true,
@@ -55,7 +55,9 @@ function anexAsk(overrides: Partial<AnexAskView> = {}): AnexAskView {
 }
 
 const anexCapabilities: Capabilities = {
-  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "anex_terms",
+  actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "anex_terms",
+  decline_label: "Refuse the request", decline_reasons: ["We do not share this data with this requester", "The purpose is not one we agree to"],
+  decision_goes_to: "counterparty",
   signed_as: "an ApprovalReceipt over the terms record, signed with your key (its did:key)",
 };
 
@@ -181,7 +183,7 @@ describe("an ANEX ask", () => {
     const view = anexView({
       requester: { identity: `did:web:${IMG}`, owner: `Evil ${IMG}`, relation: SCRIPT },
       purpose: hostile,
-      items: [{ item: `bank${SCRIPT}`, required: true, within_policy: false, rule: null, adds: [IMG], reason: hostile }],
+      items: [{ item: `bank${SCRIPT}`, required: true, removable: false, within_policy: false, rule: null, adds: [IMG], reason: hostile }],
       promises_offered: [`never ${IMG}`], policy_promises: [SCRIPT], promises_missing: [SCRIPT],
     }, { item: anexItem({ counterparty: { ...anexItem().counterparty, organization: `Evil ${IMG}`, name: SCRIPT } }) });
     const { container } = await renderAnex(withView(view));
@@ -213,21 +215,35 @@ describe("an ANEX ask", () => {
     expect(backend.decided).toEqual([{ host_id: ref.host_id, session_id: ref.session_id, in_response_to: ref.event_hash, action: "approve" }]);
   });
 
-  it("refuses a pointless counter with the engine's reason and sends nothing", async () => {
+  it("never lets a required item be unticked: the counter keeps it and says why", async () => {
     const user = userEvent.setup();
     const backend = withView();
-    const reason = "a counter without bank_details is pointless: the requester marked it required and must reject any counter that drops it (ANEX §4.4); keep it, or refuse the request";
-    backend.counterCheck = { ok: false, errors: [{ path: "access", message: reason }], diff: null };
     const { container } = await renderAnex(backend);
     await user.click(byId(container, "counter-button"));
     expect(byId(container, "counter-editor").dataset.form).toBe("anex_terms");
-    await user.click(container.querySelector<HTMLInputElement>("[data-testid='counter-item'][data-item='bank_details']")!);
+    const bank = container.querySelector<HTMLInputElement>("[data-testid='counter-item'][data-item='bank_details']")!;
+    expect(bank.disabled).toBe(true);
+    expect(bank.checked).toBe(true);
+    await user.click(bank);
+    expect(bank.checked).toBe(true);
+    expect(byId(container, "counter-required-hint").textContent).toContain("refuse the request instead");
+    // The optional one can go.
+    const contact = container.querySelector<HTMLInputElement>("[data-testid='counter-item'][data-item='ap_contact']")!;
+    expect(contact.disabled).toBe(false);
     await user.click(byId(container, "counter-validate"));
     await settle();
-    expect(backend.validated.at(-1)).toEqual({ access: ["legal_name", "tax_id", "ap_contact"], promise: [RETENTION, NO_SHARING] });
-    expect(texts(container, "counter-error")).toEqual([reason]);
-    expect(byId<HTMLButtonElement>(container, "counter-submit").disabled).toBe(true);
-    expect(backend.decided).toEqual([]);
+    expect(backend.validated.at(-1)).toEqual({ access: ["legal_name", "tax_id", "bank_details", "ap_contact"], promise: [RETENTION, NO_SHARING] });
+  });
+
+  it("refuses for reasons about data, not price, and the button says what it does", async () => {
+    const user = userEvent.setup();
+    const backend = withView();
+    const { container } = await renderAnex(backend);
+    await user.click(byId(container, "decline-button"));
+    const presets = [...container.querySelectorAll<HTMLInputElement>("[data-testid='decline-preset']")].map((i) => i.value);
+    expect(presets).toEqual(["We do not share this data with this requester", "The purpose is not one we agree to", "Other"]);
+    expect(presets.join(" ")).not.toContain("budget");
+    expect(byId(container, "decline-submit").textContent?.trim()).toBe("Refuse the request…");
   });
 
   it("counters by removing an optional item and asking for more promises, once the engine checked it", async () => {
@@ -253,6 +269,10 @@ describe("an ANEX ask", () => {
     await user.type(byId(container, "counter-extra-promises"), "{Backspace}");
     await settle();
     await user.click(byId(container, "counter-submit"));
+    await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-binds").dataset.binds).toBe("no");
+    await user.click(byId(container, "confirm-send"));
     await settle();
     expect(backend.decided.at(-1)).toEqual({
       host_id: ref.host_id, session_id: ref.session_id, in_response_to: ref.event_hash, action: "counter", counter,

@@ -87,7 +87,7 @@ describe("a Concordia offer", () => {
         bundles: [{ bundle_id: "b1", status: "changed", label: null, old: null, new: null, terms: [
           { term: "price", status: "changed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] },
             new: { id: "price", value: "150000.00", amount: money("150000.00"), attributes: [] },
-            amount: { old: money("160000.00"), new: money("150000.00"), absolute: "-10000.00", percent: "-6.25" } },
+            amount: { old: money("160000.00"), new: money("150000.00"), absolute: "-10000.00", percent: "-6.25" }, effect: "better" },
         ] }],
       },
     });
@@ -208,11 +208,61 @@ describe("a Concordia offer", () => {
     await settle();
     await user.click(byId(container, "counter-submit"));
     await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-to").textContent).toBe("To our agent, which sends Litware Inc your counter terms instead.");
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided.at(-1)).toEqual({
       host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", in_response_to: "sha256:4a4a", action: "counter",
       counter: { price: { value: "140000.00", currency: "USD" }, quantity: { value: 500, unit: "seat/year" } },
       reason: "Within budget at this price.",
     });
+  });
+
+  it("shows every problem of an impossible counter at once, each beside its term, and keeps Send blocked", async () => {
+    const user = userEvent.setup();
+    const view = fx.concordiaView({
+      offer: { shape: "basic", offer_id: "off_3", valid_until: "2026-12-07T10:29:00Z", complete: true, open_terms: [], conditions: [], bundles: [], select: null,
+        terms: [
+          { id: "delivery", value: "2027-01-15", amount: null, attributes: [{ name: "type", value: "date" }] },
+          { id: "price", value: "547000", amount: { value: "547000", currency: "USD" }, attributes: [] },
+          { id: "quantity", value: "2000", amount: null, attributes: [{ name: "unit", value: "units" }] },
+          { id: "warranty_months", value: "24", amount: null, attributes: [] },
+        ] },
+    });
+    const backend = withView(view);
+    // The engine's verdict (crates/concordia's counter rules) on exactly what is typed below.
+    backend.counterCheck = { ok: false, diff: null, errors: [
+      { path: "terms/delivery/value", message: "\"2027-13-45\" is not a real date: write YYYY-MM-DD, like 2027-01-15" },
+      { path: "terms/price/value", message: "\"forty thousand\" is not an amount: write an exact decimal number, like 140000.00" },
+      { path: "terms/quantity/value", message: "-5 is not a quantity: it must be more than zero" },
+      { path: "terms/warranty_months/value", message: "is required (the offer you answer names it): give it a value" },
+    ] };
+    const { container } = await renderConcordia(backend);
+    await user.click(byId(container, "counter-button"));
+    const term = (id: string) => container.querySelector<HTMLInputElement>(`[data-testid='counter-term'][data-term='${id}']`)!;
+    await user.clear(term("delivery"));
+    await user.type(term("delivery"), "2027-13-45");
+    await user.clear(term("quantity"));
+    await user.type(term("quantity"), "-5");
+    await user.clear(term("warranty_months"));
+    await user.clear(term("price"));
+    await user.type(term("price"), "forty thousand");
+    await user.type(byId(container, "counter-reason"), "Our terms.");
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    expect(backend.validated.at(-1)).toEqual({
+      delivery: { value: "2027-13-45", type: "date" }, price: { value: "forty thousand", currency: "USD" },
+      quantity: { value: -5, unit: "units" }, warranty_months: { value: "" },
+    });
+    const beside = [...container.querySelectorAll<HTMLElement>("[data-testid='field-error']")];
+    expect(beside.map((e) => e.dataset.term)).toEqual(["delivery", "price", "quantity", "warranty_months"]);
+    expect(beside[0].textContent).toContain("is not a real date");
+    for (const id of ["delivery", "price", "quantity", "warranty_months"]) expect(term(id).getAttribute("aria-invalid")).toBe("true");
+    expect(byId(container, "counter-errors").textContent).toContain("4 problems");
+    expect(byId<HTMLButtonElement>(container, "counter-submit").disabled).toBe(true);
+    expect(container.querySelector("[data-testid='counter-preview']")).toBeNull();
+    expect(backend.decided).toEqual([]);
   });
 
   it("offers only what its capabilities allow", async () => {
@@ -221,5 +271,28 @@ describe("a Concordia offer", () => {
     expect(container.querySelector("[data-testid='approve-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='decline-button']")).not.toBeNull();
     expect(container.querySelector("[data-testid='counter-button']")).toBeNull();
+  });
+});
+
+describe("concordia diff directions", () => {
+  it("flags warranty and payment terms as better or worse for the buyer, as the engine judged them", async () => {
+    const term = (id: string, value: string) => ({ id, value, amount: null, attributes: [] });
+    const view = fx.concordiaView({
+      diff: {
+        shape: null, newly_open: [], settled: [], conditions: [], bundles: [], valid_until: null,
+        terms: [
+          { term: "payment_terms", status: "changed", old: term("payment_terms", "Net 45"), new: term("payment_terms", "Net 30"), amount: null, effect: "worse" },
+          { term: "quantity", status: "changed", old: term("quantity", "2000"), new: term("quantity", "1500"), amount: null, effect: null },
+          { term: "warranty_months", status: "changed", old: term("warranty_months", "36"), new: term("warranty_months", "24"), amount: null, effect: "worse" },
+        ],
+      },
+    });
+    const { container } = await renderConcordia(withView(view));
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='concordia-term-change']")];
+    const flag = (row: HTMLElement) => row.querySelector<HTMLElement>("[data-testid='concordia-term-effect']")?.dataset.effect ?? null;
+    expect(rows.map((row) => [row.dataset.term, flag(row)])).toEqual([
+      ["payment_terms", "worse"], ["quantity", null], ["warranty_months", "worse"],
+    ]);
+    expect(rows[2].textContent).toContain("worse for the buyer");
   });
 });

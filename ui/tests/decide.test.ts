@@ -170,6 +170,10 @@ describe("decline", () => {
     expect(byId(container, "decline-hint").textContent).toContain("“Terms are not acceptable: We need Net 30”");
     await user.click(byId(container, "decline-submit"));
     await settle();
+    // Nothing is sent before the confirmation.
+    expect(backend.decided).toEqual([]);
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided).toEqual([{
       host_id: "h-sandbox", session_id: "s-contoso", in_response_to: "hash-contoso-5", action: "decline",
       reason: "Terms are not acceptable: We need Net 30",
@@ -233,6 +237,9 @@ describe("counter", () => {
     await settle();
     await user.click(submit);
     await settle();
+    expect(backend.decided).toEqual([]);
+    await user.click(byId(container, "confirm-send"));
+    await settle();
     expect(backend.decided).toHaveLength(1);
     const sent = backend.decided[0];
     expect(sent.action).toBe("counter");
@@ -240,5 +247,80 @@ describe("counter", () => {
     expect((sent.counter as any)?.line_items[3]).toMatchObject({ description: "Sandbox tenant", quantity: 1, unit_price: 0, currency: "USD" });
     expect((sent.counter as any)?.notes).toBe("Best and final for this quarter. Counter from buyer.!");
     expect(byId(container, "outcome").textContent).toContain("Counter-offer sent");
+  });
+});
+
+describe("one confirmation for every decision that binds", () => {
+  /** The confirmation's words, as the person reads them. */
+  function confirmation(container: HTMLElement) {
+    return {
+      to: byId(container, "confirm-to").textContent ?? "",
+      binds: byId(container, "confirm-binds").textContent ?? "",
+      bindsNow: byId(container, "confirm-binds").dataset.binds,
+    };
+  }
+
+  it("approve shows what is accepted, to whom, that it binds the organization, and sends on Enter", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "approve-button"));
+    const words = confirmation(container);
+    expect(words.to).toBe("To Contoso GmbH, on the session's log: an accept carrying your approval.");
+    expect(words.binds).toBe("Binds the organization to these terms.");
+    expect(words.bindsNow).toBe("now");
+    expect(backend.decided).toEqual([]);
+    expect(document.activeElement).toBe(byId(container, "approve-confirm"));
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(backend.decided.map((d) => d.action)).toEqual(["approve"]);
+  });
+
+  it("decline asks to confirm on Enter in the reason, says it does not bind, and sends on Enter", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "decline-button"));
+    await user.type(byId(container, "decline-reason"), "Over budget{Enter}");
+    await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-step").dataset.action).toBe("decline");
+    expect(byId(container, "confirm-sent").textContent).toContain("“Over budget”");
+    const words = confirmation(container);
+    expect(words.to).toBe("To Contoso GmbH, on the session's log: a decline with your reason.");
+    expect(words.binds).toBe("Does not bind the organization.");
+    expect(document.activeElement).toBe(byId(container, "confirm-send"));
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(backend.decided).toEqual([{
+      host_id: "h-sandbox", session_id: "s-contoso", in_response_to: "hash-contoso-5", action: "decline", reason: "Over budget",
+    }]);
+  });
+
+  it("a confirmation cancelled sends nothing and keeps what was written", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "decline-button"));
+    await user.type(byId(container, "decline-reason"), "Over budget{Enter}");
+    await settle();
+    await user.click(byId(container, "confirm-cancel"));
+    await settle();
+    expect(container.querySelector("[data-testid='confirm-step']")).toBeNull();
+    expect(byId<HTMLTextAreaElement>(container, "decline-reason").value).toBe("Over budget");
+    expect(backend.decided).toEqual([]);
+  });
+
+  it("counter shows to whom and that it binds only if they accept, and sends on Enter", async () => {
+    const { container, backend, user } = await renderOffer();
+    await user.click(byId(container, "counter-button"));
+    await user.click(byId(container, "counter-validate"));
+    await settle();
+    await user.click(byId(container, "counter-submit"));
+    await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-step").dataset.action).toBe("counter");
+    const words = confirmation(container);
+    expect(words.to).toBe("To Contoso GmbH, on the session's log: your counter-offer.");
+    expect(words.binds).toBe("Does not bind the organization now; binds it if Contoso GmbH accepts it.");
+    expect(words.bindsNow).toBe("no");
+    expect(document.activeElement).toBe(byId(container, "confirm-send"));
+    await user.keyboard("{Enter}");
+    await settle();
+    expect(backend.decided.map((d) => d.action)).toEqual(["counter"]);
   });
 });

@@ -8,6 +8,7 @@ import userEvent from "@testing-library/user-event";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
+import { toastText } from "../src/lib/model/decided";
 
 /** A backend whose engine, once the first offer is approved, drops it from the inbox and reports it decided. */
 function deciding(): FakeBackend {
@@ -36,6 +37,16 @@ async function approveContoso(backend: FakeBackend) {
   await settle();
   return { ...rendered, user };
 }
+
+describe("who a decision went to", () => {
+  it("says an approval went to our own agent where the protocol's decision does (OANP, Concordia)", () => {
+    const result = { decision_id: "d1", outcome: "appended" as const, detail: "", appended: null };
+    expect(toastText("approve", "Contoso Monitors", result, "own_agent"))
+      .toBe("Approval sent to our agent: it may now accept the offer from Contoso Monitors.");
+    expect(toastText("approve", "Contoso GmbH", { ...result, appended: { seq: 6, kind: "accept", event_hash: "h", verified: true } }, "counterparty"))
+      .toBe("Approval sent to Contoso GmbH: accept appended as seq 6, verified.");
+  });
+});
 
 describe("after a decision", () => {
   it("reads as decided with no warning, and the counts agree with what is left", async () => {
@@ -67,7 +78,8 @@ describe("after a decision", () => {
     await user.keyboard("j");
     await settle();
     expect(byId(container, "offer-counterparty").textContent).toBe("Northwind Traders");
-    expect(byId(container, "decision-toast")).toBeTruthy();
+    // The toast spoke of Contoso's session: it does not stay on Northwind's offer.
+    expect(container.querySelector("[data-testid='decision-toast']")).toBeNull();
     await user.keyboard("k");
     await settle();
     expect(byId(container, "offer-counterparty").textContent).toBe("Fabrikam Inc");

@@ -37,6 +37,9 @@ export class FakeBackend implements Backend {
   validated: Record<string, any>[] = [];
   filters: HistoryFilter[] = [];
   seen: ProposalRef[] = [];
+  dismissed: ProposalRef[] = [];
+  /** The inbox's expired section, as the engine would send it. */
+  expiredItems: InboxItem[] = [];
   connects: ConnectRequest[] = [];
   settingsNow: SettingsView = fx.settingsView();
   /** A refusal for the next setSetting, in the engine's words. */
@@ -63,9 +66,11 @@ export class FakeBackend implements Backend {
     this.inboxCalls++;
     this.inboxQueries.push(structuredClone(query));
     const all = sortByExpiry(await answer(this.items));
+    // What expired undecided (and was not dismissed) is the engine's own section; a test sets it.
+    const expired = sortByExpiry(this.expiredItems);
     const through = query.through ? all.findIndex((item) => itemKey(item) === itemKey(query.through!)) : -1;
     const count = Math.max(query.limit ?? all.length, through + 1);
-    return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length };
+    return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length, expired };
   }
   proposalView(ref: ProposalRef) {
     const view = this.views.get(ref.event_hash);
@@ -83,6 +88,10 @@ export class FakeBackend implements Backend {
   hosts() { return answer([fx.sandboxHost]); }
   async refresh() {}
   async markSeen(ref: ProposalRef) { this.seen.push(ref); }
+  async dismiss(ref: ProposalRef) {
+    this.dismissed.push(ref);
+    this.expiredItems = this.expiredItems.filter((item) => itemKey(item) !== itemKey(ref));
+  }
   async settings() { return structuredClone(this.settingsNow); }
   async setSetting(id: string, value: unknown) {
     this.settingWrites.push({ id, value });

@@ -13,6 +13,7 @@ export const sandboxHost: HostInfo = {
   host_id: "h-sandbox", url: "http://127.0.0.1:4100", label: "Sandbox", sandbox: true, reachable: true,
   last_error: null, last_poll_at: "2026-11-29T11:59:30Z", platform_fingerprint: "SHA256:pLaTfOrM0001",
   approver_email: "ana@buyer.example", polled: true,
+  plain_http: false, plain_http_allowed_at: null,
 };
 
 export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
@@ -40,7 +41,7 @@ export function inboxItem(overrides: Partial<InboxItem> = {}): InboxItem {
     host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", proposal_kind: "anp_offer", seq: 5,
     event_hash: "hash-contoso-5", kind: "counter_offer", side: "counterparty",
     actor: "vendor_agent", is_draft: false, counterparty: contoso, amount: usd("540000"),
-    previous_amount: usd("570000"), change: { absolute: "-30000", percent: "-5.26" },
+    previous_amount: usd("570000"), change: { absolute: "-30000", percent: "-5.26", effect: "better" }, gap: null,
     expires_at: "2026-11-29T14:05:00Z", verification: "verified", approvals_given: 0, approvals_required: 1,
     unread: true, held_reason: null, ...overrides,
   };
@@ -52,7 +53,7 @@ export function inboxItems(): InboxItem[] {
     inboxItem(),
     inboxItem({
       session_id: "s-fabrikam", seq: 3, event_hash: "hash-fabrikam-3", kind: "offer", counterparty: fabrikam,
-      amount: usd("125000.50"), previous_amount: usd("120000"), change: { absolute: "5000.50", percent: "4.17" },
+      amount: usd("125000.50"), previous_amount: usd("120000"), change: { absolute: "5000.50", percent: "4.17", effect: "worse" },
       expires_at: "2026-11-29T12:00:45Z", approvals_required: 2, approvals_given: 1, unread: false,
     }),
     inboxItem({
@@ -100,7 +101,7 @@ export function offerDiff(): OfferDiff {
         old: previousOffer.line_items[1], new: currentOffer.line_items[0], fields: [] },
       { status: "changed", moved: true, key: "CRM-ENT", old_index: 0, new_index: 1,
         old: previousOffer.line_items[0], new: currentOffer.line_items[1],
-        fields: [{ field: "unit_price", old: "1140", new: "1080", absolute: "-60", percent: "-5.26" }] },
+        fields: [{ field: "unit_price", old: "1140", new: "1080", absolute: "-60", percent: "-5.26", effect: "better" }] },
       { status: "added", moved: false, key: "SSO", old_index: null, new_index: 2,
         old: null, new: currentOffer.line_items[2], fields: [] },
       { status: "removed", moved: false, key: "TRAIN", old_index: 2, new_index: null,
@@ -109,7 +110,7 @@ export function offerDiff(): OfferDiff {
     total: {
       old: { amount: "570000", computed: "585000", stated: "570000", mismatch: true },
       new: { amount: "540000", computed: "546000", stated: "540000", mismatch: true },
-      absolute: "-30000", percent: "-5.26", currency_changed: false,
+      absolute: "-30000", percent: "-5.26", currency_changed: false, effect: "better",
     },
   };
 }
@@ -126,9 +127,14 @@ export const buyerEnvelope = {
   offer_authority: "bind_with_human_approval", human_contact: "procurement@buyer.example",
 };
 
+/** The engine's decline reasons for a commercial offer. */
+export const PURCHASE_REASONS = ["Price is above our budget", "Terms are not acceptable",
+  "Scope does not match what we asked for", "Vendor is not approved for this purchase"] as const;
+
 /** What the engine says an ANP offer's decision panel may offer. */
 export const anpCapabilities: Capabilities = {
-  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "anp_offer",
+  actions: ["approve", "decline", "counter"], after_expiry: ["decline"], decline_needs_reason: true, counter_form: "anp_offer",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "counterparty",
   signed_as: "an RFC-002 approval signed with your key, in an accept event",
 };
 
@@ -258,7 +264,7 @@ export function concordiaItem(overrides: Partial<InboxItem> = {}): InboxItem {
     session_id: "concordia:ses_9d4e8f01", protocol: "concordia", proposal_kind: "concordia_offer", seq: 4,
     event_hash: "sha256:4a4a", kind: "negotiate.counter", actor: "agent_seller_01", counterparty: litware,
     amount: { value: "150000.00", currency: "USD" }, previous_amount: { value: "160000.00", currency: "USD" },
-    change: { absolute: "-10000.00", percent: "-6.25" }, approvals_required: 2, approvals_given: 1, ...overrides,
+    change: { absolute: "-10000.00", percent: "-6.25", effect: "better" }, approvals_required: 2, approvals_given: 1, ...overrides,
   });
 }
 
@@ -290,8 +296,8 @@ export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): Co
     diff: {
       shape: { old: "basic", new: "conditional" },
       terms: [
-        { term: "price", status: "removed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] }, new: null, amount: null },
-        { term: "quantity", status: "removed", old: { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] }, new: null, amount: null },
+        { term: "price", status: "removed", old: { id: "price", value: "160000.00", amount: money("160000.00"), attributes: [] }, new: null, amount: null, effect: null },
+        { term: "quantity", status: "removed", old: { id: "quantity", value: "500", amount: null, attributes: [{ name: "unit", value: "seat/year" }] }, new: null, amount: null, effect: null },
       ],
       newly_open: [], settled: [],
       conditions: [
@@ -310,7 +316,8 @@ export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): Co
 
 /** What the engine says a Concordia offer's decision panel may offer. */
 export const concordiaCapabilities: Capabilities = {
-  actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "concordia_terms",
+  actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "concordia_terms",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
   signed_as: "an ApprovalReceipt signed with your key (its did:key)",
 };
 

@@ -30,7 +30,7 @@ describe("sandbox and hosts", () => {
     await user.click(submit);
     await settle();
     expect(backend.connects).toEqual([
-      { url: "https://buyer.example", code: "ENR-1234", name: "Ana Approver", email: "ana@buyer.example" },
+      { url: "https://buyer.example", code: "ENR-1234", name: "Ana Approver", email: "ana@buyer.example", allow_plain_http: false },
     ]);
     expect(byId(container, "connect-success").textContent).toBe("Connected to Buyer Corp as ana@buyer.example.");
   });
@@ -53,7 +53,7 @@ describe("sandbox and hosts", () => {
     await user.click(submit);
     await settle();
     expect(backend.connects).toEqual([
-      { url: "https://buyer.example", code: "ENR-9", name: "Grace Hopper", email: "grace@contoso.example" },
+      { url: "https://buyer.example", code: "ENR-9", name: "Grace Hopper", email: "grace@contoso.example", allow_plain_http: false },
     ]);
   });
 
@@ -87,6 +87,80 @@ describe("sandbox and hosts", () => {
     await settle();
     expect(byId(container, "connect-error").textContent)
       .toBe("Could not connect: That enrollment code has expired; ask your administrator for a new one.");
+  });
+
+  it("shows the refusal of plain HTTP and sends the lab override only once it is ticked", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    const refusal = "http://10.0.0.5:8080 is plain HTTP: the enrollment code and the host's key would travel unencrypted. "
+      + "Use the host's https:// address; for a lab host on a network you trust, tick “Allow plain HTTP to this host (lab only)”.";
+    backend.connect = () => { throw { code: "plain_http", message: refusal }; };
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "connect-toggle"));
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    // Offered only for an http:// address.
+    expect(container.querySelector("[data-testid='connect-allow-http']")).toBeNull();
+    await user.clear(byId(container, "connect-url"));
+    await user.type(byId(container, "connect-url"), "http://10.0.0.5:8080");
+    await user.type(byId(container, "connect-code"), "ENR-1");
+    const allow = byId<HTMLInputElement>(container, "connect-allow-http");
+    expect(allow.checked).toBe(false);
+    expect(byId(container, "connect-plain-http").textContent).toContain("Allow plain HTTP to this host (lab only)");
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(byId(container, "connect-error").textContent).toBe(`Could not connect: ${refusal}`);
+    expect(backend.connects.map((c) => c.allow_plain_http)).toEqual([false]);
+    backend.connect = { ...fx.sandboxHost, host_id: "h-lab", label: "10.0.0.5:8080", sandbox: false, url: "http://10.0.0.5:8080",
+      plain_http: true, plain_http_allowed_at: "2026-11-29T12:00:00Z" };
+    await user.click(allow);
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(backend.connects.map((c) => [c.url, c.allow_plain_http])).toEqual([
+      ["http://10.0.0.5:8080", false], ["http://10.0.0.5:8080", true]]);
+    expect(byId(container, "connect-success").textContent).toContain("Connected to 10.0.0.5:8080");
+  });
+
+  it("marks a host reached over plain HTTP with a warning badge", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = {
+      ...fx.appState, sandbox: false,
+      hosts: [fx.sandboxHost,
+        { ...fx.sandboxHost, host_id: "h-lab", label: "10.0.0.5:8080", sandbox: false, url: "http://10.0.0.5:8080",
+          plain_http: true, plain_http_allowed_at: "2026-11-29T12:00:00Z" },
+        { ...fx.sandboxHost, host_id: "h-old", label: "old.example", sandbox: false, url: "http://old.example",
+          plain_http: true, plain_http_allowed_at: null }],
+    };
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "nav-hosts"));
+    await settle();
+    // The sandbox on loopback carries no badge.
+    expect(texts(container, "host-plain-http")).toEqual(["plain HTTP", "plain HTTP"]);
+    expect(texts(container, "host-plain-http-note")).toEqual([
+      "You allowed plain HTTP to this host (lab only) on Sun 29 Nov, 12:00: what this console exchanges with it can be read on the network.",
+      "Connected over plain HTTP before the console refused it: what this console exchanges with it can be read on the network. Reconnect with its https:// address.",
+    ]);
+  });
+
+  it("clears a connection error as soon as the input is edited", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.connect = new Error("Nothing at buyer.example:443 accepted the connection: the host is not running there, or the address or port is wrong. Check the URL with the host's admin, or start the host, then try again.");
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "connect-toggle"));
+    await user.type(byId(container, "connect-url"), "https://buyer.example");
+    await user.type(byId(container, "connect-code"), "ENR-1");
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(byId(container, "connect-error").textContent).toContain("Nothing at buyer.example:443 accepted the connection");
+    await user.type(byId(container, "connect-url"), ":8443");
+    expect(container.querySelector("[data-testid='connect-error']")).toBeNull();
+    // Again after a second failure, from another field.
+    await user.click(byId(container, "connect-submit"));
+    await settle();
+    expect(container.querySelector("[data-testid='connect-error']")).not.toBeNull();
+    await user.type(byId(container, "connect-code"), "2");
+    expect(container.querySelector("[data-testid='connect-error']")).toBeNull();
   });
 
   it("lists hosts as reachable or unreachable with the last error", async () => {

@@ -22,6 +22,58 @@ describe("inbox", () => {
     expect(texts(container, "inbox-approvals")).toEqual(["1 of 2 approvals", "0 of 1 approval", "0 of 1 approval"]);
   });
 
+  it("shows a vendor's change against its own previous offer, and the gap to our last counter apart", async () => {
+    // Northwind cut 547,000 → 536,000 after our 500,000 counter: the engine compares with their
+    // previous offer (better for the buyer) and reports our counter as a gap, not as the change.
+    const backend = new FakeBackend();
+    backend.items = [fx.inboxItem({
+      counterparty: fx.northwind, amount: fx.usd("536000"), previous_amount: fx.usd("547000"),
+      change: { absolute: "-11000", percent: "-2.01", effect: "better" },
+      gap: { seq: 5, ours: fx.usd("500000"), change: { absolute: "36000", percent: "7.20", effect: null } },
+    })];
+    const { container } = await renderApp(backend);
+    const change = byId(container, "change");
+    expect(change.dataset.effect).toBe("better");
+    expect(change.textContent).toContain("−11,000 (−2.01%) better");
+    expect(change.textContent).not.toContain("WORSE");
+    expect(byId(container, "inbox-gap").textContent).toBe("36,000 USD (7.20%) above our last counter (seq 5, 500,000 USD)");
+  });
+
+  it("lists expired proposals in their own section, each with Dismiss, and dismissing one puts it away", async () => {
+    const backend = new FakeBackend();
+    backend.expiredItems = [fx.inboxItem({
+      session_id: "s-tailspin", event_hash: "hash-tailspin-3", counterparty: { ...fx.northwind, organization: "Tailspin Toys" },
+      expires_at: "2026-11-29T09:00:00Z",
+    })];
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    const { container } = await renderApp(backend);
+    // Not among the pending rows, nor counted as pending.
+    expect(texts(container, "inbox-counterparty")).not.toContain("Tailspin Toys");
+    expect(byId(container, "inbox-count").textContent).toBe("3 pending");
+    expect(texts(container, "expired-counterparty")).toEqual(["Tailspin Toys"]);
+    await user.click(byId(container, "expired-dismiss"));
+    await settle();
+    expect(backend.dismissed).toEqual([{ host_id: "h-sandbox", session_id: "s-tailspin", event_hash: "hash-tailspin-3" }]);
+    expect(container.querySelector("[data-testid='inbox-expired']")).toBeNull();
+  });
+
+  it("keeps a session's pending items together: the vendor's counter and our agent's draft answering it", async () => {
+    const backend = new FakeBackend();
+    // As the engine sends them: one session's items together, after its soonest.
+    backend.items = [
+      fx.inboxItem({ session_id: "s-northwind", event_hash: "nw-6", counterparty: fx.northwind, expires_at: "2026-11-29T13:00:00Z" }),
+      fx.inboxItem({ session_id: "s-northwind", event_hash: "nw-draft", counterparty: fx.northwind, actor: "buyer", side: "ours",
+        is_draft: true, expires_at: "2026-11-29T13:00:00Z" }),
+      fx.inboxItem({ session_id: "s-contoso", event_hash: "co-5", expires_at: "2026-11-29T14:00:00Z" }),
+    ];
+    const { container } = await renderApp(backend);
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-item']")];
+    expect(rows.map((r) => r.dataset.grouped)).toEqual(["false", "true", "false"]);
+    expect(byId(rows[0], "session-group").textContent).toBe("2 pending in this session");
+    expect(byId(rows[1], "same-session").textContent).toBe("same session as above");
+    expect(rows[2].querySelector("[data-testid='session-group']")).toBeNull();
+  });
+
   it("marks drafts by the buyer agent, held offers and unproven sessions", async () => {
     const { container } = await renderApp();
     const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")];

@@ -112,6 +112,50 @@ describe("keyboard", () => {
     expect(document.activeElement?.getAttribute("data-testid")).toBe("approve-confirm");
   });
 
+  it("d on an expired proposal that takes no decline opens nothing and leaves j and Escape working", async () => {
+    const backend = new FakeBackend();
+    // Expired: the engine offers nothing after expiry for this protocol (a gate request).
+    backend.views.set("hash-fabrikam-3", fx.offerView({
+      item: fx.inboxItems()[1], expired: true,
+      capabilities: { ...fx.anpCapabilities, actions: [], after_expiry: [] },
+    }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("j{Enter}");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Fabrikam Inc");
+    await user.keyboard("d");
+    await settle();
+    expect(container.querySelector("[data-testid='decline-form']")).toBeNull();
+    // No hidden mode: j goes on to the next pending decision at once.
+    await user.keyboard("j");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
+    await user.keyboard("k");
+    await settle();
+    await user.keyboard("d");
+    await settle();
+    // …and Escape goes back to the inbox at once.
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(byId(container, "inbox")).toBeTruthy();
+  });
+
+  it("d on an expired ANP offer opens the late decline its protocol still takes", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-fabrikam-3", fx.offerView({ item: fx.inboxItems()[1], expired: true,
+      capabilities: { ...fx.anpCapabilities, actions: ["decline"] } }));
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.keyboard("j{Enter}");
+    await settle();
+    expect(byId(container, "expired-notice").textContent).toContain("You can still decline it");
+    expect(byId(container, "dismiss-button")).toBeTruthy();
+    await user.keyboard("d");
+    await settle();
+    expect(byId(container, "decline-form")).toBeTruthy();
+  });
+
   it("Enter on the confirmation approves, keyboard only", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderApp();
@@ -138,7 +182,7 @@ describe("keyboard", () => {
     expect(backend.decided.map((d) => d.action)).toEqual(["approve"]);
   });
 
-  it("d, the reason typed, Enter declines; Shift+Enter only starts a new line", async () => {
+  it("d, the reason typed, Enter asks to confirm and Enter again declines; Shift+Enter only starts a new line", async () => {
     const user = userEvent.setup();
     const { backend } = await renderApp();
     await user.keyboard("jj");
@@ -147,6 +191,9 @@ describe("keyboard", () => {
     await user.keyboard("{Enter}");
     expect(backend.decided).toEqual([]);
     await user.keyboard("Over budget{Shift>}{Enter}{/Shift}for this term{Enter}");
+    await settle();
+    expect(backend.decided).toEqual([]);
+    await user.keyboard("{Enter}");
     await settle();
     expect(backend.decided.map((d) => [d.action, d.reason])).toEqual([["decline", "Over budget\nfor this term"]]);
   });
@@ -160,7 +207,8 @@ describe("keyboard", () => {
     await user.keyboard("?");
     const help = byId(container.ownerDocument.body, "help-overlay");
     expect(help.getAttribute("role")).toBe("dialog");
-    expect(help.textContent).toContain("Approve (asks you to confirm: Enter or a again)");
+    expect(help.textContent).toContain("Approve (asks you to confirm: Enter or a again sends)");
+    expect(help.textContent).toContain("Decline (asks for a reason; Enter then asks you to confirm, Enter sends)");
     expect(document.activeElement).toBe(help);
     await user.keyboard("j");
     expect(selectedVendor(container)).toBe("Fabrikam Inc");

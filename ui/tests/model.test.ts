@@ -9,7 +9,7 @@ import {
   answeringText, approvalsText, inboxPosition, markOpened, moveSelection, proposalHeading, windowTitle,
 } from "../src/lib/model/inbox";
 import { shortcutFor } from "../src/lib/model/keyboard";
-import { buyerEffect, isDecimal, signOf } from "../src/lib/model/money";
+import { isDecimal, shownEffect, signOf } from "../src/lib/model/money";
 import { describeOutcome, describeRefusal } from "../src/lib/model/outcome";
 import { toCommandError } from "../src/lib/backend";
 import * as fx from "./fixtures";
@@ -20,11 +20,12 @@ describe("money meaning", () => {
     expect(signOf("-0.01")).toBe(-1);
     expect(signOf("+3")).toBe(1);
   });
-  it("judges price changes for the buyer: lower is better", () => {
-    expect(buyerEffect("unit_price", "-60")).toBe("better");
-    expect(buyerEffect("total", "5000.50")).toBe("worse");
-    expect(buyerEffect("total", "0")).toBe("same");
-    expect(buyerEffect("quantity", "10")).toBe("neutral");
+  it("shows the engine's verdict on a change and never guesses one from a field's name", () => {
+    expect(shownEffect("better", "-60")).toBe("better");
+    expect(shownEffect("worse", "-60")).toBe("worse");
+    expect(shownEffect(null, "0")).toBe("same");
+    // A price-looking move the engine gave no direction stays without one.
+    expect(shownEffect(null, "5000.50")).toBe("neutral");
   });
   it("accepts only plain decimals", () => {
     expect(isDecimal("1140.50")).toBe(true);
@@ -36,7 +37,7 @@ describe("money meaning", () => {
 describe("inbox model", () => {
   it("marks an opened row read and lowers the count of the whole inbox", () => {
     const items = fx.inboxItems();
-    const page = { items, total: 40, unread: 12 };
+    const page = { items, total: 40, unread: 12, expired: [] };
     const unreadOne = items.find((i) => i.unread)!;
     const opened = markOpened(page, unreadOne);
     expect(opened.unread).toBe(11);
@@ -194,8 +195,8 @@ describe("chart geometry", () => {
 });
 
 describe("where an offer sits in its session", () => {
-  const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false };
-  const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true };
+  const sent = { kind: "counter_offer" as const, seq: 7, is_draft: false, actor: "vendor_agent" };
+  const draft = { kind: "counter_offer" as const, seq: 8, is_draft: true, actor: "buyer" };
   it("names a sent offer by seq and a draft as not sent", () => {
     expect(inboxPosition(sent, "counter-offer")).toBe("counter-offer · seq 7");
     expect(inboxPosition({ ...sent }, "offer")).toBe("offer · seq 7");
@@ -205,6 +206,8 @@ describe("where an offer sits in its session", () => {
     expect(answeringText(sent, { seq: 5, actor: "buyer" })).toBe("seq 7, answering seq 5 (buyer)");
     expect(answeringText(draft, { seq: 7, actor: "vendor_agent" })).toBe("not sent yet, answering seq 7 (vendor)");
     expect(answeringText(sent, null)).toBe("seq 7");
+    // Once the draft was approved and sent, it is the entry it became, not "not sent yet".
+    expect(answeringText(draft, { seq: 7, actor: "vendor_agent" }, 9)).toBe("sent as seq 9, answering seq 7 (vendor)");
   });
   it("heads a draft as the buyer agent's, to the vendor", () => {
     expect(proposalHeading(draft, "draft counter-offer")).toBe("Buyer agent's draft counter-offer to");

@@ -303,7 +303,7 @@ export function forgedView(): ReceiptView {
 }
 
 import type { OanpOfferView, ProposalView } from "../src/lib/backend";
-import { inboxItem } from "./fixtures";
+import { inboxItem, PURCHASE_REASONS } from "./fixtures";
 
 const usd = (minor: string, value: string) => ({ amount_minor: minor, currency: "USD", amount: { value, currency: "USD" } });
 
@@ -313,7 +313,7 @@ export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalV
     offer: { message_type: "offer.counter", sender: "merchant", round: 2, terms: { price: usd("41900", "419.00"), inclusions: [{ kind: "warranty", value: "included" }] } },
     previous: { message_type: "offer.propose", sender: "buyer", round: 1, terms: { price: usd("39900", "399.00"), inclusions: [{ kind: "cable", value: "included" }] } },
     previous_ref: { seq: 4, actor: "buyer" },
-    price_change: { absolute: "20", percent: "5.01" },
+    price_change: { absolute: "20", percent: "5.01", effect: "worse" },
     inclusions_added: [{ kind: "warranty", value: "included" }],
     inclusions_removed: [{ kind: "cable", value: "included" }],
     envelope: { message_id: "m6", hash: "sha256:6e6e", seq: 6 },
@@ -329,12 +329,13 @@ export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalV
       kind: "offer.counter", actor: "merchant",
       counterparty: { id: "merchant", name: "Contoso Monitors", organization: "Contoso", fingerprint: "", status: "declared", verified: null },
       amount: { value: "419.00", currency: "USD" }, previous_amount: { value: "399.00", currency: "USD" },
-      change: { absolute: "20", percent: "5.01" }, approvals_required: 1, approvals_given: 0,
+      change: { absolute: "20", percent: "5.01", effect: "worse" }, approvals_required: 1, approvals_given: 0,
     }),
     detail: { proposal_kind: "oanp_offer", ...detail },
     verification: { state: "unproven", detail: null, failing_seq: null, checks: [] },
     approvals: [], expired: false, pending: true, decision: null,
-    capabilities: { actions: ["approve", "decline", "counter"], decline_needs_reason: true, counter_form: "oanp_terms",
+    capabilities: { actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "oanp_terms",
+      decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
       signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session" },
   };
 }

@@ -22,7 +22,7 @@ function countered(): OanpTermsDiff & { proposal_kind: "oanp_offer" } {
     proposal_kind: "oanp_offer",
     old: { price: usd("41900", "419.00"), inclusions: [{ kind: "warranty", value: "included" }] },
     new: { price: usd("40550", "405.50"), inclusions: [{ kind: "warranty", value: "included" }, { kind: "cable", value: "included" }] },
-    price_change: { absolute: "-13.5", percent: "-3.22" },
+    price_change: { absolute: "-13.5", percent: "-3.22", effect: "better" },
     inclusions_added: [{ kind: "cable", value: "included" }],
     inclusions_removed: [],
   };
@@ -95,6 +95,10 @@ describe("an OANP offer", () => {
     expect(byId(preview, "oanp-diff-price-change").textContent).toBe("Price −13.5 (−3.22 %)");
     expect(texts(preview, "oanp-diff-added")).toEqual(["added: cable (included)"]);
     await user.click(byId(container, "counter-submit"));
+    await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "confirm-to").textContent).toContain("To our agent, which sends");
+    await user.click(byId(container, "confirm-send"));
     await settle();
     expect(backend.decided).toHaveLength(1);
     expect(backend.decided[0]).toMatchObject({ action: "counter", counter: sent, reason: "Meet the arbiter halfway." });

@@ -60,12 +60,27 @@ describe("offer view", () => {
     expect(scalars).toEqual([
       ["Term (months)", "36", "→", "24"],
       ["Expires", "Sat 28 Nov, 00:00", "→", "Sun 29 Nov, 14:05"],
-      ["Notes", "Includes premier support.", "→", "Best and final for this quarter."],
     ]);
+    // Notes are prose, not a term: apart from the terms.
+    expect(texts(container, "diff-notes")[0]).toContain("Includes premier support.");
+    expect(texts(container, "diff-notes")[0]).toContain("→ Best and final for this quarter.");
     expect(texts(container, "condition-added")).toEqual(["+ added Annual uplift capped at 3%"]);
     expect(texts(container, "condition-removed")).toEqual(["− removed Price hold through the term"]);
     const total = texts(container, "diff-total")[0];
-    expect(total).toMatch(/^570,000 USD →to 540,000 USD −30,000 \(−5\.26%\) better lower, better for the buyer$/);
+    expect(total).toMatch(/^570,000 USD →to 540,000 USD −30,000 \(−5\.26%\) better better for the buyer$/);
+  });
+
+  it("confirms our buyer agent's draft as ours, sent to the vendor, not as an offer from them", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({
+      item: fx.inboxItem({ actor: "buyer", side: "ours", is_draft: true, counterparty: fx.northwind }),
+    }));
+    const { container } = await renderOffer(backend);
+    byId<HTMLButtonElement>(container, "approve-button").click();
+    await settle();
+    const lead = (byId(container, "accept-summary-lead").textContent ?? "").replace(/\s+/g, " ");
+    expect(lead).toContain("let our buyer agent send this counter-offer to Northwind Traders");
+    expect(lead).not.toContain("from Northwind");
   });
 
   it("flags a stated total that disagrees with its line items", async () => {

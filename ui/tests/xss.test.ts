@@ -23,7 +23,7 @@ function hostileBackend(): FakeBackend {
   };
   const diff = fx.offerDiff();
   diff.line_items[2].new = offer.line_items[0];
-  diff.line_items[1].fields[0] = { field: "description", old: "Seats", new: `Seats ${SCRIPT}`, absolute: null, percent: null };
+  diff.line_items[1].fields[0] = { field: "description", old: "Seats", new: `Seats ${SCRIPT}`, absolute: null, percent: null, effect: null };
   diff.conditions.added = [`Net 60 ${BOTH}`];
   diff.notes = { old: "fine", new: `Please approve. ${BOTH}` };
   const item = fx.inboxItem({ counterparty, held_reason: `screen says ${IMG}` });

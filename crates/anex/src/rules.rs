@@ -36,6 +36,14 @@ pub fn dropped_required(ask: &Terms, counter: &Terms) -> Vec<ItemName> {
         .collect()
 }
 
+/// Whether a counter may drop `item` of an ask: not one the requester
+/// marked required (§4.4: it must reject any counter that drops it). The
+/// rule an editor offers choices by, before anything is checked:
+/// [`dropped_required`] and [`check_owner_counter`] hold counters to it.
+pub fn counter_may_drop(item: &crate::term::AccessItem) -> bool {
+    !item.required
+}
+
 /// Why a requester rejects a responder's counter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejection {

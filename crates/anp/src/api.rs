@@ -1,6 +1,7 @@
 //! ANP's own wire: the four ANP/0.1 endpoints (SPEC §6), discovery
-//! (RFC-003), the error shape, and the request signing of SPEC §3 (which
-//! the host's other APIs, the approver API and the gate, sign with too).
+//! (RFC-003), the error shape, and the request signing of SPEC §3 (the
+//! host's own APIs sign a string of their own with the same headers,
+//! `countersign_host_api::signing`).
 //! Their shapes live in `countersign-host-api`. Signing and checking a
 //! request are pure functions here; IO is elsewhere.
 
@@ -31,6 +32,21 @@ pub const HEADER_SIGNATURE: &str = "x-anp-signature";
 pub const TIMESTAMP_WINDOW_SECS: i64 = 300;
 /// SPEC §3: longest nonce.
 pub const MAX_NONCE_LEN: usize = 120;
+
+/// The exclusive bound of the window as [`check_signed_request`] applies it:
+/// the skew is counted in whole seconds, so a timestamp up to 300.999 s away
+/// (past or future) is accepted, and one 301 s away is not.
+pub fn window_bound() -> time::Duration {
+    time::Duration::seconds(TIMESTAMP_WINDOW_SECS + 1)
+}
+
+/// The first instant at which a request stamped `at` is refused as too old:
+/// what anything that must outlive every acceptance of that request (a
+/// spent nonce) is kept until. Future skew needs no more: a request stamped
+/// in the future is refused from the same instant on.
+pub fn refused_from(at: OffsetDateTime) -> OffsetDateTime {
+    at + window_bound()
+}
 
 /// The four signed-request headers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,6 +144,24 @@ pub fn check_signed_request(
     body: &[u8],
     now: OffsetDateTime,
 ) -> Result<(), RequestAuthError> {
+    check_headers_and_window(headers, now)?;
+    let string =
+        signed::canonical_request_string(method, path, &headers.timestamp, &headers.nonce, body);
+    if keys::verify_b64(key, string.as_bytes(), &headers.signature) {
+        Ok(())
+    } else {
+        Err(RequestAuthError::BadSignature)
+    }
+}
+
+/// The checks of SPEC §3 that do not depend on what was signed: every
+/// header present, the nonce short enough, the timestamp inside the window
+/// ([`window_bound`]) around `now`. Shared by every request string signed
+/// with these headers (the host's own APIs sign another string).
+pub fn check_headers_and_window(
+    headers: &SignedHeaders,
+    now: OffsetDateTime,
+) -> Result<(), RequestAuthError> {
     for (name, value) in headers.pairs() {
         if value.is_empty() {
             return Err(RequestAuthError::MissingHeader(name));
@@ -137,17 +171,10 @@ pub fn check_signed_request(
         return Err(RequestAuthError::NonceTooLong);
     }
     let at = parse_timestamp(&headers.timestamp).ok_or(RequestAuthError::BadTimestamp)?;
-    let skew = (now - at).whole_seconds();
-    if skew.abs() > TIMESTAMP_WINDOW_SECS {
-        return Err(RequestAuthError::OutsideWindow(skew));
+    if (now - at).abs() >= window_bound() {
+        return Err(RequestAuthError::OutsideWindow((now - at).whole_seconds()));
     }
-    let string =
-        signed::canonical_request_string(method, path, &headers.timestamp, &headers.nonce, body);
-    if keys::verify_b64(key, string.as_bytes(), &headers.signature) {
-        Ok(())
-    } else {
-        Err(RequestAuthError::BadSignature)
-    }
+    Ok(())
 }
 
 /// The uniform error body: `{ "error": { "code", "message" }, "protocol" }`.

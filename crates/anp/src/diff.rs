@@ -14,8 +14,31 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::money::{self, line_total, offer_total, Amount, Money, Total};
+use crate::money::{self, offer_total, Money, Total};
 use crate::payload::{LineItem, Offer};
+
+/// What a change means for the buyer, the side an ANP host always takes
+/// (ANP/0.1: vendor agents sell to the organization's buyer host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// The buyer is better off.
+    Better,
+    /// The buyer is worse off.
+    Worse,
+}
+
+/// The one direction rule of an ANP offer: a price (unit price or total)
+/// that goes down is better for the buyer, up is worse, no move is neither.
+/// Quantity, unit, term and currency have no direction a buyer agrees on
+/// (more seats or a longer term may be wanted or not), so they get none.
+pub fn price_effect(absolute: &Money) -> Option<Effect> {
+    match absolute.decimal().cmp(&rust_decimal::Decimal::ZERO) {
+        std::cmp::Ordering::Less => Some(Effect::Better),
+        std::cmp::Ordering::Greater => Some(Effect::Worse),
+        std::cmp::Ordering::Equal => None,
+    }
+}
 
 /// Everything that differs between two offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,9 +47,10 @@ pub struct OfferDiff {
     pub currency: Option<Scalar>,
     /// Set when the term changed.
     pub term_months: Option<Scalar>,
-    /// Set when the expiry moved to another instant.
+    /// Set when the expiry moved by a second or more (see [`EXPIRY_RESOLUTION`]).
     pub expires_at: Option<Scalar>,
-    /// Set when the notes changed (appeared, vanished or were edited).
+    /// Set when the notes changed (appeared, vanished or were edited). Notes
+    /// are the sender's prose, not a term: shown apart from the terms.
     pub notes: Option<Scalar>,
     /// Conditions compared as multisets (an absent list is an empty one).
     pub conditions: ConditionsDiff,
@@ -95,8 +119,9 @@ pub struct LineItemDiff {
 /// One changed field of a matched line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldChange {
-    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
-    /// `term_months` or `line_total`.
+    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+    /// `term_months`: what the sender wrote. A line's total is derived from
+    /// its quantity and unit price, so it is never a changed field of its own.
     pub field: String,
     /// Before, as text.
     pub old: Option<String>,
@@ -106,6 +131,9 @@ pub struct FieldChange {
     pub absolute: Option<Money>,
     /// Percent change for numeric fields (see [`money::percent_change`]).
     pub percent: Option<String>,
+    /// Better or worse for the buyer, for a field with a direction
+    /// ([`price_effect`]: the unit price); `None` for the others.
+    pub effect: Option<Effect>,
 }
 
 /// The change of an offer's total.
@@ -122,6 +150,9 @@ pub struct TotalChange {
     pub percent: Option<String>,
     /// True when the two offers are in different currencies.
     pub currency_changed: bool,
+    /// Better or worse for the buyer ([`price_effect`]); `None` when the
+    /// total did not move or the currency changed (not comparable).
+    pub effect: Option<Effect>,
 }
 
 /// Compares `old` with `new`.
@@ -153,6 +184,11 @@ pub fn diff_offers(old: &Offer, new: &Offer) -> OfferDiff {
                 total_change.percent
             },
             currency_changed,
+            effect: if currency_changed {
+                None
+            } else {
+                price_effect(&total_change.absolute)
+            },
         },
     }
 }
@@ -164,10 +200,16 @@ fn scalar(old: Option<&String>, new: Option<&String>) -> Option<Scalar> {
     })
 }
 
-/// The same instant written two ways is no change.
+/// How far apart two expiries must be to count as a change: a deadline a
+/// person acts on is read to the second, and a host stamping milliseconds
+/// (`…35.068Z` then `…35.073Z`) moved no deadline.
+pub const EXPIRY_RESOLUTION: time::Duration = time::Duration::SECOND;
+
+/// The same instant written two ways, or two instants less than
+/// [`EXPIRY_RESOLUTION`] apart, is no change.
 fn expiry_change(old: &Offer, new: &Offer) -> Option<Scalar> {
     let same = match (old.expires_at_utc(), new.expires_at_utc()) {
-        (Some(a), Some(b)) => a == b,
+        (Some(a), Some(b)) => (a - b).abs() < EXPIRY_RESOLUTION,
         _ => old.expires_at == new.expires_at,
     };
     (!same).then(|| Scalar {
@@ -334,6 +376,7 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
                 new: b.cloned(),
                 absolute: None,
                 percent: None,
+                effect: None,
             });
         }
     };
@@ -354,31 +397,32 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
         new: Some(new.unit.clone()),
         absolute: None,
         percent: None,
+        effect: None,
     });
     let unit_price = numeric(
         "unit_price",
         Some(old.unit_price.money()),
         Some(new.unit_price.money()),
-    );
+    )
+    .map(|mut change| {
+        change.effect = change.absolute.as_ref().and_then(price_effect);
+        change
+    });
     let currency = (old.currency != new.currency).then(|| FieldChange {
         field: "currency".to_owned(),
         old: Some(old.currency.clone()),
         new: Some(new.currency.clone()),
         absolute: None,
         percent: None,
+        effect: None,
     });
     let term = numeric(
         "term_months",
         old.term_months.map(months),
         new.term_months.map(months),
     );
-    let total = numeric(
-        "line_total",
-        Some(line_money(&old.quantity, &old.unit_price)),
-        Some(line_money(&new.quantity, &new.unit_price)),
-    );
     fields.extend(
-        [quantity, unit, unit_price, currency, term, total]
+        [quantity, unit, unit_price, currency, term]
             .into_iter()
             .flatten(),
     );
@@ -387,10 +431,6 @@ fn field_changes(old: &LineItem, new: &LineItem) -> Vec<FieldChange> {
 
 fn months(m: u32) -> Money {
     Money::new(m.into())
-}
-
-fn line_money(quantity: &Amount, unit_price: &Amount) -> Money {
-    line_total(quantity, unit_price)
 }
 
 fn numeric(field: &str, old: Option<Money>, new: Option<Money>) -> Option<FieldChange> {
@@ -410,6 +450,7 @@ fn numeric(field: &str, old: Option<Money>, new: Option<Money>) -> Option<FieldC
         new: new.map(|m| m.to_string()),
         absolute,
         percent,
+        effect: None,
     })
 }
 

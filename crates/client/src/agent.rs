@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use tokio::sync::RwLock;
 
 use crate::error::ClientError;
-use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request};
+use crate::http::{path_segment, ClientConfig, Http, Idempotent, Identity, Request, Wire};
 use crate::trust::{verify_against_pin, KeySource, TrustedKeys};
 use crate::{approver, Result};
 
@@ -81,6 +81,7 @@ impl AgentClient {
             identity: Identity {
                 id: agent_id.to_owned(),
                 key,
+                wire: Wire::Anp,
             },
             trusted: RwLock::new(None),
             pins: Mutex::new(HashMap::new()),

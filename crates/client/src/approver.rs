@@ -7,19 +7,21 @@
 use anp::api::{self, WellKnown};
 use anp::approval::sign_approval;
 use anp::keys::{self, SigningKey};
-use anp::{signed, LogDocument};
+use anp::LogDocument;
 use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
 use countersign_host_api::approver::{
     DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
     GateDecisionRequest, GateDecisionResponse, GateLog, PendingDecision, Summary, CONSOLE_API_BASE,
 };
+use countersign_host_api::signing::{self, EnrollRole};
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::agent::to_body;
 use crate::error::ClientError;
 use crate::http::{
-    gate_segment, path_segment, ClientConfig, Conditional, Http, Idempotent, Identity, Request,
+    authority_of, gate_segment, path_segment, ClientConfig, Conditional, Http, Idempotent,
+    Identity, Request, Wire,
 };
 use crate::Result;
 
@@ -106,8 +108,9 @@ pub struct ApproverClient {
 }
 
 impl ApproverClient {
-    /// Enrolls `key` with a one-time code from the host's admin. Not retried:
-    /// a code works once.
+    /// Enrolls `key` with a one-time code from the host's admin, proving
+    /// possession with a version 2 proof bound to this role, this host and
+    /// this code. Not retried: a code works once.
     pub async fn enroll(
         base_url: &str,
         code: &str,
@@ -117,16 +120,16 @@ impl ApproverClient {
     ) -> Result<EnrollResponse> {
         let http = Http::new(base_url, ClientConfig::default())?;
         let public_key = keys::public_key_b64(&key.verifying_key());
-        let proof = keys::sign_b64(
-            key,
-            signed::registration_proof_string(&public_key).as_bytes(),
-        );
+        let authority = authority_of(http.base())?;
+        let proof = signing::sign_enroll_proof_v2(key, EnrollRole::Approver, &authority, code);
         let body = to_body(&EnrollRequest {
             code: code.to_owned(),
             name: name.to_owned(),
             email: email.to_owned(),
             public_key,
             proof,
+            proof_version: Some(signing::PROOF_VERSION_2),
+            authority: Some(authority),
         })?;
         let path = format!("{}/enroll", CONSOLE_API_BASE);
         http.call(Request::post(path, &body), None, Idempotent::No)
@@ -151,6 +154,7 @@ impl ApproverClient {
             identity: Identity {
                 id: approver_id.to_owned(),
                 key,
+                wire: Wire::Countersign,
             },
         })
     }

@@ -1,7 +1,7 @@
 //! The gate agent role (docs/gate-api.md): one of the organization's own
 //! agents, negotiating elsewhere (Concordia), mirrors its transcript to the
 //! host's gate and asks for a person before it commits the organization.
-//! Every request is signed (ANP SPEC §3). The decision the host answers is
+//! Every request is signed (version 2, `countersign_host_api::signing`). The decision the host answers is
 //! the host's word until the receipts verify: [`check_decision`] verifies
 //! them itself, with `crates/approval-receipt`, from the approvers'
 //! `did:key`s.
@@ -9,19 +9,22 @@
 use std::time::Duration;
 
 use anp::keys::{self, SigningKey};
-use anp::signed;
 use approval_receipt::receipt::verify_receipt;
 use countersign_host_api::gate::{
     AppendMessages, CreateSession, GateEnrollRequest, GateEnrollResponse, GateRequestStatus, Head,
     RequestAccepted, RequestDecision, RequestState, SessionHead, SessionView, GATE_API_BASE,
 };
+use countersign_host_api::signing::{self, EnrollRole};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::agent::to_body;
 use crate::error::ClientError;
-use crate::http::{gate_segment, path_segment, ClientConfig, Http, Idempotent, Identity, Request};
+use crate::http::{
+    authority_of, gate_segment, path_segment, ClientConfig, Http, Idempotent, Identity, Request,
+    Wire,
+};
 use crate::Result;
 
 /// One of the org's own agents at one host's gate. Cheap to share behind an
@@ -47,8 +50,9 @@ pub fn raw_messages(messages: &[Value]) -> Result<Vec<Box<RawValue>>> {
 
 impl GateClient {
     /// Enrolls `key` with a one-time code from the host's admin (`agent
-    /// enroll --protocol …`), proving possession. Not retried: a code works
-    /// once.
+    /// enroll --protocol …`), proving possession with a version 2 proof
+    /// bound to this role, this host and this code. Not retried: a code
+    /// works once.
     pub async fn enroll(
         base_url: &str,
         code: &str,
@@ -58,15 +62,15 @@ impl GateClient {
     ) -> Result<GateEnrollResponse> {
         let http = Http::new(base_url, ClientConfig::default())?;
         let public_key = keys::public_key_b64(&key.verifying_key());
-        let proof = keys::sign_b64(
-            key,
-            signed::registration_proof_string(&public_key).as_bytes(),
-        );
+        let authority = authority_of(http.base())?;
+        let proof = signing::sign_enroll_proof_v2(key, EnrollRole::GateAgent, &authority, code);
         let body = to_body(&GateEnrollRequest {
             code: code.to_owned(),
             name: name.to_owned(),
             public_key,
             proof,
+            proof_version: Some(signing::PROOF_VERSION_2),
+            authority: Some(authority),
             callback_url: callback_url.map(str::to_owned),
         })?;
         http.call(
@@ -95,6 +99,7 @@ impl GateClient {
             identity: Identity {
                 id: agent_id.to_owned(),
                 key,
+                wire: Wire::Countersign,
             },
         })
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anp::api::{self, ErrorBody};
 use anp::keys::SigningKey;
 use countersign_host_api::gate::GateErrorBody;
+use countersign_host_api::signing::{self, sign_request_v2, RequestV2};
 use rand::Rng;
 use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
@@ -87,10 +88,23 @@ impl Default for ClientConfig {
     }
 }
 
-/// Who signs requests: a registration id (agent or approver) and its key.
+/// Who signs requests: a registration id (agent or approver), its key, and
+/// the request string its API takes.
 pub(crate) struct Identity {
     pub id: String,
     pub key: SigningKey,
+    pub wire: Wire,
+}
+
+/// Which request string a signer signs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wire {
+    /// ANP/0.1's (SPEC §3): the vendor agent API, whose wire is ANP's.
+    Anp,
+    /// Version 2 of the host's own APIs (approver API, gate):
+    /// `countersign_host_api::signing`, covering method, host, path with
+    /// query, caller, timestamp, nonce and body.
+    Countersign,
 }
 
 /// Whether a call may be repeated when it fails on the way.
@@ -257,17 +271,37 @@ impl Http {
         let body = request.body.unwrap_or_default();
         let mut builder = self.client.request(request.method.clone(), url.clone());
         if let Some(identity) = signer {
-            let headers = api::sign_request(
-                &identity.key,
-                &identity.id,
-                request.method.as_str(),
-                url.path(),
-                body,
-                &api::format_timestamp(OffsetDateTime::now_utc()),
-                &fresh_nonce(),
-            );
-            for (name, value) in headers.pairs() {
-                builder = builder.header(name, value);
+            let timestamp = api::format_timestamp(OffsetDateTime::now_utc());
+            let nonce = fresh_nonce();
+            match identity.wire {
+                Wire::Anp => {
+                    let headers = api::sign_request(
+                        &identity.key,
+                        &identity.id,
+                        request.method.as_str(),
+                        url.path(),
+                        body,
+                        &timestamp,
+                        &nonce,
+                    );
+                    for (name, value) in headers.pairs() {
+                        builder = builder.header(name, value);
+                    }
+                }
+                Wire::Countersign => {
+                    let (authority, target) = authority_and_target(&url);
+                    let signed = RequestV2 {
+                        method: request.method.as_str(),
+                        authority: &authority,
+                        path_and_query: &target,
+                        body,
+                    };
+                    let headers =
+                        sign_request_v2(&identity.key, &identity.id, &signed, &timestamp, &nonce);
+                    for (name, value) in headers.pairs() {
+                        builder = builder.header(name, value);
+                    }
+                }
             }
         }
         if let Some(tag) = request.if_none_match {
@@ -428,6 +462,32 @@ async fn read_capped(
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
+}
+
+/// What a version 2 signature names of `url`: the authority addressed
+/// (`host:port`, the scheme's default port written out) and the request
+/// target (path and query, exactly as reqwest sends them). Public for a
+/// caller that signs its own requests (the console keeps a decision's
+/// signed bytes itself).
+pub fn authority_and_target(url: &Url) -> (String, String) {
+    let authority = signing::authority(
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or_default(),
+    );
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    (authority, target)
+}
+
+/// The authority of a base URL, for a version 2 enrollment proof.
+pub(crate) fn authority_of(base_url: &str) -> Result<String> {
+    let url = Url::parse(base_url).map_err(|e| ClientError::InvalidInput {
+        what: "host URL",
+        detail: format!("{base_url:?} is not a URL ({e})"),
+    })?;
+    Ok(authority_and_target(&url).0)
 }
 
 /// A fresh single-use nonce: 128 random bits, hex.
@@ -624,5 +684,22 @@ mod tests {
         let http = Http::new("http://127.0.0.1:8080/prefix/", ClientConfig::default()).unwrap();
         assert_eq!(http.base(), "http://127.0.0.1:8080/prefix");
         assert_eq!(http.origin(), "http://127.0.0.1:8080");
+    }
+
+    #[test]
+    fn a_version_2_signature_names_host_port_and_query() {
+        let url = Url::parse("https://Negotiate.Example.com/api/console/v1/s/log?after=2").unwrap();
+        assert_eq!(
+            authority_and_target(&url),
+            (
+                "negotiate.example.com:443".to_owned(),
+                "/api/console/v1/s/log?after=2".to_owned()
+            )
+        );
+        let url = Url::parse("http://[::1]:8480/api/gate/v1/sessions").unwrap();
+        assert_eq!(
+            authority_and_target(&url),
+            ("[::1]:8480".to_owned(), "/api/gate/v1/sessions".to_owned())
+        );
     }
 }

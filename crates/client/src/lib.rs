@@ -35,7 +35,7 @@ pub use approver::{
 pub use approver_anex::{anex_record, as_asked, sign_anex_receipt};
 pub use error::ClientError;
 pub use gate::{check_decision, raw_messages, GateClient};
-pub use http::{ClientConfig, RetryPolicy};
+pub use http::{authority_and_target, ClientConfig, RetryPolicy};
 pub use trust::{KeyCheck, KeySource, TrustedKeys};
 
 /// Every fallible call of this crate answers with this.

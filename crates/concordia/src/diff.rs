@@ -39,7 +39,86 @@ pub enum TermChange {
         new: TermValue,
         /// When both are money (boxed: most changes are not).
         amount: Option<Box<AmountChange>>,
+        /// Better or worse for the buyer ([`term_effect`]), when the term
+        /// has a direction.
+        effect: Option<Effect>,
     },
+}
+
+/// What a change means for the buyer. Concordia's parties are peers, so
+/// the side is named: every direction here is the buyer's (where the
+/// organization sells, its better is the buyer's worse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// The buyer is better off.
+    Better,
+    /// The buyer is worse off.
+    Worse,
+}
+
+/// Which way a term's change goes for the buyer, one rule per kind of term:
+/// - money in one currency (a price, a fee): lower is better;
+/// - a warranty (`warranty`, `warranty_months`, a number): longer is better;
+/// - payment terms written `Net N`: more days to pay is better;
+/// - a delivery date (`delivery`, or any term with `"type": "date"`,
+///   `YYYY-MM-DD`): earlier is better.
+///
+/// Every other term (quantity, item, free text) has no direction a buyer
+/// agrees on, and gets none; nor does a change that cannot be compared.
+pub fn term_effect(term: &str, old: &TermValue, new: &TermValue) -> Option<Effect> {
+    use std::cmp::Ordering;
+    let lower_is_better = |order: Ordering| match order {
+        Ordering::Less => Some(Effect::Better),
+        Ordering::Greater => Some(Effect::Worse),
+        Ordering::Equal => None,
+    };
+    let higher_is_better = |order: Ordering| lower_is_better(order.reverse());
+    if let (Some(o), Some(n)) = (&old.money, &new.money) {
+        return (o.currency == n.currency)
+            .then(|| lower_is_better(n.value.cmp(&o.value)))
+            .flatten();
+    }
+    let id = term.to_ascii_lowercase();
+    if id.contains("warranty") {
+        let (o, n) = (number(&old.value)?, number(&new.value)?);
+        return higher_is_better(n.cmp(&o));
+    }
+    if id.contains("payment") {
+        let (o, n) = (net_days(&old.value)?, net_days(&new.value)?);
+        return higher_is_better(n.cmp(&o));
+    }
+    let dated = |t: &TermValue| t.extra.get("type").and_then(Value::as_str) == Some("date");
+    if id.contains("delivery") || dated(old) || dated(new) {
+        let (o, n) = (date(&old.value)?, date(&new.value)?);
+        return lower_is_better(n.cmp(&o));
+    }
+    None
+}
+
+fn number(v: &Value) -> Option<Decimal> {
+    match v {
+        Value::Number(n) => n.to_string().parse().ok(),
+        _ => None,
+    }
+}
+
+/// `Net 30` (any case, spaces around) → 30.
+fn net_days(v: &Value) -> Option<u32> {
+    let text = v.as_str()?.trim();
+    let (word, days) = text.split_at(text.find(|c: char| c.is_ascii_digit())?);
+    word.trim().eq_ignore_ascii_case("net").then_some(())?;
+    days.trim().parse().ok()
+}
+
+/// A calendar date `YYYY-MM-DD` (or the date part of an RFC 3339 time).
+fn date(v: &Value) -> Option<time::Date> {
+    let text = v.as_str()?;
+    let day = text.get(..10)?;
+    time::Date::parse(
+        day,
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()
 }
 
 /// A term id and its change.
@@ -156,6 +235,7 @@ pub fn diff_terms(old: &Terms, new: &Terms) -> Vec<TermDiff> {
                     old: o.clone(),
                     new: n.clone(),
                     amount: amount_change(o, n),
+                    effect: term_effect(id, o, n),
                 },
                 _ => return None,
             };
@@ -241,10 +321,32 @@ pub fn diff_offers(old: &Offer, new: &Offer) -> OfferDiff {
             d.bundles.push(BundleChange::Added(n.clone()));
         }
     }
-    if old.valid_until != new.valid_until {
+    if !same_deadline(old.valid_until.as_deref(), new.valid_until.as_deref()) {
         d.valid_until = Some((old.valid_until.clone(), new.valid_until.clone()));
     }
     d
+}
+
+/// How far apart two `valid_until` instants must be to count as a change:
+/// a deadline a person acts on is read to the second, and an agent
+/// stamping milliseconds (`…35.068Z` then `…35.073Z`) moved no deadline.
+pub const DEADLINE_RESOLUTION: time::Duration = time::Duration::SECOND;
+
+/// Two deadlines are the same when both are absent, equal as text, or
+/// RFC 3339 instants less than [`DEADLINE_RESOLUTION`] apart.
+fn same_deadline(old: Option<&str>, new: Option<&str>) -> bool {
+    use time::format_description::well_known::Rfc3339;
+    use time::OffsetDateTime;
+    match (old, new) {
+        (Some(a), Some(b)) => match (
+            OffsetDateTime::parse(a, &Rfc3339),
+            OffsetDateTime::parse(b, &Rfc3339),
+        ) {
+            (Ok(a), Ok(b)) => (a - b).abs() < DEADLINE_RESOLUTION,
+            _ => a == b,
+        },
+        (a, b) => a == b,
+    }
 }
 
 /// A one-line text of a term value, for reports (`150.00 USD`, `"shipping"`).

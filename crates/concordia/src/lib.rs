@@ -7,6 +7,7 @@
 //! | [`session`] | the state machine (§5): states, transition rules, timing |
 //! | [`offer`] | offers (§6): basic, partial, conditional, bundle; exact money |
 //! | [`diff`] | the structured diff of two offers |
+//! | [`counter`] | counter terms a person writes, checked term by term by type before anyone signs them |
 //! | [`transcript`] | genesis, links and signatures, whole or from a pinned head |
 //! | [`document`] | a transcript document `{"messages", "keys"}` verified from its bytes, in place, on every core |
 //! | [`artifacts`] | attestations (with their transcript) and mandates, verified whole |
@@ -23,6 +24,7 @@ pub use approval_receipt;
 
 pub mod artifacts;
 pub mod conformance;
+pub mod counter;
 pub mod diff;
 pub mod document;
 mod json;

@@ -209,12 +209,12 @@ pub(crate) fn export(
         .take(64)
         .collect();
     let dir = exports.join(format!("dispute-{safe}"));
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("stored-events.json"), stored.as_bytes())?;
+    crate::owner_only::create_dir(&dir)?;
+    crate::owner_only::write(&dir.join("stored-events.json"), stored.as_bytes())?;
     let mut written = stored.len() as u64;
     let host_answer = match &record.host_answer {
         Some(bytes) => {
-            std::fs::write(dir.join("host-answer.json"), bytes)?;
+            crate::owner_only::write(&dir.join("host-answer.json"), bytes)?;
             written += bytes.len() as u64;
             let parsed: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
             json!({
@@ -253,7 +253,7 @@ pub(crate) fn export(
     });
     let text = serde_json::to_string_pretty(&evidence)
         .map_err(|e| EngineError::Protocol(e.to_string()))?;
-    std::fs::write(dir.join("evidence.json"), text.as_bytes())?;
+    crate::owner_only::write(&dir.join("evidence.json"), text.as_bytes())?;
     written += text.len() as u64;
     Ok(ExportResult {
         path: dir.display().to_string(),

@@ -38,14 +38,20 @@ pub struct Engine {
 pub const DATABASE_FILE: &str = "console.sqlite3";
 
 impl Engine {
-    /// Opens the data directory: creates it, migrates the database, loads or
-    /// creates the approver key. Starts nothing; see [`Engine::start`].
+    /// Opens the data directory: creates it, makes it and everything in it
+    /// its owner's only (an install from before that rule included),
+    /// migrates the database, loads or creates the approver key. Starts
+    /// nothing; see [`Engine::start`].
     pub fn open(config: EngineConfig) -> Result<Engine, EngineError> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| EngineError::DataDir {
+        let data_dir_error = |e: std::io::Error| EngineError::DataDir {
             path: config.data_dir.display().to_string(),
             detail: e.to_string(),
-        })?;
-        let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
+        };
+        crate::owner_only::create_dir(&config.data_dir).map_err(data_dir_error)?;
+        crate::owner_only::restrict_tree(&config.data_dir).map_err(data_dir_error)?;
+        let database = config.data_dir.join(DATABASE_FILE);
+        crate::owner_only::prepare_database(&database).map_err(data_dir_error)?;
+        let store = Store::open(&database)?;
         let key = crate::keystore::load_or_create(&config.data_dir)?;
         Ok(Engine {
             inner: Arc::new(Inner {
@@ -154,7 +160,7 @@ impl Engine {
             .filter(|host| !host.polled)
             .map(|host| host.host_id.clone())
             .collect();
-        crate::inbox::inbox_page(&*self.store()?, query, &left_out)
+        crate::inbox::inbox_page(&*self.store()?, query, &left_out, self.ctx().now())
     }
 
     /// One proposal with everything needed to decide it, in its kind's
@@ -198,7 +204,14 @@ impl Engine {
         event_hash: &str,
         counter: Value,
     ) -> Result<CounterCheck, EngineError> {
-        crate::inbox::validate_counter(&*self.store()?, host_id, session_id, event_hash, &counter)
+        crate::inbox::validate_counter(
+            &*self.store()?,
+            host_id,
+            session_id,
+            event_hash,
+            &counter,
+            self.ctx().now(),
+        )
     }
 
     /// The history list, filtered.
@@ -266,19 +279,36 @@ impl Engine {
     }
 
     /// As [`Engine::connect_host`], enrolling under the given name and email
-    /// (the email the host's admin issued the code for).
+    /// (the email the host's admin issued the code for). Plain HTTP is
+    /// refused off this machine (see [`Engine::connect_host_with`]).
     pub async fn connect_host_as(
         &self,
         url: &str,
         code: &str,
         profile: &ApproverProfile,
     ) -> Result<HostInfo, EngineError> {
+        self.connect_host_with(url, code, profile, false).await
+    }
+
+    /// As [`Engine::connect_host_as`]; `allow_plain_http` is the person's
+    /// explicit override for a lab host reached over plain HTTP off this
+    /// machine (refused without it, before anything is sent, as `plain_http`),
+    /// recorded with the host and shown on Hosts.
+    pub async fn connect_host_with(
+        &self,
+        url: &str,
+        code: &str,
+        profile: &ApproverProfile,
+        allow_plain_http: bool,
+    ) -> Result<HostInfo, EngineError> {
         let profile = ApproverProfile {
             name: profile.name.trim().to_owned(),
             email: profile.email.trim().to_owned(),
         };
         profile.validate()?;
-        let record = crate::connect::connect(self.ctx(), url, code, false, &profile).await?;
+        let record =
+            crate::connect::connect(self.ctx(), url, code, false, allow_plain_http, &profile)
+                .await?;
         let _ = self.refresh().await;
         self.host_info(&record.host_id)
     }
@@ -396,6 +426,23 @@ impl Engine {
         Ok(())
     }
 
+    /// Puts away a pending proposal that expired undecided: it leaves the
+    /// inbox's expired section, nothing is sent and the host's record is
+    /// untouched. A proposal that has not expired is refused: it is decided,
+    /// not dismissed.
+    pub async fn dismiss(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> Result<(), EngineError> {
+        let now = self.ctx().now();
+        crate::inbox::dismiss(&*self.store()?, host_id, session_id, event_hash, now)?;
+        self.ctx()
+            .emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
+        Ok(())
+    }
+
     /// Counters of the poller: requests sent, bytes received, cycles.
     pub fn poll_stats(&self) -> crate::poller::PollStats {
         self.ctx()
@@ -455,5 +502,7 @@ pub(crate) fn host_info(h: &HostRecord) -> HostInfo {
         platform_fingerprint: h.platform_fingerprint.clone(),
         approver_email: h.approver_email.clone(),
         polled: true,
+        plain_http: crate::connect::is_plain_http(&h.url),
+        plain_http_allowed_at: h.plain_http_allowed_at.clone(),
     }
 }

@@ -55,6 +55,16 @@ pub enum EngineError {
     /// The host answered something that is not the protocol.
     #[error("The host answered something that is not its protocol: {0}.")]
     Protocol(String),
+    /// Plain HTTP to a host off this machine, without the person's lab
+    /// override: the enrollment code and the first pin of the platform key
+    /// would cross the network in the clear. Nothing was sent.
+    #[error(
+        "{url} is plain HTTP to another machine: the enrollment code and the host's key would cross the network unencrypted, where anyone on the way could read the code or swap the key. Use the host's https:// address; for a lab host on a network you trust, tick \u{201c}Allow plain HTTP to this host (lab only)\u{201d}."
+    )]
+    PlainHttp {
+        /// The address refused.
+        url: String,
+    },
     /// The host is already connected.
     #[error("This console is already connected to {0}.")]
     AlreadyConnected(String),
@@ -76,6 +86,7 @@ impl EngineError {
             EngineError::Unreachable { .. } => "unreachable",
             EngineError::HostRefused { .. } => "host_refused",
             EngineError::Protocol(_) => "protocol",
+            EngineError::PlainHttp { .. } => "plain_http",
             EngineError::AlreadyConnected(_) => "already_connected",
             EngineError::Sandbox(_) => "sandbox",
         }

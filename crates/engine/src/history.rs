@@ -248,7 +248,7 @@ pub(crate) fn export(
         ),
         ExportFormat::Csv => (export_csv(store, &s)?, "csv"),
     };
-    std::fs::create_dir_all(dir)?;
+    crate::owner_only::create_dir(dir)?;
     // The session id is a host-chosen string: keep only safe characters.
     let safe: String = session_id
         .chars()
@@ -256,7 +256,7 @@ pub(crate) fn export(
         .take(64)
         .collect();
     let path = dir.join(format!("session-{safe}.{ext}"));
-    std::fs::write(&path, text.as_bytes())?;
+    crate::owner_only::write(&path, text.as_bytes())?;
     Ok(ExportResult {
         path: path.display().to_string(),
         bytes: text.len() as u64,

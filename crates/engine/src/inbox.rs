@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use crate::clock::parse_time;
 use crate::config::ApproverProfile;
 use crate::error::EngineError;
-use crate::protocol::{HostRequest, Located, PendingProposal, Protocol, Trust};
+use crate::protocol::{CounterAt, HostRequest, Located, PendingProposal, Protocol, Trust};
 use crate::store::{PendingOverview, PendingRecord, SessionRecord, Store};
 use crate::views::*;
 
@@ -56,6 +56,7 @@ fn item(
         amount: located.proposal.amount.clone(),
         previous_amount: located.previous.as_ref().and_then(|p| p.amount.clone()),
         change: located.change.clone(),
+        gap: located.gap.clone(),
         expires_at: pending.expires_at.clone(),
         verification: session.verification,
         approvals_given: pending.approvals.len() as u32,
@@ -78,7 +79,7 @@ fn listed(store: &Store, left_out: &HashSet<String>) -> Result<Vec<Listed>, Engi
     let mut listed: Vec<Listed> = store
         .pending_overview()?
         .into_iter()
-        .filter(|o| o.session_known && !left_out.contains(&o.record.host_id))
+        .filter(|o| o.session_known && !o.dismissed && !left_out.contains(&o.record.host_id))
         .filter_map(|overview| {
             let pending = serde_json::from_str::<PendingProposal>(&overview.record.body).ok()?;
             (pending.draft.is_some() || overview.offer_stored)
@@ -86,7 +87,32 @@ fn listed(store: &Store, left_out: &HashSet<String>) -> Result<Vec<Listed>, Engi
         })
         .collect();
     listed.sort_by_cached_key(|l| expiry_key(&l.pending.expires_at));
-    Ok(listed)
+    Ok(grouped_by_session(listed, |l| {
+        (
+            l.overview.record.host_id.clone(),
+            l.overview.record.session_id.clone(),
+        )
+    }))
+}
+
+/// Keeps a session's items together (its counterparty's proposal and our
+/// agent's draft answering it are one matter): each session's items follow
+/// its first, in the order given, and sessions keep the order of their first.
+fn grouped_by_session<T>(items: Vec<T>, key: impl Fn(&T) -> (String, String)) -> Vec<T> {
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut groups: std::collections::HashMap<(String, String), Vec<T>> =
+        std::collections::HashMap::new();
+    for item in items {
+        let k = key(&item);
+        if !groups.contains_key(&k) {
+            order.push(k.clone());
+        }
+        groups.entry(k).or_default().push(item);
+    }
+    order
+        .into_iter()
+        .flat_map(|k| groups.remove(&k).unwrap_or_default())
+        .collect()
 }
 
 /// The inbox as `query` asks for it: full rows for the page, counts for all.
@@ -98,8 +124,11 @@ pub(crate) fn inbox_page(
     store: &Store,
     query: &InboxQuery,
     left_out: &HashSet<String>,
+    now: OffsetDateTime,
 ) -> Result<InboxPage, EngineError> {
-    let listed = listed(store, left_out)?;
+    let (expired, listed): (Vec<Listed>, Vec<Listed>) = listed(store, left_out)?
+        .into_iter()
+        .partition(|l| is_expired(&l.pending.expires_at, now));
     let limit = query.limit.map_or(usize::MAX, |l| l as usize);
     let through = query.through.as_ref().and_then(|target| {
         listed.iter().position(|l| {
@@ -113,29 +142,73 @@ pub(crate) fn inbox_page(
         items: Vec::new(),
         total: 0,
         unread: 0,
+        expired: Vec::new(),
     };
+    for l in &expired {
+        if let Some(row) = row_of(store, l, false)? {
+            page.expired.push(row);
+        }
+    }
     for (index, l) in listed.iter().enumerate() {
         let unread = !l.overview.seen;
         let wanted = page.items.len() < limit || through.is_some_and(|t| index <= t);
         if wanted {
-            let record = &l.overview.record;
-            let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+            let Some(row) = row_of(store, l, unread)? else {
                 continue;
             };
-            let Ok(protocol) = protocol_of(&session) else {
-                continue;
-            };
-            let events = store.events(&record.host_id, &record.session_id)?;
-            let Some(located) = protocol.seam().locate(&events, &l.pending) else {
-                continue;
-            };
-            page.items
-                .push(item(record, &l.pending, &session, &located, unread)?);
+            page.items.push(row);
         }
         page.total += 1;
         page.unread += u32::from(unread);
     }
     Ok(page)
+}
+
+/// The full row of a listed proposal; `None` when its offer cannot be read.
+fn row_of(store: &Store, l: &Listed, unread: bool) -> Result<Option<InboxItem>, EngineError> {
+    let record = &l.overview.record;
+    let Some(session) = store.session(&record.host_id, &record.session_id)? else {
+        return Ok(None);
+    };
+    let Ok(protocol) = protocol_of(&session) else {
+        return Ok(None);
+    };
+    let events = store.events(&record.host_id, &record.session_id)?;
+    let Some(located) = protocol.seam().locate(&events, &l.pending) else {
+        return Ok(None);
+    };
+    item(record, &l.pending, &session, &located, unread).map(Some)
+}
+
+/// Puts away a pending proposal that expired undecided (see
+/// [`crate::Engine::dismiss`]).
+pub(crate) fn dismiss(
+    store: &Store,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+    now: OffsetDateTime,
+) -> Result<(), EngineError> {
+    let (_, pending, _) =
+        find_pending(store, host_id, session_id, event_hash)?.ok_or_else(|| {
+            EngineError::NotFound {
+                what: "pending proposal",
+                id: event_hash.to_owned(),
+            }
+        })?;
+    if !is_expired(&pending.expires_at, now) {
+        return Err(EngineError::InvalidInput(
+            "This proposal has not expired: decide it (approve, decline or counter) instead of dismissing it."
+                .to_owned(),
+        ));
+    }
+    let at = now
+        .format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| {
+            EngineError::InvalidInput(format!("the clock's time cannot be written: {e}"))
+        })?;
+    store.dismiss(host_id, session_id, event_hash, &at)?;
+    Ok(())
 }
 
 fn expiry_key(text: &str) -> (i128, String) {
@@ -278,31 +351,61 @@ pub(crate) fn proposal_view(
     })?;
     let detail = seam.detail(&events, &pending, &located, &Trust::of(&host, &session));
     if let Some(d) = decision.as_mut() {
+        // A decision sent from here keeps the reason the person typed.
+        if let Some(m) = mine
+            .as_ref()
+            .filter(|m| d.decision_id.as_deref() == Some(m.decision_id.as_str()))
+        {
+            if d.reason.is_none() {
+                d.reason = serde_json::from_str(&m.body)
+                    .ok()
+                    .and_then(|body| seam.reason_in_decision(&body));
+            }
+        }
         d.countered =
             crate::decided::countered_terms(d, mine.as_ref(), host_request.as_ref(), &events, seam)
-                .and_then(|terms| seam.validate_counter(&events, event_hash, &terms).ok())
+                .and_then(|terms| {
+                    let at = CounterAt {
+                        now,
+                        request_expires_at: None,
+                    };
+                    seam.validate_counter(&events, event_hash, &terms, &at).ok()
+                })
                 .and_then(|check| check.diff);
     }
+    let expired = is_expired(&item.expires_at, now);
+    let mut capabilities = seam.capabilities(&pending);
+    // One rule, the seam's: what its expiry still lets through.
+    capabilities.after_expiry = capabilities
+        .actions
+        .iter()
+        .copied()
+        .filter(|action| !seam.expiry_refuses(*action))
+        .collect();
+    if expired {
+        capabilities.actions = capabilities.after_expiry.clone();
+    }
     Ok(ProposalView {
-        expired: is_expired(&item.expires_at, now),
+        expired,
         item,
         detail,
         verification: verification_view(&session),
         approvals: pending.approvals.clone(),
         pending: is_pending,
         decision,
-        capabilities: seam.capabilities(&pending),
+        capabilities,
     })
 }
 
-/// Checks an edited counter (in the protocol's own form) and diffs it
-/// against the proposal it answers.
+/// Checks an edited counter (in the protocol's own form) as of `now` and
+/// diffs it against the proposal it answers.
 pub(crate) fn validate_counter(
     store: &Store,
     host_id: &str,
     session_id: &str,
     event_hash: &str,
     counter: &Value,
+    now: OffsetDateTime,
 ) -> Result<CounterCheck, EngineError> {
     let session = store
         .session(host_id, session_id)?
@@ -311,7 +414,47 @@ pub(crate) fn validate_counter(
             id: session_id.to_owned(),
         })?;
     let events = store.events(host_id, session_id)?;
+    let pending = find_pending(store, host_id, session_id, event_hash)?.map(|(_, p, _)| p);
+    let at = CounterAt {
+        now,
+        request_expires_at: pending.as_ref().map(|p| p.expires_at.as_str()),
+    };
     protocol_of(&session)?
         .seam()
-        .validate_counter(&events, event_hash, counter)
+        .validate_counter(&events, event_hash, counter, &at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped_by_session;
+
+    #[test]
+    fn a_sessions_items_follow_its_first_and_sessions_keep_their_order() {
+        // (session, what) soonest expiry first: Northwind's counter, Contoso's
+        // offer, then our agent's draft in Northwind's session.
+        let items = vec![
+            ("nw", "counter"),
+            ("co", "offer"),
+            ("nw", "draft"),
+            ("ts", "offer"),
+        ];
+        let grouped = grouped_by_session(items, |(s, _)| ("h".to_owned(), (*s).to_owned()));
+        assert_eq!(
+            grouped,
+            vec![
+                ("nw", "counter"),
+                ("nw", "draft"),
+                ("co", "offer"),
+                ("ts", "offer")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_session_on_two_hosts_is_two_sessions() {
+        let items = vec![("h1", "s"), ("h2", "x"), ("h2", "s")];
+        let grouped =
+            grouped_by_session(items.clone(), |(h, s)| ((*h).to_owned(), (*s).to_owned()));
+        assert_eq!(grouped, items);
+    }
 }

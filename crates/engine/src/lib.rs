@@ -22,6 +22,7 @@ mod history;
 mod inbox;
 mod keystore;
 mod notify;
+mod owner_only;
 pub mod poller;
 mod protocol;
 mod receipts;

@@ -270,14 +270,13 @@ fn pending_moved(before: &HashMap<String, HashSet<String>>, session: &RemoteSess
         .map_or(!now.is_empty(), |b| *b != now)
 }
 
-/// Records a successful cycle: the host is reachable, polled now.
+/// Records a successful cycle: the host is reachable, polled now. Every
+/// cycle changes what Hosts shows (its last poll), so each one says so;
+/// the shell gathers a burst into one event.
 fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
-    let was_down = !host.reachable;
     ctx.store()?
         .set_host_poll(&host.host_id, true, None, Some(&ctx.now_text()))?;
-    if was_down {
-        ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
-    }
+    ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
     if let Ok(mut s) = ctx.stats.lock() {
         s.cycles += 1;
     }

@@ -225,9 +225,9 @@ pub(crate) fn view(
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<ExportResult, EngineError> {
-    std::fs::create_dir_all(dir)?;
+    crate::owner_only::create_dir(dir)?;
     let path = dir.join(name);
-    std::fs::write(&path, bytes)?;
+    crate::owner_only::write(&path, bytes)?;
     Ok(ExportResult {
         path: path.display().to_string(),
         bytes: bytes.len() as u64,

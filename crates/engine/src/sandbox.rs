@@ -27,13 +27,23 @@ pub(crate) struct Sandbox {
 /// Starts the embedded host, enrolls (once), and starts the demos.
 pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
     let dir = ctx.config.data_dir.join("sandbox");
-    std::fs::create_dir_all(&dir)?;
-    let host = countersign_host::Host::open(
-        &dir.join("host.sqlite3"),
-        countersign_host::HostConfig::default(),
-    )
-    .await
-    .map_err(sandbox_error)?;
+    crate::owner_only::create_dir(&dir)?;
+    let database = dir.join("host.sqlite3");
+    crate::owner_only::prepare_database(&database)?;
+    // Everything that talks to the embedded host is ours and signs version
+    // 2: it needs no transition for version 1.
+    let config = countersign_host::HostConfig {
+        accept_v1_signatures: false,
+        ..countersign_host::HostConfig::default()
+    };
+    let host = countersign_host::Host::open(&database, config)
+        .await
+        .map_err(sandbox_error)?;
+    // The host keeps more files beside its database (its nonces' own
+    // database, their WAL): made owner-only as they now stand, and what
+    // SQLite creates beside them later copies their mode. The directory
+    // itself has been the owner's alone from the start.
+    crate::owner_only::restrict_tree(&dir)?;
     // One local approver decides everything in the sandbox.
     let mut policy = countersign_host::Policy::sandbox();
     policy.approval.approvers_required = 1;
@@ -62,7 +72,7 @@ pub(crate) async fn start(ctx: &Context) -> Result<Sandbox, EngineError> {
                 )
                 .await
                 .map_err(sandbox_error)?;
-            crate::connect::connect(ctx, &url, &code.code, true, profile).await?;
+            crate::connect::connect(ctx, &url, &code.code, true, false, profile).await?;
         }
     }
     for protocol in Protocol::ALL {

@@ -30,8 +30,17 @@ pub struct EnrollRequest {
     pub email: String,
     /// The approver's public key, base64url.
     pub public_key: String,
-    /// Proof of possession, as in registration.
+    /// Proof of possession: with `proof_version` 2, the key's signature of
+    /// [`crate::signing::enroll_proof_string_v2`] (role `approver`, the
+    /// host's `authority`, this code); without it (version 1, accepted
+    /// during the transition), of `ANP/0.1\nregister\n<public_key>`.
     pub proof: String,
+    /// `2` for a version 2 proof; absent for version 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_version: Option<u32>,
+    /// The authority (`host:port`) the version 2 proof was made for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authority: Option<String>,
 }
 
 /// `POST /api/console/v1/enroll` answer.

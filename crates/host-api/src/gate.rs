@@ -40,8 +40,17 @@ pub struct GateEnrollRequest {
     pub name: String,
     /// Raw Ed25519 public key, unpadded base64url.
     pub public_key: String,
-    /// Signature of `ANP/0.1\nregister\n<public_key>`.
+    /// Proof of possession: with `proof_version` 2, the key's signature of
+    /// [`crate::signing::enroll_proof_string_v2`] (role `gate-agent`, the
+    /// host's `authority`, this code); without it (version 1, accepted
+    /// during the transition), of `ANP/0.1\nregister\n<public_key>`.
     pub proof: String,
+    /// `2` for a version 2 proof; absent for version 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_version: Option<u32>,
+    /// The authority (`host:port`) the version 2 proof was made for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authority: Option<String>,
     /// Where the host posts decision hints, if anywhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback_url: Option<String>,

@@ -6,16 +6,17 @@
 //! | [`approver`] | the approver API v1 (`/api/console/v1`) for every protocol: enrollment, the summary, records in each protocol's own form, decisions (`docs/approver-api.md` in the repository) |
 //! | [`anex`] | the approver API's ANEX shapes: a pending ANEX ask, the decision over its terms record, the conversation's log |
 //! | [`gate`] | the gate v1 (`/api/gate/v1`) where the organization's own agents mirror their transcripts and ask for a person (`docs/gate-api.md`) |
+//! | [`signing`] | how requests to both APIs are signed (version 2: method, host, path with query, caller, timestamp, nonce, body) and what an enrollment proves (version 2: role, host, code, key) |
 //!
-//! ANP's own wire (the agent API, discovery, RFC-002 approvals) stays in
-//! `anp::api`, and so does the request signing both APIs use (ANP SPEC §3:
-//! `anp::api::sign_request`, `anp::api::check_signed_request`).
+//! ANP's own wire (the agent API, discovery, RFC-002 approvals, and the
+//! request string of ANP/0.1 that vendor agents sign) stays in `anp::api`.
 
 #![warn(missing_docs)]
 
 pub mod anex;
 pub mod approver;
 pub mod gate;
+pub mod signing;
 
 /// The `protocol` value of every session, as the summary and the gate name it.
 pub mod protocol {

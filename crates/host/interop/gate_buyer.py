@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import datetime, timedelta, timezone
 
@@ -77,7 +78,7 @@ class GateError(Exception):
 
 
 class Gate:
-    """The gate's wire: enrollment, then every request signed (ANP SPEC §3)."""
+    """The gate's wire: enrollment, then every request signed (version 2)."""
 
     def __init__(self, base: str):
         self.base = base.rstrip("/")
@@ -86,16 +87,29 @@ class Gate:
         self.agent_id = None
         self.platform_key = None
 
+    def _authority(self) -> str:
+        """The host addressed, host:port with the port always written."""
+        url = urllib.parse.urlsplit(self.base)
+        host = url.hostname
+        if ":" in host:
+            host = f"[{host}]"
+        return f"{host}:{url.port or (443 if url.scheme == 'https' else 80)}"
+
     def _send(self, method: str, path: str, body, signed: bool) -> dict:
         data = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
         headers = {"content-type": "application/json"}
         if signed:
+            # Version 2 (docs/gate-api.md, "Signed requests"): method, host,
+            # path with query, caller, timestamp, nonce and body.
             ts, nonce = now_text(), secrets.token_hex(16)
-            string = "\n".join(["ANP/0.1", method, path, ts, nonce, hashlib.sha256(data).hexdigest()])
+            string = "\n".join(["countersign/request/v2", method, self._authority(), path,
+                                self.agent_id, ts, nonce, hashlib.sha256(data).hexdigest()])
             headers.update({
                 "x-anp-agent": self.agent_id,
                 "x-anp-timestamp": ts,
                 "x-anp-nonce": nonce,
+                "x-countersign-sig": "2",
+                "x-countersign-authority": self._authority(),
                 "x-anp-signature": b64url(self.key.sign(string.encode())),
             })
         request = urllib.request.Request(self.base + path, data=data if body is not None else None,
@@ -107,10 +121,14 @@ class Gate:
             raise GateError(e.code, json.loads(e.read() or b"{}")) from None
 
     def enroll(self, code: str, callback_url: str) -> dict:
-        proof = b64url(self.key.sign(f"ANP/0.1\nregister\n{self.public_key}".encode()))
+        code_hash = hashlib.sha256(code.encode()).hexdigest()
+        string = "\n".join(["countersign/enroll/v2", "gate-agent", self._authority(), code_hash,
+                            self.public_key])
+        proof = b64url(self.key.sign(string.encode()))
         answer = self._send("POST", f"{GATE}/enroll", {
             "code": code, "name": "Procurement Buyer (SDK)", "public_key": self.public_key,
-            "proof": proof, "callback_url": callback_url,
+            "proof": proof, "proof_version": 2, "authority": self._authority(),
+            "callback_url": callback_url,
         }, signed=False)
         self.agent_id = answer["agent_id"]
         self.platform_key = Ed25519PublicKey.from_public_bytes(unb64url(answer["platform_key"]))

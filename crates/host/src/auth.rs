@@ -1,17 +1,20 @@
-//! Signed-request authentication (SPEC §3) for every kind of caller: vendor
-//! agents on the agent API, approvers on the approver API and the org's own
-//! agents on the gate. Every failure is the one uniform refusal; the
-//! precise reason only goes to the host's log.
+//! Signed-request authentication for every kind of caller: vendor agents on
+//! the agent API (ANP/0.1's string, SPEC §3), approvers on the approver API
+//! and the org's own agents on the gate (version 2 of our own string,
+//! `countersign_host_api::signing`, and version 1 during the transition).
+//! Every failure is the one uniform refusal; the precise reason only goes
+//! to the host's log.
 //!
 //! The order keeps the expensive and the shared parts apart: the principal
 //! and its key are read (a read connection), the signature is checked (pure
 //! CPU, no lock held), then the nonce is spent with one insert under its
 //! primary key, which never waits for an append.
 
-use anp::api::{self, AgentStatus, SignedHeaders, TIMESTAMP_WINDOW_SECS};
+use anp::api::{self, AgentStatus, SignedHeaders};
 use anp::keys;
 use async_trait::async_trait;
 use axum::http::HeaderMap;
+use countersign_host_api::signing::{self, RequestV2};
 use time::OffsetDateTime;
 
 use crate::domain::DomainError;
@@ -44,16 +47,47 @@ pub fn signed_headers(headers: &HeaderMap) -> SignedHeaders {
     }
 }
 
-/// What was signed: method, path and body bytes.
+/// A request as the host received it, with what each request string needs.
 pub struct Signed<'a> {
     /// HTTP method.
     pub method: &'a str,
-    /// URL path without query.
+    /// URL path without query (what ANP/0.1's string covers).
     pub path: &'a str,
+    /// Path and query exactly as received (what version 2 covers).
+    pub path_and_query: &'a str,
     /// Exact body bytes.
     pub body: &'a [u8],
-    /// The headers.
+    /// The four `x-anp-*` headers.
     pub headers: &'a SignedHeaders,
+    /// `x-countersign-sig`, if sent.
+    pub version: Option<&'a str>,
+    /// `x-countersign-authority`, if sent.
+    pub authority: Option<&'a str>,
+    /// The authorities this host answers to ([`crate::authority::own`]).
+    pub own_authorities: &'a [String],
+}
+
+/// The signed headers of an authenticated request, in the version its
+/// signature was checked in: what the host keeps beside a decision, so
+/// anyone with the approver's key can recheck it.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum SignedAs {
+    /// ANP/0.1's four headers (vendor agents; version 1 in the transition).
+    V1(SignedHeaders),
+    /// Version 2: the four, the version and the authority.
+    V2(signing::SignedHeadersV2),
+}
+
+/// Which request string a kind of caller signs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// ANP/0.1's, and only it: vendor agents on the agent API (ANP's wire,
+    /// kept as published; version headers are ignored).
+    Anp,
+    /// Version 2 of the host's own APIs (approvers, gate agents); version 1
+    /// (ANP/0.1's string) while `accept_v1_signatures` is on.
+    Countersign,
 }
 
 fn refuse(reason: impl std::fmt::Display) -> DomainError {
@@ -62,15 +96,62 @@ fn refuse(reason: impl std::fmt::Display) -> DomainError {
 }
 
 /// Checks header shape, the time window and the signature against the
-/// principal's key. Pure CPU.
+/// principal's key, with the request string `wire` takes. Pure CPU.
 pub fn verify_request(
     req: &Signed<'_>,
     public_key: &str,
+    wire: Wire,
+    accept_v1: bool,
     now: OffsetDateTime,
-) -> Result<(), DomainError> {
+) -> Result<SignedAs, DomainError> {
     let key = keys::parse_public_key(public_key).map_err(refuse)?;
-    api::check_signed_request(req.headers, &key, req.method, req.path, req.body, now)
-        .map_err(refuse)
+    let v1 = || {
+        api::check_signed_request(req.headers, &key, req.method, req.path, req.body, now)
+            .map(|()| SignedAs::V1(req.headers.clone()))
+            .map_err(refuse)
+    };
+    match (wire, req.version) {
+        (Wire::Anp, _) => v1(),
+        (Wire::Countersign, Some(signing::SIG_VERSION_2)) => {
+            let authority = req
+                .authority
+                .filter(|a| !a.is_empty())
+                .ok_or_else(|| refuse(format!("missing header {}", signing::HEADER_AUTHORITY)))?;
+            if !req.own_authorities.iter().any(|own| own == authority) {
+                return Err(refuse(format!(
+                    "signed for host {authority:?}; this host answers to {:?}",
+                    req.own_authorities
+                )));
+            }
+            let request = RequestV2 {
+                method: req.method,
+                authority,
+                path_and_query: req.path_and_query,
+                body: req.body,
+            };
+            signing::check_request_v2(req.headers, &key, &request, now).map_err(refuse)?;
+            Ok(SignedAs::V2(signing::SignedHeadersV2 {
+                anp: req.headers.clone(),
+                sig_version: signing::SIG_VERSION_2.to_owned(),
+                authority: authority.to_owned(),
+            }))
+        }
+        (Wire::Countersign, Some(other)) => Err(refuse(format!(
+            "unknown signature version {other:?} (this host signs 2)"
+        ))),
+        (Wire::Countersign, None) if accept_v1 => {
+            let kept = v1()?;
+            tracing::warn!(
+                caller = %req.headers.agent,
+                path = %req.path,
+                "accepted a version 1 signature (transition; --accept-v1-signatures false refuses it)"
+            );
+            Ok(kept)
+        }
+        (Wire::Countersign, None) => Err(refuse(
+            "version 1 signature refused (--accept-v1-signatures false); sign version 2",
+        )),
+    }
 }
 
 /// The principal of a signed request.
@@ -78,6 +159,8 @@ pub fn verify_request(
 pub trait Principal: Sized + Send + Sync + 'static {
     /// The surface it calls (how its refusals are shaped).
     type Shape: Surface;
+    /// The request string it signs.
+    const WIRE: Wire;
     /// The principal with this id, if it may sign requests at all.
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError>;
     /// The key its requests are signed with.
@@ -89,6 +172,7 @@ pub trait Principal: Sized + Send + Sync + 'static {
 #[async_trait]
 impl Principal for AgentRow {
     type Shape = AnpShape;
+    const WIRE: Wire = Wire::Anp;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         Ok(store
             .principals()
@@ -107,6 +191,7 @@ impl Principal for AgentRow {
 #[async_trait]
 impl Principal for ApproverRow {
     type Shape = AnpShape;
+    const WIRE: Wire = Wire::Countersign;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         store.principals().active_approver(id).await
     }
@@ -121,6 +206,7 @@ impl Principal for ApproverRow {
 #[async_trait]
 impl Principal for GateAgentRow {
     type Shape = GateShape;
+    const WIRE: Wire = Wire::Countersign;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         store.gate().active_gate_agent(id).await
     }
@@ -134,19 +220,21 @@ impl Principal for GateAgentRow {
 
 /// Authenticates a signed request: the principal exists and may sign, the
 /// signature and time window hold, and the nonce is fresh (spent now, so a
-/// request refused later can never be replayed into success).
+/// request refused later can never be replayed into success). Answers the
+/// principal and the headers as checked.
 pub async fn authenticate<P: Principal>(
     host: &Host,
     request: &Signed<'_>,
     now: OffsetDateTime,
-) -> Result<P, DomainError> {
+) -> Result<(P, SignedAs), DomainError> {
     let headers = request.headers;
     let principal = P::load(host.store().as_ref(), &headers.agent)
         .await?
         .ok_or_else(|| refuse("unknown or revoked principal"))?;
-    verify_request(request, principal.public_key(), now)?;
+    let accept_v1 = host.config().accept_v1_signatures;
+    let signed_as = verify_request(request, principal.public_key(), P::WIRE, accept_v1, now)?;
     let expires = api::parse_timestamp(&headers.timestamp)
-        .map(|t| t.unix_timestamp() + TIMESTAMP_WINDOW_SECS)
+        .map(nonce_expiry)
         .ok_or_else(|| refuse("timestamp"))?;
     if !host
         .store()
@@ -156,7 +244,24 @@ pub async fn authenticate<P: Principal>(
     {
         return Err(refuse("nonce reused"));
     }
-    Ok(principal)
+    Ok((principal, signed_as))
+}
+
+/// Seconds a spent nonce is kept beyond the last instant its request could
+/// be accepted: room for clocks of several host processes that disagree a
+/// little, and for a purge that runs a little early.
+pub const NONCE_MARGIN_SECS: i64 = 60;
+
+/// When a nonce spent with a request stamped `at` may be forgotten (unix
+/// seconds, compared by the purge as `expires_at < now`): never before the
+/// request is refused as outside the window ([`api::refused_from`], rounded
+/// up to the next whole second), plus [`NONCE_MARGIN_SECS`]. A nonce kept
+/// any shorter could be purged while its request is still accepted, and the
+/// request replayed once more.
+pub fn nonce_expiry(at: OffsetDateTime) -> i64 {
+    let refused = api::refused_from(at);
+    let ceil = refused.unix_timestamp() + i64::from(refused.nanosecond() > 0);
+    ceil + NONCE_MARGIN_SECS
 }
 
 /// Purges expired nonces once a minute for as long as the server runs.
@@ -166,6 +271,44 @@ pub async fn purge_nonces_forever(host: Host) {
         tick.tick().await;
         if let Err(e) = host.purge_expired_nonces().await {
             tracing::warn!(error = %e, "purging expired nonces failed");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn a_nonce_is_kept_past_the_last_instant_its_request_is_accepted() {
+        let key = keys::generate_signing_key();
+        let vk = key.verifying_key();
+        for ts in [
+            datetime!(2026-12-04 12:00:00.000 UTC),
+            datetime!(2026-12-04 12:00:00.550 UTC),
+            datetime!(2026-12-04 12:00:00.999 UTC),
+        ] {
+            let stamp = api::format_timestamp(ts);
+            let h = api::sign_request(&key, "agt", "GET", "/p", b"", &stamp, "n");
+            let last_past = ts + time::Duration::milliseconds(300_999);
+            let last_future = ts - time::Duration::milliseconds(300_999);
+            for now in [last_past, last_future] {
+                assert!(api::check_signed_request(&h, &vk, "GET", "/p", b"", now).is_ok());
+            }
+            for now in [
+                ts + time::Duration::seconds(301),
+                ts - time::Duration::seconds(301),
+            ] {
+                assert!(api::check_signed_request(&h, &vk, "GET", "/p", b"", now).is_err());
+            }
+            // The purge deletes `expires_at < floor(now)`: at the last
+            // accepted instant, and a margin after it, the nonce is kept.
+            let expiry = nonce_expiry(ts);
+            assert!(
+                expiry >= last_past.unix_timestamp() + NONCE_MARGIN_SECS,
+                "{stamp}: expires {expiry}"
+            );
         }
     }
 }

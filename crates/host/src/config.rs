@@ -42,7 +42,8 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Largest request body the gate accepts (a whole transcript), in bytes.
     pub gate_max_body_bytes: usize,
-    /// Most distinct keys the limiter tracks; beyond it, it refuses (fails closed).
+    /// Most distinct keys the in-memory limiter tracks per scope; a new key
+    /// beyond it evicts the one seen least recently (nobody is refused for it).
     pub max_tracked_keys: usize,
 }
 
@@ -56,6 +57,36 @@ impl Default for Limits {
             max_body_bytes: 512 * 1024,
             gate_max_body_bytes: 1024 * 1024,
             max_tracked_keys: 100_000,
+        }
+    }
+}
+
+/// Bounds on each HTTP connection, so that a slow or stalled client cannot
+/// hold the host down (`serve` must not depend on a proxy in front for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connections {
+    /// Time a client has to send a request's headers, counted from the
+    /// moment the host waits for them (a new connection, or an idle
+    /// kept-alive one): a connection that has not finished them by then is
+    /// closed.
+    pub header_read_timeout: Duration,
+    /// Time a client has to send a request's whole body, counted from its
+    /// headers: a body still arriving then is refused with 408 and nothing
+    /// is stored.
+    pub body_read_timeout: Duration,
+    /// Most connections one process holds open at once. Beyond it the host
+    /// stops accepting until one closes (the kernel queues the rest), so it
+    /// never runs out of file descriptors; keep it below the process's
+    /// open-file limit, with room for the database and log files.
+    pub max_connections: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Connections {
+        Connections {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 512,
         }
     }
 }
@@ -122,7 +153,7 @@ impl DiscoveryMode {
 /// move it forward to let an offer expire without waiting.
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
-    offset_secs: Arc<AtomicI64>,
+    offset_nanos: Arc<AtomicI64>,
 }
 
 impl Clock {
@@ -133,13 +164,15 @@ impl Clock {
 
     /// Current time, plus any offset a test added.
     pub fn now(&self) -> OffsetDateTime {
-        OffsetDateTime::now_utc() + time::Duration::seconds(self.offset_secs.load(Ordering::SeqCst))
+        OffsetDateTime::now_utc()
+            + time::Duration::nanoseconds(self.offset_nanos.load(Ordering::SeqCst))
     }
 
-    /// Moves this clock (and every clone of it) forward.
+    /// Moves this clock (and every clone of it) forward, to the nanosecond
+    /// (a test at the edge of a window needs fractions of a second).
     pub fn advance(&self, by: Duration) {
-        let secs = i64::try_from(by.as_secs()).unwrap_or(i64::MAX / 2);
-        self.offset_secs.fetch_add(secs, Ordering::SeqCst);
+        let nanos = i64::try_from(by.as_nanos()).unwrap_or(i64::MAX / 4);
+        self.offset_nanos.fetch_add(nanos, Ordering::SeqCst);
     }
 }
 
@@ -175,6 +208,20 @@ pub struct HostConfig {
     /// embedded sandbox, wrong behind a proxy or on a public address), and
     /// a server bound to every address has none. Never a request header.
     pub public_url: Option<String>,
+    /// Bounds on each HTTP connection: header and body deadlines, and how
+    /// many connections one process holds.
+    pub connections: Connections,
+    /// Networks whose addresses gate agents may name as callbacks although
+    /// they are not public (loopback, private, ...): none by default
+    /// (crates/host/src/callback.rs says which URLs the host calls).
+    pub callback_networks: Vec<crate::callback::Network>,
+    /// Whether approvers and gate agents may still sign requests with
+    /// ANP/0.1's request string (version 1, which covers neither the query,
+    /// the caller's id nor the host) and enroll with the version 1 proof.
+    /// On by default during the transition (every use is logged, naming the
+    /// caller); `--accept-v1-signatures false` refuses them. Vendor agents
+    /// are not concerned: the agent API's wire is ANP/0.1's.
+    pub accept_v1_signatures: bool,
 }
 
 /// Reads `--public-url`: an `http` or `https` origin, nothing after the
@@ -206,6 +253,9 @@ impl Default for HostConfig {
             trusted_proxies: Vec::new(),
             gate_sweep: Duration::from_secs(5),
             public_url: None,
+            connections: Connections::default(),
+            callback_networks: Vec::new(),
+            accept_v1_signatures: true,
         }
     }
 }

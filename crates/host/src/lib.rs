@@ -26,6 +26,7 @@
 pub mod admin;
 pub mod anex_admin;
 mod auth;
+mod authority;
 mod body;
 pub mod buyer_agent;
 pub mod callback;
@@ -38,6 +39,7 @@ pub mod policy;
 pub mod ratelimit;
 mod routes;
 pub mod screening;
+mod server;
 mod service;
 pub mod store;
 mod surface;
@@ -54,7 +56,7 @@ pub use admin::{
     AdminError, AgentInfo, ApproverInfo, EnrollmentCode, GateAgentInfo, GateEnrollmentCode,
     OrgInfo, DEFAULT_ENROLLMENT_TTL, SANDBOX_HANDLE,
 };
-pub use config::{Clock, Durability, HostConfig, Limit, Limits};
+pub use config::{Clock, Connections, Durability, HostConfig, Limit, Limits};
 pub use error::{ApiError, HostError};
 pub use policy::Policy;
 pub use store::{Store, Target};
@@ -339,9 +341,11 @@ impl Host {
         Ok(admin::list_agents(self.store_ref()).await?)
     }
 
-    /// Forgets nonces whose timestamps have left the 300-second window (the
-    /// server does this every minute); returns how many were removed. A
-    /// purged nonce cannot be replayed: its timestamp is outside the window.
+    /// Forgets nonces whose requests can no longer be accepted: each is kept
+    /// until its timestamp is past the window (300.999 s either way) plus a
+    /// margin (the server purges every minute); returns how many were
+    /// removed. A purged nonce cannot be replayed: its timestamp is outside
+    /// the window.
     pub async fn purge_expired_nonces(&self) -> Result<u64, HostError> {
         let now = self.clock().now().unix_timestamp();
         Ok(self.store_ref().principals().purge_nonces(now).await?)
@@ -352,25 +356,24 @@ impl Host {
         self.serve_until(listener, std::future::pending()).await
     }
 
-    /// Serves HTTP on `listener` until `shutdown` completes.
+    /// Serves HTTP on `listener` until `shutdown` completes, within the
+    /// configured connection bounds ([`Connections`]).
     pub async fn serve_until(
         self,
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Which address requests arrive on: part of the authorities a
+        // version 2 signature may name (crate::authority).
         let listening = listener.local_addr()?;
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
-        let app = routes::router(self, listening);
-        let result = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await;
+        let bounds = self.config().connections;
+        let app = routes::router(self).layer(axum::Extension(authority::Listening(listening)));
+        server::run(listener, app, bounds, shutdown).await;
         purger.abort();
         sweeper.abort();
-        result
+        Ok(())
     }
 
     /// Binds `addr` (for example `127.0.0.1:0`) and serves in a background task.

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use countersign_host::config::DiscoveryMode;
-use countersign_host::{admin, store, Durability, Host, HostConfig, Limit, Limits, Target};
+use countersign_host::{
+    admin, store, Connections, Durability, Host, HostConfig, Limit, Limits, Target,
+};
 use serde_json::json;
 
 /// mimalloc: each request allocates and frees many small buffers (headers,
@@ -149,6 +151,30 @@ struct ServeArgs {
     /// Default: $COUNTERSIGN_HOST_PUBLIC_URL.
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// Seconds a client has to send a request's headers (also how long an
+    /// idle kept-alive connection stays open); then the connection is closed.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_secs: u64,
+    /// Seconds a client has to send a request's body after its headers;
+    /// then it is refused with 408 and nothing is stored.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout_secs: u64,
+    /// Most connections this process holds open at once (and at most 3/4 of
+    /// its open-file limit); at the cap a new one takes the place of the one
+    /// that has waited longest for a request.
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections: u64,
+    /// A network whose addresses gate agents may name as callbacks although
+    /// they are not public, e.g. 10.0.0.0/8 or 127.0.0.1/32 for an agent on
+    /// this machine (repeat for several; default: public addresses only).
+    #[arg(long = "allow-callback-network", value_name = "CIDR", value_parser = countersign_host::callback::Network::parse)]
+    callback_networks: Vec<countersign_host::callback::Network>,
+    /// Whether approvers and gate agents may still sign with version 1 (ANP/0.1's
+    /// request string, which covers neither query, caller nor host) and enroll with
+    /// the version 1 proof: true during the transition (each use is logged), false
+    /// to refuse them. See docs/approver-api.md, "Signed requests".
+    #[arg(long, value_name = "true|false", default_value_t = true, action = clap::ArgAction::Set)]
+    accept_v1_signatures: bool,
 }
 
 #[derive(Subcommand)]
@@ -654,6 +680,13 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
         platform_key_path,
         trusted_proxies: args.trusted_proxies.clone(),
         public_url: args.public_url.clone(),
+        connections: Connections {
+            header_read_timeout: Duration::from_secs(args.header_timeout_secs),
+            body_read_timeout: Duration::from_secs(args.body_timeout_secs),
+            max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        },
+        callback_networks: args.callback_networks.clone(),
+        accept_v1_signatures: args.accept_v1_signatures,
         ..HostConfig::default()
     };
     runtime.block_on(async move {

@@ -1,17 +1,31 @@
 //! Fixed-window rate limits per IP, agent, session and for registration
-//! (SPEC §7), failing closed: when the limiter cannot decide (its lock is
-//! poisoned, it tracks too many keys to admit another, or the shared
-//! counters cannot be reached) it refuses.
+//! (SPEC §7).
+//!
+//! Addresses are counted by the network a client controls as a whole: an
+//! IPv4 address alone, an IPv6 address by its /64 (one subscriber's
+//! prefix, which it can fill with as many addresses as it likes), an
+//! IPv4-mapped IPv6 address as its IPv4 address.
 //!
 //! On SQLite the windows are counted in this process's memory (one process
-//! serves one file). On PostgreSQL they are counted in the database
-//! (`rate_windows`, an unlogged table), so a limit holds for the whole
-//! deployment however a load balancer spreads the requests: N processes
-//! together admit at most `max` requests per window for one key. Windows
-//! are aligned to the wall clock (`unix_time / window`), the same in every
-//! process.
+//! serves one file), at most `max_tracked_keys` keys per scope: a new key
+//! beyond that evicts the key seen least recently, so an attacker with many
+//! source addresses can at worst reset counts, never lock other clients
+//! out. Each scope has its own table, so addresses an unauthenticated
+//! caller picks cannot evict the counts of authenticated approvers and
+//! agents (counted per principal id after authentication), nor the
+//! reverse. The limiter refuses only when it cannot decide (its lock is
+//! poisoned, or the shared counters cannot be reached).
+//!
+//! On PostgreSQL they are counted in the database (`rate_windows`, an
+//! unlogged table, old windows purged every minute), so a limit holds for
+//! the whole deployment however a load balancer spreads the requests: N
+//! processes together admit at most `max` requests per window for one key.
+//! That table has no key cap to lock anyone out; the same address
+//! aggregation applies. Windows are aligned to the wall clock
+//! (`unix_time / window`), the same in every process.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -56,13 +70,76 @@ impl Scope {
 struct Window {
     started: Instant,
     count: u32,
+    /// When this key was last counted (the table's own clock).
+    seen: u64,
+}
+
+/// One scope's windows, evicting the key seen least recently when full.
+#[derive(Default)]
+struct Table {
+    windows: HashMap<String, Window>,
+    /// `seen` to key, oldest first.
+    by_seen: BTreeMap<u64, String>,
+    clock: u64,
+}
+
+impl Table {
+    /// The window of `key`, marked seen now; a new key beyond `capacity`
+    /// evicts the least recently seen one.
+    fn touch(&mut self, key: &str, capacity: usize, now: Instant) -> &mut Window {
+        self.clock += 1;
+        let seen = self.clock;
+        if let Some(window) = self.windows.get_mut(key) {
+            self.by_seen.remove(&window.seen);
+            window.seen = seen;
+        } else {
+            while self.windows.len() >= capacity.max(1) {
+                let Some((_, oldest)) = self.by_seen.pop_first() else {
+                    break;
+                };
+                self.windows.remove(&oldest);
+            }
+            self.windows.insert(
+                key.to_owned(),
+                Window {
+                    started: now,
+                    count: 0,
+                    seen,
+                },
+            );
+        }
+        self.by_seen.insert(seen, key.to_owned());
+        self.windows
+            .get_mut(key)
+            .expect("the key was just inserted or found")
+    }
 }
 
 /// The limiter shared by every request.
 pub struct RateLimiter {
     limits: Limits,
-    windows: Mutex<HashMap<(Scope, String), Window>>,
+    tables: Mutex<HashMap<Scope, Table>>,
     shared: Option<Store>,
+}
+
+/// The key a request counts against in `scope`: for the per-address
+/// scopes, an IPv6 address's /64 and an IPv4-mapped address's IPv4 form;
+/// any other key as given.
+pub fn bucket(scope: Scope, key: &str) -> String {
+    if !matches!(scope, Scope::Ip | Scope::Registration) {
+        return key.to_owned();
+    }
+    match key.parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Err(_) => key.to_owned(),
+    }
 }
 
 fn unavailable() -> DomainError {
@@ -85,7 +162,7 @@ impl RateLimiter {
     pub fn new(limits: Limits) -> RateLimiter {
         RateLimiter {
             limits,
-            windows: Mutex::new(HashMap::new()),
+            tables: Mutex::new(HashMap::new()),
             shared: None,
         }
     }
@@ -106,6 +183,8 @@ impl RateLimiter {
         let Some(store) = &self.shared else {
             return self.check_local(scope, key);
         };
+        let key = bucket(scope, key);
+        let key = key.as_str();
         let Some(counters) = store.shared_limits() else {
             return Err(unavailable());
         };
@@ -135,19 +214,14 @@ impl RateLimiter {
     /// Counts one request in this process's memory.
     pub fn check_local(&self, scope: Scope, key: &str) -> Result<(), DomainError> {
         let limit = self.limit(scope);
-        let mut windows = self.windows.lock().map_err(|_| unavailable())?;
+        let key = bucket(scope, key);
+        let mut tables = self.tables.lock().map_err(|_| unavailable())?;
         let now = Instant::now();
-        let entry_key = (scope, key.to_owned());
-        if !windows.contains_key(&entry_key) && windows.len() >= self.limits.max_tracked_keys {
-            windows.retain(|(s, _), w| now.duration_since(w.started) < self.limit(*s).window);
-            if windows.len() >= self.limits.max_tracked_keys {
-                return Err(unavailable());
-            }
-        }
-        let window = windows.entry(entry_key).or_insert(Window {
-            started: now,
-            count: 0,
-        });
+        let window =
+            tables
+                .entry(scope)
+                .or_default()
+                .touch(&key, self.limits.max_tracked_keys, now);
         if now.duration_since(window.started) >= limit.window {
             window.started = now;
             window.count = 0;
@@ -193,11 +267,85 @@ mod tests {
     }
 
     #[test]
-    fn fails_closed_when_it_cannot_track_another_key() {
-        let limiter = RateLimiter::new(limits(5, 2));
-        assert!(limiter.check_local(Scope::Ip, "1").is_ok());
-        assert!(limiter.check_local(Scope::Ip, "2").is_ok());
-        let refused = limiter.check_local(Scope::Ip, "3").unwrap_err();
-        assert!(refused.to_string().contains("unavailable"));
+    fn a_full_table_evicts_the_least_recently_seen_key_and_refuses_no_one() {
+        let limiter = RateLimiter::new(limits(2, 3));
+        for ip in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+            assert!(limiter.check_local(Scope::Ip, ip).is_ok());
+        }
+        // 10.0.0.1 is seen again, so 10.0.0.2 is now the least recent.
+        assert!(limiter.check_local(Scope::Ip, "10.0.0.1").is_ok());
+        assert!(
+            limiter.check_local(Scope::Ip, "10.0.0.1").is_err(),
+            "over its 2"
+        );
+        // A thousand new addresses: each is let through.
+        for n in 0..1000u32 {
+            let ip = std::net::Ipv4Addr::from(0x0b00_0000 + n).to_string();
+            assert!(limiter.check_local(Scope::Ip, &ip).is_ok(), "{ip}");
+        }
+        // And so is another new one.
+        assert!(limiter.check_local(Scope::Ip, "192.0.2.77").is_ok());
+    }
+
+    #[test]
+    fn least_recently_seen_goes_first() {
+        let limiter = RateLimiter::new(limits(1, 2));
+        assert!(limiter.check_local(Scope::Ip, "a").is_ok());
+        assert!(limiter.check_local(Scope::Ip, "b").is_ok());
+        // a is seen again (refused, but seen): b is the least recent.
+        assert!(limiter.check_local(Scope::Ip, "a").is_err());
+        assert!(limiter.check_local(Scope::Ip, "c").is_ok());
+        // b was evicted (a fresh window), a was kept (still over).
+        assert!(limiter.check_local(Scope::Ip, "a").is_err());
+        assert!(limiter.check_local(Scope::Ip, "b").is_ok());
+    }
+
+    #[test]
+    fn addresses_filling_the_table_never_touch_an_approvers_count() {
+        let limiter = RateLimiter::new(limits(2, 4));
+        assert!(limiter.check_local(Scope::Agent, "appr_known").is_ok());
+        for n in 0..100u32 {
+            let ip = std::net::Ipv4Addr::from(0x0b00_0000 + n).to_string();
+            assert!(limiter.check_local(Scope::Ip, &ip).is_ok());
+        }
+        // Still counted, not evicted and not locked out: one more allowed,
+        // then its own limit.
+        assert!(limiter.check_local(Scope::Agent, "appr_known").is_ok());
+        assert!(limiter.check_local(Scope::Agent, "appr_known").is_err());
+    }
+
+    #[test]
+    fn ipv6_addresses_in_one_64_share_a_bucket() {
+        let limiter = RateLimiter::new(limits(2, 100));
+        assert!(limiter.check_local(Scope::Ip, "2001:db8:1:2::1").is_ok());
+        assert!(limiter
+            .check_local(Scope::Ip, "2001:db8:1:2:ffff::9")
+            .is_ok());
+        let refused = limiter
+            .check_local(Scope::Ip, "2001:db8:1:2:abcd:1:2:3")
+            .unwrap_err();
+        assert!(refused.to_string().contains("at most 2"), "{refused}");
+        // Another /64 is another bucket.
+        assert!(limiter.check_local(Scope::Ip, "2001:db8:1:3::1").is_ok());
+        assert!(limiter
+            .check_local(Scope::Registration, "2001:db8:1:2::5")
+            .is_ok());
+    }
+
+    #[test]
+    fn buckets_name_the_network_for_addresses_only() {
+        assert_eq!(
+            bucket(Scope::Ip, "2001:db8:a:b:c:d:e:f"),
+            "2001:db8:a:b::/64"
+        );
+        assert_eq!(
+            bucket(Scope::Registration, "2001:db8:a:b::1"),
+            "2001:db8:a:b::/64"
+        );
+        assert_eq!(bucket(Scope::Ip, "::ffff:192.0.2.1"), "192.0.2.1");
+        assert_eq!(bucket(Scope::Ip, "192.0.2.1"), "192.0.2.1");
+        // Principal ids and sessions are never rewritten.
+        assert_eq!(bucket(Scope::Agent, "2001:db8::1"), "2001:db8::1");
+        assert_eq!(bucket(Scope::Session, "ses_1"), "ses_1");
     }
 }

@@ -7,6 +7,7 @@
 //! | module | what it owns |
 //! |---|---|
 //! | [`canonical`] | the one call site of the workspace's JCS, with the publisher's edge rules |
+//! | [`counter`] | counter terms a person writes, checked field by field before anyone signs them |
 //! | [`money`] | integer minor units read exactly; fractions as decimal strings |
 //! | [`receipt`] | the receipt, every member typed, unknown members kept |
 //! | [`envelope`] | envelopes and the ten message types, with their senders |
@@ -21,6 +22,8 @@
 
 pub mod canonical;
 pub mod chain;
+pub mod counter;
+pub mod direction;
 pub mod envelope;
 pub mod equality;
 pub mod keys;

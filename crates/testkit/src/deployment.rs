@@ -23,8 +23,10 @@ use crate::process::{free_port, listening_addr, Guarded};
 pub const ENV_DB: &str = "COUNTERSIGN_TESTKIT_HOST_DB";
 /// Its platform key file.
 pub const ENV_KEY: &str = "COUNTERSIGN_TESTKIT_HOST_KEY";
-/// The public URL it is reached at (nginx's), as `serve --public-url`.
+/// The URL its clients reach it at (nginx's): its `--public-url`.
 pub const ENV_PUBLIC_URL: &str = "COUNTERSIGN_TESTKIT_HOST_PUBLIC_URL";
+/// `false` to refuse version 1 signatures (`--accept-v1-signatures false`).
+pub const ENV_ACCEPT_V1: &str = "COUNTERSIGN_TESTKIT_HOST_ACCEPT_V1";
 
 /// How host processes are started.
 #[derive(Debug, Clone)]
@@ -84,7 +86,17 @@ pub struct Deployment {
     pub nginx: Nginx,
     launch: Launch,
     serve_flags: Vec<(String, String)>,
+    serving: Serving,
     _dir: tempfile::TempDir,
+}
+
+/// What every host process of a deployment is told besides its database.
+#[derive(Debug, Clone)]
+struct Serving {
+    /// nginx's URL, the one clients sign version 2 requests for.
+    public_url: String,
+    /// Whether version 1 signatures are still accepted.
+    accept_v1: bool,
 }
 
 impl Deployment {
@@ -92,6 +104,13 @@ impl Deployment {
     /// cluster, and nginx in front of them.
     pub async fn start(launch: Launch, processes: usize) -> Result<Deployment, String> {
         Deployment::start_with(launch, processes, &[]).await
+    }
+
+    /// As [`Deployment::start`], with hosts that refuse version 1 signatures
+    /// and enrollment proofs (`--accept-v1-signatures false`): what proves a
+    /// client or console speaks version 2 through nginx.
+    pub async fn start_refusing_v1(launch: Launch, processes: usize) -> Result<Deployment, String> {
+        Deployment::start_with(launch, processes, &[("--accept-v1-signatures", "false")]).await
     }
 
     /// As [`Deployment::start`], on a fresh database of `cluster`.
@@ -150,19 +169,28 @@ impl Deployment {
         .iter()
         .map(|f| (f.to_string(), "1000000000".to_string()))
         .collect();
-        // nginx's address is the deployment's public URL, which every host
-        // process names as the organizations' A2A identity.
-        let port = free_port()?;
-        serve_flags.push((
-            "--public-url".to_owned(),
-            format!("http://127.0.0.1:{port}"),
-        ));
         for (flag, value) in flags {
             serve_flags.retain(|(f, _)| f != flag);
             serve_flags.push((flag.to_string(), value.to_string()));
         }
+        // nginx's port first: every host is told the URL clients reach it
+        // at (`--public-url`), the authority version 2 signatures name.
+        let port = free_port()?;
+        let serving = Serving {
+            public_url: format!("http://127.0.0.1:{port}"),
+            accept_v1: !flags
+                .iter()
+                .any(|(f, v)| *f == "--accept-v1-signatures" && *v == "false"),
+        };
+        serve_flags.retain(|(f, _)| f != "--accept-v1-signatures");
         for _ in 0..processes {
-            hosts.push(spawn_host(&launch, &db_url, &key_path, &serve_flags)?);
+            hosts.push(spawn_host(
+                &launch,
+                &db_url,
+                &key_path,
+                &serve_flags,
+                &serving,
+            )?);
         }
         let addrs: Vec<SocketAddr> = hosts.iter().map(|h| h.addr).collect();
         let nginx = Nginx::start_on(port, &addrs)?;
@@ -174,6 +202,7 @@ impl Deployment {
             nginx,
             launch,
             serve_flags,
+            serving,
             _dir: dir,
         })
     }
@@ -196,6 +225,7 @@ impl Deployment {
             &self.db_url,
             &self.key_path,
             &self.serve_flags,
+            &self.serving,
         )?;
         Ok(())
     }
@@ -206,13 +236,16 @@ fn spawn_host(
     db_url: &str,
     key: &std::path::Path,
     flags: &[(String, String)],
+    serving: &Serving,
 ) -> Result<HostProcess, String> {
     let mut command = match launch {
         Launch::Binary(path) => {
             let mut c = Command::new(path);
             c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
                 .arg("--platform-key")
-                .arg(key);
+                .arg(key)
+                .args(["--public-url", &serving.public_url])
+                .args(["--accept-v1-signatures", &serving.accept_v1.to_string()]);
             for (flag, value) in flags {
                 c.args([flag, value]);
             }
@@ -222,9 +255,6 @@ fn spawn_host(
             let exe = std::env::current_exe().map_err(|e| format!("finding this binary: {e}"))?;
             let mut c = Command::new(exe);
             c.args(args).env(ENV_DB, db_url).env(ENV_KEY, key);
-            if let Some(url) = public_url(flags) {
-                c.env(ENV_PUBLIC_URL, url);
-            }
             c
         }
         Launch::ThisTest(test) => {
@@ -241,12 +271,12 @@ fn spawn_host(
             ])
             .env(ENV_DB, db_url)
             .env(ENV_KEY, key);
-            if let Some(url) = public_url(flags) {
-                c.env(ENV_PUBLIC_URL, url);
-            }
             c
         }
     };
+    command
+        .env(ENV_PUBLIC_URL, &serving.public_url)
+        .env(ENV_ACCEPT_V1, serving.accept_v1.to_string());
     let mut child = Guarded::spawn(
         command
             .env("RUST_LOG", "warn")
@@ -264,34 +294,30 @@ fn spawn_host(
     Ok(HostProcess { child, addr })
 }
 
-/// The `--public-url` among `serve` flags.
-fn public_url(flags: &[(String, String)]) -> Option<&str> {
-    flags
-        .iter()
-        .find(|(flag, _)| flag == "--public-url")
-        .map(|(_, url)| url.as_str())
-}
-
 /// The body of the ignored test a re-run test binary runs as a host
 /// process: opens the database named by [`ENV_DB`] with the key file named
-/// by [`ENV_KEY`] (and the public URL [`ENV_PUBLIC_URL`] names), prints
-/// `listening on http://ADDR` and serves until killed. Does nothing when
-/// the variables are not set.
+/// by [`ENV_KEY`] (with the public URL of [`ENV_PUBLIC_URL`] and the
+/// switch of [`ENV_ACCEPT_V1`]), prints `listening on http://ADDR` and
+/// serves until killed. Does nothing when the variables are not set.
 pub async fn serve_from_env() {
     let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
         return;
     };
-    let public_url = match std::env::var(ENV_PUBLIC_URL) {
-        Ok(url) => match countersign_host::config::public_origin(&url) {
+    let public_url = match std::env::var(ENV_PUBLIC_URL).ok().filter(|u| !u.is_empty()) {
+        Some(url) => match countersign_host::config::public_origin(&url) {
             Ok(origin) => Some(origin),
             Err(e) => panic!("{ENV_PUBLIC_URL}: {e}"),
         },
-        Err(_) => None,
+        None => None,
     };
     let config = HostConfig {
         platform_key_path: Some(key.into()),
         limits: roomy_limits(),
         public_url,
+        accept_v1_signatures: std::env::var(ENV_ACCEPT_V1).as_deref() != Ok("false"),
+        // Test agents (the reference SDK's among them) listen for the gate's
+        // hints on loopback, which a host calls only where an admin allowed it.
+        callback_networks: loopback_callbacks(),
         ..HostConfig::default()
     };
     let host = match Host::open(Target::parse(&db), config).await {
@@ -359,4 +385,12 @@ pub fn selected(var: &str) -> bool {
         Ok("") | Err(_) => false,
         Ok(other) => panic!("{var}={other:?}: expected {THROUGH_NGINX_POSTGRES} or nothing"),
     }
+}
+
+/// The loopback network test agents receive callback hints on
+/// (`--allow-callback-network 127.0.0.1/32`).
+fn loopback_callbacks() -> Vec<countersign_host::callback::Network> {
+    countersign_host::callback::Network::parse("127.0.0.1/32")
+        .into_iter()
+        .collect()
 }

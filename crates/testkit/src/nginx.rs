@@ -43,6 +43,9 @@ http {{
     client_body_buffer_size 2m;
     upstream countersign_hosts {{
 {servers}        keepalive 64;
+        # Shorter than the hosts' idle bound (--header-timeout-secs, 10 s),
+        # so nginx drops an idle connection before a host closes it.
+        keepalive_timeout 5s;
     }}
     server {{
         listen 127.0.0.1:{port};
@@ -75,9 +78,8 @@ impl Nginx {
         Nginx::start_on(free_port()?, upstreams)
     }
 
-    /// Starts nginx on loopback `port` (one a caller chose with
-    /// [`free_port`] before the hosts behind it, which must know the
-    /// address they are reached at) in front of `upstreams`.
+    /// Starts nginx on loopback `port` (chosen before the hosts start, so
+    /// that they can be told the URL their clients use) in front of `upstreams`.
     pub fn start_on(port: u16, upstreams: &[SocketAddr]) -> Result<Nginx, String> {
         let dir = tempfile::Builder::new()
             .prefix("countersign-nginx-")

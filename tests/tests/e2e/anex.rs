@@ -2,8 +2,8 @@
 //! the supplier's onboarding agent (Northwind Supplies Ltd) asks the
 //! sandbox organization, over A2A on the embedded host, for data beyond its
 //! policy. Its inbox row says ANEX; opened, the beyond-policy item reads so
-//! and the policy's required promise shows; a counter that drops a required
-//! item is refused by the editor as pointless and cannot be sent; a counter
+//! and the policy's required promise shows; the counter editor keeps the
+//! required items ticked and fixed (a counter cannot drop them); a counter
 //! that removes the optional item is sent and reads as decided; history
 //! shows the agent's acceptance and the signed receipt over the terms. Then
 //! a hostile ask, sent by the test itself as a real A2A JSON-RPC request to
@@ -230,27 +230,26 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
     );
     app.screenshot("anex-ask").await?;
 
-    // A counter that unticks a required item: the editor refuses it as
-    // pointless, and nothing can be sent.
+    // A required item cannot be unticked: the editor keeps it ticked and
+    // fixed and says to refuse the request instead (no pointless counter).
     app.click("counter-button").await?;
     let editor = app.testid("counter-editor").await?;
     assert_eq!(
         editor.attr("data-form").await?.as_deref(),
         Some("anex_terms")
     );
-    set_item(&app, "bank_details", false).await?;
-    app.click("counter-validate").await?;
-    let errors = app.testid("counter-errors").await?.text().await?;
-    assert!(
-        errors.contains("pointless") && errors.contains("bank_details"),
-        "{errors}"
-    );
-    assert!(!app.testid("counter-submit").await?.is_enabled().await?);
-    assert!(app.all("counter-preview").await?.is_empty());
-    app.screenshot("anex-pointless").await?;
+    let bank = app
+        .driver
+        .find(By::Css(
+            "[data-testid=counter-item][data-item=bank_details]".to_owned(),
+        ))
+        .await?;
+    assert!(bank.is_selected().await? && !bank.is_enabled().await?);
+    let hint = app.testid("counter-required-hint").await?.text().await?;
+    assert!(hint.contains("refuse the request instead"), "{hint}");
+    app.screenshot("anex-required-fixed").await?;
 
-    // A valid counter: keep the bank details, remove the optional AP contact.
-    set_item(&app, "bank_details", true).await?;
+    // A valid counter: the bank details stay, the optional AP contact goes.
     set_item(&app, "ap_contact", false).await?;
     app.click("counter-validate").await?;
     app.testid("counter-preview").await?;
@@ -258,6 +257,9 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
     let send = app.testid("counter-submit").await?;
     assert!(send.is_enabled().await?);
     send.click().await?;
+    let binds = app.testid("confirm-binds").await?;
+    assert_eq!(binds.attr("data-binds").await?.as_deref(), Some("no"));
+    app.click("confirm-send").await?;
     app.wait_for("the ask to read as countered", async || {
         let decided = match app.driver.find(By::Testid("offer-decided")).await {
             Ok(e) => e.text().await?,
@@ -290,8 +292,19 @@ async fn the_sandbox_anex_ask_shows_its_policy_refuses_a_pointless_counter_sends
 
     // History: the agent accepted the countered terms; the receipt signed
     // here covers exactly those terms.
-    app.click("toast-open-history").await?;
-    app.testid("session-view").await?;
+    // Through History, as a person looking for it later would (the toast's
+    // own link is the other tests' path).
+    app.click("nav-history").await?;
+    app.wait_for("the ANEX session in History", async || {
+        let row = app
+            .driver
+            .find(By::Css("[data-testid=history-row][data-protocol=anex]"))
+            .await?;
+        row.click().await?;
+        app.testid("session-view").await?;
+        Ok(Some(()))
+    })
+    .await?;
     assert_eq!(text_of(&app, "session-protocol").await?, "ANEX");
     let accepted = "Accepted terms: legal_name, tax_id, bank_details; promises: no retention beyond 90 days; no sharing with third parties";
     app.wait_within(

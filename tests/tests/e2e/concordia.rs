@@ -243,3 +243,136 @@ fn concordia_hash(message: &Value) -> Result<String> {
     let text = jcs::to_string_strict(message).map_err(|e| E2eError::Unexpected(e.to_string()))?;
     Ok(jcs::sha256_prefixed(text.as_bytes()))
 }
+
+/// Types `text` into the counter editor's field of term `id`, replacing it.
+async fn retype_term(app: &App, id: &str, text: &str) -> Result<()> {
+    let field = app
+        .driver
+        .find(By::Css(format!(
+            "[data-testid=counter-term][data-term={id}]"
+        )))
+        .await?;
+    field.send_keys(Key::Control + "a").await?;
+    field.send_keys(Key::Backspace).await?;
+    if !text.is_empty() {
+        field.send_keys(text).await?;
+    }
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "end-to-end: run through tests/e2e.sh"]
+async fn an_impossible_concordia_counter_shows_every_error_beside_its_term_and_cannot_be_sent(
+) -> Result<()> {
+    let app = App::launch().await?;
+    app.testid("sandbox-banner").await?;
+    let state = demo_state(&app).await?;
+    app.click("nav-inbox").await?;
+    app.wait_for("the Concordia offer in the inbox", async || {
+        for row in app.all("inbox-counterparty").await? {
+            if row.text().await? == SELLER_ORG {
+                return Ok(Some(()));
+            }
+        }
+        Ok(None)
+    })
+    .await?;
+    select_with_keys(&app, SELLER_ORG).await?;
+    app.press(Key::Enter).await?;
+    app.testid("concordia-diff").await?;
+    app.click("counter-button").await?;
+    app.testid("counter-editor").await?;
+
+    // The counter: an impossible date, a negative quantity, an
+    // empty warranty and a price in words.
+    retype_term(&app, "delivery", "2027-13-45").await?;
+    retype_term(&app, "quantity", "-5").await?;
+    retype_term(&app, "warranty_months", "").await?;
+    retype_term(&app, "price", "forty thousand").await?;
+    app.testid("counter-reason")
+        .await?
+        .send_keys("Our terms.")
+        .await?;
+    app.click("counter-validate").await?;
+    let errors = app
+        .wait_for("every error beside its term", async || {
+            let mut terms = BTreeSet::new();
+            for e in app.all("field-error").await? {
+                terms.insert(e.attr("data-term").await?.unwrap_or_default());
+            }
+            Ok((terms.len() == 4).then_some(terms))
+        })
+        .await?;
+    let expected: BTreeSet<String> = ["delivery", "price", "quantity", "warranty_months"]
+        .map(str::to_owned)
+        .into();
+    assert_eq!(errors, expected);
+    assert!(!app.testid("counter-submit").await?.is_enabled().await?);
+    assert!(app.all("counter-preview").await?.is_empty());
+    app.screenshot("concordia-counter-impossible").await?;
+
+    // Fixed, it passes; the preview shows the expiry the counter will carry.
+    retype_term(&app, "delivery", "2030-01-31").await?;
+    retype_term(&app, "quantity", "2000").await?;
+    retype_term(&app, "warranty_months", "36").await?;
+    retype_term(&app, "price", "40000.00").await?;
+    app.click("counter-validate").await?;
+    let preview = app.testid("counter-preview").await?;
+    let validity = preview
+        .find(By::Testid("concordia-validity-change"))
+        .await?
+        .text()
+        .await?;
+    assert!(
+        !validity.ends_with("→ —"),
+        "the counter carries an expiry: {validity}"
+    );
+    app.click("counter-submit").await?;
+    let to = app.testid("confirm-to").await?.text().await?;
+    assert!(to.contains(SELLER_ORG), "{to}");
+    assert_eq!(
+        app.testid("confirm-binds")
+            .await?
+            .attr("data-binds")
+            .await?
+            .as_deref(),
+        Some("no")
+    );
+    app.screenshot("concordia-counter-confirm").await?;
+    app.click("confirm-send").await?;
+    app.wait_for("the Concordia offer to read as countered", async || {
+        let decided = match app.driver.find(By::Testid("offer-decided")).await {
+            Ok(e) => e.text().await?,
+            Err(_) => return Ok(None),
+        };
+        Ok((decided == "Countered").then_some(()))
+    })
+    .await?;
+
+    // On the gate: exactly the fixed terms, nothing impossible.
+    let url = app
+        .invoke("hosts", json!({}))
+        .await?
+        .as_array()
+        .and_then(|hosts| hosts.iter().find(|h| h["sandbox"] == json!(true)))
+        .and_then(|h| h["url"].as_str())
+        .map(str::to_owned)
+        .ok_or_else(|| E2eError::Unexpected("no sandbox host".into()))?;
+    {
+        let agent = GateClient::new(
+            &url,
+            signing_key(&state["buyer_key"])?,
+            state["agent_id"].as_str().unwrap_or_default(),
+        )
+        .map_err(|e| E2eError::Unexpected(e.to_string()))?;
+        let session = state["session_id"].as_str().unwrap_or_default().to_owned();
+        let status = agent
+            .request(&session, "req-1")
+            .await
+            .map_err(|e| E2eError::Unexpected(e.to_string()))?;
+        let terms = status.counter_terms.unwrap_or_default();
+        assert_eq!(terms["quantity"]["value"], json!(2000), "{terms}");
+        assert_eq!(terms["delivery"]["value"], json!("2030-01-31"), "{terms}");
+    }
+    app.quit().await
+}

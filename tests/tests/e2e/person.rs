@@ -212,10 +212,9 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
             Ok((vendor != s.vendor_name && pending > 0).then_some(()))
         })
         .await?;
-    // And the toast's link opens the decided session in history.
-    s.app.click("toast-open-history").await?;
-    let session_view = s.app.testid("session-view").await?;
-    assert!(session_view.text().await?.contains(&s.vendor_name));
+    // The toast spoke of the decided session: it does not follow the
+    // person to another vendor's offer.
+    assert!(s.app.all("decision-toast").await?.is_empty());
     s.app.quit().await
 }
 
@@ -233,6 +232,9 @@ async fn declining_and_countering_take_the_keyboard_alone() -> Result<()> {
     s.app.press("d").await?;
     wait_focused(&s.app, "decline-reason").await?;
     s.app.press("Over our budget this year").await?;
+    // Enter asks to confirm (focus on the confirmation's send), Enter sends.
+    s.app.press(Key::Enter).await?;
+    wait_focused(&s.app, "confirm-send").await?;
     s.app.press(Key::Enter).await?;
     let (_, decline) = s.wait_for_event(&declined, "decline").await?;
     assert_eq!(
@@ -241,7 +243,7 @@ async fn declining_and_countering_take_the_keyboard_alone() -> Result<()> {
     );
     s.app.testid("decision-summary").await?;
 
-    // A counter: c, the first price retyped, Enter to check, Enter to send.
+    // A counter: c, the first price retyped, Enter to check, Send, Enter to confirm.
     let countered = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     s.vendor
         .offer(&countered, outsider::offer(1, 800, "Counter me.", &[]))
@@ -270,6 +272,8 @@ async fn declining_and_countering_take_the_keyboard_alone() -> Result<()> {
     s.app.press(Key::Enter).await?;
     s.app.testid("counter-preview").await?;
     tab_to(&s.app, "counter-submit").await?;
+    s.app.press(Key::Enter).await?;
+    wait_focused(&s.app, "confirm-send").await?;
     s.app.press(Key::Enter).await?;
     let (_, counter) = s.wait_for_event(&countered, "counter_offer").await?;
     assert_eq!(

@@ -1,7 +1,9 @@
 //! The proposal diff, the rule of §4.4, and the counter editor's check,
 //! each case alone.
 
-use anex::rules::{check_counter, check_owner_counter, dropped_required, CounterProblem};
+use anex::rules::{
+    check_counter, check_owner_counter, counter_may_drop, dropped_required, CounterProblem,
+};
 use anex::{diff, ItemName, Promise};
 
 use crate::support::terms;
@@ -137,6 +139,23 @@ fn a_counter_that_offers_what_was_not_asked_is_rejected() {
     assert!(rejection
         .to_string()
         .contains("offers home_address, which was not asked for"));
+}
+
+#[test]
+fn a_counter_may_drop_only_what_the_requester_did_not_mark_required() {
+    let asked = ask();
+    let may: Vec<(String, bool)> = asked
+        .access
+        .iter()
+        .map(|i| (i.name.to_string(), counter_may_drop(i)))
+        .collect();
+    assert!(
+        may.iter().any(|(_, m)| *m) && may.iter().any(|(_, m)| !*m),
+        "{may:?}"
+    );
+    for item in &asked.access {
+        assert_eq!(counter_may_drop(item), !item.required, "{}", item.name);
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@ use serde_json::Value;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use super::check::{field, Checker, NumberRule, PayloadError};
+use super::check::{field, Checker, NumberRule, PayloadError, Violation};
 use super::limits::*;
 use crate::money::Amount;
 
@@ -65,6 +65,40 @@ impl Offer {
         let offer = read_offer(&mut c, "", value);
         c.finish()?;
         offer.ok_or_else(|| Checker::incomplete(""))
+    }
+
+    /// Reads a counter-offer a person writes: every rule of [`Offer::parse`],
+    /// and an `expires_at` later than `now` (a counter that has already
+    /// expired could only be refused; its own expiry is named, never the
+    /// offer it answers). The error lists every violation with its path.
+    pub fn parse_counter(value: &Value, now: OffsetDateTime) -> Result<Offer, PayloadError> {
+        let parsed = Offer::parse(value);
+        let expires = value
+            .get("expires_at")
+            .and_then(Value::as_str)
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok().map(|at| (t, at)));
+        let passed = match expires {
+            Some((text, at)) if at <= now => Some(Violation {
+                path: "expires_at".to_owned(),
+                rule: format!(
+                    "the counter-offer's expiry {text} has passed: it must be later than now ({})",
+                    now.format(&Rfc3339).unwrap_or_default()
+                ),
+            }),
+            _ => None,
+        };
+        match (parsed, passed) {
+            (Ok(offer), None) => Ok(offer),
+            (Ok(_), Some(v)) => Err(PayloadError {
+                violations: vec![v],
+                omitted: 0,
+            }),
+            (Err(mut e), Some(v)) => {
+                e.violations.push(v);
+                Err(e)
+            }
+            (Err(e), None) => Err(e),
+        }
     }
 
     /// `expires_at` as a time; `None` only for a hand-built offer whose text

@@ -1,4 +1,5 @@
 use serde_json::{json, Value};
+use time::OffsetDateTime;
 
 use super::*;
 use crate::canonical::canonical_hash;
@@ -262,4 +263,105 @@ fn a_hostile_payload_gets_a_bounded_error() {
     assert_eq!(err.violations.len(), MAX_REPORTED_VIOLATIONS);
     assert_eq!(err.omitted, 10_001 + 5 - MAX_REPORTED_VIOLATIONS);
     assert!(err.violations.iter().all(|v| v.path.chars().count() <= 65));
+}
+
+/// A counter-offer that passes every rule on 2026-12-04, with `key` set to
+/// `value` (or removed for `None`), checked at noon that day.
+fn counter_check(key: &str, value: Option<Value>) -> Result<Offer, PayloadError> {
+    let (mut offer, _) = vector_offer();
+    offer["expires_at"] = json!("2026-12-11T00:00:00Z");
+    let at = key.split('.').collect::<Vec<_>>();
+    let target = match at.as_slice() {
+        ["line", field] => (&mut offer["line_items"][0], *field),
+        [field] => (&mut offer, *field),
+        _ => unreachable!(),
+    };
+    match value {
+        Some(v) => target.0[target.1] = v,
+        None => {
+            target.0.as_object_mut().unwrap().remove(target.1);
+        }
+    }
+    let now = OffsetDateTime::parse(
+        "2026-12-04T12:00:00Z",
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    Offer::parse_counter(&offer, now)
+}
+
+fn counter_rules(key: &str, value: Option<Value>) -> Vec<String> {
+    counter_check(key, value).map_or_else(|e| rules(&e), |_| Vec::new())
+}
+
+#[test]
+fn a_counter_offer_standing_until_later_passes() {
+    assert!(counter_check("notes", Some(json!("ok"))).is_ok());
+}
+
+#[test]
+fn a_counter_offer_whose_expiry_has_passed_is_refused_naming_its_own_expiry() {
+    assert_eq!(
+        counter_rules("expires_at", Some(json!("2020-01-01T00:00:00Z"))),
+        ["expires_at: the counter-offer's expiry 2020-01-01T00:00:00Z has passed: it must be later than now (2026-12-04T12:00:00Z)"]
+    );
+    // Now itself is not later than now.
+    assert_eq!(
+        counter_rules("expires_at", Some(json!("2026-12-04T12:00:00Z"))).len(),
+        1
+    );
+}
+
+#[test]
+fn a_counter_offer_with_an_impossible_expiry_is_refused() {
+    let found = counter_rules("expires_at", Some(json!("2027-13-45T00:00:00Z")));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("expires_at: must be an RFC 3339"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_counter_offer_with_a_negative_or_zero_quantity_is_refused() {
+    for q in [json!(-5), json!(0)] {
+        let found = counter_rules("line.quantity", Some(q.clone()));
+        assert_eq!(found.len(), 1, "{q}: {found:?}");
+        assert!(
+            found[0].starts_with("line_items[0].quantity: "),
+            "{found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_counter_offer_with_a_price_in_words_is_refused() {
+    let found = counter_rules("line.unit_price", Some(json!("forty thousand")));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("line_items[0].unit_price: "),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_counter_offer_without_a_required_term_is_refused() {
+    let found = counter_rules("term_months", None);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("term_months"), "{found:?}");
+}
+
+#[test]
+fn a_passed_expiry_is_reported_beside_every_other_violation() {
+    let (mut offer, _) = vector_offer();
+    offer["expires_at"] = json!("2020-01-01T00:00:00Z");
+    offer["line_items"][0]["quantity"] = json!(-5);
+    let now = OffsetDateTime::parse(
+        "2026-12-04T12:00:00Z",
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let err = Offer::parse_counter(&offer, now).unwrap_err();
+    let paths: Vec<&str> = err.violations.iter().map(|v| v.path.as_str()).collect();
+    assert_eq!(paths, ["line_items[0].quantity", "expires_at"]);
 }

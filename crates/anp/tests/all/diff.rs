@@ -1,7 +1,7 @@
 //! The offer diff on the hard cases, asserted on what the console receives:
 //! the JSON of `OfferDiff` (docs/console-contract.md).
 
-use anp::diff::{diff_offers, LineStatus, OfferDiff};
+use anp::diff::{diff_offers, Effect, LineStatus, OfferDiff};
 use anp::money::offer_total;
 use anp::payload::Offer;
 use serde_json::{json, Value};
@@ -75,14 +75,13 @@ fn the_example_counter_offer_serializes_as_the_contract_says() {
             "old_index": 0, "new_index": 0,
             "old": old["line_items"][0], "new": new["line_items"][0],
             "fields": [
-                {"field": "unit_price", "old": "1200", "new": "1056", "absolute": "-144", "percent": "-12.00"},
-                {"field": "line_total", "old": "600000", "new": "528000", "absolute": "-72000", "percent": "-12.00"}
+                {"field": "unit_price", "old": "1200", "new": "1056", "absolute": "-144", "percent": "-12.00", "effect": "better"}
             ]
         }],
         "total": {
             "old": {"amount": "600000", "computed": "600000", "stated": null, "mismatch": false},
             "new": {"amount": "528000", "computed": "528000", "stated": null, "mismatch": false},
-            "absolute": "-72000", "percent": "-12.00", "currency_changed": false
+            "absolute": "-72000", "percent": "-12.00", "currency_changed": false, "effect": "better"
         }
     });
     assert_eq!(got, expected);
@@ -259,8 +258,7 @@ fn items_without_sku_match_by_description_and_never_match_a_sku() {
     assert_eq!(
         fields,
         json!([
-            {"field": "unit_price", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99"},
-            {"field": "line_total", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99"}
+            {"field": "unit_price", "old": "5000", "new": "4500.5", "absolute": "-499.5", "percent": "-9.99", "effect": "better"}
         ])
     );
 }
@@ -292,8 +290,7 @@ fn percent_is_null_when_the_old_value_is_zero() {
     assert_eq!(
         fields,
         json!([
-            {"field": "unit_price", "old": "0", "new": "100", "absolute": "100", "percent": null},
-            {"field": "line_total", "old": "0", "new": "1000", "absolute": "1000", "percent": null}
+            {"field": "unit_price", "old": "0", "new": "100", "absolute": "100", "percent": null, "effect": "worse"}
         ])
     );
     assert_eq!(d.total.percent, None);
@@ -327,4 +324,90 @@ fn money_in_the_diff_is_exact_where_floats_are_not() {
     assert_eq!(d.total.new.amount.to_string(), "0.5");
     assert_eq!(d.total.absolute.to_string(), "0.2");
     assert_eq!(d.total.percent.as_deref(), Some("66.67"));
+}
+
+#[test]
+fn an_expiry_moved_by_milliseconds_is_no_change() {
+    let mut old = offer(abc());
+    old["expires_at"] = json!("2026-12-04T10:29:35.068Z");
+    let mut new = offer(abc());
+    new["expires_at"] = json!("2026-12-04T10:29:35.073Z");
+    assert_eq!(diff(&old, &new).expires_at, None);
+    // A whole second is a change a person acts on.
+    new["expires_at"] = json!("2026-12-04T10:29:36.068Z");
+    let moved = diff(&old, &new)
+        .expires_at
+        .expect("a second later is a change");
+    assert_eq!(moved.new.as_deref(), Some("2026-12-04T10:29:36.068Z"));
+}
+
+#[test]
+fn a_line_total_is_derived_not_a_changed_field() {
+    // The price changed; the line's total follows from it and is not counted as a second field.
+    let old = offer(vec![line(Some("A"), "Alpha", 10.0, 100.0)]);
+    let new = offer(vec![line(Some("A"), "Alpha", 10.0, 90.0)]);
+    let d = diff(&old, &new);
+    let fields: Vec<&str> = d.line_items[0]
+        .fields
+        .iter()
+        .map(|f| f.field.as_str())
+        .collect();
+    assert_eq!(fields, vec!["unit_price"]);
+    // The total still moves by the line's change.
+    assert_eq!(d.total.absolute.to_string(), "-100");
+}
+
+#[test]
+fn notes_alone_change_no_term() {
+    let old = offer(abc());
+    let mut new = offer(abc());
+    new["notes"] = json!("Happy to discuss volume tiers.");
+    let d = diff(&old, &new);
+    assert_eq!(
+        d.notes.as_ref().and_then(|n| n.new.as_deref()),
+        Some("Happy to discuss volume tiers.")
+    );
+    assert!(d.currency.is_none() && d.term_months.is_none() && d.expires_at.is_none());
+    assert!(d.conditions.added.is_empty() && d.conditions.removed.is_empty());
+    assert!(d.line_items.iter().all(|r| r.status == Unchanged));
+}
+
+#[test]
+fn a_lower_unit_price_or_total_is_better_for_the_buyer_a_higher_worse() {
+    let at = |price: f64| offer(vec![line(Some("A"), "Alpha", 10.0, price)]);
+    let cut = diff(&at(547.0), &at(536.0));
+    assert_eq!(cut.line_items[0].fields[0].effect, Some(Effect::Better));
+    assert_eq!(cut.total.effect, Some(Effect::Better));
+    let raised = diff(&at(500.0), &at(536.0));
+    assert_eq!(raised.line_items[0].fields[0].effect, Some(Effect::Worse));
+    assert_eq!(raised.total.effect, Some(Effect::Worse));
+    let same = diff(&at(500.0), &at(500.0));
+    assert_eq!(same.total.effect, None);
+}
+
+#[test]
+fn quantity_and_term_have_no_direction() {
+    let old = offer(vec![line(Some("A"), "Alpha", 10.0, 100.0)]);
+    let mut new = offer(vec![line(Some("A"), "Alpha", 20.0, 100.0)]);
+    new["term_months"] = json!(24);
+    let d = diff(&old, &new);
+    let quantity = &d.line_items[0].fields[0];
+    assert_eq!(
+        (quantity.field.as_str(), quantity.effect),
+        ("quantity", None)
+    );
+    // The total still moved, and a higher total is worse for the buyer.
+    assert_eq!(d.total.effect, Some(Effect::Worse));
+}
+
+#[test]
+fn a_total_across_currencies_has_no_direction() {
+    let old = offer(vec![line(Some("A"), "Alpha", 10.0, 100.0)]);
+    let mut new = old.clone();
+    new["currency"] = json!("EUR");
+    new["line_items"][0]["currency"] = json!("EUR");
+    new["line_items"][0]["unit_price"] = json!(50);
+    let d = diff(&old, &new);
+    assert!(d.total.currency_changed);
+    assert_eq!(d.total.effect, None);
 }

@@ -250,7 +250,9 @@ async fn a_304_to_a_request_without_a_tag_is_an_error_naming_it() {
 
 #[tokio::test]
 async fn a_raw_log_keeps_the_hosts_bytes_beside_the_document_they_parse_to() {
-    let host = start_host().await;
+    // A stand-in in front of the host, which the host knows as its public
+    // URL (what version 2 signatures sent through it name).
+    let (host, proxy, proxy_url) = common::start_host_behind_proxy().await;
     let url = host.url();
     let vendor = new_agent(&url, &url).await;
     let sid = vendor
@@ -269,7 +271,6 @@ async fn a_raw_log_keeps_the_hosts_bytes_beside_the_document_they_parse_to() {
     let direct = ada.log(&sid, None).await.unwrap();
 
     // Through a stand-in host that sends the same document in other bytes.
-    let (proxy, proxy_url) = common::Proxy::start(&url).await;
     proxy.set(common::Mode::PrettyPrint);
     let key = anp::keys::generate_signing_key();
     let code = host

@@ -45,7 +45,7 @@ pub struct TestHost {
 
 pub async fn start_host() -> TestHost {
     if through_deployment() {
-        let deployment = countersign_testkit::deployment::Deployment::start(
+        let deployment = countersign_testkit::deployment::Deployment::start_refusing_v1(
             countersign_testkit::deployment::Launch::ThisTest(
                 "common::deployment_host_process".into(),
             ),
@@ -72,7 +72,26 @@ pub async fn start_host_in(discovery: DiscoveryMode) -> TestHost {
     start_host_with(1_000_000, discovery).await
 }
 
+/// An in-process host whose public URL is that of a proxy in front of it
+/// (the authority version 2 signatures sent through the proxy name), with
+/// the proxy and its URL.
+pub async fn start_host_behind_proxy() -> (TestHost, Proxy, String) {
+    let port = countersign_testkit::process::free_port().unwrap();
+    let public_url = format!("http://127.0.0.1:{port}");
+    let host = start_host_at(1_000_000, DiscoveryMode::Full, Some(public_url.clone())).await;
+    let proxy = Proxy::start_on(port, &host.url()).await;
+    (host, proxy, public_url)
+}
+
 async fn start_host_with(per_agent: u32, discovery: DiscoveryMode) -> TestHost {
+    start_host_at(per_agent, discovery, None).await
+}
+
+async fn start_host_at(
+    per_agent: u32,
+    discovery: DiscoveryMode,
+    public_url: Option<String>,
+) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
     let roomy = Limit {
         max: 1_000_000,
@@ -90,6 +109,10 @@ async fn start_host_with(per_agent: u32, discovery: DiscoveryMode) -> TestHost {
             ..Limits::default()
         },
         discovery,
+        // Version 1 signatures refused: every test proves the clients
+        // speak version 2 (docs/approver-api.md, "Signed requests").
+        accept_v1_signatures: false,
+        public_url,
         ..HostConfig::default()
     };
     let host = Host::open(&dir.path().join("host.db"), config)
@@ -216,6 +239,19 @@ pub struct Proxy {
 impl Proxy {
     /// Starts a proxy to `upstream` on 127.0.0.1:0; returns it and its URL.
     pub async fn start(upstream: &str) -> (Proxy, String) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Proxy::serve(listener, upstream)
+    }
+
+    /// Starts a proxy to `upstream` on 127.0.0.1:`port`.
+    pub async fn start_on(port: u16, upstream: &str) -> Proxy {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap();
+        Proxy::serve(listener, upstream).0
+    }
+
+    fn serve(listener: tokio::net::TcpListener, upstream: &str) -> (Proxy, String) {
         let proxy = Proxy {
             upstream: upstream.to_owned(),
             http: reqwest::Client::new(),
@@ -223,7 +259,6 @@ impl Proxy {
             seen: Arc::new(Mutex::new(Vec::new())),
             changed: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = proxy.clone();
         let app = axum::Router::new().fallback(move |method, uri, headers, body| {
@@ -283,7 +318,10 @@ impl Proxy {
         );
         let mut request = self.http.request(method, url).body(body.to_vec());
         for (name, value) in &headers {
-            if name.as_str().starts_with("x-anp-") || name == "content-type" {
+            if name.as_str().starts_with("x-anp-")
+                || name.as_str().starts_with("x-countersign-")
+                || name == "content-type"
+            {
                 request = request.header(name, value);
             }
         }

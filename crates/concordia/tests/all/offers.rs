@@ -1,6 +1,6 @@
 //! §6 offers read exactly, and their structured diff.
 
-use concordia::diff::{diff_offers, BundleChange, ConditionChange, TermChange};
+use concordia::diff::{diff_offers, BundleChange, ConditionChange, Effect, TermChange};
 use concordia::offer::{Offer, OfferKind};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
@@ -117,4 +117,135 @@ fn conditions_and_bundles_are_compared_plainly() {
     assert!(matches!(&d.bundles[1], BundleChange::Removed(b) if b.bundle_id == "y"));
     assert!(matches!(&d.bundles[2], BundleChange::Added(b) if b.bundle_id == "z"));
     assert_eq!(diff_offers(&c1, &b1).kind, Some(("conditional", "bundle")));
+}
+
+#[test]
+fn a_validity_moved_by_milliseconds_is_no_change() {
+    let at = |t: &str| {
+        offer(json!({"terms": {"price": {"value": 100, "currency": "USD"}}, "valid_until": t}))
+    };
+    let d = diff_offers(
+        &at("2026-12-04T10:29:35.068Z"),
+        &at("2026-12-04T10:29:35.073Z"),
+    );
+    assert!(d.valid_until.is_none(), "5 ms is no change: {d:?}");
+    assert!(d.is_empty());
+    let d = diff_offers(
+        &at("2026-12-04T10:29:35.068Z"),
+        &at("2026-12-04T10:29:36.068Z"),
+    );
+    assert_eq!(
+        d.valid_until,
+        Some((
+            Some("2026-12-04T10:29:35.068Z".to_owned()),
+            Some("2026-12-04T10:29:36.068Z".to_owned())
+        ))
+    );
+}
+
+fn term_change(term: &str, old: Value, new: Value) -> Option<Effect> {
+    let d = diff_offers(
+        &offer(json!({"terms": {term: old}})),
+        &offer(json!({"terms": {term: new}})),
+    );
+    match &d.terms[0].change {
+        TermChange::Changed { effect, .. } => *effect,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_lower_price_is_better_for_the_buyer_a_higher_worse() {
+    let price = |v: i64| json!({"value": v, "currency": "USD"});
+    assert_eq!(
+        term_change("price", price(547_000), price(536_000)),
+        Some(Effect::Better)
+    );
+    assert_eq!(
+        term_change("price", price(500_000), price(536_000)),
+        Some(Effect::Worse)
+    );
+    // Across currencies nothing can be said.
+    assert_eq!(
+        term_change("price", price(100), json!({"value": 90, "currency": "EUR"})),
+        None
+    );
+}
+
+#[test]
+fn a_shorter_warranty_is_worse_for_the_buyer_a_longer_better() {
+    assert_eq!(
+        term_change(
+            "warranty_months",
+            json!({"value": 36}),
+            json!({"value": 24})
+        ),
+        Some(Effect::Worse)
+    );
+    assert_eq!(
+        term_change(
+            "warranty_months",
+            json!({"value": 24}),
+            json!({"value": 36})
+        ),
+        Some(Effect::Better)
+    );
+}
+
+#[test]
+fn fewer_days_to_pay_is_worse_for_the_buyer_more_better() {
+    assert_eq!(
+        term_change(
+            "payment_terms",
+            json!({"value": "Net 45"}),
+            json!({"value": "Net 30"})
+        ),
+        Some(Effect::Worse)
+    );
+    assert_eq!(
+        term_change(
+            "payment_terms",
+            json!({"value": "Net 30"}),
+            json!({"value": "net 60"})
+        ),
+        Some(Effect::Better)
+    );
+    // Words that are not `Net N` have no direction.
+    assert_eq!(
+        term_change(
+            "payment_terms",
+            json!({"value": "Net 30"}),
+            json!({"value": "on delivery"})
+        ),
+        None
+    );
+}
+
+#[test]
+fn an_earlier_delivery_is_better_for_the_buyer_a_later_worse() {
+    let date = |d: &str| json!({"value": d, "type": "date"});
+    assert_eq!(
+        term_change("delivery", date("2027-01-31"), date("2027-01-17")),
+        Some(Effect::Better)
+    );
+    assert_eq!(
+        term_change("ship_by", date("2027-01-17"), date("2027-02-01")),
+        Some(Effect::Worse)
+    );
+}
+
+#[test]
+fn a_term_without_a_direction_gets_none() {
+    assert_eq!(
+        term_change("quantity", json!({"value": 2000}), json!({"value": 1500})),
+        None
+    );
+    assert_eq!(
+        term_change(
+            "item",
+            json!({"value": "VX-200"}),
+            json!({"value": "VX-300"})
+        ),
+        None
+    );
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anp::api::{self, ErrorBody};
 use countersign_client::ApproverClient;
+use countersign_host_api::signing::{sign_request_v2, RequestV2, SignedHeadersV2};
 use ed25519_dalek::SigningKey;
 use rand::Rng;
 use time::OffsetDateTime;
@@ -120,30 +121,40 @@ fn refusal(status: reqwest::StatusCode, bytes: &[u8]) -> (String, String) {
 }
 
 impl HostIo {
+    /// A request to `path_and_query` on this host, signed as the approver
+    /// (version 2: method, host, path with query, caller, body), with the
+    /// headers it carries.
     fn signed(
         &self,
         method: &str,
-        path: &str,
+        path_and_query: &str,
         body: &[u8],
-    ) -> (api::SignedHeaders, reqwest::RequestBuilder) {
-        let headers = api::sign_request(
+    ) -> Result<(SignedHeadersV2, reqwest::RequestBuilder), SendError> {
+        let text = format!("{}{path_and_query}", self.url.trim_end_matches('/'));
+        let url = reqwest::Url::parse(&text)
+            .map_err(|e| SendError::Garbled(format!("{text:?} is not a URL ({e})")))?;
+        let (authority, target) = countersign_client::authority_and_target(&url);
+        let request = RequestV2 {
+            method,
+            authority: &authority,
+            path_and_query: &target,
+            body,
+        };
+        let headers = sign_request_v2(
             &self.key,
             &self.approver_id,
-            method,
-            path,
-            body,
+            &request,
             &api::format_timestamp(OffsetDateTime::now_utc()),
             &nonce(),
         );
-        let url = format!("{}{path}", self.url.trim_end_matches('/'));
-        let mut request = match method {
+        let mut builder = match method {
             "POST" => self.http.post(url),
             _ => self.http.get(url),
         };
         for (name, value) in headers.pairs() {
-            request = request.header(name, value);
+            builder = builder.header(name, value);
         }
-        (headers, request)
+        Ok((headers, builder))
     }
 
     /// GETs `/api/console/v1/sessions/<session>/log[?after=N]`, signed, and
@@ -162,12 +173,11 @@ impl HostIo {
             "{}/sessions/{session_id}/log",
             countersign_host_api::approver::CONSOLE_API_BASE
         );
-        let (_, mut request) = self.signed("GET", &path, b"");
-        let mut asked = path;
-        if let Some(after) = after {
-            request = request.query(&[("after", after.to_string())]);
-            asked = format!("{asked}?after={after}");
-        }
+        let asked = match after {
+            Some(after) => format!("{path}?after={after}"),
+            None => path,
+        };
+        let (_, request) = self.signed("GET", &asked, b"")?;
         let response = request
             .send()
             .await
@@ -200,7 +210,7 @@ impl HostIo {
         );
         let mut last = String::new();
         for attempt in 1..=ATTEMPTS {
-            let (headers, request) = self.signed("POST", &path, body);
+            let (headers, request) = self.signed("POST", &path, body)?;
             on_signed(&serde_json::to_string(&headers).unwrap_or_default());
             let request = request
                 .header(reqwest::header::CONTENT_TYPE, "application/json")

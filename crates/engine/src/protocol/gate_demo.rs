@@ -62,17 +62,8 @@ pub(crate) fn load<T: DeserializeOwned>(path: &Path) -> Option<T> {
 
 /// Keeps a demo's state (it holds the demo's private keys: owner-only).
 pub(crate) fn save<T: Serialize>(path: &Path, state: &T) -> Result<(), EngineError> {
-    use std::io::Write;
     let text = serde_json::to_string(state).map_err(shared_error)?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(text.as_bytes())?;
+    crate::owner_only::write(path, text.as_bytes())?;
     Ok(())
 }
 

@@ -36,6 +36,15 @@ pub(crate) mod oanp;
 
 pub(crate) use gate_request::HostRequest;
 
+/// Reasons to decline a commercial offer (ANP, Concordia, OANP): about price,
+/// terms, scope and the seller, never about data.
+pub(crate) const PURCHASE_DECLINE_REASONS: [&str; 4] = [
+    "Price is above our budget",
+    "Terms are not acceptable",
+    "Scope does not match what we asked for",
+    "Vendor is not approved for this purchase",
+];
+
 /// A future of the IO half (boxed: the seam is a trait object).
 pub(crate) type IoFuture<'a, T> = PinBox<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -272,10 +281,15 @@ pub(crate) struct Proposal {
 pub(crate) struct Located {
     /// The pending one.
     pub proposal: Proposal,
-    /// The one it answers, when there is one.
+    /// The one it is compared with, when there is one: for a
+    /// counterparty's proposal their own previous one (else the one it
+    /// answers); for our side's draft the counterparty's it answers.
     pub previous: Option<Proposal>,
     /// From the previous amount to this one, when both have one.
     pub change: Option<Change>,
+    /// Our side's latest earlier proposal and the distance to it, when
+    /// `previous` is not already that one.
+    pub gap: Option<crate::views::Gap>,
 }
 
 /// What the record shows became of a proposal.
@@ -340,6 +354,26 @@ pub(crate) struct TimelineEntry {
     pub side: Option<Side>,
     /// When the entry is a proposal with an amount: the amount.
     pub amount: Option<Amount>,
+}
+
+/// When a counter is checked: the moment its deadlines must be later than,
+/// and when the proposal it answers stops being decidable, as the host's
+/// pending record says (what a counter's own expiry can follow), when known.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CounterAt<'a> {
+    /// Now, from the engine's clock.
+    pub now: OffsetDateTime,
+    /// The pending record's `expires_at`, when the proposal is still pending.
+    pub request_expires_at: Option<&'a str>,
+}
+
+/// A counter checked on 2026-12-04 at noon UTC, the proposal's expiry not known (unit tests).
+#[cfg(test)]
+pub(crate) fn tests_at() -> CounterAt<'static> {
+    CounterAt {
+        now: time::macros::datetime!(2026-12-04 12:00 UTC),
+        request_expires_at: None,
+    }
 }
 
 /// Everything a protocol needs to sign a decision.
@@ -463,12 +497,16 @@ pub(crate) trait Seam: Send + Sync {
     ) -> ProposalDetail;
 
     /// Checks a counter in the protocol's own form against the proposal it
-    /// answers (the entry `event_hash`), with the diff when it parses.
+    /// answers (the entry `event_hash`) by the protocol crate's counter
+    /// rules, every problem with its field, as of `at`; with the diff
+    /// whenever it reads as the protocol's counter (a counter sent earlier
+    /// is still shown once its dates have passed).
     fn validate_counter(
         &self,
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError>;
 
     /// Builds the signed decision: the exact body to send.
@@ -480,6 +518,16 @@ pub(crate) trait Seam: Send + Sync {
     /// names them otherwise.
     fn counter_in_decision(&self, body: &Value) -> Option<Value> {
         body.get("counter_terms").filter(|t| !t.is_null()).cloned()
+    }
+
+    /// The reason a decision this console sent carried (the approver API's
+    /// `reason`), as the counterparty reads it.
+    fn reason_in_decision(&self, body: &Value) -> Option<String> {
+        body.get("reason")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned)
     }
 
     /// The terms an answer on the log (a counter nobody decided here)
@@ -728,6 +776,63 @@ pub(crate) fn answered_entry<'a>(
     earlier()
         .find(|e| e.actor != actor)
         .or_else(|| earlier().find(|e| e.actor == actor))
+}
+
+/// The proposals one at `seq` by `actor` is read against.
+pub(crate) struct Compared<'a> {
+    /// The same side's latest earlier proposal: what they moved since.
+    pub own_previous: Option<&'a StoredEvent>,
+    /// The other side's latest earlier proposal: what it answers.
+    pub other_latest: Option<&'a StoredEvent>,
+}
+
+impl<'a> Compared<'a> {
+    /// What a counterparty's proposal is compared with (their own previous
+    /// one, else the one it answers) and, separately, our side's latest
+    /// one when that is not already it.
+    pub(crate) fn for_counterparty(&self) -> (Option<&'a StoredEvent>, Option<&'a StoredEvent>) {
+        match self.own_previous {
+            Some(own) => (Some(own), self.other_latest),
+            None => (self.other_latest, None),
+        }
+    }
+}
+
+/// Both earlier proposals a proposal at `seq` by `actor` may be read
+/// against (see [`Compared`]).
+pub(crate) fn compared_entries<'a>(
+    events: &'a [StoredEvent],
+    seq: u64,
+    actor: &str,
+    is_proposal: fn(&str) -> bool,
+) -> Compared<'a> {
+    let earlier = || {
+        events
+            .iter()
+            .rev()
+            .filter(move |e| e.seq < seq && is_proposal(&e.kind))
+    };
+    Compared {
+        own_previous: earlier().find(|e| e.actor == actor),
+        other_latest: earlier().find(|e| e.actor != actor),
+    }
+}
+
+/// The gap from our side's proposal `ours` to theirs (`amount`), when both
+/// have an amount in one currency; a distance, so it has no direction.
+pub(crate) fn gap_to(
+    ours: &Proposal,
+    amount: Option<&Amount>,
+    change: impl Fn(&Amount, &Amount) -> Option<Change>,
+) -> Option<crate::views::Gap> {
+    let (mine, theirs) = (ours.amount.as_ref()?, amount?);
+    let mut moved = change(mine, theirs)?;
+    moved.effect = None;
+    Some(crate::views::Gap {
+        seq: ours.seq,
+        ours: mine.clone(),
+        change: moved,
+    })
 }
 
 /// One CSV field: quoted, and a spreadsheet formula in counterparty text

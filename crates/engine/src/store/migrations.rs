@@ -165,6 +165,22 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX host_requests_by_message ON host_requests (host_id, session_id, message_hash);
     "#,
+    // 6: when the person allowed plain HTTP to a host off loopback (the lab
+    // override at connect), kept with the host and shown on Hosts.
+    r#"
+    ALTER TABLE hosts ADD COLUMN plain_http_allowed_at TEXT;
+    "#,
+    // 7: expired proposals the person put away (local only: nothing was
+    // sent, and the host's record is untouched).
+    r#"
+    CREATE TABLE dismissed (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        event_hash TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id, event_hash)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

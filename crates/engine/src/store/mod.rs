@@ -47,6 +47,9 @@ pub struct HostRecord {
     pub last_error: Option<String>,
     /// Last successful poll.
     pub last_poll_at: Option<String>,
+    /// When the person allowed plain HTTP to this host off loopback (the
+    /// lab override at connect); `None` when they did not.
+    pub plain_http_allowed_at: Option<String>,
 }
 
 /// A session, its pin and its verification state.
@@ -138,6 +141,8 @@ pub struct PendingOverview {
     pub offer_stored: bool,
     /// Its session is stored.
     pub session_known: bool,
+    /// The person dismissed it once it expired.
+    pub dismissed: bool,
 }
 
 /// A decision, with the exact request sent.
@@ -235,6 +240,7 @@ fn host_from_row(r: &Row<'_>) -> rusqlite::Result<HostRecord> {
         reachable: r.get("reachable")?,
         last_error: r.get("last_error")?,
         last_poll_at: r.get("last_poll_at")?,
+        plain_http_allowed_at: r.get("plain_http_allowed_at")?,
     })
 }
 
@@ -379,12 +385,13 @@ impl Store {
     pub fn insert_host(&self, h: &HostRecord, now: &str) -> rusqlite::Result<()> {
         self.conn.execute(
             "INSERT INTO hosts (host_id, protocol, url, label, sandbox, approver_id, approver_email,
-             platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+             platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at,
+             plain_http_allowed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 h.host_id, h.protocol, h.url, h.label, h.sandbox, h.approver_id, h.approver_email,
                 h.platform_key, h.platform_fingerprint, h.approver_keys, h.reachable, h.last_error,
-                h.last_poll_at, now
+                h.last_poll_at, now, h.plain_http_allowed_at
             ],
         )?;
         Ok(())
@@ -620,7 +627,9 @@ impl Store {
                EXISTS (SELECT 1 FROM events e WHERE e.host_id = p.host_id
                  AND e.session_id = p.session_id AND e.event_hash = p.event_hash),
                EXISTS (SELECT 1 FROM sessions x WHERE x.host_id = p.host_id
-                 AND x.session_id = p.session_id)
+                 AND x.session_id = p.session_id),
+               EXISTS (SELECT 1 FROM dismissed d WHERE d.host_id = p.host_id
+                 AND d.session_id = p.session_id AND d.event_hash = p.event_hash)
              FROM pending p ORDER BY p.expires_at, p.session_id",
         )?;
         let rows = st.query_map([], |r| {
@@ -635,6 +644,7 @@ impl Store {
                 seen: r.get(5)?,
                 offer_stored: r.get(6)?,
                 session_known: r.get(7)?,
+                dismissed: r.get(8)?,
             })
         })?;
         rows.collect()
@@ -649,7 +659,39 @@ impl Store {
         rows.collect()
     }
 
-    // ---- seen and notified ----
+    // ---- seen, dismissed and notified ----
+
+    /// Puts an expired proposal away: it leaves the inbox, nothing is sent.
+    pub fn dismiss(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+        at: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO dismissed (host_id, session_id, event_hash, at) VALUES (?1, ?2, ?3, ?4)",
+            [host_id, session_id, event_hash, at],
+        )?;
+        Ok(())
+    }
+
+    /// True when the person dismissed the proposal.
+    pub fn is_dismissed(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> rusqlite::Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM dismissed WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3",
+                [host_id, session_id, event_hash],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|o| o.is_some())
+    }
 
     /// Marks an offer opened.
     pub fn mark_seen(

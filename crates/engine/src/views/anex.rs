@@ -71,8 +71,12 @@ pub struct AnexRequester {
 pub struct AnexItemView {
     /// The item's name, without a mark.
     pub item: String,
-    /// True when the requester marked it `(m)`: a counter cannot drop it.
+    /// True when the requester marked it `(m)`.
     pub required: bool,
+    /// Whether a counter may drop it (`anex::rules::counter_may_drop`: not
+    /// when the requester marked it required, ANEX §4.4); the counter
+    /// editor offers to untick only these.
+    pub removable: bool,
     /// Whether the owner's policy covers it for this counterparty (null
     /// when not known).
     pub within_policy: Option<bool>,

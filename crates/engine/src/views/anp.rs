@@ -156,8 +156,8 @@ pub struct AnpLineItemDiff {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct AnpFieldChange {
-    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
-    /// `term_months` or `line_total`.
+    /// `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+    /// `term_months` (a line's total is derived, never a changed field).
     pub field: String,
     /// Before, as text.
     pub old: Option<String>,
@@ -168,6 +168,9 @@ pub struct AnpFieldChange {
     pub absolute: Option<String>,
     /// Percent change for numeric fields.
     pub percent: Option<String>,
+    /// Better or worse for the buyer (`anp::diff::price_effect`: the unit
+    /// price); null for fields with no direction.
+    pub effect: Option<super::Effect>,
 }
 
 /// The change of an offer's total.
@@ -185,6 +188,9 @@ pub struct AnpTotalChange {
     pub percent: Option<String>,
     /// True when the currencies differ.
     pub currency_changed: bool,
+    /// Better or worse for the buyer; null when it did not move or the
+    /// currency changed.
+    pub effect: Option<super::Effect>,
 }
 
 /// An offer's total: the amount that counts, computed and stated, and

@@ -196,6 +196,10 @@ pub struct TermChange {
     pub new: Option<Term>,
     /// When both sides are money: how the amount moved.
     pub amount: Option<AmountChange>,
+    /// Better or worse for the buyer, by `concordia::diff::term_effect`
+    /// (price, warranty, payment terms, delivery date); null when the term
+    /// has no direction.
+    pub effect: Option<super::Effect>,
 }
 
 /// How an amount moved.

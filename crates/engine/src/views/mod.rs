@@ -121,6 +121,13 @@ pub struct HostInfo {
     /// was connected since): its history stays readable, nothing is polled,
     /// and `reachable` is only how it was last found.
     pub polled: bool,
+    /// True when this console reaches the host over plain HTTP off this
+    /// machine (a lab host the person allowed, or one connected before
+    /// plain HTTP was refused): what it exchanges can be read on the way.
+    pub plain_http: bool,
+    /// RFC 3339 time the person allowed plain HTTP to this host at connect
+    /// (the lab override), when they did.
+    pub plain_http_allowed_at: Option<String>,
 }
 
 /// Who is on the other side of a session, as the host vouches for it (an
@@ -211,10 +218,16 @@ pub struct InboxItem {
     pub counterparty: Counterparty,
     /// The proposal's exact amount, when it has one.
     pub amount: Option<Amount>,
-    /// The amount of the proposal it answers, when both have one.
+    /// The amount of the proposal it is compared with, when both have one:
+    /// the same side's previous proposal (what the counterparty moved since
+    /// it last offered), else the one it answers.
     pub previous_amount: Option<Amount>,
     /// From `previous_amount` to `amount`.
     pub change: Option<Change>,
+    /// How far a counterparty's proposal stands from our side's latest
+    /// earlier one (our last counter), when that is not already what
+    /// `change` compares with.
+    pub gap: Option<Gap>,
     /// When the proposal stops being decidable (RFC 3339).
     pub expires_at: String,
     /// The session's verification state.
@@ -252,6 +265,10 @@ pub struct InboxPage {
     pub total: u32,
     /// Of those, the ones the person has not opened yet.
     pub unread: u32,
+    /// Proposals that expired undecided and were not dismissed, soonest
+    /// first: their own section (Dismiss, and Decline where the protocol
+    /// still takes one), never counted in `total` or `unread`.
+    pub expired: Vec<InboxItem>,
 }
 
 /// A change between two amounts in one currency.
@@ -262,6 +279,32 @@ pub struct Change {
     pub absolute: Money,
     /// Two-place percentage, or null when the old value is zero.
     pub percent: Option<String>,
+    /// Better or worse for the buyer, by the protocol crate's direction
+    /// rule; null when the change has no direction (or none moved).
+    pub effect: Option<Effect>,
+}
+
+/// What a change means, always read from the buyer's side (the side a
+/// price that goes down is good for); a protocol crate's diff decides it,
+/// one rule per term, so the interface never guesses from a field's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// The buyer is better off.
+    Better,
+    /// The buyer is worse off.
+    Worse,
+}
+
+/// A counterparty's proposal beside our side's latest earlier one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Gap {
+    /// Our side's proposal's seq.
+    pub seq: u64,
+    /// Its amount.
+    pub ours: Amount,
+    /// From ours to theirs (a distance, so no better or worse).
+    pub change: Change,
 }
 
 /// The proposal it answers, by position.
@@ -324,15 +367,41 @@ pub enum CounterForm {
 /// draws the buttons and forms these name and nothing else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Capabilities {
-    /// The decisions a person may make.
+    /// The decisions a person may make now (once the proposal expired,
+    /// exactly `after_expiry`).
     pub actions: Vec<DecideAction>,
+    /// The decisions the protocol still takes once the proposal expired
+    /// (ANP/0.1: a late decline still tells the vendor; a gate request
+    /// takes none): what the panel offers when it expires on screen.
+    pub after_expiry: Vec<DecideAction>,
     /// A decline must carry a reason the counterparty reads.
     pub decline_needs_reason: bool,
+    /// What a decline is called in this protocol ("Decline offer", "Refuse
+    /// the request"): the decline button's words.
+    pub decline_label: String,
+    /// Reasons a person may pick for a decline, in this protocol's words
+    /// (a data request is refused for reasons about data, not price); the
+    /// person may always write their own.
+    pub decline_reasons: Vec<String>,
     /// The editor a counter is written in, when a counter is offered.
     pub counter_form: Option<CounterForm>,
     /// What the person's decision becomes, in words ("an RFC-002 approval in
     /// an accept event", "an ApprovalReceipt signed with your key").
     pub signed_as: String,
+    /// Who receives the decision: the counterparty itself (ANP's log, ANEX's
+    /// answer), or the organization's own agent, which then acts on it
+    /// (Concordia, OANP): the words after a decision say which.
+    pub decision_goes_to: DecisionRecipient,
+}
+
+/// Who a decision is sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionRecipient {
+    /// The counterparty reads it (on the shared log, or as the answer).
+    Counterparty,
+    /// The organization's own agent gets it and acts on it.
+    OwnAgent,
 }
 
 /// One proposal with everything needed to decide it.

@@ -292,6 +292,18 @@ async fn an_ask_beyond_policy_is_in_the_inbox_item_by_item_with_the_policys_verd
     let caps = &view.capabilities;
     assert_eq!(caps.actions.len(), 3);
     assert!(caps.decline_needs_reason);
+    // A data request is refused for reasons about data, never price.
+    assert_eq!(caps.decline_label, "Refuse the request");
+    assert!(
+        caps.decline_reasons
+            .iter()
+            .all(|r| !r.contains("Price") && !r.contains("budget")),
+        "{:?}",
+        caps.decline_reasons
+    );
+    assert!(caps
+        .decline_reasons
+        .contains(&"We do not share this data with this requester".to_owned()));
     assert_eq!(
         caps.counter_form,
         Some(countersign_engine::CounterForm::AnexTerms)
@@ -306,6 +318,21 @@ async fn an_ask_beyond_policy_is_in_the_inbox_item_by_item_with_the_policys_verd
     assert_eq!(ask.responder, requester.agent);
     assert!(ask.policy_known);
     assert_eq!(ask.terms_valid_days, Some(90));
+    // Only what the requester did not mark required can be dropped by a counter.
+    let removable: Vec<(&str, bool)> = ask
+        .items
+        .iter()
+        .map(|i| (i.item.as_str(), i.removable))
+        .collect();
+    assert_eq!(
+        removable,
+        vec![
+            ("legal_name", false),
+            ("tax_id", false),
+            ("bank_details", false),
+            ("ap_contact", true),
+        ]
+    );
     let items: Vec<(&str, bool, Option<bool>)> = ask
         .items
         .iter()
@@ -505,6 +532,17 @@ async fn refusing_needs_a_reason_and_the_task_is_rejected_with_it_even_after_the
     assert_eq!(refuse["content"]["response"], reason);
     engine.refresh().await.unwrap();
     assert!(engine.inbox().await.unwrap().is_empty());
+    // The decided view keeps the reason the person typed.
+    let decided = engine
+        .proposal_view(
+            &view.item.host_id,
+            &view.item.session_id,
+            &view.item.event_hash,
+        )
+        .await
+        .unwrap();
+    let decision = decided.decision.expect("what became of it");
+    assert_eq!(decision.reason.as_deref(), Some(reason), "{decision:?}");
 }
 
 /// A host whose configured identity is not the address this console
@@ -516,7 +554,7 @@ async fn refusing_needs_a_reason_and_the_task_is_rejected_with_it_even_after_the
 async fn terms_naming_another_responder_than_the_enrolled_host_are_refused_before_signing() {
     let world = World::start_in_process(countersign_host::HostConfig {
         public_url: Some("http://evil.example".to_owned()),
-        ..countersign_host::HostConfig::default()
+        ..World::host_config()
     })
     .await;
     let (_dir, engine, requester, view) =

@@ -91,9 +91,11 @@ impl World {
     pub async fn start() -> World {
         let dir = tempfile::tempdir().unwrap();
         if !through_deployment() {
-            return World::in_process(dir, countersign_host::HostConfig::default()).await;
+            // Version 1 signatures refused: every test proves the console
+            // speaks version 2 (docs/approver-api.md, "Signed requests").
+            return World::in_process(dir, World::host_config()).await;
         }
-        let deployment = countersign_testkit::deployment::Deployment::start(
+        let deployment = countersign_testkit::deployment::Deployment::start_refusing_v1(
             countersign_testkit::deployment::Launch::ThisTest(HOST_PROCESS_TEST.into()),
             3,
         )
@@ -102,6 +104,17 @@ impl World {
         let admin = deployment.admin.clone();
         let url = deployment.url();
         World::with_org(dir, Serving::Deployment(Box::new(deployment)), admin, url).await
+    }
+
+    /// The configuration of a test host: version 1 signatures refused, and
+    /// the SDK agents' loopback callbacks allowed, as an admin would allow
+    /// the network they listen on.
+    pub fn host_config() -> countersign_host::HostConfig {
+        countersign_host::HostConfig {
+            accept_v1_signatures: false,
+            callback_networks: vec![countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()],
+            ..countersign_host::HostConfig::default()
+        }
     }
 
     /// A world whose host runs in this process with `config`, whichever

@@ -206,16 +206,89 @@ async fn decline_needs_a_reason_and_reaches_the_vendor() {
     let decision = &doc["decisions"][0];
     assert_eq!(decision["action"], "decline");
     let body = decision["request_body"].as_str().unwrap();
-    let headers: anp::api::SignedHeaders =
+    let headers: countersign_host_api::signing::SignedHeadersV2 =
         serde_json::from_value(decision["signed_headers"].clone()).unwrap();
+    // Version 2 (docs/approver-api.md, "Signed requests"): for the host the
+    // console addressed, as this approver.
+    assert_eq!(headers.sig_version, "2");
+    let url = reqwest::Url::parse(&world.url).unwrap();
+    assert_eq!(
+        headers.authority,
+        countersign_client::authority_and_target(&url).0
+    );
     let key = anp::keys::parse_public_key(&engine.approver_public_key()).unwrap();
     let path = format!("/api/console/v1/sessions/{session}/decisions");
     let now = time::OffsetDateTime::now_utc();
-    anp::api::check_signed_request(&headers, &key, "POST", &path, body.as_bytes(), now).unwrap();
     let forged = body.replace("Above our benchmark", "Below our benchmark");
+    for (bytes, holds) in [(body.as_bytes(), true), (forged.as_bytes(), false)] {
+        let request = countersign_host_api::signing::RequestV2 {
+            method: "POST",
+            authority: &headers.authority,
+            path_and_query: &path,
+            body: bytes,
+        };
+        assert_eq!(
+            countersign_host_api::signing::check_request_v2(&headers.anp, &key, &request, now)
+                .is_ok(),
+            holds
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_counter_whose_expiry_has_passed_is_refused_at_check_and_never_sent() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+
+    let mut stale = offer(1000, DAY);
+    stale["expires_at"] = json!("2020-01-01T00:00:00Z");
+    let check = engine
+        .validate_counter(&item.host_id, &session, &item.event_hash, stale.clone())
+        .await
+        .unwrap();
+    assert!(!check.ok);
+    assert_eq!(check.errors.len(), 1, "{:?}", check.errors);
+    assert_eq!(check.errors[0].path, "expires_at");
     assert!(
-        anp::api::check_signed_request(&headers, &key, "POST", &path, forged.as_bytes(), now)
-            .is_err()
+        check.errors[0]
+            .message
+            .starts_with("the counter-offer's expiry 2020-01-01T00:00:00Z has passed"),
+        "{:?}",
+        check.errors
+    );
+    let before = agent.log(&session, None).await.unwrap().events.len();
+    let err = engine
+        .decide(DecideRequest {
+            host_id: item.host_id.clone(),
+            session_id: session.clone(),
+            in_response_to: item.event_hash.clone(),
+            action: DecideAction::Counter,
+            reason: None,
+            counter: Some(stale),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_counter", "{err}");
+    assert!(
+        matches!(&err, DecideError::InvalidCounter { errors } if errors[0].path == "expires_at"),
+        "{err}"
+    );
+    assert_eq!(
+        agent.log(&session, None).await.unwrap().events.len(),
+        before,
+        "nothing was appended"
+    );
+    // The offer itself still stands: it can still be approved.
+    assert!(
+        engine
+            .proposal_view(&item.host_id, &session, &item.event_hash)
+            .await
+            .unwrap()
+            .pending
     );
 }
 
@@ -1380,4 +1453,63 @@ async fn a_vendor_whose_names_no_admin_verified_is_marked_unverified_until_verif
     world.host().verify_agent(&reg.agent_id).await.unwrap();
     engine.refresh().await.unwrap();
     assert_eq!(ours(engine.inbox().await.unwrap()).verified, Some(true));
+}
+
+/// Northwind offers 547,000, we counter 500,000, Northwind cuts to 536,000:
+/// the cut is measured against Northwind's own previous offer (better for
+/// the buyer), and our counter is a separate gap, not the change.
+#[tokio::test]
+async fn a_vendor_offer_is_compared_with_its_own_previous_offer_and_our_counter_apart() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1094, DAY)).await;
+    engine.refresh().await.unwrap();
+    let first = engine.inbox().await.unwrap().remove(0);
+    let ours = decide(
+        &engine,
+        &first.host_id,
+        &session,
+        &first.event_hash,
+        DecideAction::Counter,
+        Some(offer(1000, DAY)),
+    )
+    .await;
+    let our_seq = ours.appended.expect("our counter is on the log").seq;
+    submit(&agent, &session, EventKind::CounterOffer, offer(1072, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+    assert_eq!(item.amount.as_ref().unwrap().value, "536000");
+    assert_eq!(item.previous_amount.as_ref().unwrap().value, "547000");
+    let change = item
+        .change
+        .clone()
+        .expect("a change against their previous offer");
+    assert_eq!(change.absolute, "-11000");
+    assert_eq!(change.effect, Some(Effect::Better));
+    let gap = item.gap.clone().expect("the gap to our counter");
+    assert_eq!((gap.seq, gap.ours.value.as_str()), (our_seq, "500000"));
+    assert_eq!(gap.change.absolute, "36000");
+    assert_eq!(gap.change.percent.as_deref(), Some("7.20"));
+    assert_eq!(gap.change.effect, None);
+
+    // The structured diff is against their previous offer too, every
+    // priced field with its direction.
+    let view = engine
+        .proposal_view(&item.host_id, &session, &item.event_hash)
+        .await
+        .unwrap();
+    let ProposalDetail::AnpOffer(detail) = view.detail else {
+        panic!("an ANP offer")
+    };
+    let previous = detail.previous_ref.expect("compared with an offer");
+    assert_eq!(previous.actor, "vendor_agent");
+    let diff = detail.diff.expect("a diff");
+    assert_eq!(diff.total.absolute, "-11000");
+    assert_eq!(diff.total.effect, Some(Effect::Better));
+    let price = &diff.line_items[0].fields[0];
+    assert_eq!(
+        (price.field.as_str(), price.effect),
+        ("unit_price", Some(Effect::Better))
+    );
 }

@@ -27,6 +27,18 @@ use crate::common::*;
 pub const BUYER: &str = "agent_buyer_42";
 pub const SELLER: &str = "agent_seller_01";
 
+/// A delivery date two months from today (`YYYY-MM-DD`): a date a counter
+/// may still commit to, whenever the test runs.
+pub fn later_day() -> String {
+    let day = (OffsetDateTime::now_utc() + time::Duration::days(60)).date();
+    format!(
+        "{:04}-{:02}-{:02}",
+        day.year(),
+        u8::from(day.month()),
+        day.day()
+    )
+}
+
 fn at(offset_secs: i64) -> String {
     approval_receipt::datetime::format_utc(
         OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs),
@@ -457,7 +469,7 @@ async fn a_counter_is_checked_by_concordia_then_reaches_the_agent_as_terms() {
     assert_eq!(status.status, RequestState::Pending, "nothing was sent");
 
     let terms =
-        json!({"price": {"value": 1900, "currency": "USD"}, "delivery": {"value": "2026-12-20"}});
+        json!({"price": {"value": 1900, "currency": "USD"}, "delivery": {"value": later_day()}});
     let check = engine
         .validate_counter(
             &item.host_id,
@@ -482,6 +494,113 @@ async fn a_counter_is_checked_by_concordia_then_reaches_the_agent_as_terms() {
     assert_eq!(status.counter_terms.as_ref(), Some(&terms));
     assert_eq!(status.reason.as_deref(), Some("Meet us nearer our number."));
     receipts_verify(&status, &talk.messages[i], "deny");
+}
+
+#[tokio::test]
+async fn an_impossible_counter_is_refused_term_by_term_and_nothing_reaches_the_agent() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_impossible", 86400);
+    mirror_and_ask(&agent, &talk, i, "req-impossible").await;
+    let item = row(&engine, &talk).await;
+    let check = |terms: Value| {
+        let engine = &engine;
+        let item = &item;
+        async move {
+            engine
+                .validate_counter(&item.host_id, &item.session_id, &item.event_hash, terms)
+                .await
+                .unwrap()
+        }
+    };
+
+    // Every problem at once, each at its term: a price in words and an
+    // impossible date; a required term left out on its own.
+    let impossible = json!({"price": {"value": "forty thousand", "currency": "USD"},
+        "delivery": {"value": "2027-13-45"}});
+    let found = check(impossible.clone()).await;
+    assert!(!found.ok);
+    let paths: Vec<&str> = found.errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["terms/delivery/value", "terms/price/value"],
+        "{:?}",
+        found.errors
+    );
+    assert!(
+        found.errors[0].message.contains("is not a real date"),
+        "{:?}",
+        found.errors
+    );
+    let no_delivery = check(json!({"price": {"value": 1900, "currency": "USD"}})).await;
+    assert_eq!(
+        no_delivery
+            .errors
+            .iter()
+            .map(|e| e.path.as_str())
+            .collect::<Vec<_>>(),
+        ["terms/delivery/value"]
+    );
+    let negative = check(
+        json!({"price": {"value": -5, "currency": "USD"}, "delivery": {"value": later_day()}}),
+    )
+    .await;
+    assert_eq!(
+        negative
+            .errors
+            .iter()
+            .map(|e| e.path.as_str())
+            .collect::<Vec<_>>(),
+        ["terms/price/value"]
+    );
+
+    // The engine refuses to sign it whatever the interface did; the host's
+    // request stays pending and its record of the session is unchanged.
+    let before = agent
+        .request(&talk.session_id, "req-impossible")
+        .await
+        .unwrap();
+    let mut wrong = request(&item, DecideAction::Counter);
+    wrong.reason = Some("Our terms.".into());
+    wrong.counter = Some(impossible);
+    let err = engine.decide(wrong).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_counter", "{err}");
+    let after = agent
+        .request(&talk.session_id, "req-impossible")
+        .await
+        .unwrap();
+    assert_eq!(after.status, RequestState::Pending, "nothing was sent");
+    assert_eq!(after, before);
+
+    // A sound counter previews the expiry its receipt gives it, and the
+    // receipt sent carries exactly that expiry.
+    let terms = json!({"price": {"value": "1900.00", "currency": "USD"}, "delivery": {"value": later_day()}});
+    let sound = check(terms.clone()).await;
+    assert!(sound.ok, "{:?}", sound.errors);
+    let Some(countersign_engine::ProposalDiff::ConcordiaOffer(diff)) = sound.diff else {
+        panic!("no diff")
+    };
+    let previewed = diff
+        .valid_until
+        .and_then(|v| v.new)
+        .expect("the counter's expiry");
+    let mut counter = request(&item, DecideAction::Counter);
+    counter.reason = Some("Our terms.".into());
+    counter.counter = Some(terms);
+    engine.decide(counter).await.unwrap();
+    let status = agent
+        .request(&talk.session_id, "req-impossible")
+        .await
+        .unwrap();
+    assert_eq!(status.status, RequestState::Countered);
+    assert_eq!(
+        status
+            .receipt
+            .as_ref()
+            .and_then(|r| r["expires_at"].as_str()),
+        Some(previewed.as_str())
+    );
 }
 
 #[tokio::test]
@@ -984,7 +1103,9 @@ async fn a_counter_at_a_confidential_value_is_held_and_nothing_reaches_the_agent
 
     let mut counter = request(&item, DecideAction::Counter);
     counter.reason = Some("Meet us nearer our number.".into());
-    counter.counter = Some(json!({"price": {"value": 1950, "currency": "USD"}}));
+    counter.counter = Some(
+        json!({"price": {"value": 1950, "currency": "USD"}, "delivery": {"value": later_day()}}),
+    );
     let result = engine.decide(counter).await.unwrap();
     assert_eq!(result.outcome, "held", "{}", result.detail);
     let status = agent.request(&talk.session_id, "req-held").await.unwrap();

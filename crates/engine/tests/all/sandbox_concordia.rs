@@ -174,7 +174,9 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
                 "item": {"value": "Industrial vibration sensors, model VX-200"},
                 "quantity": {"value": 2000, "unit": "units"},
                 "price": {"value": 40000, "currency": "USD"},
-                "delivery": {"value": "2027-01-15", "type": "date"},
+                "delivery": {"value": crate::gate::later_day(), "type": "date"},
+                "payment_terms": {"value": "Net 45"},
+                "warranty_months": {"value": 36},
             })),
         })
         .await

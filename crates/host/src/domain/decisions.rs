@@ -5,7 +5,6 @@
 //! processes, too), one commit wins and the other is planned again from
 //! what the winner wrote, so approval counts stay exact.
 
-use anp::api::SignedHeaders;
 use anp::canonical::sha256_hex;
 use anp::keys::{self, SigningKey};
 use anp::payload::Approval;
@@ -155,8 +154,8 @@ fn parse_outcome(text: &str) -> DecisionOutcome {
 pub struct Received<'a> {
     /// Body bytes as sent.
     pub body: &'a [u8],
-    /// The four signed headers as sent.
-    pub headers: &'a SignedHeaders,
+    /// The signed headers as sent and checked (kept beside the decision).
+    pub headers: &'a crate::auth::SignedAs,
 }
 
 /// Reads a decision body; its `decision_id` must be a UUID.

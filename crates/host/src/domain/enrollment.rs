@@ -7,6 +7,7 @@ use anp::keys;
 use anp::signed;
 use countersign_host_api::approver::EnrollRequest;
 use countersign_host_api::gate::GateEnrollRequest;
+use countersign_host_api::signing::{self, EnrollRole};
 use time::OffsetDateTime;
 
 use super::negotiation::plausible_email;
@@ -21,9 +22,101 @@ pub fn bad_code() -> DomainError {
     )
 }
 
+/// What an enrollment proof claims: who enrolls, with which code and key,
+/// and, for version 2, at which host.
+pub struct Claim<'a> {
+    /// Approver or gate agent (which route was called).
+    pub role: EnrollRole,
+    /// The one-time code sent.
+    pub code: &'a str,
+    /// The key to enroll.
+    pub public_key: &'a str,
+    /// Its signature.
+    pub proof: &'a str,
+    /// `Some(2)` for a version 2 proof, `None` for version 1.
+    pub proof_version: Option<u32>,
+    /// The authority a version 2 proof names.
+    pub authority: Option<&'a str>,
+}
+
+impl<'a> Claim<'a> {
+    /// An approver's enrollment.
+    pub fn approver(req: &'a EnrollRequest) -> Claim<'a> {
+        Claim {
+            role: EnrollRole::Approver,
+            code: &req.code,
+            public_key: &req.public_key,
+            proof: &req.proof,
+            proof_version: req.proof_version,
+            authority: req.authority.as_deref(),
+        }
+    }
+
+    /// A gate agent's enrollment.
+    pub fn gate_agent(req: &'a GateEnrollRequest) -> Claim<'a> {
+        Claim {
+            role: EnrollRole::GateAgent,
+            code: &req.code,
+            public_key: &req.public_key,
+            proof: &req.proof,
+            proof_version: req.proof_version,
+            authority: req.authority.as_deref(),
+        }
+    }
+}
+
 /// Checks the proof of possession (before the code is even looked up).
-pub fn check_proof(req: &EnrollRequest) -> Result<(), DomainError> {
-    check_possession(&req.public_key, &req.proof)
+/// Version 2 binds it to the role, this host (`authority`, one of
+/// `own_authorities`) and the code, so a proof captured from one
+/// enrollment enrolls nothing else; version 1 (ANP/0.1's registration
+/// string, the same for every code, role and host) only while
+/// `accept_v1` holds, and each use is logged.
+pub fn check_proof(
+    claim: &Claim<'_>,
+    own_authorities: &[String],
+    accept_v1: bool,
+) -> Result<(), DomainError> {
+    let key = keys::parse_public_key(claim.public_key)
+        .map_err(|e| DomainError::Invalid(format!("public_key: {e}.")))?;
+    match claim.proof_version {
+        None if accept_v1 => {
+            check_possession(claim.public_key, claim.proof)?;
+            tracing::warn!(
+                role = claim.role.as_str(),
+                "accepted a version 1 enrollment proof (transition; --accept-v1-signatures false refuses it)"
+            );
+            Ok(())
+        }
+        None => Err(DomainError::BadProof(
+            "this host no longer accepts version 1 proofs: send proof_version 2, a signature over \"countersign/enroll/v2\\n<role>\\n<host:port>\\n<sha256 of code>\\n<public_key>\" (docs/approver-api.md).".into(),
+        )),
+        Some(signing::PROOF_VERSION_2) => {
+            let authority = claim.authority.unwrap_or_default();
+            if !own_authorities.iter().any(|own| own == authority) {
+                return Err(DomainError::BadProof(format!(
+                    "the proof is for host {authority:?}, not this one ({}).",
+                    own_authorities.join(", ")
+                )));
+            }
+            let string = signing::enroll_proof_string_v2(
+                claim.role,
+                authority,
+                claim.code,
+                claim.public_key,
+            );
+            if keys::verify_b64(&key, string.as_bytes(), claim.proof) {
+                Ok(())
+            } else {
+                Err(DomainError::BadProof(format!(
+                    "proof is not a valid signature by public_key over the version 2 enrollment string for role {}, host {authority}, and this code.",
+                    claim.role.as_str()
+                )))
+            }
+        }
+        Some(other) => Err(DomainError::Invalid(format!(
+            "proof_version {other} is unknown; this host reads 2 (or none, version 1)."
+        ))),
+    }
 }
 
 /// `proof` must be `public_key`'s signature of `ANP/0.1\nregister\n<public_key>`.

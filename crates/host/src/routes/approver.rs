@@ -36,7 +36,8 @@ pub async fn enroll(
     Registration(incoming): Registration,
 ) -> Result<impl IntoResponse, ApiError> {
     let req: EnrollRequest = parse_json(&incoming.body, "enroll")?;
-    let response = service::enroll(&host, &req, host.clock().now()).await?;
+    let own = incoming.own_authorities(&host);
+    let response = service::enroll(&host, &req, &own, host.clock().now()).await?;
     Ok((StatusCode::CREATED, Json(response)))
 }
 

@@ -57,7 +57,8 @@ pub async fn enroll(
     Registration(incoming): Registration<GateShape>,
 ) -> Result<impl IntoResponse, GateError> {
     let req: GateEnrollRequest = parse_json(&incoming.body, "enroll")?;
-    let response = service::enroll(&host, &req, host.clock().now()).await?;
+    let own = incoming.own_authorities(&host);
+    let response = service::enroll(&host, &req, &own, host.clock().now()).await?;
     Ok((StatusCode::CREATED, Json(response)))
 }
 

@@ -21,10 +21,10 @@ use countersign_host_api::gate::GATE_API_BASE;
 use crate::error::ApiError;
 use crate::Host;
 
-/// Every route of the host, served on a listener bound to `listening`
-/// (the address the A2A surface names as the organizations' identity when
-/// no public URL is configured).
-pub fn router(host: Host, listening: std::net::SocketAddr) -> Router {
+/// Every route of the host. Serving adds the address it listens on
+/// (`crate::authority::Listening`), which signatures may name and the A2A
+/// surface names as the organizations' identity when no public URL is set.
+pub fn router(host: Host) -> Router {
     Router::new()
         .route(WELL_KNOWN_PATH, get(anp::discovery::well_known))
         .nest(AGENT_API_BASE, anp::router())
@@ -33,7 +33,6 @@ pub fn router(host: Host, listening: std::net::SocketAddr) -> Router {
         .merge(a2a::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::Extension(a2a::Listening(listening)))
         .with_state(host)
 }
 

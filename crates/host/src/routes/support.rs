@@ -8,10 +8,10 @@
 use std::marker::PhantomData;
 use std::net::SocketAddr;
 
-use anp::api::SignedHeaders;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, OriginalUri, Request};
 use axum::http::{HeaderMap, Method, Uri};
+use countersign_host_api::signing;
 use time::OffsetDateTime;
 
 use crate::auth::{self, Principal};
@@ -34,7 +34,17 @@ pub struct Incoming<S = AnpShape> {
     pub headers: HeaderMap,
     /// Body bytes (already bounded).
     pub body: Bytes,
+    /// The address the server accepted it on (for the authorities this
+    /// host answers to, [`crate::authority::own`]).
+    pub listening: Option<SocketAddr>,
     shape: PhantomData<fn() -> S>,
+}
+
+impl<S> Incoming<S> {
+    /// Every authority this host answers to, for this request.
+    pub fn own_authorities(&self, host: &Host) -> Vec<String> {
+        crate::authority::own(host, self.listening)
+    }
 }
 
 /// An [`Incoming`] request to an unauthenticated endpoint that creates
@@ -81,6 +91,10 @@ async fn receive<S: Surface>(
     }
     let (parts, body) = request.into_parts();
     let body = read_limited(&parts.headers, body, S::max_body(host)).await?;
+    let listening = parts
+        .extensions
+        .get::<crate::authority::Listening>()
+        .map(|l| l.0);
     let uri = parts
         .extensions
         .get::<OriginalUri>()
@@ -90,6 +104,7 @@ async fn receive<S: Surface>(
         uri,
         headers: parts.headers,
         body,
+        listening,
         shape: PhantomData,
     })
 }
@@ -129,8 +144,8 @@ pub struct Signed<P: Principal> {
     pub principal: P,
     /// The request.
     pub incoming: Incoming<P::Shape>,
-    /// Its four signed headers, as received.
-    pub headers: SignedHeaders,
+    /// Its signed headers, as received and checked.
+    pub headers: auth::SignedAs,
     /// The host's time when it was checked.
     pub now: OffsetDateTime,
 }
@@ -152,13 +167,27 @@ async fn authenticate<P: Principal>(
 ) -> Result<Signed<P>, ApiError> {
     let now = host.clock().now();
     let headers = auth::signed_headers(&incoming.headers);
+    let own_authorities = incoming.own_authorities(host);
+    let text = |name: &str| {
+        incoming
+            .headers
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("(not text)"))
+    };
     let request = auth::Signed {
         method: incoming.method.as_str(),
         path: incoming.uri.path(),
+        path_and_query: incoming
+            .uri
+            .path_and_query()
+            .map_or(incoming.uri.path(), |pq| pq.as_str()),
         body: &incoming.body,
         headers: &headers,
+        version: text(signing::HEADER_SIG_VERSION),
+        authority: text(signing::HEADER_AUTHORITY),
+        own_authorities: &own_authorities,
     };
-    let principal: P = auth::authenticate(host, &request, now).await?;
+    let (principal, headers): (P, _) = auth::authenticate(host, &request, now).await?;
     host.limiter().check(Scope::Agent, principal.id()).await?;
     Ok(Signed {
         principal,

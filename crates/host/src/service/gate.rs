@@ -34,13 +34,23 @@ pub(crate) async fn try_commit(host: &Host, commit: &GateCommit) -> Result<bool,
 pub async fn enroll(
     host: &Host,
     req: &GateEnrollRequest,
+    own_authorities: &[String],
     now: OffsetDateTime,
 ) -> Result<GateEnrollResponse, DomainError> {
-    enrollment::check_possession(&req.public_key, &req.proof)?;
+    let accept_v1 = host.config().accept_v1_signatures;
+    enrollment::check_proof(
+        &enrollment::Claim::gate_agent(req),
+        own_authorities,
+        accept_v1,
+    )?;
     let code_hash = crate::ids::code_hash(&req.code);
     let repo = host.store().gate();
     let code = repo.gate_code(&code_hash).await?;
     let agent = enrollment::gate_agent(req, code, now)?;
+    if let Some(url) = &agent.callback_url {
+        crate::callback::check(url, &host.config().callback_networks)
+            .map_err(|e| DomainError::Invalid(format!("{e}.")))?;
+    }
     if !repo
         .enroll_gate_agent(&code_hash, &agent, now.unix_timestamp())
         .await?

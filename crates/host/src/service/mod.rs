@@ -293,9 +293,15 @@ pub async fn summary(host: &Host, approver: &Approver) -> Result<Summary, Domain
 pub async fn enroll(
     host: &Host,
     req: &EnrollRequest,
+    own_authorities: &[String],
     now: OffsetDateTime,
 ) -> Result<EnrollResponse, DomainError> {
-    enrollment::check_proof(req)?;
+    let accept_v1 = host.config().accept_v1_signatures;
+    enrollment::check_proof(
+        &enrollment::Claim::approver(req),
+        own_authorities,
+        accept_v1,
+    )?;
     let code_hash = crate::ids::code_hash(&req.code);
     let code = host
         .store()

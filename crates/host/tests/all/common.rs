@@ -1,5 +1,7 @@
 //! Test helpers: a real host on 127.0.0.1:0, and signed raw HTTP for the
-//! vendor and approver roles (built with anp::api::sign_request).
+//! vendor, approver and gate roles (ANP/0.1's `anp::api::sign_request` on
+//! the agent API, version 2's `countersign_host_api::signing` on the
+//! host's own APIs).
 //!
 //! The store is a parameter of the whole suite: `COUNTERSIGN_TEST_STORE`
 //! unset or `sqlite` runs every test on a SQLite file, `postgres` on a fresh
@@ -15,6 +17,7 @@ use anp::signed;
 use anp::LogDocument;
 use countersign_host::{Host, HostConfig, Limit, Limits, RunningHost, Target};
 use countersign_host_api::approver::{EnrollRequest, EnrollResponse};
+use countersign_host_api::signing;
 use countersign_testkit::postgres::Cluster;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -291,9 +294,11 @@ impl TestHost {
             .code;
         let key = keys::generate_signing_key();
         let public_key = keys::public_key_b64(&key.verifying_key());
-        let proof = keys::sign_b64(
+        let (proof, authority) = enroll_proof_v2(
+            &self.running.base_url(),
+            signing::EnrollRole::Approver,
+            &code,
             &key,
-            signed::registration_proof_string(&public_key).as_bytes(),
         );
         let req = EnrollRequest {
             code,
@@ -301,6 +306,8 @@ impl TestHost {
             email: email.into(),
             public_key,
             proof,
+            proof_version: Some(signing::PROOF_VERSION_2),
+            authority: Some(authority),
         };
         let (status, body) = self
             .raw(
@@ -336,25 +343,23 @@ impl TestHost {
         self.raw(method, path, &headers, bytes).await
     }
 
-    /// The four `x-anp-*` headers signing a request by `party`.
-    fn signature_headers(
+    /// The headers signing a request by `party` ([`sign_for`]: ANP/0.1's
+    /// on the agent API, version 2 on the approver API and the gate).
+    pub fn signature_headers(
         &self,
         party: &Party,
         method: &str,
         path: &str,
         body: &[u8],
     ) -> Vec<(&'static str, String)> {
-        let sig_path = path.split('?').next().unwrap();
-        let h = api::sign_request(
-            &party.key,
-            &party.id,
+        sign_for(
+            &self.running.base_url(),
+            party,
             method,
-            sig_path,
+            path,
             body,
             &self.now(),
-            &uuid::Uuid::new_v4().to_string(),
-        );
-        h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect()
+        )
     }
 
     pub async fn open_sandbox(&self, vendor: &Party) -> (String, Value) {
@@ -530,16 +535,16 @@ impl RemoteHost {
     pub async fn enroll(&self, code: &str, name: &str, email: &str) -> Party {
         let key = keys::generate_signing_key();
         let public_key = keys::public_key_b64(&key.verifying_key());
-        let proof = keys::sign_b64(
-            &key,
-            signed::registration_proof_string(&public_key).as_bytes(),
-        );
+        let (proof, authority) =
+            enroll_proof_v2(&self.base, signing::EnrollRole::Approver, code, &key);
         let req = EnrollRequest {
             code: code.into(),
             name: name.into(),
             email: email.into(),
             public_key,
             proof,
+            proof_version: Some(signing::PROOF_VERSION_2),
+            authority: Some(authority),
         };
         let resp = self
             .http
@@ -565,15 +570,7 @@ impl RemoteHost {
         body: Vec<u8>,
     ) -> (u16, Vec<u8>) {
         let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
-        let h = anp::api::sign_request(
-            &party.key,
-            &party.id,
-            method,
-            path,
-            &body,
-            &ts,
-            &uuid::Uuid::new_v4().to_string(),
-        );
+        let h = sign_for(&self.base, party, method, path, &body, &ts);
         let mut req = self
             .http
             .request(
@@ -581,7 +578,7 @@ impl RemoteHost {
                 format!("{}{path}", self.base),
             )
             .body(body);
-        for (k, v) in h.pairs() {
+        for (k, v) in h {
             req = req.header(k, v);
         }
         let resp = req.send().await.unwrap();
@@ -659,4 +656,55 @@ impl RemoteHost {
         assert_eq!(s, 200);
         serde_json::from_slice(&b).unwrap()
     }
+}
+
+/// The authority (`host:port`) of a base URL, as a version 2 signer names it.
+pub fn authority_of(base: &str) -> String {
+    let url = reqwest::Url::parse(base).unwrap();
+    signing::authority(
+        url.host_str().unwrap(),
+        url.port_or_known_default().unwrap(),
+    )
+}
+
+/// The headers signing a request by `party` to `base`: ANP/0.1's string on
+/// the agent API (its wire), version 2 on the host's own APIs (approver
+/// API, gate), covering method, host, path with query, caller and body.
+pub fn sign_for(
+    base: &str,
+    party: &Party,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    timestamp: &str,
+) -> Vec<(&'static str, String)> {
+    let nonce = uuid::Uuid::new_v4().to_string();
+    if path.starts_with(api::AGENT_API_BASE) {
+        let sig_path = path.split('?').next().unwrap();
+        let h = api::sign_request(
+            &party.key, &party.id, method, sig_path, body, timestamp, &nonce,
+        );
+        return h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+    }
+    let authority = authority_of(base);
+    let request = signing::RequestV2 {
+        method,
+        authority: &authority,
+        path_and_query: path,
+        body,
+    };
+    let h = signing::sign_request_v2(&party.key, &party.id, &request, timestamp, &nonce);
+    h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect()
+}
+
+/// A version 2 enrollment body for `role` at `base` with `code`, proving `key`.
+pub fn enroll_proof_v2(
+    base: &str,
+    role: signing::EnrollRole,
+    code: &str,
+    key: &SigningKey,
+) -> (String, String) {
+    let authority = authority_of(base);
+    let proof = signing::sign_enroll_proof_v2(key, role, &authority, code);
+    (proof, authority)
 }

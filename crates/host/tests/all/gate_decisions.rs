@@ -672,7 +672,16 @@ async fn listener() -> (String, Hints, tokio::task::JoinHandle<()>) {
 
 #[tokio::test]
 async fn the_callback_hint_arrives_signed_and_the_fetch_is_the_truth() {
-    let t = start(roomy_limits()).await;
+    // The agent listens on loopback: an admin must allow that network.
+    let t =
+        start_with(countersign_host::HostConfig {
+            limits: roomy_limits(),
+            callback_networks: vec![
+                countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()
+            ],
+            ..countersign_host::HostConfig::default()
+        })
+        .await;
     let (url, hints, task) = listener().await;
     let agent = t.gate_agent(ORG, Some(&url)).await;
     let ann = t.enroll(ORG, "Ann", "ann@fabrikam.example").await;

@@ -16,6 +16,22 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use crate::common::*;
 
+/// A host that calls the SDK agent's loopback callback: an admin must
+/// allow that network (`--allow-callback-network 127.0.0.1/32`).
+async fn start_allowing_loopback_callbacks() -> TestHost {
+    start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        callback_networks: vec![
+            countersign_host::callback::Network::parse("127.0.0.1/32").unwrap(),
+        ],
+        // Version 1 refused: the agent written from docs/gate-api.md must
+        // sign and enroll with version 2.
+        accept_v1_signatures: false,
+        ..countersign_host::HostConfig::default()
+    })
+    .await
+}
+
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -160,7 +176,7 @@ async fn negotiate(t: &TestHost, person: Person) -> Value {
 
 #[tokio::test]
 async fn the_sdk_agent_asks_a_person_approves_and_the_session_is_agreed() {
-    let t = start(roomy_limits()).await;
+    let t = start_allowing_loopback_callbacks().await;
     let r = negotiate(&t, Person::Approves).await;
     assert_eq!(r["mirrored_head_is_the_offer"], true, "{r}");
     assert_eq!(r["asked"]["status"], "pending", "{r}");
@@ -189,7 +205,7 @@ async fn the_sdk_agent_asks_a_person_approves_and_the_session_is_agreed() {
 
 #[tokio::test]
 async fn the_sdk_agent_refused_by_a_person_counters_instead() {
-    let t = start(roomy_limits()).await;
+    let t = start_allowing_loopback_callbacks().await;
     let r = negotiate(&t, Person::Declines).await;
     assert_eq!(r["hint"]["signed"], true, "{r}");
     assert_eq!(r["status"], "denied", "{r}");

@@ -10,7 +10,7 @@ use approval_receipt::{edges, keys as ckeys};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::common::{Party, TestHost};
+use crate::common::{enroll_proof_v2, Party, TestHost};
 
 /// Two Concordia parties and the transcript they are writing.
 pub struct Talk {
@@ -159,9 +159,14 @@ impl TestHost {
         callback_url: Option<&str>,
     ) -> (u16, Vec<u8>) {
         let pk = keys::public_key_b64(&key.verifying_key());
-        let proof = keys::sign_b64(key, anp::signed::registration_proof_string(&pk).as_bytes());
-        let mut body =
-            json!({"code": code, "name": "Procurement Buyer", "public_key": pk, "proof": proof});
+        let (proof, authority) = enroll_proof_v2(
+            &self.running.base_url(),
+            countersign_host_api::signing::EnrollRole::GateAgent,
+            code,
+            key,
+        );
+        let mut body = json!({"code": code, "name": "Procurement Buyer", "public_key": pk,
+            "proof": proof, "proof_version": 2, "authority": authority});
         if let Some(url) = callback_url {
             body["callback_url"] = json!(url);
         }

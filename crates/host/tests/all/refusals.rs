@@ -446,6 +446,70 @@ async fn nonces_are_purged_after_the_window_and_old_requests_stay_refused() {
     t.running.shutdown().await;
 }
 
+/// Moves the host's clock to `at` (forward only; real time keeps running
+/// under it, a few milliseconds between two steps of a test).
+fn move_clock_to(t: &TestHost, at: time::OffsetDateTime) {
+    let by = at - t.host().clock().now();
+    t.host().clock().advance(by.try_into().unwrap());
+}
+
+#[tokio::test]
+async fn a_request_stays_refused_after_its_nonce_is_purged_at_the_edge_of_the_window() {
+    // The window counts whole seconds: a request 300.9 s old is still
+    // accepted. Its nonce must outlive that, whatever a purge in between
+    // does (it used to expire at floor(ts) + 300, and a purge at ts + 300.5
+    // deleted it, so the replay at ts + 300.9 went through).
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let path = format!("/api/agent/v1/sessions/{session}");
+    // A timestamp whose fraction is .700, a moment ahead of the host: so
+    // that ts + 300.5 is in the next whole second after floor(ts) + 300.
+    let now = t.host().clock().now();
+    let ts = now.replace_nanosecond(700_000_000).unwrap() + time::Duration::SECOND;
+    let h = signed_headers(
+        &vendor,
+        "GET",
+        &path,
+        b"",
+        &api::format_timestamp(ts),
+        "n-edge",
+    );
+    assert_eq!(
+        t.raw("GET", &path, &h, vec![]).await.0,
+        200,
+        "accepted at ts"
+    );
+    assert_eq!(
+        t.raw("GET", &path, &h, vec![]).await.0,
+        401,
+        "replay refused"
+    );
+
+    move_clock_to(&t, ts + time::Duration::milliseconds(300_500));
+    t.host().purge_expired_nonces().await.unwrap();
+    move_clock_to(&t, ts + time::Duration::milliseconds(300_900));
+    let (s, body) = t.raw("GET", &path, &h, vec![]).await;
+    assert_eq!(
+        s,
+        401,
+        "replayed 300.9 s after its timestamp, after a purge: {}",
+        String::from_utf8_lossy(&body)
+    );
+    // The same moment, a fresh nonce with the same timestamp: the window
+    // itself still accepts it (the refusal above is the nonce's).
+    let fresh = signed_headers(
+        &vendor,
+        "GET",
+        &path,
+        b"",
+        &api::format_timestamp(ts),
+        "n-edge-2",
+    );
+    assert_eq!(t.raw("GET", &path, &fresh, vec![]).await.0, 200);
+    t.running.shutdown().await;
+}
+
 #[tokio::test]
 async fn invalid_payloads_name_the_violating_path_and_store_nothing() {
     let t = start(roomy_limits()).await;

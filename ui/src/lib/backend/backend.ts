@@ -28,6 +28,8 @@ export interface Backend {
   hosts(): Promise<HostInfo[]>;
   refresh(): Promise<void>;
   markSeen(ref: ProposalRef): Promise<void>;
+  /** Puts away a proposal that expired undecided; nothing is sent. Rejects for one that has not expired. */
+  dismiss(ref: ProposalRef): Promise<void>;
   /** Every setting with its value, the approver and key fingerprint, the data dir. */
   settings(): Promise<SettingsView>;
   /** Saves one setting; rejects with the engine's sentence when the value is not allowed. */

@@ -156,9 +156,15 @@ export type AnexItemView = {
  */
 item: string, 
 /**
- * True when the requester marked it `(m)`: a counter cannot drop it.
+ * True when the requester marked it `(m)`.
  */
 required: boolean, 
+/**
+ * Whether a counter may drop it (`anex::rules::counter_may_drop`: not
+ * when the requester marked it required, ANEX §4.4); the counter
+ * editor offers to untick only these.
+ */
+removable: boolean, 
 /**
  * Whether the owner's policy covers it for this counterparty (null
  * when not known).
@@ -268,8 +274,8 @@ unchanged: Array<string>, };
  */
 export type AnpFieldChange = { 
 /**
- * `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency`,
- * `term_months` or `line_total`.
+ * `sku`, `description`, `quantity`, `unit`, `unit_price`, `currency` or
+ * `term_months` (a line's total is derived, never a changed field).
  */
 field: string, 
 /**
@@ -287,7 +293,12 @@ absolute: Money | null,
 /**
  * Percent change for numeric fields.
  */
-percent: string | null, };
+percent: string | null, 
+/**
+ * Better or worse for the buyer (`anp::diff::price_effect`: the unit
+ * price); null for fields with no direction.
+ */
+effect: Effect | null, };
 
 /**
  * One line of an ANP offer; every text member is counterparty text.
@@ -500,7 +511,12 @@ percent: string | null,
 /**
  * True when the currencies differ.
  */
-currency_changed: boolean, };
+currency_changed: boolean, 
+/**
+ * Better or worse for the buyer; null when it did not move or the
+ * currency changed.
+ */
+effect: Effect | null, };
 
 /**
  * Everything the first screen needs in one call.
@@ -672,13 +688,31 @@ new: Bundle | null, };
  */
 export type Capabilities = { 
 /**
- * The decisions a person may make.
+ * The decisions a person may make now (once the proposal expired,
+ * exactly `after_expiry`).
  */
 actions: Array<DecideAction>, 
+/**
+ * The decisions the protocol still takes once the proposal expired
+ * (ANP/0.1: a late decline still tells the vendor; a gate request
+ * takes none): what the panel offers when it expires on screen.
+ */
+after_expiry: Array<DecideAction>, 
 /**
  * A decline must carry a reason the counterparty reads.
  */
 decline_needs_reason: boolean, 
+/**
+ * What a decline is called in this protocol ("Decline offer", "Refuse
+ * the request"): the decline button's words.
+ */
+decline_label: string, 
+/**
+ * Reasons a person may pick for a decline, in this protocol's words
+ * (a data request is refused for reasons about data, not price); the
+ * person may always write their own.
+ */
+decline_reasons: Array<string>, 
 /**
  * The editor a counter is written in, when a counter is offered.
  */
@@ -687,7 +721,13 @@ counter_form: CounterForm | null,
  * What the person's decision becomes, in words ("an RFC-002 approval in
  * an accept event", "an ApprovalReceipt signed with your key").
  */
-signed_as: string, };
+signed_as: string, 
+/**
+ * Who receives the decision: the counterparty itself (ANP's log, ANEX's
+ * answer), or the organization's own agent, which then acts on it
+ * (Concordia, OANP): the words after a decision say which.
+ */
+decision_goes_to: DecisionRecipient, };
 
 /**
  * A change between two amounts in one currency.
@@ -700,7 +740,12 @@ absolute: Money,
 /**
  * Two-place percentage, or null when the old value is zero.
  */
-percent: string | null, };
+percent: string | null, 
+/**
+ * Better or worse for the buyer, by the protocol crate's direction
+ * rule; null when the change has no direction (or none moved).
+ */
+effect: Effect | null, };
 
 /**
  * What changed, so the UI reloads only that.
@@ -996,6 +1041,11 @@ reason?: string | null,
 counter?: Record<string, unknown>, };
 
 /**
+ * Who a decision is sent to.
+ */
+export type DecisionRecipient = "counterparty" | "own_agent";
+
+/**
  * What the host did with a decision.
  */
 export type DecisionResult = { 
@@ -1108,6 +1158,13 @@ host_answer_kept: boolean,
 acknowledged: AcknowledgementView | null, };
 
 /**
+ * What a change means, always read from the buyer's side (the side a
+ * price that goes down is good for); a protocol crate's diff decides it,
+ * one rule per term, so the interface never guesses from a field's name.
+ */
+export type Effect = "better" | "worse";
+
+/**
  * The payload of `engine://changed`.
  */
 export type EngineEvent = { 
@@ -1154,6 +1211,23 @@ path: string,
  * What is wrong, in words.
  */
 message: string, };
+
+/**
+ * A counterparty's proposal beside our side's latest earlier one.
+ */
+export type Gap = { 
+/**
+ * Our side's proposal's seq.
+ */
+seq: number, 
+/**
+ * Its amount.
+ */
+ours: Amount, 
+/**
+ * From ours to theirs (a distance, so no better or worse).
+ */
+change: Change, };
 
 /**
  * What the org's own agent asks a person about.
@@ -1267,7 +1341,18 @@ approver_email: string,
  * was connected since): its history stays readable, nothing is polled,
  * and `reachable` is only how it was last found.
  */
-polled: boolean, };
+polled: boolean, 
+/**
+ * True when this console reaches the host over plain HTTP off this
+ * machine (a lab host the person allowed, or one connected before
+ * plain HTTP was refused): what it exchanges can be read on the way.
+ */
+plain_http: boolean, 
+/**
+ * RFC 3339 time the person allowed plain HTTP to this host at connect
+ * (the lab override), when they did.
+ */
+plain_http_allowed_at: string | null, };
 
 /**
  * The argument of `import_receipt`: the bytes the webview read from the
@@ -1350,13 +1435,21 @@ counterparty: Counterparty,
  */
 amount: Amount | null, 
 /**
- * The amount of the proposal it answers, when both have one.
+ * The amount of the proposal it is compared with, when both have one:
+ * the same side's previous proposal (what the counterparty moved since
+ * it last offered), else the one it answers.
  */
 previous_amount: Amount | null, 
 /**
  * From `previous_amount` to `amount`.
  */
 change: Change | null, 
+/**
+ * How far a counterparty's proposal stands from our side's latest
+ * earlier one (our last counter), when that is not already what
+ * `change` compares with.
+ */
+gap: Gap | null, 
 /**
  * When the proposal stops being decidable (RFC 3339).
  */
@@ -1397,7 +1490,13 @@ total: number,
 /**
  * Of those, the ones the person has not opened yet.
  */
-unread: number, };
+unread: number, 
+/**
+ * Proposals that expired undecided and were not dismissed, soonest
+ * first: their own section (Dismiss, and Decline where the protocol
+ * still takes one), never counted in `total` or `unread`.
+ */
+expired: Array<InboxItem>, };
 
 /**
  * Which part of the inbox to build. The UI shows a page at a time, so the
@@ -2532,7 +2631,13 @@ new: Term | null,
 /**
  * When both sides are money: how the amount moved.
  */
-amount: AmountChange | null, };
+amount: AmountChange | null, 
+/**
+ * Better or worse for the buyer, by `concordia::diff::term_effect`
+ * (price, warranty, payment terms, delivery date); null when the term
+ * has no direction.
+ */
+effect: Effect | null, };
 
 /**
  * One entry in a session timeline.

@@ -32,10 +32,12 @@ export function createTauriBackend(): Backend {
     sessions: (filter) => call("sessions", { filter }),
     sessionDetail: (ref) => call("session_detail", { ...ref }),
     exportSession: (ref, format) => call("export_session", { ...ref, format }),
-    connectHost: ({ url, code, name, email }) => call("connect_host", { url, code, name, email }),
+    connectHost: ({ url, code, name, email, allow_plain_http }) =>
+      call("connect_host", { url, code, name, email, allow_plain_http }),
     hosts: () => call("hosts"),
     refresh: () => call("refresh"),
     markSeen: (ref) => call("mark_seen", { ...ref }),
+    dismiss: (ref) => call("dismiss_proposal", { ...ref }),
     settings: () => call("settings"),
     setSetting: (id, value) => call("set_setting", { id, value }),
     exportDispute: (ref) => call("export_dispute", { ...ref }),

@@ -12,4 +12,6 @@ export interface ConnectRequest {
   code: string;
   name: string;
   email: string;
+  /** The person's explicit override for a lab host reached over plain HTTP (the engine refuses it otherwise). */
+  allow_plain_http: boolean;
 }

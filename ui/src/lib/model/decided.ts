@@ -1,5 +1,5 @@
 /** Words for what became of a proposal, and for the toast a decision leaves. */
-import type { AppendedEvent, DecideRequest, DecisionResult, ProposalDecision } from "../backend";
+import type { AppendedEvent, DecideRequest, DecisionRecipient, DecisionResult, ProposalDecision } from "../backend";
 import * as fmt from "./format";
 
 /** The summary's first line and its tone. */
@@ -85,10 +85,22 @@ const SENT: Record<DecideRequest["action"], string> = {
   counter: "Counter-offer sent",
 };
 
-/** The toast after a decision: what was sent, to whom, and what the log holds now. */
-export function toastText(action: DecideRequest["action"], counterparty: string, result: DecisionResult): string {
+/** What our own agent does with each decision it receives about the counterparty's proposal. */
+const AGENT_DOES: Record<DecideRequest["action"], (counterparty: string) => string> = {
+  approve: (who) => `it may now accept the offer from ${who}`,
+  decline: (who) => `it tells ${who} no`,
+  counter: (who) => `it offers your terms to ${who}`,
+};
+
+/**
+ * The toast after a decision: what was sent, to whom (the counterparty, or our
+ * own agent, which then acts: the engine's `decision_goes_to`), and what the log holds now.
+ */
+export function toastText(action: DecideRequest["action"], counterparty: string, result: DecisionResult,
+  goesTo: DecisionRecipient = "counterparty"): string {
   switch (result.outcome) {
     case "appended":
+      if (goesTo === "own_agent") return `${SENT[action]} to our agent: ${AGENT_DOES[action](counterparty)}.`;
       return `${SENT[action]} to ${counterparty}${result.appended ? `: ${eventWords(result.appended)}.` : "."}`;
     case "awaiting_approvals":
       return `Your approval for ${counterparty} is recorded; another approver must approve too.`;

@@ -1,5 +1,6 @@
 /** Inbox ordering, counting and labels. */
-import type { InboxItem, InboxPage, ProposalRef } from "../backend";
+import type { Gap, InboxItem, InboxPage, ProposalRef } from "../backend";
+import { signOf } from "./money";
 import * as fmt from "./format";
 
 /** The page once `ref` was opened: its row is read and the unread count falls, before the engine says so. */
@@ -11,6 +12,7 @@ export function markOpened(page: InboxPage, ref: ProposalRef): InboxPage {
     items: page.items.map((item) => (item === opened ? { ...item, unread: false } : item)),
     total: page.total,
     unread: Math.max(0, page.unread - 1),
+    expired: page.expired,
   };
 }
 
@@ -67,14 +69,35 @@ function actorWords(actor: string): string {
 }
 
 /** Where a proposal sits in its session: "seq 7, answering seq 5 (vendor)"; drafts are "not sent yet, answering …". */
-export function answeringText(item: Positioned, previous: { seq: number; actor: string } | null): string {
-  const own = item.is_draft ? "not sent yet" : `seq ${item.seq}`;
+export function answeringText(item: Positioned & { actor: string }, previous: { seq: number; actor: string } | null,
+  sentAs: number | null = null): string {
+  // A draft is not on the log until it is sent; once sent, it is the entry it became.
+  const own = item.is_draft ? (sentAs !== null ? `sent as seq ${sentAs}` : "not sent yet") : `seq ${item.seq}`;
   if (!previous) return own;
+  if (previous.actor === item.actor) return `${own}, compared with their previous seq ${previous.seq}`;
   return `${own}, answering seq ${previous.seq} (${actorWords(previous.actor)})`;
+}
+
+/** What a proposal's change is measured against: their own previous proposal, or the one it answers. */
+export function changeAgainst(item: { actor: string }, previous: { seq: number; actor: string } | null): string {
+  if (!previous) return "";
+  return previous.actor === item.actor
+    ? `since their previous offer (seq ${fmt.count(previous.seq)})`
+    : `against seq ${fmt.count(previous.seq)} (${actorWords(previous.actor)})`;
 }
 
 /** The proposal view's heading before the counterparty's name: a draft is our agent's, addressed to them. */
 export function proposalHeading(item: Positioned, noun: string): string {
   if (item.is_draft) return "Buyer agent's draft counter-offer to";
   return `${noun.charAt(0).toUpperCase()}${noun.slice(1)} from`;
+}
+
+/** How far their proposal stands from our last counter: "36,000 USD (7.20%) above our last counter (seq 5)". */
+export function gapText(gap: Gap): string {
+  const sign = signOf(gap.change.absolute);
+  const where = `our last counter (seq ${fmt.count(gap.seq)}, ${fmt.money(gap.ours.value, gap.ours.currency)})`;
+  if (sign === 0) return `the same as ${where}`;
+  const size = fmt.money(gap.change.absolute.replace(/^[+-]/, ""), gap.ours.currency);
+  const percent = gap.change.percent === null ? "" : ` (${fmt.percent(gap.change.percent).replace(/^[+−-]/, "")})`;
+  return `${size}${percent} ${sign > 0 ? "above" : "below"} ${where}`;
 }

@@ -1,11 +1,11 @@
 /**
- * What exact decimal strings mean for the buyer, read without floats: their
- * sign, whether a change is better or worse. Writing them for people is
- * `format.ts`'s job.
+ * Exact decimal strings read without floats: their sign and order; and how
+ * a change the engine judged (better or worse for the buyer, by its
+ * protocol crate's rule) is shown. Writing them for people is `format.ts`'s job.
  */
-import type { Money } from "../backend";
+import type { Effect, Money } from "../backend";
 
-/** What a change means for the buyer: a lower price is better. */
+/** How a change is shown: the engine's better or worse, no move at all, or a move with no direction. */
 export type BuyerEffect = "better" | "worse" | "same" | "neutral";
 
 const DECIMAL = /^[+-]?\d+(\.\d+)?$/;
@@ -50,24 +50,23 @@ export function compareDecimals(a: Money, b: Money): -1 | 0 | 1 | null {
   return (order * flip) as -1 | 0 | 1;
 }
 
-/** Fields whose higher value costs the buyer more. */
-const PRICE_FIELDS = new Set(["unit_price", "total", "total_annual", "amount"]);
-
-/** Whether a change of `field` by `absolute` is better or worse for the buyer. */
-export function buyerEffect(field: string, absolute: Money | null): BuyerEffect {
-  if (!PRICE_FIELDS.has(field) || absolute === null) return "neutral";
-  const sign = signOf(absolute);
-  if (sign === 0) return "same";
-  return sign < 0 ? "better" : "worse";
+/**
+ * How to show a change: the direction the engine sent (the protocol crate's
+ * rule, never guessed here from a field's name), else "same" when nothing
+ * moved, else "neutral" (a move with no direction, such as a quantity).
+ */
+export function shownEffect(effect: Effect | null | undefined, absolute: Money | null): BuyerEffect {
+  if (effect) return effect;
+  return absolute !== null && signOf(absolute) === 0 ? "same" : "neutral";
 }
 
 /** The words that carry a BuyerEffect for people who cannot see the colour. */
 export function effectWords(effect: BuyerEffect): string {
   switch (effect) {
     case "better":
-      return "lower, better for the buyer";
+      return "better for the buyer";
     case "worse":
-      return "higher, worse for the buyer";
+      return "worse for the buyer";
     case "same":
       return "no change";
     default:

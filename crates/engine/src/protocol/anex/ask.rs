@@ -75,6 +75,7 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         proposal: proposal(&event),
         previous,
         change: None,
+        gap: None,
     })
 }
 
@@ -187,6 +188,7 @@ pub(crate) fn view(
             AnexItemView {
                 item: a.name.as_str().to_owned(),
                 required: a.required,
+                removable: anex::rules::counter_may_drop(a),
                 within_policy: verdict.map(|v| v.within_policy),
                 rule: verdict.and_then(|v| v.rule).map(|r| r as u32),
                 adds: verdict.map(|v| v.adds.clone()).unwrap_or_default(),
@@ -316,6 +318,7 @@ pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    _at: &crate::protocol::CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let (_, _, ask) = ask_at(events, event_hash)?;
     let diff = counter_terms(counter)

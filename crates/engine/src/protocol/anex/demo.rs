@@ -72,13 +72,8 @@ fn state_path(dir: &Path) -> std::path::PathBuf {
 }
 
 fn save(dir: &Path, state: &DemoState) -> Result<(), EngineError> {
-    let path = state_path(dir);
-    std::fs::write(&path, serde_json::to_vec(state).map_err(sandbox_error)?)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-    }
+    let bytes = serde_json::to_vec(state).map_err(sandbox_error)?;
+    crate::owner_only::write(&state_path(dir), &bytes)?;
     Ok(())
 }
 

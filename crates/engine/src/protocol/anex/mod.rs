@@ -96,11 +96,24 @@ impl Seam for Anex {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
+            decline_label: "Refuse the request".to_owned(),
+            decline_reasons: [
+                "We do not share this data with this requester",
+                "The purpose is not one we agree to",
+                "The use or retention asked for goes too far",
+                "We do not know this requester",
+            ]
+            .iter()
+            .map(|r| (*r).to_owned())
+            .collect(),
             counter_form: Some(CounterForm::AnexTerms),
             signed_as:
                 "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
                     .to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::Counterparty,
         }
     }
 
@@ -153,8 +166,9 @@ impl Seam for Anex {
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &crate::protocol::CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError> {
-        ask::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+        ask::check_counter(events, event_hash, counter, at).ok_or_else(|| EngineError::NotFound {
             what: "ANEX ask",
             id: event_hash.to_owned(),
         })

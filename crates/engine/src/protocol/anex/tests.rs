@@ -269,7 +269,9 @@ fn the_ask_is_located_with_the_standing_proposal_it_answers() {
 fn the_counter_editor_names_each_problem() {
     let events = stored(&[cfp()]);
     let hash = &events[0].event_hash;
-    let check = |counter: Value| ask::check_counter(&events, hash, &counter).unwrap();
+    let check = |counter: Value| {
+        ask::check_counter(&events, hash, &counter, &crate::protocol::tests_at()).unwrap()
+    };
     let ok = check(
         json!({"access": ["legal_name", "bank_details"], "promise": ["no resale", "no sharing"]}),
     );
@@ -283,7 +285,13 @@ fn the_counter_editor_names_each_problem() {
     );
     let unreadable = check(json!({"access": "legal_name"}));
     assert!(!unreadable.ok && unreadable.diff.is_none());
-    assert!(ask::check_counter(&events, "sha256:nope", &json!({})).is_none());
+    assert!(ask::check_counter(
+        &events,
+        "sha256:nope",
+        &json!({}),
+        &crate::protocol::tests_at()
+    )
+    .is_none());
 }
 
 #[test]

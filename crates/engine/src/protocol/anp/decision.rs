@@ -46,7 +46,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
                         message: "a counter needs the offer to send".to_owned(),
                     }],
                 })?;
-            super::offer::validate_offer(&offer)
+            super::offer::validate_offer(&offer, input.now)
                 .map_err(|errors| DecideError::InvalidCounter { errors })?;
             DecisionRequest {
                 action: DecisionAction::Counter,

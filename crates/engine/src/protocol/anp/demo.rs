@@ -122,7 +122,7 @@ fn load_key(path: &Path) -> Result<SigningKey, EngineError> {
         Ok(text) => anp::keys::decode_key_file(&text).map_err(sandbox_error),
         Err(_) => {
             let key = anp::keys::generate_signing_key();
-            std::fs::write(path, anp::keys::encode_key_file(&key))?;
+            crate::owner_only::write(path, anp::keys::encode_key_file(&key).as_bytes())?;
             Ok(key)
         }
     }
@@ -175,9 +175,9 @@ pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), EngineError> {
                     .map_err(sandbox_error)?;
             }
             state.sessions.push((index, opened.session_id));
-            let _ = std::fs::write(
+            let _ = crate::owner_only::write(
                 &state_path,
-                serde_json::to_string(&state).unwrap_or_default(),
+                serde_json::to_string(&state).unwrap_or_default().as_bytes(),
             );
         }
         agents.push(client);

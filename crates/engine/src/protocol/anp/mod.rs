@@ -69,13 +69,21 @@ impl Seam for Anp {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
+            decline_label: "Decline offer".to_owned(),
+            decline_reasons: crate::protocol::PURCHASE_DECLINE_REASONS
+                .iter()
+                .map(|r| (*r).to_owned())
+                .collect(),
             counter_form: Some(CounterForm::AnpOffer),
             signed_as: if draft {
                 "the buyer agent's counter-offer, sent as it stands".to_owned()
             } else {
                 "an RFC-002 approval signed with your key, in an accept event".to_owned()
             },
+            decision_goes_to: crate::views::DecisionRecipient::Counterparty,
         }
     }
 
@@ -123,8 +131,9 @@ impl Seam for Anp {
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &crate::protocol::CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError> {
-        offer::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+        offer::check_counter(events, event_hash, counter, at).ok_or_else(|| EngineError::NotFound {
             what: "offer",
             id: event_hash.to_owned(),
         })

@@ -4,14 +4,16 @@
 //! checks, what the log shows became of an offer. All rules are the `anp`
 //! crate's (`anp::payload`, `anp::money`, `anp::diff`).
 
-use anp::diff::diff_offers;
+use anp::diff::{diff_offers, price_effect, Effect};
 use anp::money::{change, offer_total, Money};
 use anp::payload::{AcceptPayload, Offer};
 use anp::Event;
 use serde_json::Value;
+use time::OffsetDateTime;
 
 use crate::protocol::{
-    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    answered_entry, compared_entries, gap_to, Amount, CounterAt, Located, LogAnswer,
+    PendingProposal, Proposal, StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -53,7 +55,32 @@ fn is_offer_kind(kind: &str) -> bool {
 /// The offer an offer at `seq` by `actor` answers: the latest earlier offer
 /// of the other side, or else the same side's previous offer.
 fn previous_offer(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(Proposal, ReadOffer)> {
-    let pick = answered_entry(events, seq, actor, is_offer_kind)?;
+    read_entry(answered_entry(events, seq, actor, is_offer_kind)?)
+}
+
+/// The buyer's side in an ANP log: the organization's host and its agent.
+const BUYER: &str = "buyer";
+
+/// What an offer at `seq` by `actor` is compared with, and our last
+/// counter beside it. A vendor's offer is compared with the vendor's own
+/// previous offer (what it moved since), and separately with the buyer's
+/// latest counter; the buyer agent's draft with the vendor offer it answers.
+fn compared(
+    events: &[StoredEvent],
+    seq: u64,
+    actor: &str,
+) -> (Option<(Proposal, ReadOffer)>, Option<Proposal>) {
+    if actor == BUYER {
+        return (previous_offer(events, seq, actor), None);
+    }
+    let (previous, ours) = compared_entries(events, seq, actor, is_offer_kind).for_counterparty();
+    (
+        previous.and_then(read_entry),
+        ours.and_then(read_entry).map(|(p, _)| p),
+    )
+}
+
+fn read_entry(pick: &StoredEvent) -> Option<(Proposal, ReadOffer)> {
     let event = parse_event(pick)?;
     let read = read_offer(&event.payload)?;
     let proposal = Proposal {
@@ -83,19 +110,33 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         }
     };
     let read = read_offer(&value)?;
-    let previous = previous_offer(events, seq, &actor);
+    let (previous, ours) = compared(events, seq, &actor);
     let change = previous
         .as_ref()
+        .filter(|(_, old)| old.offer.currency == read.offer.currency)
         .map(|(_, old)| contract_change(old.total, read.total));
+    let amount = read.amount();
+    let gap = ours.as_ref().and_then(|ours| {
+        gap_to(ours, Some(&amount), |a, b| {
+            if a.currency != b.currency {
+                return None;
+            }
+            Some(contract_change(
+                a.value.parse().ok()?,
+                b.value.parse().ok()?,
+            ))
+        })
+    });
     Some(Located {
         proposal: Proposal {
             seq,
             actor,
-            amount: Some(read.amount()),
+            amount: Some(amount),
             value,
         },
         previous: previous.map(|(p, _)| p),
         change,
+        gap,
     })
 }
 
@@ -126,12 +167,22 @@ pub(crate) fn former(events: &[StoredEvent], event_hash: &str) -> Option<Pending
     })
 }
 
-/// The contract's `Change` from one total to another.
+/// The contract's `Change` from one total to another, with what it means
+/// for the buyer by `anp::diff::price_effect`.
 fn contract_change(old: Money, new: Money) -> Change {
     let c = change(old, new);
     Change {
         absolute: c.absolute.to_string(),
         percent: c.percent,
+        effect: price_effect(&c.absolute).map(effect),
+    }
+}
+
+/// `anp::diff::Effect` in the contract's words.
+fn effect(e: Effect) -> crate::views::Effect {
+    match e {
+        Effect::Better => crate::views::Effect::Better,
+        Effect::Worse => crate::views::Effect::Worse,
     }
 }
 
@@ -180,9 +231,11 @@ pub(crate) fn detail(events: &[StoredEvent], located: &Located) -> ProposalDetai
     }))
 }
 
-/// Validates an edited counter-offer by the protocol's own rules.
-pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
-    Offer::parse(value).map_err(|e| {
+/// Validates an edited counter-offer by the protocol's own counter rules
+/// (`anp::payload::Offer::parse_counter`: every payload rule, and an expiry
+/// later than `now`), every violation at its path.
+pub(crate) fn validate_offer(value: &Value, now: OffsetDateTime) -> Result<Offer, Vec<FieldError>> {
+    Offer::parse_counter(value, now).map_err(|e| {
         e.violations
             .into_iter()
             .map(|v| FieldError {
@@ -193,28 +246,34 @@ pub(crate) fn validate_offer(value: &Value) -> Result<Offer, Vec<FieldError>> {
     })
 }
 
-/// Checks a counter-offer and diffs it against the offer it answers;
-/// `None` when `event_hash` is no stored offer.
+/// Checks a counter-offer as of `at` and diffs it against the offer it
+/// answers (whenever it reads as an offer); `None` when `event_hash` is no
+/// stored offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let answered = events
         .iter()
         .find(|e| e.event_hash == event_hash)
         .and_then(parse_event)
         .and_then(|e| read_offer(&e.payload))?;
-    Some(match validate_offer(counter) {
-        Ok(parsed) => CounterCheck {
+    let diff = Offer::parse(counter)
+        .ok()
+        .and_then(|parsed| diff(&answered.offer, &parsed))
+        .map(|d| ProposalDiff::AnpOffer(Box::new(d)));
+    Some(match validate_offer(counter, at.now) {
+        Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: diff(&answered.offer, &parsed).map(|d| ProposalDiff::AnpOffer(Box::new(d))),
+            diff,
         },
         Err(errors) => CounterCheck {
             ok: false,
             errors,
-            diff: None,
+            diff,
         },
     })
 }

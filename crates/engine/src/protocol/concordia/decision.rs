@@ -8,7 +8,8 @@
 //! `expires_at` the offer's `valid_until` or the request's expiry, whichever
 //! is earlier. Approve is an `approve` receipt; decline a `deny` receipt and
 //! its reason; counter a `deny` receipt, a reason and the counter terms
-//! `crates/concordia` accepts.
+//! `crates/concordia`'s counter rules accept (checked here again, whatever
+//! the interface did: nothing impossible is signed).
 
 use approval_receipt::datetime;
 use approval_receipt::receipt::{
@@ -74,7 +75,8 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
                 return Err(DecideError::ReasonRequired);
             }
             let terms = input.request.counter.clone().unwrap_or(Value::Null);
-            check_terms(&terms).map_err(|errors| DecideError::InvalidCounter { errors })?;
+            check_terms(&terms, Some(&offer), input.now)
+                .map_err(|errors| DecideError::InvalidCounter { errors })?;
             (
                 Decision::Deny,
                 json!({ "reason": reason, "counter_terms": terms }),

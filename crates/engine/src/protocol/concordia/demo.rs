@@ -401,6 +401,14 @@ fn react(
         RequestState::Countered => {
             let terms = status.counter_terms.clone().unwrap_or(Value::Null);
             let theirs = price_in(&terms);
+            // The counter stands no longer than the receipt that authorizes
+            // it (docs/gate-api.md): the expiry the person saw in the preview.
+            let valid_until = status
+                .receipt
+                .as_ref()
+                .and_then(|r| r.get("expires_at"))
+                .and_then(Value::as_str)
+                .map_or_else(|| now_text(OFFER_SECS), str::to_owned);
             talk.say(
                 BUYER,
                 "negotiate.counter",
@@ -408,7 +416,7 @@ fn react(
                     "offer_id": format!("off_{}", uuid::Uuid::new_v4().simple()),
                     "terms": terms,
                     "complete": true,
-                    "valid_until": now_text(OFFER_SECS),
+                    "valid_until": valid_until,
                 }),
                 Some(status.reason.as_deref().unwrap_or("Our counter-offer.")),
             )?;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use concordia::diff::{
     diff_offers, diff_terms, AmountChange as CAmountChange, BundleChange as CBundleChange,
-    ConditionChange, TermChange as CTermChange, TermDiff,
+    ConditionChange, Effect as CEffect, TermChange as CTermChange, TermDiff,
 };
 use concordia::message::{Message, MessageType};
 use concordia::offer::{Bundle as CBundle, Condition, Money, Offer, OfferKind, TermValue, Terms};
@@ -16,7 +16,8 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    compared_entries, gap_to, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal,
+    StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -84,22 +85,49 @@ fn change(old: &Amount, new: &Amount) -> Option<Change> {
         t
     };
     let diff = diff_terms(&term(old), &term(new));
-    let moved = match &diff.first()?.change {
-        CTermChange::Changed { amount, .. } => amount.as_deref()?.clone(),
+    let (moved, direction) = match &diff.first()?.change {
+        CTermChange::Changed { amount, effect, .. } => (amount.as_deref()?.clone(), *effect),
         _ => return None,
     };
     Some(Change {
         absolute: moved.delta?.normalize().to_string(),
         percent: moved.percent.map(|p| format!("{p:.2}")),
+        effect: direction.map(contract_effect),
     })
 }
 
-/// The offer a message at `seq` by `actor` answers: the latest earlier
-/// offer of the other side, or else the same side's previous one.
-fn previous(events: &[StoredEvent], seq: u64, actor: &str) -> Option<(StoredEvent, Offer)> {
-    let pick = answered_entry(events, seq, actor, is_offer)?;
+/// `concordia::diff::Effect` in the contract's words.
+fn contract_effect(e: CEffect) -> crate::views::Effect {
+    match e {
+        CEffect::Better => crate::views::Effect::Better,
+        CEffect::Worse => crate::views::Effect::Worse,
+    }
+}
+
+/// An offer read off the record, with the event that carries it.
+type Entry = (StoredEvent, Offer);
+
+fn read_entry(pick: &StoredEvent) -> Option<Entry> {
     let (_, typed) = message(pick)?;
     Some((pick.clone(), typed.offer()?.clone()))
+}
+
+/// What the counterparty's offer at `seq` by `actor` (the one the org's
+/// agent asks about) is compared with: their own previous offer, else the
+/// one it answers; and our agent's latest offer beside it.
+fn compared(events: &[StoredEvent], seq: u64, actor: &str) -> (Option<Entry>, Option<Entry>) {
+    let (previous, ours) = compared_entries(events, seq, actor, is_offer).for_counterparty();
+    (previous.and_then(read_entry), ours.and_then(read_entry))
+}
+
+fn proposal_of(e: StoredEvent, amount: Option<Amount>) -> Proposal {
+    let value = serde_json::from_str(&e.body).unwrap_or(Value::Null);
+    Proposal {
+        seq: e.seq,
+        actor: e.actor,
+        value,
+        amount,
+    }
 }
 
 /// The awaited offer (a stored message) and the one it answers.
@@ -112,12 +140,16 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         .as_deref()
         .and_then(parse_amount)
         .or_else(|| price(offer));
-    let previous = previous(events, stored.seq, &stored.actor);
+    let (previous, ours) = compared(events, stored.seq, &stored.actor);
     let previous_amount = previous.as_ref().and_then(|(_, o)| price(o));
     let change = match (&previous_amount, &amount) {
         (Some(old), Some(new)) => change(old, new),
         _ => None,
     };
+    let gap = ours.and_then(|(e, o)| {
+        let ours = proposal_of(e, price(&o));
+        gap_to(&ours, amount.as_ref(), self::change)
+    });
     Some(Located {
         proposal: Proposal {
             seq: stored.seq,
@@ -125,16 +157,9 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
             value,
             amount,
         },
-        previous: previous.map(|(e, _)| {
-            let value = serde_json::from_str(&e.body).unwrap_or(Value::Null);
-            Proposal {
-                seq: e.seq,
-                actor: e.actor,
-                value,
-                amount: previous_amount,
-            }
-        }),
+        previous: previous.map(|(e, _)| proposal_of(e, previous_amount)),
         change,
+        gap,
     })
 }
 
@@ -288,6 +313,7 @@ fn term_change(d: &TermDiff) -> TermChange {
             old: None,
             new: Some(term(&d.term, n)),
             amount: None,
+            effect: None,
         },
         CTermChange::Removed(o) => TermChange {
             term: d.term.clone(),
@@ -295,13 +321,20 @@ fn term_change(d: &TermDiff) -> TermChange {
             old: Some(term(&d.term, o)),
             new: None,
             amount: None,
+            effect: None,
         },
-        CTermChange::Changed { old, new, amount } => TermChange {
+        CTermChange::Changed {
+            old,
+            new,
+            amount,
+            effect,
+        } => TermChange {
             term: d.term.clone(),
             status: ChangeStatus::Changed,
             old: Some(term(&d.term, old)),
             new: Some(term(&d.term, new)),
             amount: amount.as_deref().map(amount_change),
+            effect: effect.map(contract_effect),
         },
     }
 }
@@ -426,80 +459,111 @@ pub(crate) fn offer_in(value: &Value) -> Option<Offer> {
 
 // ---- counters ----
 
-/// Checks counter terms (the `terms` object of an offer body) as
-/// `crates/concordia` reads an offer, and that every money term is exact.
-pub(crate) fn check_terms(counter: &Value) -> Result<Offer, Vec<FieldError>> {
-    let error = |path: &str, message: &str| FieldError {
-        path: path.to_owned(),
-        message: message.to_owned(),
-    };
-    let Some(map) = counter.as_object() else {
-        return Err(vec![error(
-            "terms",
-            "counter terms are an object of term id → value",
-        )]);
-    };
-    if map.is_empty() {
-        return Err(vec![error("terms", "a counter needs at least one term")]);
-    }
+/// `crates/concordia`'s verdict on counter terms, each problem at the path of
+/// its term (`terms/price/value`, `terms/price/currency`, or `terms` for the
+/// object as a whole).
+fn field_errors(errors: concordia::counter::CounterErrors) -> Vec<FieldError> {
+    use concordia::counter::{CounterProblem, TermProblem};
+    errors
+        .0
+        .into_iter()
+        .map(|e| FieldError {
+            path: match &e.problem {
+                CounterProblem::Term(TermProblem::BadCurrency) => {
+                    format!("terms/{}/currency", e.term)
+                }
+                CounterProblem::Term(_) => format!("terms/{}/value", e.term),
+                _ => "terms".to_owned(),
+            },
+            message: e.problem.to_string(),
+        })
+        .collect()
+}
+
+/// Checks counter terms (the `terms` object of an offer body) against the
+/// offer they answer, by `crates/concordia`'s counter rules with `now`'s
+/// date as the day deadlines must be after.
+pub(crate) fn check_terms(
+    counter: &Value,
+    answered: Option<&Offer>,
+    now: time::OffsetDateTime,
+) -> Result<Offer, Vec<FieldError>> {
+    concordia::counter::check_counter_terms(
+        counter,
+        answered,
+        now.to_offset(time::UtcOffset::UTC).date(),
+    )
+    .map_err(field_errors)
+}
+
+/// The counter read as an offer for its diff, whatever its values (a
+/// counter sent earlier is still shown once its dates have passed).
+fn counter_offer(counter: &Value) -> Option<Offer> {
     let mut body = Map::new();
     body.insert("terms".to_owned(), counter.clone());
     body.insert("complete".to_owned(), Value::Bool(true));
-    let offer = Offer::parse(&body).map_err(|e| vec![error("terms", &e.to_string())])?;
-    let mut errors = Vec::new();
-    for (id, raw) in map {
-        let t = TermValue::parse(raw);
-        if let Some(currency) = t.extra.get("currency") {
-            let ok_currency = currency
-                .as_str()
-                .is_some_and(|c| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()));
-            if !ok_currency {
-                errors.push(error(
-                    &format!("terms/{id}/currency"),
-                    "the currency is three capital letters (USD, EUR)",
-                ));
-            } else if t.money.is_none() {
-                errors.push(error(
-                    &format!("terms/{id}/value"),
-                    "an amount is an exact decimal number, like 140000.00",
-                ));
-            }
-        }
-        if t.value.is_null() {
-            errors.push(error(&format!("terms/{id}/value"), "the term has no value"));
-        }
-    }
-    if errors.is_empty() {
-        Ok(offer)
-    } else {
-        Err(errors)
-    }
+    counter.as_object().filter(|m| !m.is_empty())?;
+    Offer::parse(&body).ok()
 }
 
-/// Checks a counter and diffs it against the offer it answers; `None` when
-/// `event_hash` is no stored offer.
+/// Until when a counter stands: the org's agent sends it standing no
+/// longer than the receipt that authorizes it (docs/gate-api.md), which
+/// expires at the answered offer's `valid_until` or the request's expiry,
+/// whichever is earlier (`receipt_expiry`); `None` when the request's
+/// expiry is not known.
+pub(crate) fn counter_valid_until(
+    answered: &Offer,
+    request_expires_at: Option<&str>,
+) -> Option<String> {
+    use approval_receipt::datetime;
+    let request = datetime::parse(request_expires_at?).ok()?;
+    let offer = answered
+        .valid_until
+        .as_deref()
+        .and_then(|t| datetime::parse(t).ok());
+    Some(datetime::format_utc(
+        approval_receipt::receipt::receipt_expiry(offer, request),
+    ))
+}
+
+/// Checks a counter and diffs it against the offer it answers (the diff
+/// whenever the counter reads as an offer, with the expiry it will carry);
+/// `None` when `event_hash` is no stored offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let answered = events
         .iter()
         .find(|e| e.event_hash == event_hash)
         .and_then(message)
         .and_then(|(_, m)| m.offer().cloned())?;
-    Some(match check_terms(counter) {
-        Ok(parsed) => CounterCheck {
+    let diff = counter_offer(counter).map(|mut parsed| {
+        parsed.valid_until = counter_valid_until(&answered, at.request_expires_at);
+        let mut view = diff_view(&answered, &parsed);
+        view.valid_until = match &parsed.valid_until {
+            // Shown even when unchanged: the person sees until when the counter stands.
+            Some(until) => Some(Scalar {
+                old: answered.valid_until.clone(),
+                new: Some(until.clone()),
+            }),
+            // Not known here: no row rather than a made-up "—".
+            None => None,
+        };
+        ProposalDiff::ConcordiaOffer(Box::new(view))
+    });
+    Some(match check_terms(counter, Some(&answered), at.now) {
+        Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: Some(ProposalDiff::ConcordiaOffer(Box::new(diff_view(
-                &answered, &parsed,
-            )))),
+            diff,
         },
         Err(errors) => CounterCheck {
             ok: false,
             errors,
-            diff: None,
+            diff,
         },
     })
 }

@@ -461,6 +461,7 @@ fn host() -> crate::store::HostRecord {
         reachable: true,
         last_error: None,
         last_poll_at: None,
+        plain_http_allowed_at: None,
     }
 }
 
@@ -522,7 +523,9 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     let hash = &events[3].event_hash;
     let good =
         json!({"price": {"value": "140000.00", "currency": "USD"}, "term_months": {"value": 24}});
-    let check = Concordia.validate_counter(&events, hash, &good).unwrap();
+    let check = Concordia
+        .validate_counter(&events, hash, &good, &crate::protocol::tests_at())
+        .unwrap();
     assert!(check.ok, "{:?}", check.errors);
     let Some(ProposalDiff::ConcordiaOffer(diff)) = check.diff else {
         panic!("no diff")
@@ -533,7 +536,11 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     );
     assert_eq!(diff.terms.len(), 2);
 
-    let refused = |terms: Value| Concordia.validate_counter(&events, hash, &terms).unwrap();
+    let refused = |terms: Value| {
+        Concordia
+            .validate_counter(&events, hash, &terms, &crate::protocol::tests_at())
+            .unwrap()
+    };
     let paths = |terms: Value| -> Vec<String> {
         refused(terms).errors.into_iter().map(|e| e.path).collect()
     };
@@ -549,7 +556,7 @@ fn counter_terms_are_checked_as_crates_concordia_reads_an_offer() {
     assert_eq!(paths(json!(["price"])), ["terms"]);
     assert!(!refused(json!({"price": {"value": "a lot", "currency": "USD"}})).ok);
     assert!(Concordia
-        .validate_counter(&events, "sha256:none", &good)
+        .validate_counter(&events, "sha256:none", &good, &crate::protocol::tests_at())
         .is_err());
 }
 
@@ -828,7 +835,13 @@ fn a_stored_concordia_session_reaches_the_inbox_the_proposal_view_and_history_as
         })
         .unwrap();
 
-    let page = crate::inbox::inbox_page(&store, &Default::default(), &Default::default()).unwrap();
+    let page = crate::inbox::inbox_page(
+        &store,
+        &Default::default(),
+        &Default::default(),
+        time::OffsetDateTime::UNIX_EPOCH,
+    )
+    .unwrap();
     let item = &page.items[0];
     assert_eq!(
         (item.protocol.as_str(), item.proposal_kind),

@@ -16,10 +16,7 @@ use crate::Host;
 /// Where the host's own card is.
 pub const HOST_CARD_PATH: &str = "/.well-known/agent-card.json";
 
-/// The address the server serving this request is bound to (the
-/// listener's own, set once when serving starts).
-#[derive(Debug, Clone, Copy)]
-pub struct Listening(pub SocketAddr);
+pub use crate::authority::Listening;
 
 /// The host's public origin, what every Agent Card and each organization's
 /// ANEX identity name: the configured public URL (`serve --public-url`),

@@ -81,9 +81,17 @@ impl Seam for OanpSession {
                 DecideAction::Decline,
                 DecideAction::Counter,
             ],
+            // Filled by the inbox from `expiry_refuses`.
+            after_expiry: Vec::new(),
             decline_needs_reason: true,
+            decline_label: "Decline offer".to_owned(),
+            decline_reasons: crate::protocol::PURCHASE_DECLINE_REASONS
+                .iter()
+                .map(|r| (*r).to_owned())
+                .collect(),
             counter_form: Some(CounterForm::OanpTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session".to_owned(),
+            decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
         }
     }
 
@@ -213,8 +221,9 @@ impl Seam for OanpSession {
         events: &[StoredEvent],
         event_hash: &str,
         counter: &Value,
+        at: &crate::protocol::CounterAt<'_>,
     ) -> Result<CounterCheck, EngineError> {
-        offer::check_counter(events, event_hash, counter).ok_or_else(|| EngineError::NotFound {
+        offer::check_counter(events, event_hash, counter, at).ok_or_else(|| EngineError::NotFound {
             what: "offer",
             id: event_hash.to_owned(),
         })

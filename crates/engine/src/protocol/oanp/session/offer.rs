@@ -5,6 +5,7 @@
 //! and what the log shows became of an offer. The envelope rules are
 //! `crates/oanp`'s.
 
+use oanp::direction::{price_effect, Effect};
 use oanp::money::major_units;
 use oanp::receipt::{Inclusion, Terms};
 use oanp::{Envelope, MessageType};
@@ -12,7 +13,8 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::Value;
 
 use crate::protocol::{
-    answered_entry, Amount, Located, LogAnswer, PendingProposal, Proposal, StoredRef,
+    compared_entries, gap_to, Amount, CounterAt, Located, LogAnswer, PendingProposal, Proposal,
+    StoredRef,
 };
 use crate::store::StoredEvent;
 use crate::views::{
@@ -85,6 +87,10 @@ pub(crate) fn change(old: &Amount, new: &Amount) -> Option<Change> {
     Some(Change {
         absolute: delta.normalize().to_string(),
         percent: percent.map(|p| format!("{p:.2}")),
+        effect: price_effect(delta).map(|e| match e {
+            Effect::Better => crate::views::Effect::Better,
+            Effect::Worse => crate::views::Effect::Worse,
+        }),
     })
 }
 
@@ -98,12 +104,24 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
         .as_deref()
         .and_then(parse_amount)
         .or_else(|| amount_of(&terms));
-    let previous = answered_entry(events, stored.seq, &stored.actor, is_offer);
+    // The counterparty's offer the org's agent asks about: compared with
+    // their own previous offer, and our agent's latest one beside it.
+    let (previous, ours) =
+        compared_entries(events, stored.seq, &stored.actor, is_offer).for_counterparty();
     let previous_amount = previous.and_then(amount_in);
     let change = match (&previous_amount, &amount) {
         (Some(old), Some(new)) => change(old, new),
         _ => None,
     };
+    let gap = ours.and_then(|e| {
+        let ours = Proposal {
+            seq: e.seq,
+            actor: e.actor.clone(),
+            value: Value::Null,
+            amount: amount_in(e),
+        };
+        gap_to(&ours, amount.as_ref(), self::change)
+    });
     Some(Located {
         proposal: Proposal {
             seq: stored.seq,
@@ -118,6 +136,7 @@ pub(crate) fn locate(events: &[StoredEvent], pending: &PendingProposal) -> Optio
             amount: previous_amount,
         }),
         change,
+        gap,
     })
 }
 
@@ -263,75 +282,42 @@ pub(crate) fn previous_ref(located: &Located) -> Option<PreviousRef> {
     })
 }
 
-/// Checks counter terms as OANP terms: a positive whole number of minor
-/// units of a currency whose exponent is known, at most 50 inclusions each
-/// with a kind.
+/// Checks counter terms by `crates/oanp`'s counter rules, every problem at
+/// the path of its field.
 pub(crate) fn check_terms(terms: &Value) -> Result<Terms, Vec<FieldError>> {
-    let error = |path: &str, message: String| FieldError {
-        path: path.to_owned(),
-        message,
-    };
-    let read: Terms = serde_json::from_value(terms.clone()).map_err(|e| {
-        vec![error(
-            "",
-            format!("The counter must be OANP terms: a price {{amount_minor, currency}} and inclusions ({e})."),
-        )]
-    })?;
-    let mut errors = Vec::new();
-    if read.price.amount_minor.get() <= 0 {
-        errors.push(error(
-            "price/amount_minor",
-            "The price must be more than zero.".to_owned(),
-        ));
-    }
-    if major_units(read.price.amount_minor, &read.price.currency).is_none() {
-        errors.push(error(
-            "price/currency",
-            format!(
-                "{:?} is not a currency whose minor units this console knows.",
-                read.price.currency
-            ),
-        ));
-    }
-    if read.inclusions.len() > 50 {
-        errors.push(error("inclusions", "At most 50 inclusions.".to_owned()));
-    }
-    for (i, inc) in read.inclusions.iter().enumerate() {
-        if inc.kind.trim().is_empty() || inc.kind.chars().any(char::is_control) {
-            errors.push(error(
-                &format!("inclusions/{i}/kind"),
-                "Each inclusion needs a kind, one line of text.".to_owned(),
-            ));
-        }
-    }
-    if errors.is_empty() {
-        Ok(read)
-    } else {
-        Err(errors)
-    }
+    oanp::counter::check_counter_terms(terms).map_err(|e| {
+        e.0.into_iter()
+            .map(|p| FieldError {
+                message: p.problem.to_string(),
+                path: p.path,
+            })
+            .collect()
+    })
 }
 
-/// A counter checked against the offer `event_hash`; `None` when that is
-/// not a stored offer.
+/// A counter checked against the offer `event_hash` (the diff whenever it
+/// reads as terms); `None` when that is not a stored offer.
 pub(crate) fn check_counter(
     events: &[StoredEvent],
     event_hash: &str,
     counter: &Value,
+    _at: &CounterAt<'_>,
 ) -> Option<CounterCheck> {
     let stored = events.iter().find(|e| e.event_hash == event_hash)?;
     let (_, _, answered) = offer_of(stored)?;
+    let diff = serde_json::from_value::<Terms>(counter.clone())
+        .ok()
+        .map(|terms| ProposalDiff::OanpOffer(Box::new(terms_diff(&answered, &terms))));
     Some(match check_terms(counter) {
-        Ok(terms) => CounterCheck {
+        Ok(_) => CounterCheck {
             ok: true,
             errors: Vec::new(),
-            diff: Some(ProposalDiff::OanpOffer(Box::new(terms_diff(
-                &answered, &terms,
-            )))),
+            diff,
         },
         Err(errors) => CounterCheck {
             ok: false,
             errors,
-            diff: None,
+            diff,
         },
     })
 }
