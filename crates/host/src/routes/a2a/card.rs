@@ -1,8 +1,6 @@
 //! The Agent Cards: one per organization, and the host's. Public: no
 //! credential needed; an unknown or disabled handle is the same 404.
 
-use std::net::SocketAddr;
-
 use anex::limits::MAX_MESSAGE_BYTES;
 use anex::A2A_EXTENSION_URI;
 use axum::extract::{Extension, Path, State};
