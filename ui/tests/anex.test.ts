@@ -31,7 +31,7 @@ function anexItem(overrides: Partial<InboxItem> = {}): InboxItem {
     kind: "CFP", actor: "did:web:supplier.example", amount: null, previous_amount: null, change: null,
     expires_at: "2027-02-27T12:00:00Z",
     counterparty: { id: "did:web:supplier.example", name: "Northwind onboarding", organization: "Northwind Supplies Ltd",
-      fingerprint: "", status: "registered" },
+      fingerprint: "", status: "registered", verified: null },
     ...overrides,
   });
 }
@@ -40,7 +40,8 @@ function anexAsk(overrides: Partial<AnexAskView> = {}): AnexAskView {
   return {
     conversation_id: "onboarding-1", message_id: "s1", performative: "CFP", message_hash: ref.event_hash,
     requester: { identity: "did:web:supplier.example", owner: "Northwind Supplies Ltd", relation: "new supplier" },
-    responder: "https://host.example/a2a/fabrikam", purpose: "supplier onboarding",
+    responder: "https://host.example/a2a/fabrikam", host: "https://host.example", responder_refused: null,
+    purpose: "supplier onboarding",
     items: [
       { item: "legal_name", required: true, removable: false, within_policy: true, rule: 1, adds: [], reason: "rule 1 shares legal_name with anyone" },
       { item: "tax_id", required: true, removable: false, within_policy: true, rule: 2, adds: [NO_SHARING], reason: "rule 2 shares tax_id with relation supplier" },
@@ -135,6 +136,25 @@ describe("an ANEX ask", () => {
     expect(texts(container, "anex-valid-days")).toEqual(["Accepted terms stay in force for 90 days."]);
     expect(container.querySelector("[data-testid='anex-diff']")).toBeNull();
     expect(texts(container, "signed-as")[0]).toContain("ApprovalReceipt over the terms record");
+  });
+
+  it("shows the responder the person would sign for beside the host it enrolled with", async () => {
+    const { container } = await renderAnex();
+    expect(texts(container, "anex-responder")).toEqual(["https://host.example/a2a/fabrikam"]);
+    expect(texts(container, "anex-host")).toEqual(["https://host.example"]);
+    expect(container.querySelector("[data-testid='anex-responder-refused']")).toBeNull();
+  });
+
+  it("says why it refuses a responder that is not the enrolled host's own agent", async () => {
+    const why = `the terms name "http://evil.example/a2a/fabrikam" as the organization's agent, but you enrolled with https://host.example`;
+    const { container } = await renderAnex(withView(anexView({
+      responder: "http://evil.example/a2a/fabrikam", responder_refused: why,
+    })));
+    expect(texts(container, "anex-responder")).toEqual(["http://evil.example/a2a/fabrikam"]);
+    expect(texts(container, "anex-host")).toEqual(["https://host.example"]);
+    const alert = byId(container, "anex-responder-refused");
+    expect(alert.getAttribute("role")).toBe("alert");
+    expect(alert.textContent).toBe(why);
   });
 
   it("shows the diff from the previous proposal in words", async () => {

@@ -21,15 +21,15 @@ export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHos
 
 export const contoso: Counterparty = {
   id: "agt_contoso", name: "Contoso Negotiation Agent", organization: "Contoso GmbH",
-  fingerprint: "SHA256:c0nt0s0FiNgErPrInT", status: "sandbox",
+  fingerprint: "SHA256:c0nt0s0FiNgErPrInT", status: "sandbox", verified: true,
 };
 export const fabrikam: Counterparty = {
   id: "agt_fabrikam", name: "Fabrikam Sales Bot", organization: "Fabrikam Inc",
-  fingerprint: "SHA256:fAbRiKaM", status: "verified",
+  fingerprint: "SHA256:fAbRiKaM", status: "verified", verified: true,
 };
 export const northwind: Counterparty = {
   id: "agt_northwind", name: "Northwind Agent", organization: "Northwind Traders",
-  fingerprint: "SHA256:n0rThWiNd", status: "verified",
+  fingerprint: "SHA256:n0rThWiNd", status: "verified", verified: true,
 };
 
 /** An exact amount in USD. */
@@ -255,7 +255,7 @@ export function settingsView(): SettingsView {
 /** The party the org's own Concordia buying agent negotiates with. */
 export const litware: Counterparty = {
   id: "agent_seller_01", name: "Litware Sales Agent", organization: "Litware Inc",
-  fingerprint: "5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee1", status: "declared",
+  fingerprint: "5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee5d1c0ffee1", status: "declared", verified: null,
 };
 
 /** A pending Concordia counter-offer, as the inbox lists it. */

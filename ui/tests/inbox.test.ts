@@ -86,6 +86,18 @@ describe("inbox", () => {
     expect(rows[0].querySelector(".kind")?.textContent).toMatch(/^(offer|counter-offer) · seq \d+$/);
   });
 
+  it("says \"unverified\" beside a counterparty whose name no admin verified, in the row and the offer", async () => {
+    const backend = new FakeBackend();
+    const unverified = fx.inboxItem({ counterparty: { ...fx.contoso, organization: "Contoso GmbH", verified: false } });
+    backend.items = [unverified];
+    const { container } = await renderApp(backend);
+    const row = byId(container, "inbox-row");
+    expect(texts(row, "inbox-counterparty")).toEqual(["Contoso GmbH"]);
+    expect(texts(row, "inbox-counterparty-unverified")).toEqual(["unverified"]);
+    const verified = await renderApp();
+    expect(verified.container.querySelector("[data-testid='inbox-counterparty-unverified']")).toBeNull();
+  });
+
   it("asks the engine for a page of rows at a time, soonest expiries first, and j reaches past the page", async () => {
     const backend = new FakeBackend();
     backend.items = Array.from({ length: 120 }, (_, i) => fx.inboxItem({

@@ -327,7 +327,7 @@ export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalV
     item: inboxItem({
       session_id: "oanp:ses_monitor", protocol: "oanp", proposal_kind: "oanp_offer", seq: 6, event_hash: "sha256:6e6e",
       kind: "offer.counter", actor: "merchant",
-      counterparty: { id: "merchant", name: "Contoso Monitors", organization: "Contoso", fingerprint: "", status: "declared" },
+      counterparty: { id: "merchant", name: "Contoso Monitors", organization: "Contoso", fingerprint: "", status: "declared", verified: null },
       amount: { value: "419.00", currency: "USD" }, previous_amount: { value: "399.00", currency: "USD" },
       change: { absolute: "20", percent: "5.01", effect: "worse" }, approvals_required: 1, approvals_given: 0,
     }),

@@ -343,10 +343,22 @@ fn write_state(path: &Path, value: &impl Serialize) -> Result<()> {
 }
 
 fn load_pins(key: &Path) -> Result<BTreeMap<String, ChainHead>> {
-    let path = beside(key, "pins.json");
-    match std::fs::read_to_string(&path) {
+    load_map(&beside(key, "pins.json"), "a pins file")
+}
+
+/// Each session's buyer org (whose approver keys the host publishes for
+/// it), saved beside the pins.
+fn load_orgs(key: &Path) -> Result<BTreeMap<String, String>> {
+    load_map(&beside(key, "orgs.json"), "a session orgs file")
+}
+
+fn load_map<V: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+) -> Result<BTreeMap<String, V>> {
+    match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| usage(format!("{}: not a pins file: {e}", path.display()))),
+            .map_err(|e| usage(format!("{}: not {what}: {e}", path.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(e) => Err(usage(format!("{}: {e}", path.display()))),
     }
@@ -380,6 +392,9 @@ fn client_and_registration(place: &Place) -> Result<(AgentClient, PathBuf, Regis
     let client = AgentClient::new(&reg.host, key, &reg.agent_id)?;
     for (session, head) in load_pins(&key_file)? {
         client.set_pin(&session, head);
+    }
+    for (session, org) in load_orgs(&key_file)? {
+        client.set_session_org(&session, &org);
     }
     Ok((client, key_file, reg))
 }
@@ -469,6 +484,11 @@ async fn open(
     };
     let opened = client.open_session(target, envelope).await?;
     save_pin(&client, &key_file, &opened.session_id)?;
+    if let Some(org) = client.session_org(&opened.session_id) {
+        let mut orgs = load_orgs(&key_file)?;
+        orgs.insert(opened.session_id.clone(), org);
+        write_state(&beside(&key_file, "orgs.json"), &orgs)?;
+    }
     let head = client
         .pin(&opened.session_id)
         .unwrap_or_else(ChainHead::genesis);

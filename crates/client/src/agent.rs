@@ -29,6 +29,9 @@ pub struct AgentClient {
     identity: Identity,
     trusted: RwLock<Option<Arc<TrustedKeys>>>,
     pins: Mutex<HashMap<String, ChainHead>>,
+    /// The buyer org of each session (its handle, `sandbox` for the
+    /// sandbox): whose approver keys verify its accepts.
+    orgs: Mutex<HashMap<String, String>>,
 }
 
 impl AgentClient {
@@ -82,6 +85,7 @@ impl AgentClient {
             },
             trusted: RwLock::new(None),
             pins: Mutex::new(HashMap::new()),
+            orgs: Mutex::new(HashMap::new()),
         })
     }
 
@@ -119,15 +123,35 @@ impl AgentClient {
         if let Some(trusted) = self.trusted.read().await.as_ref() {
             return Ok(trusted.clone());
         }
-        self.refresh_trusted_keys().await
+        self.refresh_trusted_keys(None).await
     }
 
-    /// Fetches the discovery document again (an approver enrolled after our
-    /// copy was taken has a key we have not seen). A 404 means plain ANP/0.1:
-    /// the client goes on with the log's own buyer key.
-    async fn refresh_trusted_keys(&self) -> Result<Arc<TrustedKeys>> {
+    /// The buyer org a session was opened with (its handle, `sandbox` for
+    /// the sandbox), whose approver keys the host publishes for it.
+    pub fn session_org(&self, session_id: &str) -> Option<String> {
+        self.orgs_guard().get(session_id).cloned()
+    }
+
+    /// Restores the buyer org of a session opened earlier (for example by a
+    /// previous run of a command-line tool): its accepts are verified
+    /// against that org's approver keys.
+    pub fn set_session_org(&self, session_id: &str, org_handle: &str) {
+        self.orgs_guard()
+            .insert(session_id.to_owned(), org_handle.to_owned());
+    }
+
+    fn orgs_guard(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.orgs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fetches the discovery document again, with the approver keys of
+    /// `org` when it is known (an approver enrolled after our copy was taken
+    /// has a key we have not seen; the host publishes approver keys per
+    /// organization only). A 404 means plain ANP/0.1: the client goes on
+    /// with the log's own buyer key.
+    async fn refresh_trusted_keys(&self, org: Option<&str>) -> Result<Arc<TrustedKeys>> {
         let own = self.identity.key.verifying_key();
-        let keys = match approver::fetch_well_known(&self.http).await {
+        let keys = match approver::fetch_well_known(&self.http, org).await {
             Ok(doc) => TrustedKeys::from_well_known(&doc)?,
             Err(ClientError::NoDiscovery { .. }) => {
                 // Keep a buyer key already adopted from an earlier log.
@@ -151,6 +175,10 @@ impl AgentClient {
         envelope: Value,
     ) -> Result<OpenSessionResponse> {
         check_envelope(&envelope)?;
+        let org = match &target {
+            Target::Org { org_handle } => org_handle.clone(),
+            Target::Sandbox { .. } => "sandbox".to_owned(),
+        };
         let body = to_body(&OpenSessionRequest { target, envelope })?;
         let path = format!("{}/sessions", api::AGENT_API_BASE);
         let response: OpenSessionResponse = self
@@ -162,6 +190,7 @@ impl AgentClient {
             )
             .await?;
         path_segment("session id from the host", &response.session_id)?;
+        self.set_session_org(&response.session_id, &org);
         if response.log.session.id != response.session_id {
             return Err(ClientError::Decode {
                 what: "the new session".to_owned(),
@@ -328,7 +357,8 @@ impl AgentClient {
             .collect();
         trusted.check_key_windows(&new_events)?;
         if !trusted.check_approvals(&new_events)? {
-            trusted = self.refresh_trusted_keys().await?;
+            let org = self.session_org(session_id);
+            trusted = self.refresh_trusted_keys(org.as_deref()).await?;
             if !trusted.check_approvals(&new_events)? {
                 return Err(ClientError::UntrustedKey(
                     "a buyer accept carries an approval that no approval key the host publishes verifies".to_owned(),

@@ -50,23 +50,37 @@ pub struct RawLog {
     pub request: String,
 }
 
-/// Reads a host's discovery document (RFC-003) at the origin of `base_url`.
-/// A host that serves none (404) is [`ClientError::NoDiscovery`].
+/// Reads a host's discovery document (RFC-003) at the origin of `base_url`:
+/// its platform keys (no approver's). A host that serves none (404) is
+/// [`ClientError::NoDiscovery`].
 pub async fn well_known(base_url: &str) -> Result<WellKnown> {
-    fetch_well_known(&Http::new(base_url, ClientConfig::default())?).await
+    fetch_well_known(&Http::new(base_url, ClientConfig::default())?, None).await
 }
 
-/// Fetches and sanity-checks `/.well-known/anp.json` (unsigned, retried).
-/// The document is read as RFC-003 publishes it: unknown members ignored,
-/// our additions optional.
-pub(crate) async fn fetch_well_known(http: &Http) -> Result<WellKnown> {
+/// Reads a host's discovery document with the approver keys of one
+/// organization (`?org=<handle>`, `sandbox` for the sandbox), as
+/// countersign-host publishes them: RFC-003's members, no approver named.
+pub async fn well_known_of(base_url: &str, org_handle: &str) -> Result<WellKnown> {
+    fetch_well_known(
+        &Http::new(base_url, ClientConfig::default())?,
+        Some(org_handle),
+    )
+    .await
+}
+
+/// Fetches and sanity-checks `/.well-known/anp.json` (unsigned, retried),
+/// with `?org=<handle>` when an organization's approver keys are wanted (a
+/// host that does not know the parameter ignores it). The document is read
+/// as RFC-003 publishes it: unknown members ignored, our additions optional.
+pub(crate) async fn fetch_well_known(http: &Http, org: Option<&str>) -> Result<WellKnown> {
     let origin = http.at_origin()?;
+    let mut request = Request::get(api::WELL_KNOWN_PATH.to_owned());
+    if let Some(org) = org {
+        path_segment("org handle", org)?;
+        request.query = Some(("org", org.to_owned()));
+    }
     let doc: WellKnown = origin
-        .call(
-            Request::get(api::WELL_KNOWN_PATH.to_owned()),
-            None,
-            Idempotent::Yes,
-        )
+        .call(request, None, Idempotent::Yes)
         .await
         .map_err(|e| match e.status() {
             Some(404) => ClientError::NoDiscovery {
@@ -155,9 +169,23 @@ impl ApproverClient {
         self.http.base()
     }
 
-    /// The host's discovery document: platform and approver keys.
+    /// The host's public discovery document: its platform keys.
     pub async fn well_known(&self) -> Result<WellKnown> {
-        fetch_well_known(&self.http).await
+        fetch_well_known(&self.http, None).await
+    }
+
+    /// The approver's own organization's keys (`GET /keys`, signed): the
+    /// discovery document with every approver key of the org named by its
+    /// `approved_by`, which the public document leaves out. What a console
+    /// checks each approval against.
+    pub async fn keys(&self) -> Result<WellKnown> {
+        self.http
+            .call(
+                Request::get(format!("{CONSOLE_API_BASE}/keys")),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
     }
 
     /// Every session the approver's org sees, with counts, heads and pending

@@ -30,7 +30,8 @@ mod trust;
 
 pub use agent::{default_envelope, AgentClient};
 pub use approver::{
-    new_decision_id, well_known, ApproverClient, GateDecisionInput, RawLog, SummaryFetch,
+    new_decision_id, well_known, well_known_of, ApproverClient, GateDecisionInput, RawLog,
+    SummaryFetch,
 };
 pub use approver_anex::{anex_record, as_asked, sign_anex_receipt};
 pub use error::ClientError;

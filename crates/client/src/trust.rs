@@ -134,10 +134,16 @@ impl TrustedKeys {
                 LOG_ONLY_APPROVALS.to_owned(),
             ],
             KeySource::Discovery => {
-                let unnamed = self
+                // Matched to people only when every approval key published
+                // names its approver: a public document that names no one
+                // (countersign-host's, per organization) leaves it unsaid.
+                let mut approval = self
                     .published
                     .iter()
-                    .any(|k| has_role(k, APPROVAL_ROLE) && k.approved_by.is_none());
+                    .filter(|k| has_role(k, APPROVAL_ROLE))
+                    .peekable();
+                let unnamed =
+                    approval.peek().is_none() || approval.any(|k| k.approved_by.is_none());
                 if unnamed {
                     vec![UNNAMED_APPROVAL_KEYS.to_owned()]
                 } else {

@@ -98,6 +98,7 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
                     ctx,
                     &store,
                     &host.approver_email,
+                    &host.url,
                     &request,
                     &decision_id,
                     now,
@@ -245,6 +246,7 @@ fn new_decision(
     ctx: &Context,
     store: &Store,
     approver_email: &str,
+    host_url: &str,
     request: &DecideRequest,
     decision_id: &str,
     now: OffsetDateTime,
@@ -266,6 +268,7 @@ fn new_decision(
             events: &events,
             key: &ctx.key,
             approver_email,
+            host_url,
             decision_id,
             now,
         })?;

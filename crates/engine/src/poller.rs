@@ -19,7 +19,7 @@ use crate::error::EngineError;
 use crate::notify::{BreachNotice, DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, HostRequestRecord, PendingRecord, SessionRecord, StoredEvent};
-use crate::views::{ChangeScope, Side, Verification};
+use crate::views::{ChangeScope, Counterparty, Side, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -193,9 +193,18 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
             continue;
         }
         if !moved {
-            if record.status != session.status {
-                let mut r = record.clone();
-                r.status = session.status.clone();
+            // The host's word about the session and about who the
+            // counterparty is (its names, whether an admin verified them),
+            // which change without the record moving; its id and key stay
+            // as pinned.
+            let mut r = record.clone();
+            r.status = session.status.clone();
+            r.counterparty = Counterparty {
+                id: record.counterparty.id.clone(),
+                fingerprint: record.counterparty.fingerprint.clone(),
+                ..session.counterparty.clone()
+            };
+            if r != record {
                 ctx.store()?.upsert_session(&r)?;
                 ctx.emit(
                     ChangeScope::Sessions,

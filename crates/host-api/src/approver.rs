@@ -77,6 +77,14 @@ pub struct Counterparty {
     /// ANP: `sandbox`, `verified` or `revoked` (the host's word about the
     /// agent). Gate sessions: `declared` (the org's own agent names it).
     pub status: String,
+    /// ANP: whether an admin verified `name` and `organization` (`agent
+    /// verify`). False means they are only what a registration declared:
+    /// ANP/0.1's registration proof is replayable, so anyone who has seen
+    /// it can register the key first under names of their own. Absent
+    /// (null) where it does not apply (gate and ANEX counterparties) and
+    /// from hosts that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
 }
 
 /// The vendor side of an ANP session, as consoles that predate

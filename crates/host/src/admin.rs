@@ -82,6 +82,24 @@ pub struct AgentInfo {
     pub status: AgentStatus,
     /// Registration time.
     pub registered_at: String,
+    /// Whether an admin verified the names (`agent verify`); until then
+    /// they are only what the last registration declared.
+    pub names_verified: bool,
+}
+
+/// One registration of an agent's key, as `agent history` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistrationInfo {
+    /// 1 for the first, then in order.
+    pub ordinal: u32,
+    /// Display name it declared.
+    pub agent_name: String,
+    /// Vendor it declared.
+    pub vendor_name: String,
+    /// Contact it declared.
+    pub contact_email: String,
+    /// When it arrived.
+    pub registered_at: String,
 }
 
 /// One approver, as `approver list` prints it.
@@ -234,6 +252,31 @@ pub async fn list_agents(store: &dyn Storage) -> Result<Vec<AgentInfo>, AdminErr
             fingerprint: a.fingerprint,
             status: a.status,
             registered_at: a.registered_at,
+            names_verified: a.names_verified,
+        })
+        .collect())
+}
+
+/// Every registration of a vendor agent's key with the names it declared,
+/// oldest first: what an admin reads before `agent verify` (ANP/0.1's
+/// registration proof is replayable, so a registration's names are only
+/// its sender's claim).
+pub async fn agent_registrations(
+    store: &dyn Storage,
+    agent_id: &str,
+) -> Result<Vec<RegistrationInfo>, AdminError> {
+    agent_status(store, agent_id).await?;
+    Ok(store
+        .principals()
+        .agent_registrations(agent_id)
+        .await?
+        .into_iter()
+        .map(|r| RegistrationInfo {
+            ordinal: r.ordinal,
+            agent_name: r.agent_name,
+            vendor_name: r.vendor_name,
+            contact_email: r.contact_email,
+            registered_at: r.registered_at,
         })
         .collect())
 }
@@ -330,6 +373,7 @@ pub async fn verify_agent(store: &dyn Storage, agent_id: &str) -> Result<(), Adm
     if agent_status(store, agent_id).await? == AgentStatus::Revoked {
         return Err(AdminError::AgentRevoked(agent_id.to_owned()));
     }
+    // Verifies the agent and the names it now carries.
     store.admin().set_agent_status(agent_id, "verified").await?;
     Ok(())
 }

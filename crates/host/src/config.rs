@@ -202,10 +202,11 @@ pub struct HostConfig {
     pub gate_sweep: Duration,
     /// The origin counterparties reach this host at
     /// (`https://negotiate.example.com`, from [`public_origin`]): what the
-    /// A2A Agent Cards and each org's ANEX agent identity name. Unset, they
-    /// follow the request's `Host` header, which the caller writes: enough
-    /// on loopback, not for a deployment, where the identity an owner's
-    /// receipts bind must not be the caller's choice.
+    /// A2A Agent Cards and each org's ANEX identity name, which the terms
+    /// an owner signs bind. Unset, they name the address the server is
+    /// bound to (`http://127.0.0.1:8480`: right on loopback and for the
+    /// embedded sandbox, wrong behind a proxy or on a public address), and
+    /// a server bound to every address has none. Never a request header.
     pub public_url: Option<String>,
     /// Bounds on each HTTP connection: header and body deadlines, and how
     /// many connections one process holds.

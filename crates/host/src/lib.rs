@@ -301,6 +301,15 @@ impl Host {
         Ok(admin::verify_agent(self.store_ref(), agent_id).await?)
     }
 
+    /// A vendor agent's registrations with the names each declared, oldest
+    /// first.
+    pub async fn agent_registrations(
+        &self,
+        agent_id: &str,
+    ) -> Result<Vec<admin::RegistrationInfo>, HostError> {
+        Ok(admin::agent_registrations(self.store_ref(), agent_id).await?)
+    }
+
     /// Revokes an agent.
     pub async fn revoke_agent(&self, agent_id: &str) -> Result<(), HostError> {
         Ok(admin::revoke_agent(self.store_ref(), agent_id).await?)

@@ -145,8 +145,9 @@ struct ServeArgs {
     trusted_proxies: Vec<std::net::IpAddr>,
     /// The origin counterparties reach this host at, e.g.
     /// https://negotiate.example.com: what the A2A Agent Cards and each
-    /// org's ANEX identity name. Without it they follow the request's Host
-    /// header (fine on loopback; set it for a deployment).
+    /// org's ANEX identity name (the terms owners sign bind it). Without it
+    /// they name the listening address, which is right on loopback only:
+    /// do not expose the host without it.
     /// Default: $COUNTERSIGN_HOST_PUBLIC_URL.
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
@@ -213,8 +214,16 @@ enum AgentCommand {
     },
     /// List vendor agents and gate agents.
     List,
-    /// Mark a vendor agent verified by a person (it may open live sessions).
+    /// Mark a vendor agent verified by a person: it may open live sessions,
+    /// and the names it now carries are shown to approvers as verified.
     Verify {
+        /// The agent id.
+        agent_id: String,
+    },
+    /// Every registration of a vendor agent's key with the names each
+    /// declared (read it before `verify`: a registration's proof is
+    /// replayable, so its names are only the sender's claim).
+    History {
         /// The agent id.
         agent_id: String,
     },
@@ -395,9 +404,14 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
             let gate_agents = admin::list_gate_agents(conn).await.map_err(err)?;
             let vendors = agents.iter().map(|a| {
                 format!(
-                    "{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}",
                     a.agent_id,
                     admin::status_text(a.status),
+                    if a.names_verified {
+                        "names verified"
+                    } else {
+                        "names unverified"
+                    },
                     a.vendor_name,
                     a.agent_name
                 )
@@ -429,6 +443,25 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 as_json,
                 json!({ "agent_id": agent_id, "status": "verified" }),
                 format!("verified {agent_id}"),
+            );
+        }
+        Command::Agent(AgentCommand::History { agent_id }) => {
+            let history = admin::agent_registrations(conn, &agent_id)
+                .await
+                .map_err(err)?;
+            let lines: Vec<String> = history
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}\t{}\t{}\t{}\t{}",
+                        r.ordinal, r.registered_at, r.vendor_name, r.agent_name, r.contact_email
+                    )
+                })
+                .collect();
+            print(
+                as_json,
+                json!({ "agent_id": agent_id, "registrations": history }),
+                lines.join("\n"),
             );
         }
         Command::Agent(AgentCommand::Revoke { agent_id }) => {
@@ -666,6 +699,14 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         // The first stdout line names the address, so a parent process can read it.
         println!("listening on http://{addr}");
+        if args.public_url.is_none() && !addr.ip().is_loopback() {
+            let what = if addr.ip().is_unspecified() {
+                "ANEX over A2A is refused: the organizations' agents have no address to be named by".to_owned()
+            } else {
+                format!("the A2A Agent Cards and the organizations' ANEX identity name http://{addr}")
+            };
+            eprintln!("countersign-host: warning: listening on {addr} without --public-url, so {what}; set --public-url to the origin counterparties reach this host at");
+        }
         host.serve_until(listener, async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -303,10 +303,17 @@ pub async fn serve_from_env() {
     let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
         return;
     };
+    let public_url = match std::env::var(ENV_PUBLIC_URL).ok().filter(|u| !u.is_empty()) {
+        Some(url) => match countersign_host::config::public_origin(&url) {
+            Ok(origin) => Some(origin),
+            Err(e) => panic!("{ENV_PUBLIC_URL}: {e}"),
+        },
+        None => None,
+    };
     let config = HostConfig {
         platform_key_path: Some(key.into()),
         limits: roomy_limits(),
-        public_url: std::env::var(ENV_PUBLIC_URL).ok().filter(|u| !u.is_empty()),
+        public_url,
         accept_v1_signatures: std::env::var(ENV_ACCEPT_V1).as_deref() != Ok("false"),
         // Test agents (the reference SDK's among them) listen for the gate's
         // hints on loopback, which a host calls only where an admin allowed it.

@@ -7,7 +7,7 @@ use anp::api::Target;
 use anp::payload::AcceptPayload;
 use anp::EventKind;
 use common::{enroll, new_agent, offer, start_host};
-use countersign_client::{default_envelope, well_known, ApproverClient, ClientError, SummaryFetch};
+use countersign_client::{default_envelope, ApproverClient, ClientError, SummaryFetch};
 use countersign_host_api::approver::DecisionOutcome;
 
 #[tokio::test]
@@ -69,7 +69,7 @@ async fn two_approvers_accept_a_large_offer_and_repeats_change_nothing() {
         .unwrap();
     let payload = AcceptPayload::parse(&accept.payload).unwrap();
     assert_eq!(payload.in_response_to, offer_hash);
-    let published = well_known(&url).await.unwrap();
+    let published = bob.keys().await.unwrap();
     let mut verified = Vec::new();
     for approval in payload.all_approvals() {
         let key = published

@@ -1,7 +1,9 @@
-//! Enrolling with a host: its discovery document (where the platform and
-//! approver keys are published), proof of possession of the approver key,
-//! the one-time code, and the cross-check that discovery and the
-//! enrollment answer name the same platform key.
+//! Enrolling with a host: its discovery document (where the platform key
+//! is published), proof of possession of the approver key, the one-time
+//! code, the cross-check that discovery and the enrollment answer name the
+//! same platform key, and the org's approver keys named by person, which
+//! only the signed approver API gives (`GET /keys`; the public document
+//! names no one).
 
 use anp::api::{DiscoveredKey, WellKnown};
 use countersign_client::ApproverClient;
@@ -41,31 +43,14 @@ fn client_error(url: &str, e: countersign_client::ClientError) -> EngineError {
     }
 }
 
-/// The approver keys a discovery document publishes (role `approval`,
-/// named by email).
+/// The approver keys a document names (role `approval`, with the email
+/// each signs as).
 pub(crate) fn approver_keys(doc: &WellKnown) -> Vec<DiscoveredKey> {
     doc.platform_keys
         .iter()
         .filter(|k| k.roles.iter().any(|r| r == "approval") && k.approved_by.is_some())
         .cloned()
         .collect()
-}
-
-/// True when the document names each approval key's person (`approved_by`,
-/// our addition to RFC-003), which the console checks every approval
-/// against. RFC-003 alone does not: against such a host every accept would
-/// look disputed. A document with no approval key yet is trusted to name
-/// them when it carries our other addition, `drafts`.
-fn names_approvers(doc: &WellKnown) -> bool {
-    let mut approval = doc
-        .platform_keys
-        .iter()
-        .filter(|k| k.roles.iter().any(|r| r == "approval"))
-        .peekable();
-    match approval.peek() {
-        None => !doc.drafts.is_empty(),
-        Some(_) => approval.all(|k| k.approved_by.is_some()),
-    }
 }
 
 /// Discovers, enrolls with `code` as `profile`, and cross-checks the
@@ -79,11 +64,6 @@ pub(crate) async fn enroll(
     let discovery = countersign_client::well_known(url)
         .await
         .map_err(|e| client_error(url, e))?;
-    if !names_approvers(&discovery) {
-        return Err(EngineError::InvalidInput(format!(
-            "{url} publishes only RFC-003's discovery document, which does not say whose each approval key is (approved_by), and the console checks every approval against the key of the person it names, so it cannot connect. Ask the host's admin to publish the full document (countersign-host serves it unless started with --discovery rfc003 or none)."
-        )));
-    }
     let enrolled = ApproverClient::enroll(url, code, &profile.name, &profile.email, key)
         .await
         .map_err(|e| client_error(url, e))?;
@@ -99,18 +79,26 @@ pub(crate) async fn enroll(
             "the platform key in the enrollment answer is not the one the host publishes in /.well-known/anp.json".into(),
         ));
     }
+    let client = ApproverClient::new(url, key.clone(), &enrolled.approver_id)
+        .map_err(|e| client_error(url, e))?;
+    let named = client.keys().await.map_err(|e| match e {
+        countersign_client::ClientError::Http { status: 404, .. } => EngineError::InvalidInput(format!(
+            "{url} enrolled this console but does not say whose each approval key is (GET /api/console/v1/keys answered 404), and the console checks every approval against the key of the person it names, so it cannot connect. Ask the host's admin to upgrade countersign-host."
+        )),
+        other => client_error(url, other),
+    })?;
     Ok(Enrolled {
         approver_id: enrolled.approver_id,
         platform_key: enrolled.platform_key,
         platform_fingerprint: enrolled.platform_fingerprint,
-        approver_keys: serde_json::to_string(&approver_keys(&discovery))
+        approver_keys: serde_json::to_string(&approver_keys(&named))
             .unwrap_or_else(|_| "[]".into()),
     })
 }
 
-/// The host's approver keys now (JSON array), for checking approvals in a
-/// record just fetched; `None` when discovery cannot be read.
+/// The org's approver keys now, named (JSON array), for checking approvals
+/// in a record just fetched; `None` when the host cannot be asked.
 pub(crate) async fn refresh_approver_keys(client: &ApproverClient) -> Option<String> {
-    let doc = client.well_known().await.ok()?;
+    let doc = client.keys().await.ok()?;
     serde_json::to_string(&approver_keys(&doc)).ok()
 }

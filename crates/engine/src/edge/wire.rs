@@ -95,6 +95,7 @@ fn counterparty_of(s: &SessionSummary) -> Counterparty {
             organization: Some(v.vendor_name.clone()),
             fingerprint: v.fingerprint.clone(),
             status: countersign_host::admin::status_text(v.status).to_owned(),
+            verified: s.counterparty.verified,
         },
         None => Counterparty {
             id: s.counterparty.id.clone(),
@@ -102,6 +103,7 @@ fn counterparty_of(s: &SessionSummary) -> Counterparty {
             organization: s.counterparty.organization.clone(),
             fingerprint: s.counterparty.fingerprint.clone(),
             status: s.counterparty.status.clone(),
+            verified: s.counterparty.verified,
         },
     }
 }

@@ -142,6 +142,9 @@ pub(crate) struct Head {
 /// at enrollment and at first sight, and what the host vouches for.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Trust<'a> {
+    /// The URL this console enrolled with the host at (whose own agents
+    /// are the only ones it signs ANEX terms for).
+    pub host_url: &'a str,
     /// The host's platform key, pinned at enrollment (base64url).
     pub platform_key: &'a str,
     /// The approver keys the host publishes (JSON, as the host record keeps them).
@@ -157,6 +160,7 @@ impl<'a> Trust<'a> {
     /// The trust a stored session has on its host.
     pub(crate) fn of(host: &'a HostRecord, session: &'a SessionRecord) -> Trust<'a> {
         Trust {
+            host_url: &host.url,
             platform_key: &host.platform_key,
             approver_keys: &host.approver_keys,
             counterparty_fingerprint: &session.counterparty.fingerprint,
@@ -384,6 +388,8 @@ pub(crate) struct DecisionInput<'a> {
     pub key: &'a ed25519_dalek::SigningKey,
     /// The email this console approves as on that host.
     pub approver_email: &'a str,
+    /// The URL this console enrolled with that host at.
+    pub host_url: &'a str,
     /// The decision's idempotency key.
     pub decision_id: &'a str,
     /// The moment of the decision.

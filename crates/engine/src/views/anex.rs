@@ -23,8 +23,15 @@ pub struct AnexAskView {
     pub message_hash: String,
     /// Who asks.
     pub requester: AnexRequester,
-    /// The organization's agent that answers (the record's `responder`).
+    /// The organization's agent that answers (the record's `responder`):
+    /// whom a receipt over the terms binds the person to.
     pub responder: String,
+    /// The host this console enrolled with (its URL), shown beside the
+    /// responder: the console signs only for that host's own agents.
+    pub host: String,
+    /// Why the console refuses to sign for this responder (it is not the
+    /// enrolled host's own agent), or null when it is that host's.
+    pub responder_refused: Option<String>,
     /// The purpose the requester declared (its own words).
     pub purpose: String,
     /// Each asked item, in the order asked.

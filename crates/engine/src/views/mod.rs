@@ -145,6 +145,12 @@ pub struct Counterparty {
     /// `sandbox`, `verified` or `revoked` (an ANP agent the host vetted), or
     /// `declared` (named by the org's own agent; its key pinned here).
     pub status: String,
+    /// ANP: whether the host's admin verified `name` and `organization`;
+    /// false means they are only what a registration declared (shown as
+    /// "unverified" beside the name). Null where it does not apply, or
+    /// when the host does not say.
+    #[serde(default)]
+    pub verified: Option<bool>,
 }
 
 impl Counterparty {

@@ -545,6 +545,74 @@ async fn refusing_needs_a_reason_and_the_task_is_rejected_with_it_even_after_the
     assert_eq!(decision.reason.as_deref(), Some(reason), "{decision:?}");
 }
 
+/// A host whose configured identity is not the address this console
+/// enrolled with asks the person to sign terms naming another responder:
+/// the view shows that responder beside the enrolled host with why the
+/// console refuses, and every decision is refused before anything is
+/// signed or sent (the ask still awaits the owner at the host).
+#[tokio::test]
+async fn terms_naming_another_responder_than_the_enrolled_host_are_refused_before_signing() {
+    let world = World::start_in_process(countersign_host::HostConfig {
+        public_url: Some("http://evil.example".to_owned()),
+        ..World::host_config()
+    })
+    .await;
+    let (_dir, engine, requester, view) =
+        asked(&world, "Northwind Supplies Ltd", "supplier onboarding").await;
+    let elsewhere = format!("http://evil.example/a2a/{}", world.org);
+    let ask = ask_of(&view);
+    assert_eq!(ask.responder, elsewhere);
+    assert_eq!(ask.host, world.url);
+    let refused = ask.responder_refused.as_deref().unwrap_or_default();
+    assert!(
+        refused.contains(&elsewhere) && refused.contains(&world.url),
+        "{refused}"
+    );
+    for (action, reason, counter) in [
+        (DecideAction::Approve, None, None),
+        (DecideAction::Decline, Some("not now"), None),
+        (
+            DecideAction::Counter,
+            None,
+            Some(
+                json!({"access": ["legal_name", "tax_id", "bank_details"], "promise": [RETENTION, NO_SHARING]}),
+            ),
+        ),
+    ] {
+        let err = engine
+            .decide(request(&view, action, reason, counter))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, DecideError::CannotSign(m) if m.contains(&elsewhere) && m.contains("you enrolled with")),
+            "{err:?}"
+        );
+    }
+    let detail = engine
+        .session_detail(&view.item.host_id, &view.item.session_id)
+        .await
+        .unwrap();
+    assert!(detail.decisions.is_empty(), "nothing kept to send");
+    let task = requester.task().await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(task["metadata"][URI]["awaiting"], "owner");
+}
+
+/// With the host's identity its listening address (no public URL, as the
+/// suite's hosts run), the view names the responder beside the enrolled
+/// host and raises nothing.
+#[tokio::test]
+async fn the_view_shows_the_responder_beside_the_enrolled_host() {
+    let world = World::start().await;
+    let (_dir, _engine, requester, view) =
+        asked(&world, "Northwind Supplies Ltd", "supplier onboarding").await;
+    let ask = ask_of(&view);
+    assert_eq!(ask.responder, requester.agent);
+    assert_eq!(ask.responder, format!("{}/a2a/{}", world.url, world.org));
+    assert_eq!(ask.host, world.url);
+    assert_eq!(ask.responder_refused, None);
+}
+
 #[tokio::test]
 async fn a_counter_removes_optional_items_and_asks_for_promises_and_the_answer_shows_its_diff() {
     let world = World::start().await;

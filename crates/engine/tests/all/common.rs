@@ -90,39 +90,58 @@ pub struct World {
 impl World {
     pub async fn start() -> World {
         let dir = tempfile::tempdir().unwrap();
-        let (serving, admin, url) = if through_deployment() {
-            let deployment = countersign_testkit::deployment::Deployment::start_refusing_v1(
-                countersign_testkit::deployment::Launch::ThisTest(HOST_PROCESS_TEST.into()),
-                3,
-            )
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-            let admin = deployment.admin.clone();
-            let url = deployment.url();
-            (Serving::Deployment(Box::new(deployment)), admin, url)
-        } else {
-            let db = dir.path().join("host.sqlite3");
+        if !through_deployment() {
             // Version 1 signatures refused: every test proves the console
             // speaks version 2 (docs/approver-api.md, "Signed requests").
-            // The SDK agents listen for the gate's hints on loopback, which
-            // a host calls only where an admin allowed the network.
-            let config = countersign_host::HostConfig {
-                accept_v1_signatures: false,
-                callback_networks: vec![
-                    countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()
-                ],
-                ..countersign_host::HostConfig::default()
-            };
-            let host = countersign_host::Host::open(&db, config).await.unwrap();
-            let running = host.clone().spawn("127.0.0.1:0").await.unwrap();
-            let (addr, url) = (running.addr, running.base_url());
-            let serving = Serving::InProcess {
-                db,
-                running: Some(running),
-                addr,
-            };
-            (serving, host, url)
+            return World::in_process(dir, World::host_config()).await;
+        }
+        let deployment = countersign_testkit::deployment::Deployment::start_refusing_v1(
+            countersign_testkit::deployment::Launch::ThisTest(HOST_PROCESS_TEST.into()),
+            3,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        let admin = deployment.admin.clone();
+        let url = deployment.url();
+        World::with_org(dir, Serving::Deployment(Box::new(deployment)), admin, url).await
+    }
+
+    /// The configuration of a test host: version 1 signatures refused, and
+    /// the SDK agents' loopback callbacks allowed, as an admin would allow
+    /// the network they listen on.
+    pub fn host_config() -> countersign_host::HostConfig {
+        countersign_host::HostConfig {
+            accept_v1_signatures: false,
+            callback_networks: vec![countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()],
+            ..countersign_host::HostConfig::default()
+        }
+    }
+
+    /// A world whose host runs in this process with `config`, whichever
+    /// way the suite runs (for what only a host's configuration shows).
+    pub async fn start_in_process(config: countersign_host::HostConfig) -> World {
+        World::in_process(tempfile::tempdir().unwrap(), config).await
+    }
+
+    async fn in_process(dir: TempDir, config: countersign_host::HostConfig) -> World {
+        let db = dir.path().join("host.sqlite3");
+        let host = countersign_host::Host::open(&db, config).await.unwrap();
+        let running = host.clone().spawn("127.0.0.1:0").await.unwrap();
+        let (addr, url) = (running.addr, running.base_url());
+        let serving = Serving::InProcess {
+            db,
+            running: Some(running),
+            addr,
         };
+        World::with_org(dir, serving, host, url).await
+    }
+
+    async fn with_org(
+        dir: TempDir,
+        serving: Serving,
+        admin: countersign_host::Host,
+        url: String,
+    ) -> World {
         let org = admin
             .create_org("Fabrikam Industries")
             .await

@@ -88,10 +88,10 @@ async fn a_vendor_offer_and_its_revision_appear_in_the_inbox_with_the_diff() {
         .all(|i| i.event_hash != item.event_hash || !i.unread));
 }
 
-fn approver_key(doc: &WellKnown, email: &str) -> DiscoveredKey {
+fn approver_key(doc: &WellKnown, public_key: &str) -> DiscoveredKey {
     doc.platform_keys
         .iter()
-        .find(|k| k.approved_by.as_deref() == Some(email))
+        .find(|k| k.public_key == public_key && k.roles.iter().any(|r| r == "approval"))
         .cloned()
         .expect("approver key published")
 }
@@ -128,11 +128,14 @@ async fn approve_appends_an_accept_whose_approval_signature_verifies() {
     assert_eq!(payload.in_response_to, item.event_hash);
     let approval = payload.approval.expect("an RFC-002 approval");
     assert_eq!(approval.approved_by, "ada@fabrikam.example");
+    // The org's public discovery document publishes the key, naming no one.
     let published = approver_key(
-        &countersign_client::well_known(&world.url).await.unwrap(),
-        "ada@fabrikam.example",
+        &countersign_client::well_known_of(&world.url, &world.org)
+            .await
+            .unwrap(),
+        &engine.approver_public_key(),
     );
-    assert_eq!(published.public_key, engine.approver_public_key());
+    assert_eq!(published.approved_by, None);
     let key = anp::keys::parse_public_key(&published.public_key).unwrap();
     anp::approval::verify_approval(&approval, &item.event_hash, &key).unwrap();
 
@@ -1351,15 +1354,109 @@ async fn a_host_without_discovery_is_refused_with_the_reason_and_nothing_is_stor
     );
 }
 
+/// A host serving RFC-003's document alone names no approver publicly
+/// (no host does now): the console learns whose each approval key is from
+/// the signed approver API, so it connects.
 #[tokio::test]
-async fn a_host_serving_only_rfc003s_document_is_refused_with_the_reason() {
-    let (err, stored, enrolled) = connect_to(countersign_host::config::DiscoveryMode::Rfc003).await;
-    let message = err.to_string();
-    assert!(
-        message.contains("only RFC-003's discovery document") && message.contains("approved_by"),
-        "{message}"
+async fn a_host_serving_only_rfc003s_document_is_connected_with_named_keys_from_the_approver_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = countersign_host::HostConfig {
+        discovery: countersign_host::config::DiscoveryMode::Rfc003,
+        ..countersign_host::HostConfig::default()
+    };
+    let host = countersign_host::Host::open(&dir.path().join("host.sqlite3"), config)
+        .await
+        .unwrap();
+    let code = host
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await
+        .unwrap()
+        .code;
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig::new(data.path().to_owned());
+    config.sandbox = SandboxMode::Off;
+    let engine = Engine::open(config).unwrap();
+    let ada = ApproverProfile {
+        name: "Ada".into(),
+        email: "ada@fabrikam.example".into(),
+    };
+    engine
+        .connect_host_as(&running.base_url(), &code, &ada)
+        .await
+        .unwrap();
+    let public = countersign_client::well_known_of(&running.base_url(), "sandbox")
+        .await
+        .unwrap();
+    assert!(public.platform_keys.iter().all(|k| k.approved_by.is_none()));
+    assert_eq!(
+        approver_key(&public, &engine.approver_public_key()).approved_by,
+        None
     );
-    assert!(!stored && !enrolled);
+    running.shutdown().await;
+}
+
+/// A vendor's names are what its registration declared until the host's
+/// admin verifies them: the inbox row carries `verified: false` (the UI's
+/// "unverified"), and `true` once `agent verify` ran.
+#[tokio::test]
+async fn a_vendor_whose_names_no_admin_verified_is_marked_unverified_until_verified() {
+    let world = World::start().await;
+    let key = anp::keys::generate_signing_key();
+    let reg = countersign_client::AgentClient::register(
+        &world.url,
+        &key,
+        "Contoso Seller",
+        "Contoso",
+        "sales@contoso.example",
+    )
+    .await
+    .unwrap();
+    let agent = countersign_client::AgentClient::new(&world.url, key, &reg.agent_id).unwrap();
+    let session = agent
+        .open_session(
+            anp::api::Target::Sandbox { sandbox: true },
+            countersign_client::default_envelope(
+                "Contoso",
+                "Contoso Seller",
+                "sales@contoso.example",
+            ),
+        )
+        .await
+        .unwrap()
+        .session_id;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(test_config(data.path(), "ann@fabrikam.example")).unwrap();
+    let code = world
+        .host()
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ann",
+            "ann@fabrikam.example",
+        )
+        .await
+        .unwrap()
+        .code;
+    engine.connect_host(&world.url, &code).await.unwrap();
+    engine.refresh().await.unwrap();
+    let ours = |inbox: Vec<InboxItem>| {
+        inbox
+            .into_iter()
+            .find(|i| i.session_id == session)
+            .expect("the vendor's offer in the inbox")
+            .counterparty
+    };
+    let who = ours(engine.inbox().await.unwrap());
+    assert_eq!(who.organization.as_deref(), Some("Contoso"));
+    assert_eq!(who.verified, Some(false));
+    world.host().verify_agent(&reg.agent_id).await.unwrap();
+    engine.refresh().await.unwrap();
+    assert_eq!(ours(engine.inbox().await.unwrap()).verified, Some(true));
 }
 
 /// Northwind offers 547,000, we counter 500,000, Northwind cuts to 536,000:

@@ -95,6 +95,7 @@ pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
                 organization: Some(vendor.vendor_name.clone()),
                 fingerprint: vendor.fingerprint.clone(),
                 status: crate::store::status_text(vendor.status).to_owned(),
+                verified: Some(vendor.names_verified),
             },
             vendor: Some(VendorIdentity {
                 agent_id: vendor.id,

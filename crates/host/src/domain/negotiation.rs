@@ -133,6 +133,7 @@ pub fn registration(req: &RegisterRequest, now: OffsetDateTime) -> Result<AgentR
         contact_email: req.contact_email.clone(),
         status: AgentStatus::Sandbox,
         registered_at: anp::api::format_timestamp(now),
+        names_verified: false,
     })
 }
 

@@ -24,6 +24,7 @@ pub fn router() -> Router<Host> {
     Router::new()
         .route("/enroll", post(enroll))
         .route("/summary", get(summary))
+        .route("/keys", get(keys))
         .route("/sessions/{id}/log", get(log))
         .route("/sessions/{id}/decisions", post(decide))
         .method_not_allowed_fallback(super::method_not_allowed)
@@ -69,6 +70,21 @@ pub async fn summary(
         return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
     }
     Ok(([(ETAG, tag)], json_text(text)).into_response())
+}
+
+/// `GET /keys`: the approver's own organization's discovery document,
+/// each approver key named by the email its approvals carry
+/// (`approved_by`): what a console checks every approval against. Signed,
+/// so an approver's email reaches no one but its organization's approvers
+/// (the public `/.well-known/anp.json` names no one).
+pub async fn keys(
+    State(host): State<Host>,
+    signed: Signed<Approver>,
+) -> Result<Json<anp::api::WellKnown>, ApiError> {
+    let org = signed.principal.org_handle.as_str();
+    Ok(Json(
+        super::anp::discovery::document(&host, Some(org), true).await?,
+    ))
 }
 
 /// The entity tag of an answer: a hash of its exact bytes, so any

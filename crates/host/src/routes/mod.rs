@@ -21,7 +21,9 @@ use countersign_host_api::gate::GATE_API_BASE;
 use crate::error::ApiError;
 use crate::Host;
 
-/// Every route of the host.
+/// Every route of the host. Serving adds the address it listens on
+/// (`crate::authority::Listening`), which signatures may name and the A2A
+/// surface names as the organizations' identity when no public URL is set.
 pub fn router(host: Host) -> Router {
     Router::new()
         .route(WELL_KNOWN_PATH, get(anp::discovery::well_known))

@@ -93,6 +93,7 @@ pub async fn summary(
                     Some(c) if c.revoked_at.is_none() => "registered".into(),
                     _ => "revoked".into(),
                 },
+                verified: None,
             },
             vendor: None,
             agent: None,

@@ -170,8 +170,13 @@ pub trait PrincipalRepo: Send + Sync {
     /// An agent by id.
     async fn agent(&self, id: &str) -> Result<Option<AgentRow>, StoreError>;
     /// Stores a new agent unless its key is registered already; answers the
-    /// agent that holds the key (the new one, or the earlier one).
+    /// agent that holds the key (the new one, or the earlier one). Every
+    /// registration whose names differ from the last one recorded is added
+    /// to the key's history; while no admin has verified the agent's names
+    /// they become its names, once verified they stay until verified again.
     async fn register_agent(&self, agent: &AgentRow) -> Result<AgentRow, StoreError>;
+    /// An agent's registrations, oldest first.
+    async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError>;
     /// An approver that is not revoked, of an org that is not disabled.
     async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError>;
     /// An enrollment code by its hash.

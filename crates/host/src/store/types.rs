@@ -135,6 +135,27 @@ pub struct AgentRow {
     pub status: AgentStatus,
     /// Registration time.
     pub registered_at: String,
+    /// True once an admin verified these names (`agent verify`): until
+    /// then they are only what a registration declared, and the proof a
+    /// registration carries is fixed by ANP/0.1, so anyone holding it can
+    /// replay it with names of their own.
+    pub names_verified: bool,
+}
+
+/// One registration of an agent's key as it arrived, with the names it
+/// declared: the history an admin reads before verifying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistrationRow {
+    /// 1 for the first registration, then in order.
+    pub ordinal: u32,
+    /// Display name declared.
+    pub agent_name: String,
+    /// Vendor declared.
+    pub vendor_name: String,
+    /// Contact declared.
+    pub contact_email: String,
+    /// When it arrived.
+    pub registered_at: String,
 }
 
 /// An enrolled approver.

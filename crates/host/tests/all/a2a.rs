@@ -1385,3 +1385,108 @@ async fn a_configured_public_url_is_the_identity_whatever_host_the_caller_sends(
     );
     assert_eq!(conversations(&t).await, before, "nothing stored");
 }
+
+/// Without `--public-url`, the organization's identity is the address the
+/// host listens on, never the `Host` header: a CFP sent with
+/// `Host: evil.example` to the listening identity is taken, and the card,
+/// the answer's sender and the terms record the person is asked to sign all
+/// name the listening address; a CFP addressed to the identity the forged
+/// header would make is refused as misaddressed, with nothing stored.
+#[tokio::test]
+async fn without_a_public_url_a_forged_host_header_names_nothing() {
+    let t = start(roomy_limits()).await;
+    let s = setup(&t).await;
+    let listening = format!("http://{}/a2a/{}", t.running.addr, s.org);
+    assert_eq!(s.agent, listening);
+    let forged = ("host", "evil.example".to_owned());
+    for path in [
+        format!("/a2a/{}/.well-known/agent-card.json", s.org),
+        "/.well-known/agent-card.json".to_owned(),
+    ] {
+        let (status, card) = t
+            .raw("GET", &path, std::slice::from_ref(&forged), Vec::new())
+            .await;
+        assert_eq!(status, 200, "{path}");
+        let text = String::from_utf8(card).unwrap();
+        assert!(!text.contains("evil.example"), "{path}: {text}");
+        let card: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            card["provider"]["url"],
+            format!("http://{}", t.running.addr),
+            "{card}"
+        );
+    }
+    let (_, card) = t
+        .raw(
+            "GET",
+            &format!("/a2a/{}/.well-known/agent-card.json", s.org),
+            std::slice::from_ref(&forged),
+            Vec::new(),
+        )
+        .await;
+    let card: Value = serde_json::from_slice(&card).unwrap();
+    assert_eq!(card["supportedInterfaces"][0]["url"], listening);
+    assert_eq!(
+        card["capabilities"]["extensions"][0]["params"]["agent"],
+        listening
+    );
+
+    let headers = [
+        ("authorization", format!("Bearer {}", s.token)),
+        ("a2a-extensions", URI.to_owned()),
+        ("content-type", "application/json".to_owned()),
+        forged,
+    ];
+    let call = |ask: Value| {
+        json!({"jsonrpc": "2.0", "id": "1", "method": "SendMessage",
+               "params": send_params(ask, None, None)})
+    };
+    // Addressed to the identity a forged header would make: refused.
+    let mut misaddressed = cfp(&s, &["legal_name(m)", "bank_details(m)"], &[]);
+    misaddressed["receiver"] = json!(format!("http://evil.example/a2a/{}", s.org));
+    let (_, answer) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &call(misaddressed),
+    )
+    .await;
+    let reply = &answer["result"]["message"]["parts"][0]["data"];
+    assert_eq!(reply["performative"], "NOT-UNDERSTOOD", "{answer}");
+    assert_eq!(reply["sender"], listening, "{answer}");
+    assert_eq!(conversations(&t).await, 0, "nothing stored");
+
+    // Addressed to the listening identity, with the forged header: taken,
+    // and what the person signs names the listening identity.
+    let (status, answer) = raw_rpc(
+        &t,
+        &format!("/a2a/{}", s.org),
+        &headers,
+        &call(cfp(&s, &["legal_name(m)", "bank_details(m)"], &[])),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        task_of(&answer)["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED",
+        "{answer}"
+    );
+    assert!(!answer.to_string().contains("evil.example"), "{answer}");
+    let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
+    let approver = ApproverClient::new(&t.running.base_url(), ann.key.clone(), &ann.id).unwrap();
+    let summary = approver.summary().await.unwrap();
+    let session = summary
+        .sessions
+        .iter()
+        .find(|x| x.protocol == "anex")
+        .unwrap();
+    let pending = session.pending[0].anex.clone().unwrap();
+    assert_eq!(pending.responder, listening);
+    let record = countersign_client::anex_record(
+        &pending,
+        &countersign_client::as_asked(&pending),
+        time::OffsetDateTime::now_utc(),
+    )
+    .unwrap();
+    assert_eq!(record.responder.as_str(), listening);
+}

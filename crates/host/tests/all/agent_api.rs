@@ -200,8 +200,25 @@ async fn registering_the_same_key_twice_returns_the_same_identity_and_bad_proofs
     t.running.shutdown().await;
 }
 
+async fn discovery(t: &TestHost, query: &str) -> (reqwest::header::HeaderMap, String) {
+    let resp = t
+        .http
+        .get(t.url(&format!("/.well-known/anp.json{query}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let headers = resp.headers().clone();
+    (headers, resp.text().await.unwrap())
+}
+
+/// Discovery is public (RFC-003: any origin may read it), so it publishes
+/// only what verifying needs, per organization: without `org`, the
+/// platform key alone; with `?org=<handle>`, that org's approver keys and
+/// windows; never an email, never another org's approver; an unknown org
+/// is an org with no approver.
 #[tokio::test]
-async fn discovery_publishes_platform_and_approver_keys_with_windows() {
+async fn discovery_publishes_the_platform_key_and_one_orgs_approver_keys_naming_no_one() {
     let t = start(roomy_limits()).await;
     let approver = t
         .enroll(
@@ -210,45 +227,84 @@ async fn discovery_publishes_platform_and_approver_keys_with_windows() {
             "ada@fabrikam.example",
         )
         .await;
-    let resp = t
-        .http
-        .get(t.url("/.well-known/anp.json"))
-        .send()
+    let other_org = t
+        .host()
+        .create_org("Tailspin Toys")
         .await
-        .unwrap();
-    assert_eq!(resp.headers()["access-control-allow-origin"], "*");
-    let wk: api::WellKnown = resp.json().await.unwrap();
+        .unwrap()
+        .org_handle;
+    let other = t.enroll(&other_org, "Bob", "bob@tailspin.example").await;
+    let other_key = anp::keys::public_key_b64(&other.key.verifying_key());
+    let ada_key = anp::keys::public_key_b64(&approver.key.verifying_key());
+
+    let (headers, text) = discovery(&t, "").await;
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    assert!(!text.contains('@'), "no email: {text}");
+    let wk: api::WellKnown = serde_json::from_str(&text).unwrap();
     assert_eq!(wk.protocol_versions, vec!["ANP/0.1"]);
     assert_eq!(wk.api_base, "/api/agent/v1");
     assert!(wk.drafts.contains(&"RFC-001".to_string()));
-    let platform = wk
-        .platform_keys
-        .iter()
-        .find(|k| k.roles == ["events"])
-        .unwrap();
-    assert_eq!(platform.fingerprint, t.host().platform_fingerprint());
-    let appr = wk
-        .platform_keys
-        .iter()
-        .find(|k| k.roles == ["approval"])
-        .unwrap();
-    assert_eq!(appr.approved_by.as_deref(), Some("ada@fabrikam.example"));
     assert_eq!(
-        appr.public_key,
-        anp::keys::public_key_b64(&approver.key.verifying_key())
+        wk.platform_keys.len(),
+        1,
+        "no approver without an org: {text}"
     );
-    assert!(appr.valid_to.is_none());
+    assert_eq!(wk.platform_keys[0].roles, ["events"]);
+    assert_eq!(
+        wk.platform_keys[0].fingerprint,
+        t.host().platform_fingerprint()
+    );
+
+    let (_, text) = discovery(&t, "?org=sandbox").await;
+    assert!(!text.contains('@'), "no email: {text}");
+    assert!(
+        !text.contains(&other_key),
+        "no other org's approver: {text}"
+    );
+    let wk: api::WellKnown = serde_json::from_str(&text).unwrap();
+    let appr: Vec<_> = wk
+        .platform_keys
+        .iter()
+        .filter(|k| k.roles == ["approval"])
+        .collect();
+    assert_eq!(appr.len(), 1, "{text}");
+    assert_eq!(appr[0].public_key, ada_key);
+    assert_eq!(appr[0].approved_by, None);
+    assert!(appr[0].valid_to.is_none());
+
+    let (_, text) = discovery(&t, &format!("?org={other_org}")).await;
+    assert!(!text.contains('@') && !text.contains(&ada_key), "{text}");
+    assert!(text.contains(&other_key), "{text}");
+
+    for unknown in [
+        "?org=anp_org_00000000000000000000000000000000",
+        "?org=",
+        "?other=1",
+    ] {
+        let (_, text) = discovery(&t, unknown).await;
+        let wk: api::WellKnown = serde_json::from_str(&text).unwrap();
+        assert_eq!(wk.platform_keys.len(), 1, "{unknown}: {text}");
+    }
+    t.host().disable_org(&other_org).await.unwrap();
+    let (_, text) = discovery(&t, &format!("?org={other_org}")).await;
+    assert!(
+        !text.contains(&other_key),
+        "a disabled org publishes no one: {text}"
+    );
+    let (status, body) = t
+        .raw("GET", "/.well-known/anp.json?org=a&org=b", &[], vec![])
+        .await;
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    let e: api::ErrorBody = serde_json::from_slice(&body).unwrap();
+    assert!(
+        e.error.message.contains("at most one org"),
+        "{}",
+        e.error.message
+    );
 
     t.host().revoke_approver(&approver.id).await.unwrap();
-    let wk: api::WellKnown = t
-        .http
-        .get(t.url("/.well-known/anp.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, text) = discovery(&t, "?org=sandbox").await;
+    let wk: api::WellKnown = serde_json::from_str(&text).unwrap();
     let appr = wk
         .platform_keys
         .iter()
@@ -262,6 +318,58 @@ async fn discovery_publishes_platform_and_approver_keys_with_windows() {
         .signed(&approver, "GET", "/api/console/v1/summary", &Value::Null)
         .await;
     assert_eq!(status, 401, "a revoked approver is refused");
+    t.running.shutdown().await;
+}
+
+/// Who holds each approver key is for the org's own approvers: the signed
+/// `GET /api/console/v1/keys` names them (`approved_by`), only for the
+/// caller's org; unsigned, it is the uniform refusal.
+#[tokio::test]
+async fn the_approver_api_names_the_orgs_own_approver_keys_to_its_approvers_only() {
+    let t = start(roomy_limits()).await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let other_org = t
+        .host()
+        .create_org("Tailspin Toys")
+        .await
+        .unwrap()
+        .org_handle;
+    let bob = t.enroll(&other_org, "Bob", "bob@tailspin.example").await;
+    let (status, body) = t
+        .signed(&ada, "GET", "/api/console/v1/keys", &Value::Null)
+        .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let text = String::from_utf8(body).unwrap();
+    assert!(!text.contains("bob@tailspin.example"), "{text}");
+    let wk: api::WellKnown = serde_json::from_str(&text).unwrap();
+    let appr: Vec<_> = wk
+        .platform_keys
+        .iter()
+        .filter(|k| k.roles == ["approval"])
+        .collect();
+    assert_eq!(appr.len(), 1);
+    assert_eq!(appr[0].approved_by.as_deref(), Some("ada@fabrikam.example"));
+    assert_eq!(
+        appr[0].public_key,
+        anp::keys::public_key_b64(&ada.key.verifying_key())
+    );
+    let (_, body) = t
+        .signed(&bob, "GET", "/api/console/v1/keys", &Value::Null)
+        .await;
+    let text = String::from_utf8(body).unwrap();
+    assert!(
+        text.contains("bob@tailspin.example") && !text.contains("ada@fabrikam.example"),
+        "{text}"
+    );
+    let (status, body) = t.raw("GET", "/api/console/v1/keys", &[], vec![]).await;
+    assert_eq!(status, 401);
+    assert!(!String::from_utf8_lossy(&body).contains('@'));
     t.running.shutdown().await;
 }
 
@@ -329,7 +437,9 @@ async fn discovery_rfc003_serves_exactly_the_rfcs_members() {
         "ada@fabrikam.example",
     )
     .await;
-    let (status, body) = t.raw("GET", "/.well-known/anp.json", &[], vec![]).await;
+    let (status, body) = t
+        .raw("GET", "/.well-known/anp.json?org=sandbox", &[], vec![])
+        .await;
     assert_eq!(status, 200);
     let doc: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(
@@ -356,7 +466,7 @@ async fn discovery_rfc003_serves_exactly_the_rfcs_members() {
     assert_eq!(keys[0]["fingerprint"], t.host().platform_fingerprint());
     assert_eq!(keys[1]["roles"], json!(["approval"]));
 
-    // The full document (the default) adds drafts and approved_by.
+    // The full document (the default) adds drafts, and names no one either.
     let full = start(roomy_limits()).await;
     full.enroll(
         countersign_host::SANDBOX_HANDLE,
@@ -364,16 +474,16 @@ async fn discovery_rfc003_serves_exactly_the_rfcs_members() {
         "ada@fabrikam.example",
     )
     .await;
-    let (_, body) = full.raw("GET", "/.well-known/anp.json", &[], vec![]).await;
+    let (_, body) = full
+        .raw("GET", "/.well-known/anp.json?org=sandbox", &[], vec![])
+        .await;
     let doc: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(
         members(&doc),
         ["api_base", "drafts", "platform_keys", "protocol_versions"]
     );
-    assert_eq!(
-        doc["platform_keys"][1]["approved_by"],
-        "ada@fabrikam.example"
-    );
+    assert_eq!(doc["platform_keys"][1]["roles"], json!(["approval"]));
+    assert_eq!(doc["platform_keys"][1].get("approved_by"), None);
     t.running.shutdown().await;
     full.running.shutdown().await;
 }

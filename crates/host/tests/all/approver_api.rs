@@ -168,16 +168,13 @@ async fn a_full_negotiation_ends_in_a_two_approver_accept() {
     let ring = KeyRing::from_log_keys(&doc).unwrap();
     assert!(anp::verify_log(&session, &doc.events, &ring).ok);
 
-    // both approvals verify against the keys published in discovery
-    let wk: api::WellKnown = t
-        .http
-        .get(t.url("/.well-known/anp.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    // both approvals verify against the keys the org's approvers read,
+    // named, from the signed approver API
+    let (status, body) = t
+        .signed(&ada, "GET", "/api/console/v1/keys", &Value::Null)
+        .await;
+    assert_eq!(status, 200);
+    let wk: api::WellKnown = serde_json::from_slice(&body).unwrap();
     let mut approvals = vec![accept.payload["approval"].clone()];
     approvals.extend(
         accept.payload["approvals"]

@@ -366,3 +366,171 @@ fn a_postgres_url_that_cannot_be_reached_is_named_without_its_password() {
     );
     assert!(!stderr.contains("secret"), "{stderr}");
 }
+
+/// Registers `key` with the names given, as anyone holding its proof can
+/// (ANP/0.1's proof signs only the key); answers the status and agent id.
+async fn register_as(
+    t: &common::TestHost,
+    public_key: &str,
+    proof: &str,
+    vendor_name: &str,
+    agent_name: &str,
+    email: &str,
+) -> (u16, String) {
+    let body = serde_json::json!({
+        "agent_name": agent_name, "vendor_name": vendor_name, "contact_email": email,
+        "public_key": public_key, "proof": proof,
+    });
+    let (status, bytes) = t
+        .raw(
+            "POST",
+            "/api/agent/v1/register",
+            &[("content-type", "application/json".into())],
+            serde_json::to_vec(&body).unwrap(),
+        )
+        .await;
+    let answer: Value = serde_json::from_slice(&bytes).unwrap();
+    (
+        status,
+        answer["agent_id"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// The vendor as the approver's summary names it: (name, organization,
+/// verified).
+async fn named_in_summary(t: &common::TestHost, approver: &common::Party) -> (Value, Value, Value) {
+    let summary = t.summary(approver).await;
+    let who = &summary["sessions"][0]["counterparty"];
+    (
+        who["name"].clone(),
+        who["organization"].clone(),
+        who["verified"].clone(),
+    )
+}
+
+/// An attacker who saw a vendor's registration proof registers the key
+/// first under names of its own; the real vendor's later registration
+/// replaces them, approvers see the names marked unverified, the history
+/// keeps both, and `agent verify` marks them verified, after which a
+/// replay of the attacker's names is recorded but changes nothing shown.
+#[tokio::test]
+async fn a_replayed_registration_proof_never_names_a_vendor_as_verified() {
+    let t = common::start(common::roomy_limits()).await;
+    let db = db_arg(t.host().target());
+    let db = db.as_str();
+    let key = anp::keys::generate_signing_key();
+    let public_key = anp::keys::public_key_b64(&key.verifying_key());
+    let proof = anp::keys::sign_b64(
+        &key,
+        anp::signed::registration_proof_string(&public_key).as_bytes(),
+    );
+    let (status, first) = register_as(
+        &t,
+        &public_key,
+        &proof,
+        "Evil Corp",
+        "Evil Agent",
+        "attacker@evil.example",
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (status, id) = register_as(
+        &t,
+        &public_key,
+        &proof,
+        "Contoso",
+        "Contoso Seller",
+        "sales@contoso.example",
+    )
+    .await;
+    assert_eq!(status, 200, "the key's agent already exists");
+    assert_eq!(id, first, "one key, one agent");
+    let vendor = common::Party {
+        id: id.clone(),
+        key,
+        email: String::new(),
+    };
+    t.open_sandbox(&vendor).await;
+    let ann = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ann",
+            "ann@fabrikam.example",
+        )
+        .await;
+    assert_eq!(
+        named_in_summary(&t, &ann).await,
+        (
+            Value::from("Contoso Seller"),
+            Value::from("Contoso"),
+            Value::from(false)
+        ),
+        "the later registration's names, unverified"
+    );
+    let history = json_of(&run(db, &["agent", "history", &id, "--json"]));
+    let declared: Vec<(&str, &str)> = history["registrations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["vendor_name"].as_str().unwrap(),
+                r["contact_email"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            ("Evil Corp", "attacker@evil.example"),
+            ("Contoso", "sales@contoso.example")
+        ]
+    );
+    let listed = json_of(&run(db, &["agent", "list", "--json"]));
+    assert_eq!(listed["agents"][0]["names_verified"], false);
+
+    json_of(&run(db, &["agent", "verify", &id, "--json"]));
+    assert_eq!(
+        named_in_summary(&t, &ann).await,
+        (
+            Value::from("Contoso Seller"),
+            Value::from("Contoso"),
+            Value::from(true)
+        )
+    );
+    // The attacker replays the proof with its names: recorded, not shown.
+    let (status, _) = register_as(
+        &t,
+        &public_key,
+        &proof,
+        "Evil Corp",
+        "Evil Agent",
+        "attacker@evil.example",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        named_in_summary(&t, &ann).await,
+        (
+            Value::from("Contoso Seller"),
+            Value::from("Contoso"),
+            Value::from(true)
+        )
+    );
+    let history = json_of(&run(db, &["agent", "history", &id, "--json"]));
+    assert_eq!(history["registrations"].as_array().unwrap().len(), 3);
+    // A registration repeating the last names adds nothing.
+    register_as(
+        &t,
+        &public_key,
+        &proof,
+        "Evil Corp",
+        "Evil Agent",
+        "attacker@evil.example",
+    )
+    .await;
+    let history = json_of(&run(db, &["agent", "history", &id, "--json"]));
+    assert_eq!(history["registrations"].as_array().unwrap().len(), 3);
+    let out = run(db, &["agent", "history", "no-such-agent"]);
+    assert_eq!(out.status.code(), Some(1));
+}

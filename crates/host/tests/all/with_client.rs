@@ -100,7 +100,7 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     let anp::payload::Payload::Accept(accept_payload) = payload else {
         panic!("not an accept")
     };
-    let wk = approvers[0].0.well_known().await.unwrap();
+    let wk = approvers[0].0.keys().await.unwrap();
     let mut all = vec![accept_payload.approval.clone().unwrap()];
     all.extend(accept_payload.approvals.clone().unwrap_or_default());
     assert_eq!(all.len(), 2);

@@ -91,9 +91,20 @@ message_hash: string,
  */
 requester: AnexRequester, 
 /**
- * The organization's agent that answers (the record's `responder`).
+ * The organization's agent that answers (the record's `responder`):
+ * whom a receipt over the terms binds the person to.
  */
 responder: string, 
+/**
+ * The host this console enrolled with (its URL), shown beside the
+ * responder: the console signs only for that host's own agents.
+ */
+host: string, 
+/**
+ * Why the console refuses to sign for this responder (it is not the
+ * enrolled host's own agent), or null when it is that host's.
+ */
+responder_refused: string | null, 
 /**
  * The purpose the requester declared (its own words).
  */
@@ -985,7 +996,14 @@ fingerprint: string,
  * `sandbox`, `verified` or `revoked` (an ANP agent the host vetted), or
  * `declared` (named by the org's own agent; its key pinned here).
  */
-status: string, };
+status: string, 
+/**
+ * ANP: whether the host's admin verified `name` and `organization`;
+ * false means they are only what a registration declared (shown as
+ * "unverified" beside the name). Null where it does not apply, or
+ * when the host does not say.
+ */
+verified: boolean | null, };
 
 /**
  * What a person decided.

@@ -268,6 +268,8 @@ pub(crate) fn view(
         },
         terms_valid_days: host.as_ref().map(|h| h.terms_valid_days),
         policy_known: host.is_some(),
+        host: String::new(),
+        responder_refused: None,
     }
 }
 

@@ -4,7 +4,8 @@
 //! signed with the approver's key (`scope.offer_hash` the record's hash,
 //! `scope.terms` the record, `0 XXX` for the amounts, the `approves`
 //! reference to `urn:anex:conversation:<id>`, expiring with the terms),
-//! and the decision request. Approve proposes the ask as asked; decline
+//! and the decision request. Nothing is signed for a responder other than
+//! the enrolled host's own agent (`responder`). Approve proposes the ask as asked; decline
 //! refuses it with a reason (a `deny` receipt); counter proposes narrower
 //! terms, checked first by the counter editor's rule.
 
@@ -27,8 +28,18 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
     let pending = pending_anex(input.pending).ok_or_else(|| {
         cannot("the host's pending record names no ANEX ask (who asks, which items, which promises), which the terms record is built from")
     })?;
+    // Whom the receipt binds the person to: only the enrolled host's own agent.
+    super::responder::check(input.host_url, &pending.responder).map_err(cannot)?;
     let (event, message, asked) =
         ask_at(input.events, &input.pending.event_hash).ok_or(DecideError::NotPending)?;
+    if message.receiver().as_str() != pending.responder {
+        return Err(cannot(format!(
+            "the host says the terms' responder is {:?}, but the stored message {} was sent to {:?}",
+            pending.responder,
+            event.event_hash,
+            message.receiver().as_str()
+        )));
+    }
     if message.message_id().as_str() != pending.answers {
         return Err(cannot(format!(
             "the host says the ask awaiting you is message {:?}, but the stored message {} is {:?}",

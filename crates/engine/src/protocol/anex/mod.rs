@@ -12,6 +12,7 @@
 //! | `log` | the approver API's ANEX log: messages read as ANEX, ids once, the stored copy never rewritten |
 //! | `ask` | the ask awaiting the owner, the proposal it answers, the view shape, the counter editor's check, what the record shows |
 //! | `decision` | the terms record, the receipt over it, the decision request; the host's answer |
+//! | `responder` | the one agent terms may name as responder: the enrolled host's own |
 //! | `record` | timeline rows, the conversation export, the CSV of terms |
 //! | `io` | the conversation after a pin |
 //! | `demo` | the sandbox's onboarding agent asking beyond policy over A2A, and reacting to the decision |
@@ -22,6 +23,7 @@ mod demo;
 mod io;
 mod log;
 mod record;
+mod responder;
 
 #[cfg(test)]
 mod tests;
@@ -149,9 +151,14 @@ impl Seam for Anex {
         events: &[StoredEvent],
         pending: &PendingProposal,
         located: &Located,
-        _trust: &Trust<'_>,
+        trust: &Trust<'_>,
     ) -> ProposalDetail {
-        ProposalDetail::AnexAsk(Box::new(ask::view(events, pending, located)))
+        let mut view = ask::view(events, pending, located);
+        view.host = trust.host_url.to_owned();
+        if !view.responder.is_empty() {
+            view.responder_refused = responder::check(trust.host_url, &view.responder).err();
+        }
+        ProposalDetail::AnexAsk(Box::new(view))
     }
 
     fn validate_counter(

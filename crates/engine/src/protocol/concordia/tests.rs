@@ -116,6 +116,7 @@ fn log(p: &Parties, after: u64, messages: &[Value]) -> Vec<u8> {
 
 fn trust(pinned: &str) -> Trust<'_> {
     Trust {
+        host_url: "http://127.0.0.1:8480",
         platform_key: "",
         approver_keys: "[]",
         counterparty_fingerprint: "",
@@ -173,6 +174,7 @@ fn session(pinned: &str) -> crate::store::SessionRecord {
             organization: Some("Litware".into()),
             fingerprint: String::new(),
             status: "declared".into(),
+            verified: None,
         },
         pin_seq: 4,
         pin_hash: String::new(),
@@ -581,6 +583,7 @@ fn build(
         events,
         key,
         approver_email: "ann@fabrikam.example",
+        host_url: "http://127.0.0.1:8480",
         decision_id: "d-1",
         now: datetime!(2026-11-29 12:00 UTC),
     })?;

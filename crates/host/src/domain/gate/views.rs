@@ -131,6 +131,7 @@ fn counterparty_of(session: &GateSession) -> Result<Counterparty, DomainError> {
         organization: session.counterparty_org.clone(),
         fingerprint,
         status: "declared".into(),
+        verified: None,
     })
 }
 

@@ -1,12 +1,10 @@
 //! The Agent Cards: one per organization, and the host's. Public: no
 //! credential needed; an unknown or disabled handle is the same 404.
 
-use std::net::SocketAddr;
-
 use anex::limits::MAX_MESSAGE_BYTES;
 use anex::A2A_EXTENSION_URI;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
@@ -16,40 +14,41 @@ use crate::Host;
 /// Where the host's own card is.
 pub const HOST_CARD_PATH: &str = "/.well-known/agent-card.json";
 
-/// The host's origin: the configured public URL, or else `http(s)://HOST`
-/// as the caller reached us (the `Host` header, and `X-Forwarded-Proto`
-/// when the peer is a trusted proxy).
-pub fn base_url(host: &Host, peer: SocketAddr, headers: &HeaderMap) -> Result<String, String> {
+pub use crate::authority::Listening;
+
+/// The host's public origin, what every Agent Card and each organization's
+/// ANEX identity name: the configured public URL (`serve --public-url`),
+/// or else `http://` + the address the server is bound to. Configuration,
+/// never the request's word: no header a caller writes (`Host`,
+/// `X-Forwarded-*`) changes it. A server bound to every address
+/// (`0.0.0.0`, `::`) without a public URL has no identity to give, and
+/// says so.
+pub fn origin(host: &Host, listening: Listening) -> Result<String, String> {
     if let Some(origin) = &host.config().public_url {
         return Ok(origin.clone());
     }
-    let name = headers
-        .get("host")
-        .and_then(|v| v.to_str().ok())
-        .filter(|h| {
-            !h.is_empty()
-                && h.len() <= 255
-                && h.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
-        })
-        .ok_or_else(|| "the Host header is missing or not a host name".to_owned())?;
-    let https = host.config().trusted_proxies.contains(&peer.ip())
-        && headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            == Some("https");
-    Ok(format!("{}://{name}", if https { "https" } else { "http" }))
+    let Listening(addr) = listening;
+    if addr.ip().is_unspecified() {
+        return Err(format!(
+            "this host has no public identity: it listens on every address ({addr}) and was started without --public-url, so its ANEX agents have no address to be named by; its admin must start it with --public-url"
+        ));
+    }
+    Ok(format!("http://{addr}"))
 }
 
 /// The organization's ANEX agent identity: its interface URL.
 pub fn agent_identity(
     host: &Host,
-    peer: SocketAddr,
-    headers: &HeaderMap,
+    listening: Listening,
     org_handle: &str,
 ) -> Result<anex::AgentId, String> {
-    let url = format!("{}/a2a/{org_handle}", base_url(host, peer, headers)?);
+    let url = format!("{}/a2a/{org_handle}", origin(host, listening)?);
     anex::AgentId::parse(&url).map_err(|e| format!("the agent identity {url}: {e}"))
+}
+
+/// A card cannot be given: the host's identity is not configured.
+fn unconfigured(why: String) -> Response {
+    (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"error": why}))).into_response()
 }
 
 fn not_found() -> Response {
@@ -80,9 +79,8 @@ fn interfaces(url: &str) -> Value {
 /// `GET /a2a/{org}/.well-known/agent-card.json`.
 pub async fn org_card(
     State(host): State<Host>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(listening): Extension<Listening>,
     Path(org): Path<String>,
-    headers: HeaderMap,
 ) -> Response {
     let Ok(Some(org)) = host.store().negotiations().org(&org).await else {
         return not_found();
@@ -90,8 +88,9 @@ pub async fn org_card(
     if org.disabled {
         return not_found();
     }
-    let Ok(base) = base_url(&host, peer, &headers) else {
-        return not_found();
+    let base = match origin(&host, listening) {
+        Ok(base) => base,
+        Err(why) => return unconfigured(why),
     };
     let url = format!("{base}/a2a/{}", org.handle);
     let (schemes, requirements) = security();
@@ -137,11 +136,11 @@ pub async fn org_card(
 /// organization's own card is at `params.org_card`.
 pub async fn host_card(
     State(host): State<Host>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    Extension(listening): Extension<Listening>,
 ) -> Response {
-    let Ok(base) = base_url(&host, peer, &headers) else {
-        return not_found();
+    let base = match origin(&host, listening) {
+        Ok(base) => base,
+        Err(why) => return unconfigured(why),
     };
     let url = format!("{base}/a2a");
     let (schemes, requirements) = security();

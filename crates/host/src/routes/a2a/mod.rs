@@ -6,13 +6,15 @@
 //! JSON-RPC response; every authentication failure the same 401.
 
 mod card;
+
+pub use card::Listening;
 pub mod wire;
 
 use std::net::SocketAddr;
 
 use anex::A2A_EXTENSION_URI;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Extension, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -143,11 +145,12 @@ fn rate_limited(id: &Value, message: String) -> RpcError {
 async fn rpc_org(
     State(host): State<Host>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(listening): Extension<Listening>,
     Path(org): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    rpc(host, peer, Some(org), headers, body)
+    rpc(host, peer, listening, Some(org), headers, body)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
@@ -156,10 +159,11 @@ async fn rpc_org(
 async fn rpc_host(
     State(host): State<Host>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(listening): Extension<Listening>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    rpc(host, peer, None, headers, body)
+    rpc(host, peer, listening, None, headers, body)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
@@ -187,6 +191,7 @@ fn extension_activated(headers: &HeaderMap) -> bool {
 async fn rpc(
     host: Host,
     peer: SocketAddr,
+    listening: Listening,
     org_in_path: Option<String>,
     headers: HeaderMap,
     body: Body,
@@ -308,8 +313,10 @@ async fn rpc(
             ));
         }
     }
-    let me = card::agent_identity(&host, peer, &headers, &org.handle)
-        .map_err(|e| RpcError::new(&id, -32600, e))?;
+    let me = card::agent_identity(&host, listening, &org.handle).map_err(|e| RpcError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        ..RpcError::new(&id, -32603, e)
+    })?;
     let call = Call {
         host: &host,
         cp: &cp,

@@ -1,12 +1,15 @@
 //! `GET /.well-known/anp.json` (RFC-003): protocol versions, drafts, the
-//! platform key and every approver key with its validity window. What is
+//! platform key, and with `?org=<handle>` that one organization's approver
+//! keys with their validity windows. Public, so it carries only what
+//! verifying needs: RFC-003's members, never an approver's email (a console
+//! reads who holds each key through the signed approver API). What is
 //! served depends on the host's [`DiscoveryMode`]: nothing (404), exactly
-//! RFC-003's members, or those plus our additions.
+//! RFC-003's members, or those plus `drafts`.
 
 use anp::api::{DiscoveredKey, WellKnown, AGENT_API_BASE, IMPLEMENTED_DRAFTS};
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
@@ -15,8 +18,12 @@ use crate::config::DiscoveryMode;
 use crate::error::ApiError;
 use crate::Host;
 
-/// Builds the discovery document from the store.
-pub async fn document(host: &Host) -> Result<WellKnown, ApiError> {
+/// Builds the discovery document from the store: the platform key, and
+/// the approver keys of `org` (an org handle) when one is named, each
+/// with `approved_by` only when `named` (the signed approver API's copy
+/// for the org's own approvers; the public document never names them).
+/// An unknown or disabled org has no approver keys, like one with none.
+pub async fn document(host: &Host, org: Option<&str>, named: bool) -> Result<WellKnown, ApiError> {
     let since = host
         .store()
         .admin()
@@ -31,15 +38,29 @@ pub async fn document(host: &Host) -> Result<WellKnown, ApiError> {
         valid_to: None,
         approved_by: None,
     }];
-    for a in host.store().principals().approver_keys().await? {
-        keys.push(DiscoveredKey {
-            public_key: a.public_key,
-            fingerprint: a.fingerprint,
-            roles: vec!["approval".into()],
-            valid_from: a.enrolled_at,
-            valid_to: a.revoked_at,
-            approved_by: Some(a.email),
-        });
+    let org = match org {
+        Some(handle) => host
+            .store()
+            .negotiations()
+            .org(handle)
+            .await?
+            .filter(|o| !o.disabled),
+        None => None,
+    };
+    if let Some(org) = org {
+        for a in host.store().principals().approver_keys().await? {
+            if a.org_handle != org.handle {
+                continue;
+            }
+            keys.push(DiscoveredKey {
+                public_key: a.public_key,
+                fingerprint: a.fingerprint,
+                roles: vec!["approval".into()],
+                valid_from: a.enrolled_at,
+                valid_to: a.revoked_at,
+                approved_by: named.then_some(a.email),
+            });
+        }
     }
     Ok(WellKnown {
         protocol_versions: vec![anp::PROTOCOL.to_owned()],
@@ -49,19 +70,26 @@ pub async fn document(host: &Host) -> Result<WellKnown, ApiError> {
     })
 }
 
-/// Keeps only RFC-003's members: no `drafts`, no `approved_by`.
+/// `?org=<handle>`: whose approver keys to publish.
+#[derive(Debug, serde::Deserialize)]
+pub struct Which {
+    /// An org handle (`sandbox` for the sandbox).
+    #[serde(default)]
+    org: Option<String>,
+}
+
+/// Keeps only RFC-003's members: no `drafts`.
 fn rfc003_only(mut doc: WellKnown) -> WellKnown {
     doc.drafts.clear();
-    for key in &mut doc.platform_keys {
-        key.approved_by = None;
-    }
     doc
 }
 
-/// The handler: public, cacheable, readable from any origin.
+/// The handler: public, cacheable, readable from any origin (RFC-003), so
+/// it names no person.
 pub async fn well_known(
     State(host): State<Host>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    which: Result<Query<Which>, axum::extract::rejection::QueryRejection>,
     headers: axum::http::HeaderMap,
 ) -> Result<impl IntoResponse, ApiError> {
     let mode = host.config().discovery;
@@ -73,7 +101,14 @@ pub async fn well_known(
     host.limiter()
         .check(crate::ratelimit::Scope::Ip, &ip.to_string())
         .await?;
-    let doc = document(&host).await?;
+    let Query(which) = which.map_err(|e| {
+        ApiError::refused(
+            400,
+            "invalid_request",
+            format!("the query names at most one org: ?org=<handle> ({e})"),
+        )
+    })?;
+    let doc = document(&host, which.org.as_deref(), false).await?;
     let doc = match mode {
         DiscoveryMode::Rfc003 => rfc003_only(doc),
         _ => doc,

@@ -179,7 +179,7 @@ fn session_of(r: &Row) -> Result<Session, StoreError> {
 }
 
 const AGENT_COLUMNS: &str =
-    "id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at";
+    "id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at, names_verified";
 
 fn agent_of(r: &Row) -> Result<AgentRow, StoreError> {
     Ok(AgentRow {
@@ -191,6 +191,7 @@ fn agent_of(r: &Row) -> Result<AgentRow, StoreError> {
         contact_email: r.try_get(5)?,
         status: parse_status(r.try_get(6)?),
         registered_at: r.try_get(7)?,
+        names_verified: r.try_get(8)?,
     })
 }
 
@@ -631,6 +632,7 @@ impl NegotiationRepo for PgStore {
                 contact_email: row.try_get(17)?,
                 status: parse_status(row.try_get(18)?),
                 registered_at: row.try_get(19)?,
+                names_verified: row.try_get(20)?,
             };
             out.push(SummaryRow {
                 pending: pending_of.remove(&session.id).unwrap_or_default(),
@@ -656,20 +658,90 @@ impl PrincipalRepo for PgStore {
     }
 
     async fn register_agent(&self, a: &AgentRow) -> Result<AgentRow, StoreError> {
-        self.execute(
-            "INSERT INTO agents (id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (public_key) DO NOTHING",
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        tx.execute(
+            "INSERT INTO agents (id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at, names_verified)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, FALSE) ON CONFLICT (public_key) DO NOTHING",
             &[&a.id, &a.public_key, &a.fingerprint, &a.agent_name, &a.vendor_name, &a.contact_email, &status_text(a.status), &a.registered_at],
         )
         .await?;
-        let row = self
+        // Locked: two registrations of one key are recorded one after the other.
+        let row = tx
             .query_opt(
-                &format!("SELECT {AGENT_COLUMNS} FROM agents WHERE public_key = $1"),
+                &format!("SELECT {AGENT_COLUMNS} FROM agents WHERE public_key = $1 FOR UPDATE"),
                 &[&a.public_key],
             )
             .await?
             .ok_or_else(|| StoreError::Corrupt("a registered key vanished".into()))?;
-        agent_of(&row)
+        let stored = agent_of(&row)?;
+        let last = tx
+            .query_opt(
+                "SELECT ordinal, agent_name, vendor_name, contact_email FROM agent_registrations
+                 WHERE agent_id = $1 ORDER BY ordinal DESC LIMIT 1",
+                &[&stored.id],
+            )
+            .await?;
+        let mut ordinal = 1_i64;
+        if let Some(last) = &last {
+            let names: (String, String, String) =
+                (last.try_get(1)?, last.try_get(2)?, last.try_get(3)?);
+            if names
+                == (
+                    a.agent_name.clone(),
+                    a.vendor_name.clone(),
+                    a.contact_email.clone(),
+                )
+            {
+                tx.commit().await?;
+                return Ok(stored);
+            }
+            ordinal = last.try_get::<_, i64>(0)? + 1;
+        }
+        tx.execute(
+            "INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[&stored.id, &ordinal, &a.agent_name, &a.vendor_name, &a.contact_email, &a.registered_at],
+        )
+        .await?;
+        let stored = if stored.names_verified {
+            stored
+        } else {
+            tx.execute(
+                "UPDATE agents SET agent_name = $2, vendor_name = $3, contact_email = $4 WHERE id = $1",
+                &[&stored.id, &a.agent_name, &a.vendor_name, &a.contact_email],
+            )
+            .await?;
+            AgentRow {
+                agent_name: a.agent_name.clone(),
+                vendor_name: a.vendor_name.clone(),
+                contact_email: a.contact_email.clone(),
+                ..stored
+            }
+        };
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError> {
+        let rows = self
+            .query(
+                "SELECT ordinal, agent_name, vendor_name, contact_email, registered_at
+                 FROM agent_registrations WHERE agent_id = $1 ORDER BY ordinal",
+                &[&id],
+            )
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RegistrationRow {
+                    ordinal: u32::try_from(r.try_get::<_, i64>(0)?).unwrap_or(u32::MAX),
+                    agent_name: r.try_get(1)?,
+                    vendor_name: r.try_get(2)?,
+                    contact_email: r.try_get(3)?,
+                    registered_at: r.try_get(4)?,
+                })
+            })
+            .collect()
     }
 
     async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError> {
@@ -828,7 +900,9 @@ impl AdminRepo for PgStore {
     async fn set_agent_status(&self, id: &str, status: &str) -> Result<bool, StoreError> {
         Ok(self
             .execute(
-                "UPDATE agents SET status = $2 WHERE id = $1",
+                "UPDATE agents SET status = $2,
+                     names_verified = CASE WHEN $2 = 'verified' THEN TRUE ELSE names_verified END
+                 WHERE id = $1",
                 &[&id, &status],
             )
             .await?

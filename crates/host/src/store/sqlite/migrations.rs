@@ -128,6 +128,24 @@ const MIGRATIONS: &[&str] = &[
     // token hashes, each org's ANEX policy and data set, conversations
     // (one per A2A context, its document) and the decisions on them.
     ANEX_SCHEMA,
+    // 5: a vendor's names stand unverified until an admin verifies them,
+    // and every registration of a key is kept (its proof is replayable).
+    // Agents an admin verified before keep their names verified.
+    r#"
+    ALTER TABLE agents ADD COLUMN names_verified INTEGER NOT NULL DEFAULT 0;
+    UPDATE agents SET names_verified = 1 WHERE status = 'verified';
+    CREATE TABLE agent_registrations (
+        agent_id TEXT NOT NULL REFERENCES agents(id),
+        ordinal INTEGER NOT NULL,
+        agent_name TEXT NOT NULL,
+        vendor_name TEXT NOT NULL,
+        contact_email TEXT NOT NULL,
+        registered_at TEXT NOT NULL,
+        PRIMARY KEY (agent_id, ordinal)
+    );
+    INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
+        SELECT id, 1, agent_name, vendor_name, contact_email, registered_at FROM agents;
+    "#,
 ];
 
 /// The gate's tables (SQLite version 3).

@@ -198,7 +198,7 @@ fn load_session(conn: &Connection, id: &str) -> Result<Option<Session>, StoreErr
 }
 
 const AGENT_COLUMNS: &str =
-    "id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at";
+    "id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at, names_verified";
 
 fn agent_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
     Ok(AgentRow {
@@ -210,6 +210,7 @@ fn agent_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
         contact_email: r.get(5)?,
         status: parse_status(&r.get::<_, String>(6)?),
         registered_at: r.get(7)?,
+        names_verified: r.get(8)?,
     })
 }
 
@@ -601,12 +602,62 @@ impl PrincipalRepo for SqliteStore {
         let a = agent.clone();
         self.write(move |c| {
             c.prepare_cached(
-                "INSERT INTO agents (id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (public_key) DO NOTHING",
+                "INSERT INTO agents (id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at, names_verified)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0) ON CONFLICT (public_key) DO NOTHING",
             )?
             .execute(params![a.id, a.public_key, a.fingerprint, a.agent_name, a.vendor_name, a.contact_email, status_text(a.status), a.registered_at])?;
-            Ok(c.prepare_cached(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE public_key = ?1"))?
-                .query_row([&a.public_key], agent_of)?)
+            let stored = c
+                .prepare_cached(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE public_key = ?1"))?
+                .query_row([&a.public_key], agent_of)?;
+            let last: Option<(u32, String, String, String)> = c
+                .prepare_cached(
+                    "SELECT ordinal, agent_name, vendor_name, contact_email FROM agent_registrations
+                     WHERE agent_id = ?1 ORDER BY ordinal DESC LIMIT 1",
+                )?
+                .query_row([&stored.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .optional()?;
+            let same = last.as_ref().is_some_and(|(_, agent_name, vendor_name, email)| {
+                (agent_name, vendor_name, email) == (&a.agent_name, &a.vendor_name, &a.contact_email)
+            });
+            if same {
+                return Ok(stored);
+            }
+            let ordinal = last.map_or(1, |(n, ..)| n + 1);
+            c.prepare_cached(
+                "INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![stored.id, ordinal, a.agent_name, a.vendor_name, a.contact_email, a.registered_at])?;
+            if stored.names_verified {
+                return Ok(stored);
+            }
+            c.prepare_cached(
+                "UPDATE agents SET agent_name = ?2, vendor_name = ?3, contact_email = ?4 WHERE id = ?1",
+            )?
+            .execute(params![stored.id, a.agent_name, a.vendor_name, a.contact_email])?;
+            Ok(c.prepare_cached(&format!("SELECT {AGENT_COLUMNS} FROM agents WHERE id = ?1"))?
+                .query_row([&stored.id], agent_of)?)
+        })
+        .await
+    }
+
+    async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError> {
+        let id = id.to_owned();
+        self.read(move |c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT ordinal, agent_name, vendor_name, contact_email, registered_at
+                 FROM agent_registrations WHERE agent_id = ?1 ORDER BY ordinal",
+            )?;
+            let rows = stmt.query_map([&id], |r| {
+                Ok(RegistrationRow {
+                    ordinal: r.get(0)?,
+                    agent_name: r.get(1)?,
+                    vendor_name: r.get(2)?,
+                    contact_email: r.get(3)?,
+                    registered_at: r.get(4)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
     }
@@ -777,7 +828,9 @@ impl AdminRepo for SqliteStore {
         let (id, status) = (id.to_owned(), status.to_owned());
         self.write(move |c| {
             Ok(c.execute(
-                "UPDATE agents SET status = ?2 WHERE id = ?1",
+                "UPDATE agents SET status = ?2,
+                     names_verified = CASE WHEN ?2 = 'verified' THEN 1 ELSE names_verified END
+                 WHERE id = ?1",
                 params![id, status],
             )? == 1)
         })

@@ -60,6 +60,7 @@ fn roles() -> Value {
 
 fn trust(pinned: &str) -> Trust<'_> {
     Trust {
+        host_url: "http://127.0.0.1:8480",
         platform_key: "",
         approver_keys: "[]",
         counterparty_fingerprint: "",
