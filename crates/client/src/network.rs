@@ -34,8 +34,17 @@ pub fn classify(error: &reqwest::Error) -> NetworkFailure {
     let mut texts = Vec::new();
     let mut cause: Option<&(dyn StdError + 'static)> = Some(error);
     while let Some(e) = cause {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            match io.kind() {
+        // An IO error wrapping another hides it from `source()`: look in.
+        let mut ios = Vec::new();
+        let mut io = e.downcast_ref::<std::io::Error>();
+        while let Some(found) = io {
+            ios.push(found.kind());
+            io = found
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<std::io::Error>());
+        }
+        for kind in ios {
+            match kind {
                 ErrorKind::ConnectionRefused => return NetworkFailure::Refused,
                 ErrorKind::TimedOut => return NetworkFailure::TimedOut,
                 ErrorKind::ConnectionReset
@@ -45,6 +54,9 @@ pub fn classify(error: &reqwest::Error) -> NetworkFailure {
                 ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable => {
                     return NetworkFailure::NoRoute
                 }
+                // While connecting, bytes that are not TLS (or a TLS alert)
+                // are the handshake failing: the only data read that early.
+                ErrorKind::InvalidData if error.is_connect() => return NetworkFailure::Tls,
                 _ => {}
             }
         }
@@ -54,7 +66,12 @@ pub fn classify(error: &reqwest::Error) -> NetworkFailure {
     let said = |needle: &str| texts.iter().any(|t| t.contains(needle));
     if said("dns error") || said("failed to lookup address") || said("name or service not known") {
         NetworkFailure::NameNotFound
-    } else if said("certificate") || said("tls") || said("ssl") || said("handshake") {
+    } else if said("certificate")
+        || said("tls")
+        || said("ssl")
+        || said("handshake")
+        || said("received corrupt message")
+    {
         NetworkFailure::Tls
     } else if said("connection closed before message completed") || said("connection reset") {
         NetworkFailure::Cut

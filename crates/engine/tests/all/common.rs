@@ -112,7 +112,9 @@ impl World {
     pub fn host_config() -> countersign_host::HostConfig {
         countersign_host::HostConfig {
             accept_v1_signatures: false,
-            callback_networks: vec![countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()],
+            callback_networks: vec![
+                countersign_host::callback::Network::parse("127.0.0.1/32").unwrap()
+            ],
             ..countersign_host::HostConfig::default()
         }
     }

@@ -338,16 +338,19 @@ async fn a_concordia_request_reaches_the_inbox_with_its_counterparty_amount_and_
     let price = c.offer.terms.iter().find(|t| t.id == "price").unwrap();
     // The JSON number 2000.00 is the decimal 2000.
     assert_eq!(price.amount.as_ref().unwrap().value, "2000");
-    let diff = c.diff.as_ref().expect("a diff against the buyer's counter");
+    // Compared with the seller's own previous offer (2100): what it moved.
+    let diff = c
+        .diff
+        .as_ref()
+        .expect("a diff against the seller's previous offer");
     let changed: Vec<&str> = diff.terms.iter().map(|t| t.term.as_str()).collect();
     assert_eq!(changed, ["price"], "{diff:?}");
     let price = &diff.terms[0];
     assert_eq!(price.status, ChangeStatus::Changed);
     let change = price.amount.as_ref().unwrap();
-    assert_eq!(change.old.value, "1800");
+    assert_eq!(change.old.value, "2100");
     assert_eq!(change.new.value, "2000");
-    assert_eq!(change.absolute.as_deref(), Some("200"));
-    assert!(diff.valid_until.is_some(), "the offers' validity differs");
+    assert_eq!(change.absolute.as_deref(), Some("-100"));
     let req = c.request.as_ref().expect("the agent's request");
     assert_eq!(req.request_id, "req-inbox");
     assert_eq!(req.action, "accept");
