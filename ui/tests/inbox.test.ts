@@ -4,6 +4,9 @@ import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
 
+/** A bound for the tests that render and walk 100+ rows: a loaded 2-core machine takes seconds. */
+const HEAVY = 30_000;
+
 describe("inbox", () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: fx.NOW, toFake: ["setInterval", "clearInterval", "Date"] });
@@ -123,7 +126,7 @@ describe("inbox", () => {
     await settle();
     expect(container.querySelectorAll("[data-testid='inbox-row']")).toHaveLength(120);
     expect(container.querySelector("[data-testid='inbox-more']")).toBeNull();
-  });
+  }, HEAVY);
 
   it("keeps an offer opened from a notification in the rows, however far down it expires", async () => {
     const backend = new FakeBackend();
@@ -147,7 +150,7 @@ describe("inbox", () => {
     await settle();
     rows = container.querySelectorAll("[data-testid='inbox-row']");
     expect(rows).toHaveLength(141);
-  });
+  }, HEAVY);
 
   it("folds a burst of engine events into one more inbox fetch", async () => {
     const backend = new FakeBackend();

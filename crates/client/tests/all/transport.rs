@@ -92,7 +92,9 @@ async fn a_silent_host_times_out_and_a_closed_port_is_a_transport_error() {
         .await
         .unwrap_err();
     match &err {
-        ClientError::Transport { detail, .. } => assert!(detail.contains("timed out"), "{detail}"),
+        ClientError::Transport { detail, .. } => {
+            assert!(detail.contains("did not answer in time"), "{detail}")
+        }
         other => panic!("expected Transport, got {other}"),
     }
 
