@@ -16,6 +16,7 @@ const COMMANDS: &[&str] = &[
     "hosts",
     "refresh",
     "mark_seen",
+    "dismiss_proposal",
     "settings",
     "set_setting",
     "export_dispute",

@@ -211,7 +211,7 @@ async fn an_offer_opens_with_its_diff_and_approval_lands_signed_on_the_host() ->
     s.app.click("approve-confirm").await?;
 
     let (log, _) = s.wait_for_event(&session, "accept").await?;
-    let discovery = outsider::well_known(&s.host_url).await?;
+    let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
     let accept = outsider::verify_accept(&log, &discovery, &offer_hash)?;
     assert!(accept.approved_by.contains('@'), "{accept:?}");
     s.app.quit().await

@@ -127,7 +127,7 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
     wait_focused(&s.app, "approve-confirm").await?;
     s.app.press(Key::Enter).await?;
     let (log, accept) = s.wait_for_event(&session, "accept").await?;
-    let discovery = outsider::well_known(&s.host_url).await?;
+    let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
     outsider::verify_accept(&log, &discovery, &offer_hash)?;
 
     // The view reads as decided: who, when, the event it appended; no
