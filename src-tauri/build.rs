@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "acknowledge_dispute",
     "import_receipt",
     "receipts",
+    "remove_receipt",
     "receipt_view",
     "export_receipt",
 ];

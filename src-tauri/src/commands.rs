@@ -5,8 +5,8 @@
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
     DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, ImportReceipt,
-    InboxPage, InboxQuery, ProposalView, ReceiptExport, ReceiptRow, ReceiptView, SessionDetail,
-    SessionRow, SettingsView,
+    InboxPage, InboxQuery, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
+    SessionDetail, SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -231,10 +231,20 @@ pub async fn import_receipt(
     Ok(slot.get()?.import_receipt(request).await?)
 }
 
-/// `receipts`: every filed receipt, verified under the settings in effect.
+/// `receipts`: every filed receipt, verified under the settings in effect,
+/// and every removal.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn receipts(slot: State<'_, EngineSlot>) -> Reply<Vec<ReceiptRow>> {
+pub async fn receipts(slot: State<'_, EngineSlot>) -> Reply<ReceiptList> {
     Ok(slot.get()?.receipts().await?)
+}
+
+/// `remove_receipt`: deletes a filed receipt; the record of the removal stays.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn remove_receipt(
+    slot: State<'_, EngineSlot>,
+    receipt_id: String,
+) -> Reply<ReceiptRemoval> {
+    Ok(slot.get()?.remove_receipt(&receipt_id).await?)
 }
 
 /// `receipt_view`: one filed receipt in full.

@@ -61,6 +61,7 @@ pub fn configure<R: Runtime>(
             commands::acknowledge_dispute,
             commands::import_receipt,
             commands::receipts,
+            commands::remove_receipt,
             commands::receipt_view,
             commands::export_receipt,
         ])

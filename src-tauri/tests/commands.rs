@@ -208,8 +208,9 @@ fn a_receipt_read_by_the_webview_is_filed_shown_and_exported_through_the_ipc() {
     assert_eq!(view["detail"]["checks"].as_array().map(Vec::len), Some(7));
     let id = view["row"]["receipt_id"].clone();
 
-    let rows = invoke(&webview, "receipts", json!({})).unwrap();
-    assert_eq!(rows.as_array().map(Vec::len), Some(1));
+    let list = invoke(&webview, "receipts", json!({})).unwrap();
+    assert_eq!(list["receipts"].as_array().map(Vec::len), Some(1));
+    assert_eq!(list["removed"], json!([]));
     let again = invoke(&webview, "receipt_view", json!({"receipt_id": id})).unwrap();
     assert_eq!(again["receipt_sha256"], view["receipt_sha256"]);
     let export = invoke(&webview, "export_receipt", json!({"receipt_id": id})).unwrap();
@@ -228,4 +229,28 @@ fn a_receipt_read_by_the_webview_is_filed_shown_and_exported_through_the_ipc() {
         .as_str()
         .unwrap()
         .contains("Nothing was filed"));
+
+    let removal = invoke(&webview, "remove_receipt", json!({"receipt_id": id})).unwrap();
+    assert_eq!(removal["receipt_id"], id);
+    assert_eq!(removal["file_name"], json!("dev-receipt.json"));
+    let list = invoke(&webview, "receipts", json!({})).unwrap();
+    assert_eq!(list["receipts"], json!([]));
+    assert_eq!(list["removed"].as_array().map(Vec::len), Some(1));
+    let gone = invoke(&webview, "remove_receipt", json!({"receipt_id": id})).unwrap_err();
+    assert_eq!(gone["code"], json!("not_found"), "{gone}");
+}
+
+#[test]
+fn dismissing_a_proposal_reaches_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, webview) = app(dir.path());
+    // The engine's own answer (no such proposal), not the access control's refusal.
+    let error = invoke(
+        &webview,
+        "dismiss_proposal",
+        json!({"host_id": "h", "session_id": "s", "event_hash": "e"}),
+    )
+    .unwrap_err();
+    assert!(error["code"].is_string(), "{error}");
+    assert!(error["message"].is_string(), "{error}");
 }

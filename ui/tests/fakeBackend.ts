@@ -5,7 +5,7 @@
  */
 import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
-  HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, ReceiptExport, ReceiptRow, ReceiptView,
+  HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
   SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
@@ -54,6 +54,10 @@ export class FakeBackend implements Backend {
   importAnswer: Answer<ReceiptView> | null = null;
   imports: ImportReceipt[] = [];
   receiptExports: string[] = [];
+  /** Removals, the latest first, as the engine keeps them. */
+  removed: ReceiptRemoval[] = [];
+  /** The sentences of settings that loosen proof, as the engine sends them with every receipt view. */
+  relaxed: string[] = [];
   inboxCalls = 0;
   inboxQueries: InboxQuery[] = [];
   private changed: ((event: EngineEvent) => void)[] = [];
@@ -121,14 +125,29 @@ export class FakeBackend implements Backend {
     this.receiptViews.set(view.row.receipt_id, view);
     return view;
   }
-  async receipts(): Promise<ReceiptRow[]> {
-    const rows: ReceiptRow[] = [];
-    for (const view of this.receiptViews.values()) rows.push((await answer(view)).row);
-    return rows;
+  async receipts(): Promise<ReceiptList> {
+    const list: ReceiptList = { receipts: [], removed: structuredClone(this.removed), relaxed: [...this.relaxed] };
+    for (const view of this.receiptViews.values()) list.receipts.push((await answer(view)).row);
+    return list;
   }
-  receiptView(receiptId: string) {
+  async removeReceipt(receiptId: string): Promise<ReceiptRemoval> {
+    const filed = this.receiptViews.get(receiptId);
+    if (!filed) throw { code: "not_found", message: `No receipt ${receiptId} is known to this console.` };
+    const view = await answer(filed);
+    this.receiptViews.delete(receiptId);
+    const removal: ReceiptRemoval = {
+      receipt_id: receiptId, protocol: view.row.protocol, file_name: view.row.file_name, receipt_sha256: view.receipt_sha256,
+      log_file_name: view.log_file_name, log_sha256: view.log_sha256, sandbox: view.row.sandbox, imported_at: view.row.imported_at,
+      session_id: view.row.session_id, headline: view.row.headline, removed_at: "2026-11-29T12:30:00Z",
+      removed_by_name: this.settingsNow.approver.name, removed_by_email: this.settingsNow.approver.email,
+    };
+    this.removed = [removal, ...this.removed];
+    return structuredClone(removal);
+  }
+  async receiptView(receiptId: string) {
     const view = this.receiptViews.get(receiptId);
-    return view ? answer(view) : Promise.reject({ code: "not_found", message: `No receipt ${receiptId} is known to this console.` });
+    if (!view) throw { code: "not_found", message: `No receipt ${receiptId} is known to this console.` };
+    return { ...(await answer(view)), relaxed: [...this.relaxed] };
   }
   async exportReceipt(receiptId: string): Promise<ReceiptExport> {
     this.receiptExports.push(receiptId);

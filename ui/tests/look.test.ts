@@ -25,8 +25,8 @@ function palette(text: string): Map<string, string> {
 }
 
 const light = palette(css);
-const darkBlock = /@media \(prefers-color-scheme: dark\)\s*\{([\s\S]*?\})\s*\}/.exec(css)?.[1] ?? "";
-const dark = palette(darkBlock);
+const darkBlock = /:root\[data-theme="dark"\]\s*\{([^}]*)\}/.exec(css)?.[1] ?? "";
+const dark = palette(`:root {${darkBlock}}`);
 
 function luminance(hex: string): number {
   const match = /^#([0-9a-f]{6})$/i.exec(hex);
@@ -50,7 +50,7 @@ const PAIRS: [string, string][] = [
 ];
 
 describe("the look follows the system", () => {
-  it("defines a dark palette under prefers-color-scheme with every colour of the light one", () => {
+  it("defines a dark palette, chosen by the root's data-theme, with every colour of the light one", () => {
     expect(darkBlock).not.toBe("");
     expect([...dark.keys()].sort()).toEqual([...light.keys()].filter((k) => k !== "--mono").sort());
     for (const name of ["--bg", "--panel", "--ink", "--muted", "--better", "--worse", "--accent"]) {

@@ -197,28 +197,60 @@ describe("reading a chosen file", () => {
 });
 
 describe("the test-receipts setting", () => {
-  it("is drawn from the engine's declaration, off by default, and saved when turned on", async () => {
-    const { settingsView } = await import("./fixtures");
+  it("asks for a confirmation saying what it changes before turning on, and saves only then", async () => {
     const backend = new FakeBackend();
-    const view = settingsView();
-    // As the engine declares it (protocol/oanp: a toggle, default off).
-    view.settings.push({
-      id: "oanp.allow_test_receipts", group: "OANP receipts", label: "Test-mode receipts count as proof",
-      help: "Off: a receipt signed by an arbiter's test-mode key (free to anyone with a test account) is shown as not proof. Turn on only to try things out.",
-      kind: "toggle", value: false, default: false,
-    });
-    backend.settingsNow = view;
     const user = userEvent.setup();
     const { container } = await renderApp(backend);
     await user.click(byId(container, "nav-settings"));
     await settle();
     const groups = [...container.querySelectorAll("[data-testid='settings'] section.panel h3")].map((h) => h.textContent);
     expect(groups).toContain("OANP receipts");
-    const toggle = container.querySelector<HTMLInputElement>("[data-testid='setting-input'][data-id='oanp.allow_test_receipts']")!;
-    expect(toggle.type).toBe("checkbox");
-    expect(toggle.checked).toBe(false);
-    await user.click(toggle);
+    const toggle = () => container.querySelector<HTMLInputElement>("[data-testid='setting-input'][data-id='oanp.allow_test_receipts']")!;
+    expect(toggle().type).toBe("checkbox");
+    expect(toggle().checked).toBe(false);
+
+    await user.click(toggle());
+    await settle();
+    expect(backend.settingWrites).toEqual([]);
+    expect(toggle().checked, "off until confirmed").toBe(false);
+    expect(byId(container, "setting-confirm-text").textContent).toBe(
+      "Count test-mode receipts as proof? Every receipt signed by an arbiter's test-mode key will then show as proof.");
+    expect(document.activeElement).toBe(byId(container, "setting-confirm-yes"));
+    await user.click(byId(container, "setting-confirm-no"));
+    await settle();
+    expect(container.querySelector("[data-testid='setting-confirm']")).toBeNull();
+    expect(backend.settingWrites).toEqual([]);
+    expect(toggle().checked).toBe(false);
+
+    await user.click(toggle());
+    await settle();
+    await user.keyboard("{Escape}");
+    await settle();
+    expect(container.querySelector("[data-testid='setting-confirm']"), "Escape cancels").toBeNull();
+    expect(backend.settingWrites).toEqual([]);
+
+    await user.click(toggle());
+    await settle();
+    await user.click(byId(container, "setting-confirm-yes"));
     await settle();
     expect(backend.settingWrites).toEqual([{ id: "oanp.allow_test_receipts", value: true }]);
+    expect(toggle().checked).toBe(true);
+
+    await user.click(toggle());
+    await settle();
+    expect(container.querySelector("[data-testid='setting-confirm']"), "turning off asks nothing").toBeNull();
+    expect(backend.settingWrites.at(-1)).toEqual({ id: "oanp.allow_test_receipts", value: false });
+  });
+
+  it("toggles without a confirmation where none is declared", async () => {
+    const backend = new FakeBackend();
+    const user = userEvent.setup();
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "nav-settings"));
+    await settle();
+    await user.click(container.querySelector<HTMLInputElement>("[data-testid='setting-input'][data-id='notify.dispute']")!);
+    await settle();
+    expect(container.querySelector("[data-testid='setting-confirm']")).toBeNull();
+    expect(backend.settingWrites).toEqual([{ id: "notify.dispute", value: false }]);
   });
 });

@@ -285,7 +285,7 @@ export function receiptView(detail: Partial<ReceiptDetail> = {}, row: Partial<Re
   return {
     row: receiptRow(row), log_file_name: null, receipt_sha256: "ab".repeat(32), log_sha256: null,
     receipt_bytes: 6012, log_bytes: null, detail: { ...structuredClone(devReceiptDetail), ...detail },
-    held_log: null, filed_before: false,
+    held_log: null, filed_before: false, relaxed: [],
   };
 }
 

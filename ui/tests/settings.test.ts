@@ -27,7 +27,7 @@ describe("settings", () => {
   it("shows every declared setting under its group, with the approver and the data directory", async () => {
     const { container } = await openSettings();
     const groups = [...container.querySelectorAll("[data-testid='settings'] section.panel h3")].map((h) => h.textContent);
-    expect(groups).toEqual(["Checking hosts", "Notifications", "Approver", "Data"]);
+    expect(groups).toEqual(["Checking hosts", "Notifications", "Approver", "Look", "OANP receipts", "Data"]);
     expect(control(container, "poll.interval_seconds").type).toBe("number");
     expect(control(container, "notify.dispute").type).toBe("checkbox");
     expect(control(container, "notify.dispute").checked).toBe(true);

@@ -251,9 +251,20 @@ impl Engine {
         Ok(view)
     }
 
-    /// Every filed receipt, the latest first, verified under the settings in effect.
-    pub async fn receipts(&self) -> Result<Vec<ReceiptRow>, EngineError> {
+    /// Every filed receipt, the latest first, verified under the settings
+    /// in effect; every removal; the settings that loosen what is proof.
+    pub async fn receipts(&self) -> Result<ReceiptList, EngineError> {
         crate::receipts::list(&*self.store()?, &self.ctx().config)
+    }
+
+    /// Removes a filed receipt: its bytes are deleted, the record of the
+    /// removal (which receipt, what it said, who, when) stays.
+    pub async fn remove_receipt(&self, receipt_id: &str) -> Result<ReceiptRemoval, EngineError> {
+        let now = self.ctx().now_text();
+        let removal =
+            crate::receipts::remove(&*self.store()?, &self.ctx().config, receipt_id, &now)?;
+        self.ctx().emit(ChangeScope::Sessions, None, None);
+        Ok(removal)
     }
 
     /// One filed receipt in full: every check, the signed terms, the

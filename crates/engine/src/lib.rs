@@ -43,7 +43,8 @@ pub use notify::{BreachNotice, DisputeNotice, Notifier, PendingNotice, SilentNot
 pub use poller::PollStats;
 pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
 pub use settings::{
-    ApproverCard, Setting, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL, APPROVER_NAME,
-    NOTIFY_BREACH, NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL,
+    ApproverCard, Setting, SettingChoice, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL,
+    APPROVER_NAME, NOTIFY_BREACH, NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL,
+    POLL_INTERVAL, THEME,
 };
 pub use views::*;

@@ -2,7 +2,8 @@
 //! person chose, verified by their protocol before anything is stored), the
 //! list and one receipt in full (verified again each time, under the
 //! settings in effect), and the export (the receipt and its log byte for
-//! byte). Protocol-neutral: the protocol's jobs are behind
+//! byte), and a removal (the bytes go, the record of the removal stays).
+//! Protocol-neutral: the protocol's jobs are behind
 //! [`crate::protocol::receipt_seam`].
 
 use std::path::Path;
@@ -12,7 +13,10 @@ use crate::error::EngineError;
 use crate::protocol::{receipt_seam, receipt_seams, ReadReceipt, ReceiptSeam};
 use crate::settings::Effective;
 use crate::store::{ReceiptRecord, Store};
-use crate::views::{ExportResult, HeldLog, ImportReceipt, ReceiptExport, ReceiptRow, ReceiptView};
+use crate::views::{
+    ExportResult, HeldLog, ImportReceipt, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptRow,
+    ReceiptView,
+};
 
 /// The longest file name kept (characters).
 const MAX_FILE_NAME: usize = 255;
@@ -140,7 +144,15 @@ fn row(r: &ReceiptRecord, read: &ReadReceipt) -> ReceiptRow {
     }
 }
 
-fn full(r: &ReceiptRecord, read: Read, filed_before: bool) -> ReceiptView {
+/// The sentence of every protocol whose settings in effect loosen what
+/// counts as proof.
+fn relaxed(settings: &Effective) -> Vec<String> {
+    receipt_seams()
+        .filter_map(|s| s.relaxed(settings))
+        .collect()
+}
+
+fn full(r: &ReceiptRecord, read: Read, filed_before: bool, settings: &Effective) -> ReceiptView {
     let Read {
         receipt: read,
         held,
@@ -155,11 +167,13 @@ fn full(r: &ReceiptRecord, read: Read, filed_before: bool) -> ReceiptView {
         detail: read.detail,
         held_log: held,
         filed_before,
+        relaxed: relaxed(settings),
     }
 }
 
 /// Verifies the receipt and files it (nothing is stored when its protocol
-/// cannot read it); the receipt as shown. `sandbox` marks one the sandbox filed.
+/// says the bytes are not one of its receipts, see [`ReceiptSeam::admit`]);
+/// the receipt as shown. `sandbox` marks one the sandbox filed.
 pub(crate) fn import(
     store: &Store,
     config: &EngineConfig,
@@ -174,6 +188,7 @@ pub(crate) fn import(
             "A session log needs both its name and its bytes. Nothing was filed.".into(),
         ));
     }
+    seam.admit(&request.bytes)?;
     let settings = Effective::load(store, config)?;
     let read = read_with(store, seam, &request.bytes, log, &settings)?;
     let record = ReceiptRecord {
@@ -192,16 +207,62 @@ pub(crate) fn import(
     let filed_before = !store.insert_receipt(&record)?;
     // Filed before (same bytes): the record as it was first filed.
     let kept = store.receipt(&record.receipt_id)?.unwrap_or(record);
-    Ok(full(&kept, read, filed_before))
+    Ok(full(&kept, read, filed_before, &settings))
 }
 
-/// Every filed receipt, the latest first, each verified now.
-pub(crate) fn list(store: &Store, config: &EngineConfig) -> Result<Vec<ReceiptRow>, EngineError> {
-    store
+/// Every filed receipt, the latest first, each verified now; every removal.
+pub(crate) fn list(store: &Store, config: &EngineConfig) -> Result<ReceiptList, EngineError> {
+    let settings = Effective::load(store, config)?;
+    let receipts = store
         .receipts()?
         .iter()
         .map(|r| Ok(row(r, &read(store, config, r)?.receipt)))
-        .collect()
+        .collect::<Result<_, EngineError>>()?;
+    Ok(ReceiptList {
+        receipts,
+        removed: store.receipt_removals()?,
+        relaxed: relaxed(&settings),
+    })
+}
+
+/// Removes a filed receipt: its bytes are deleted and the record of the
+/// removal (which file, its SHA-256, what it said, who and when) is kept.
+pub(crate) fn remove(
+    store: &Store,
+    config: &EngineConfig,
+    receipt_id: &str,
+    now: &str,
+) -> Result<ReceiptRemoval, EngineError> {
+    let r = record(store, receipt_id)?;
+    let settings = Effective::load(store, config)?;
+    // What it said as it went; bytes its protocol no longer reads still go.
+    let (session_id, headline) = match read(store, config, &r) {
+        Ok(read) => (read.receipt.session_id, read.receipt.headline),
+        Err(e) => (None, e.to_string()),
+    };
+    let by = settings.approver(config);
+    let removal = ReceiptRemoval {
+        receipt_id: r.receipt_id.clone(),
+        protocol: r.protocol.clone(),
+        file_name: r.file_name.clone(),
+        receipt_sha256: jcs::sha256_hex(&r.body),
+        log_file_name: r.log_file_name.clone(),
+        log_sha256: r.log.as_deref().map(jcs::sha256_hex),
+        sandbox: r.sandbox,
+        imported_at: r.imported_at.clone(),
+        session_id,
+        headline,
+        removed_at: now.to_owned(),
+        removed_by_name: by.name,
+        removed_by_email: by.email,
+    };
+    if !store.remove_receipt(&removal)? {
+        return Err(EngineError::NotFound {
+            what: "receipt",
+            id: receipt_id.to_owned(),
+        });
+    }
+    Ok(removal)
 }
 
 fn record(store: &Store, receipt_id: &str) -> Result<ReceiptRecord, EngineError> {
@@ -220,8 +281,9 @@ pub(crate) fn view(
     receipt_id: &str,
 ) -> Result<ReceiptView, EngineError> {
     let r = record(store, receipt_id)?;
+    let settings = Effective::load(store, config)?;
     let read = read(store, config, &r)?;
-    Ok(full(&r, read, false))
+    Ok(full(&r, read, false, &settings))
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<ExportResult, EngineError> {
@@ -253,7 +315,7 @@ pub(crate) fn export(
 }
 
 /// Files each protocol's demo receipt, marked as the sandbox's (once: the
-/// same bytes are one receipt).
+/// same bytes are one receipt; never again once the person removed it).
 pub(crate) fn file_sandbox_demos(
     store: &Store,
     config: &EngineConfig,
@@ -261,6 +323,9 @@ pub(crate) fn file_sandbox_demos(
 ) -> Result<(), EngineError> {
     for seam in receipt_seams() {
         if let Some((file_name, bytes)) = seam.demo_receipt() {
+            if store.receipt_was_removed(&receipt_id(bytes, None))? {
+                continue;
+            }
             let request = ImportReceipt {
                 protocol: seam.name().to_owned(),
                 file_name: file_name.to_owned(),

@@ -28,6 +28,8 @@ pub const NOTIFY_BURST_SUMMARY: &str = "notify.burst_summary";
 pub const APPROVER_NAME: &str = "approver.name";
 /// The approver's email, sent when connecting and carried by approvals.
 pub const APPROVER_EMAIL: &str = "approver.email";
+/// The console's look: `system` (the desktop's light or dark), `light`, `dark`.
+pub const THEME: &str = "look.theme";
 
 /// What kind of value a setting takes, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -51,6 +53,20 @@ pub enum SettingKind {
         /// Longest allowed, in characters.
         max_len: u32,
     },
+    /// One of a fixed list of values.
+    Choice {
+        /// Every value allowed, in the order to offer them.
+        options: Vec<SettingChoice>,
+    },
+}
+
+/// One value a [`SettingKind::Choice`] setting may take.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SettingChoice {
+    /// The value saved (`dark`).
+    pub value: String,
+    /// Its name for people ("Dark").
+    pub label: String,
 }
 
 /// One setting as the interface shows it.
@@ -64,6 +80,9 @@ pub struct Setting {
     pub label: String,
     /// One sentence on what it does.
     pub help: String,
+    /// For a toggle whose "on" loosens a safeguard: what turning it on
+    /// changes, for the person to confirm before it is saved.
+    pub confirm_on: Option<String>,
     /// Its kind and limits.
     #[serde(flatten)]
     pub kind: SettingKind,
@@ -114,6 +133,8 @@ pub struct SettingDef {
     pub kind: SettingKind,
     /// Default value.
     pub default: Value,
+    /// What turning it on changes, asked before it is saved on (see [`Setting::confirm_on`]).
+    pub confirm_on: Option<&'static str>,
 }
 
 fn toggle(id: &'static str, label: &'static str, help: &'static str) -> SettingDef {
@@ -124,6 +145,14 @@ fn toggle(id: &'static str, label: &'static str, help: &'static str) -> SettingD
         help,
         kind: SettingKind::Toggle,
         default: Value::Bool(true),
+        confirm_on: None,
+    }
+}
+
+fn choice(value: &str, label: &str) -> SettingChoice {
+    SettingChoice {
+        value: value.to_owned(),
+        label: label.to_owned(),
     }
 }
 
@@ -141,6 +170,7 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
                 unit: "seconds".to_owned(),
             },
             default: Value::from(config.poll_interval.as_secs().clamp(2, 3600)),
+            confirm_on: None,
         },
         toggle(
             NOTIFY_NEW_PROPOSAL,
@@ -172,6 +202,7 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
                 max_len: 200,
             },
             default: Value::String(config.approver.name.clone()),
+            confirm_on: None,
         },
         SettingDef {
             id: APPROVER_EMAIL,
@@ -183,6 +214,22 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
                 max_len: 254,
             },
             default: Value::String(config.approver.email.clone()),
+            confirm_on: None,
+        },
+        SettingDef {
+            id: THEME,
+            group: "Look",
+            label: "Theme",
+            help: "System follows the desktop's light or dark preference; Light or Dark keeps that look whatever the desktop prefers.",
+            kind: SettingKind::Choice {
+                options: vec![
+                    choice("system", "System"),
+                    choice("light", "Light"),
+                    choice("dark", "Dark"),
+                ],
+            },
+            default: Value::String("system".to_owned()),
+            confirm_on: None,
         },
     ];
     defs.extend(crate::protocol::settings());
@@ -232,6 +279,14 @@ fn check(def: &SettingDef, value: &Value) -> Result<Value, EngineError> {
             probe.validate()?;
             Ok(Value::String(text.to_owned()))
         }
+        SettingKind::Choice { options } => value
+            .as_str()
+            .and_then(|v| options.iter().find(|o| o.value == v))
+            .map(|o| Value::String(o.value.clone()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
+                wrong(&format!("one of {}", names.join(", ")))
+            }),
     }
 }
 
@@ -253,6 +308,7 @@ fn current(store: &Store, defs: &[SettingDef]) -> Result<Vec<(Setting, bool)>, E
                 group: def.group.to_owned(),
                 label: def.label.to_owned(),
                 help: def.help.to_owned(),
+                confirm_on: def.confirm_on.map(str::to_owned),
                 kind: def.kind.clone(),
                 value: kept.clone().unwrap_or_else(|| def.default.clone()),
                 default: def.default.clone(),
@@ -301,6 +357,7 @@ impl Effective {
                     group: def.group.to_owned(),
                     label: def.label.to_owned(),
                     help: def.help.to_owned(),
+                    confirm_on: def.confirm_on.map(str::to_owned),
                     kind: def.kind,
                     value: def.default.clone(),
                     default: def.default,

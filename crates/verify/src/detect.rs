@@ -203,9 +203,10 @@ const TABLE: &[(Kind, Test)] = &[
     (Kind::ConcordiaMandate, |v| {
         v.has("mandate") && v.has("issuer_public_key")
     }),
+    // The two forms `crates/oanp` recognizes as a receipt.
     (Kind::OanpReceipt, |v| {
-        (v.has("artifact") && v.has("signed_payload") && v.has("jwks"))
-            || (v.has("session_id") && v.has("state") && v.has("arbiter"))
+        oanp::receipt::form::SIGNED_FORM.iter().all(|m| v.has(m))
+            || oanp::receipt::form::CLOSED_FORM.iter().all(|m| v.has(m))
     }),
 ];
 

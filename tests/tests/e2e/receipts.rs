@@ -5,8 +5,12 @@
 //! once Settings allows test-mode receipts the same receipt reads as proof
 //! for testing only; its export is the fixture byte for byte; a forgery
 //! that borrows the live arbiter's kid is loudly not proof even then. And
-//! the sandbox's own demo receipt is filed on first launch. What the test
-//! knows it reads from the vendored fixtures, never from the app's screen.
+//! the sandbox's own demo receipt is filed on first launch. Turning test
+//! receipts on asks for a confirmation first, and while they count every
+//! receipt view says so. A file that is no receipt is refused with what is
+//! wrong and nothing is filed; a filed receipt is removed after a
+//! confirmation and the record of its removal stays. What the test knows it
+//! reads from the vendored fixtures, never from the app's screen.
 
 use std::path::PathBuf;
 
@@ -216,15 +220,36 @@ async fn the_development_receipt_imported_from_a_file_is_not_proof_until_test_re
     assert!(rows[0].1.contains("NOT PROOF"), "{:?}", rows[0]);
     assert!(rows[0].1.contains("test mode"), "{:?}", rows[0]);
 
-    // Settings → allow test-mode receipts.
+    // Settings → allow test-mode receipts: asked first, saying what it changes.
     app.click("nav-settings").await?;
     let toggle = setting(&app, "setting-input", ALLOW_TEST).await?;
     assert_eq!(toggle.prop("checked").await?.as_deref(), Some("false"));
     toggle.click().await?;
+    let asked = setting(&app, "setting-confirm", ALLOW_TEST)
+        .await?
+        .text()
+        .await?;
+    assert!(
+        asked.contains("Count test-mode receipts as proof?"),
+        "{asked}"
+    );
+    assert_eq!(
+        toggle.prop("checked").await?.as_deref(),
+        Some("false"),
+        "off until confirmed"
+    );
+    app.screenshot("settings-test-receipts-confirm").await?;
+    app.click("setting-confirm-yes").await?;
     setting(&app, "setting-saved", ALLOW_TEST).await?;
 
-    // Reopened from History, the same receipt is proof, for testing only.
+    // Reopened from History, the same receipt is proof, for testing only,
+    // under a notice that test receipts count.
     let rows = receipt_rows(&app).await?;
+    let notice = text_of(&app, "receipts-relaxed").await?;
+    assert!(
+        notice.starts_with("Test-mode receipts count as proof"),
+        "{notice}"
+    );
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0].0, "true", "{rows:?}");
     assert!(rows[0].1.contains("proof"), "{:?}", rows[0]);
@@ -239,6 +264,7 @@ async fn the_development_receipt_imported_from_a_file_is_not_proof_until_test_re
         .await?;
     assert_eq!(proof, "true");
     assert!(text.starts_with("Proof for testing only"), "{text}");
+    assert_eq!(text_of(&app, "receipt-relaxed").await?, notice);
     assert!(!text.contains("NOT PROOF"), "{text}");
     assert!(!text.contains("Do not act on these terms"), "{text}");
     let headline = text_of(&app, "receipt-headline").await?;
@@ -408,5 +434,88 @@ async fn the_sandbox_files_its_development_receipt_on_first_launch() -> Result<(
     let signer = app.testid("oanp-signer").await?;
     assert_eq!(signer.attr("data-mode").await?.as_deref(), Some("test"));
     assert_eq!(check(&app, "mode").await?.0, "fail");
+    app.quit().await
+}
+
+#[tokio::test]
+#[ignore = "end-to-end: run through tests/e2e.sh"]
+async fn json_that_is_no_receipt_is_refused_and_a_filed_receipt_is_removed_leaving_a_record(
+) -> Result<()> {
+    let app = App::launch().await?;
+    app.testid("sandbox-banner").await?;
+    let dir = tempfile::tempdir().map_err(|source| E2eError::Io {
+        what: "making a folder for the file".into(),
+        source,
+    })?;
+    let path = dir.path().join("not-a-receipt.json");
+    std::fs::write(&path, br#"{"not":"a receipt"}"#).map_err(|source| E2eError::Io {
+        what: format!("writing {}", path.display()),
+        source,
+    })?;
+
+    app.click("nav-history").await?;
+    app.testid("receipts-panel").await?;
+    let input = app.testid("receipt-import-file").await?;
+    input.send_keys(path.display().to_string()).await?;
+    let submit = app.testid("receipt-import-submit").await?;
+    app.wait_for("Import and verify to be enabled", async || {
+        Ok(submit.is_enabled().await?.then_some(()))
+    })
+    .await?;
+    submit.click().await?;
+    let refused = app
+        .wait_for("the refusal", async || {
+            Ok(
+                match app.all("receipt-import-error").await?.into_iter().next() {
+                    Some(error) => Some(error.text().await?),
+                    None => None,
+                },
+            )
+        })
+        .await?;
+    assert_eq!(
+        refused,
+        "This file is not an OANP receipt, which has `artifact`, `signed_payload` and `jwks` (or, for a session closed without agreement, `session_id`, `state` and `arbiter`), and it has none of them. Nothing was filed."
+    );
+    app.screenshot("receipt-refused").await?;
+    let rows = receipt_rows(&app).await?;
+    assert_eq!(rows.len(), 1, "only the sandbox's demo: {rows:?}");
+    assert!(rows[0].1.contains("sandbox-dev-receipt.json"), "{rows:?}");
+
+    // Remove the demo: asked first; "Keep it" keeps it.
+    app.click("receipt-row").await?;
+    app.testid("oanp-receipt").await?;
+    app.click("remove-receipt").await?;
+    let asked = text_of(&app, "remove-receipt-confirm").await?;
+    assert!(
+        asked.contains("Remove sandbox-dev-receipt.json from this console?"),
+        "{asked}"
+    );
+    app.screenshot("receipt-remove-confirm").await?;
+    app.click("remove-receipt-no").await?;
+    app.wait_for("the confirmation to close", async || {
+        Ok(app
+            .all("remove-receipt-confirm")
+            .await?
+            .is_empty()
+            .then_some(()))
+    })
+    .await?;
+    app.click("remove-receipt").await?;
+    app.click("remove-receipt-yes").await?;
+
+    // Back on the list: no receipt, and the record of the removal.
+    app.testid("receipts-empty").await?;
+    let removal = app.testid("receipt-removal").await?.text().await?;
+    for said in [
+        "sandbox-dev-receipt.json",
+        "removed by",
+        "NOT PROOF",
+        &jcs::sha256_hex(&read(&fixture("dev-receipt.json")?)?),
+    ] {
+        assert!(removal.contains(said), "{said:?} in {removal:?}");
+    }
+    assert!(app.all("receipt-row").await?.is_empty());
+    app.screenshot("receipt-removed").await?;
     app.quit().await
 }

@@ -700,6 +700,18 @@ pub(crate) trait ReceiptSeam: Send + Sync {
     /// The settings its verification reads.
     fn settings(&self) -> Vec<crate::settings::SettingDef>;
 
+    /// Whether the bytes are a receipt of this protocol at all, before one
+    /// is filed: refuses bytes that are not JSON, and JSON that is not one
+    /// of its receipts, with a sentence naming what is wrong (which member
+    /// is missing). What is filed is then verified, never refused, by `read`.
+    fn admit(&self, receipt: &[u8]) -> Result<(), EngineError>;
+
+    /// A sentence while a setting in effect loosens what counts as proof
+    /// (OANP's test-mode receipts), for every receipt view to show.
+    fn relaxed(&self, _settings: &crate::settings::Effective) -> Option<String> {
+        None
+    }
+
     /// Reads and verifies a receipt (and its log); refuses bytes that are
     /// not one, with a sentence naming the file that is wrong.
     fn read(

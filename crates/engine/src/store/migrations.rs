@@ -181,6 +181,27 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (host_id, session_id, event_hash)
     );
     "#,
+    // 8: receipts a person removed: the bytes go, this record of which
+    // receipt it was (file, SHA-256, what it said), who and when stays.
+    r#"
+    CREATE TABLE receipt_removals (
+        removal_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        receipt_id TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        receipt_sha256 TEXT NOT NULL,
+        log_file_name TEXT,
+        log_sha256 TEXT,
+        sandbox INTEGER NOT NULL,
+        imported_at TEXT NOT NULL,
+        session_id TEXT,
+        headline TEXT NOT NULL,
+        removed_at TEXT NOT NULL,
+        removed_by_name TEXT NOT NULL,
+        removed_by_email TEXT NOT NULL
+    );
+    CREATE INDEX receipt_removals_by_receipt ON receipt_removals (receipt_id);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,10 +1,12 @@
 //! Filed receipts: the bytes of a receipt and of its session log exactly as
 //! imported, and where they came from. Nothing here reads them; the
-//! protocol verifies them each time they are shown.
+//! protocol verifies them each time they are shown. A removal deletes the
+//! bytes and keeps a record of it in the same transaction.
 
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::Store;
+use crate::views::ReceiptRemoval;
 
 /// One filed receipt, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,5 +82,76 @@ impl Store {
                 receipt_from_row,
             )
             .optional()
+    }
+
+    /// Deletes a filed receipt and stores the record of its removal, both
+    /// or neither; false (and nothing stored) when no such receipt is filed.
+    pub fn remove_receipt(&self, removal: &ReceiptRemoval) -> rusqlite::Result<bool> {
+        let tx = self.conn.unchecked_transaction()?;
+        let n = tx.execute(
+            "DELETE FROM receipts WHERE receipt_id = ?1",
+            params![removal.receipt_id],
+        )?;
+        if n == 0 {
+            return Ok(false);
+        }
+        tx.execute(
+            "INSERT INTO receipt_removals
+               (receipt_id, protocol, file_name, receipt_sha256, log_file_name, log_sha256,
+                sandbox, imported_at, session_id, headline, removed_at, removed_by_name,
+                removed_by_email)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                removal.receipt_id,
+                removal.protocol,
+                removal.file_name,
+                removal.receipt_sha256,
+                removal.log_file_name,
+                removal.log_sha256,
+                removal.sandbox,
+                removal.imported_at,
+                removal.session_id,
+                removal.headline,
+                removal.removed_at,
+                removal.removed_by_name,
+                removal.removed_by_email
+            ],
+        )?;
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// Every removal, the latest first.
+    pub fn receipt_removals(&self) -> rusqlite::Result<Vec<ReceiptRemoval>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT * FROM receipt_removals ORDER BY removed_at DESC, removal_id DESC")?;
+        let rows = st.query_map([], |r| {
+            Ok(ReceiptRemoval {
+                receipt_id: r.get("receipt_id")?,
+                protocol: r.get("protocol")?,
+                file_name: r.get("file_name")?,
+                receipt_sha256: r.get("receipt_sha256")?,
+                log_file_name: r.get("log_file_name")?,
+                log_sha256: r.get("log_sha256")?,
+                sandbox: r.get("sandbox")?,
+                imported_at: r.get("imported_at")?,
+                session_id: r.get("session_id")?,
+                headline: r.get("headline")?,
+                removed_at: r.get("removed_at")?,
+                removed_by_name: r.get("removed_by_name")?,
+                removed_by_email: r.get("removed_by_email")?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// True when a receipt with this id was ever removed.
+    pub fn receipt_was_removed(&self, receipt_id: &str) -> rusqlite::Result<bool> {
+        self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM receipt_removals WHERE receipt_id = ?1)",
+            params![receipt_id],
+            |r| r.get(0),
+        )
     }
 }

@@ -8,7 +8,7 @@ use ts_rs::{Config, TS};
 
 use super::*;
 use crate::error::CommandError;
-use crate::settings::{ApproverCard, Setting, SettingKind, SettingsView};
+use crate::settings::{ApproverCard, Setting, SettingChoice, SettingKind, SettingsView};
 
 /// One declaration: its TypeScript name, its text, and the names it uses.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub fn declarations() -> Vec<Declaration> {
         DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,
         SessionRow, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
         AcknowledgementView, ExportFormat, ExportResult, ChangeScope, EngineEvent, ProposalRef,
-        SessionRef, CommandError, Setting, SettingKind, ApproverCard, SettingsView,
+        SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
         // ANP offers
         AnpOfferView, AnpOffer, AnpLineItem, AnpOfferDiff, AnpConditionsDiff, LineStatus,
         AnpLineItemDiff, AnpFieldChange, AnpTotalChange, AnpTotal,
@@ -63,7 +63,7 @@ pub fn declarations() -> Vec<Declaration> {
         AmountChange, ClauseChange, BundleChange,
         // filed receipts
         ReceiptKind, ImportReceipt, ReceiptRow, ReceiptDetail, ReceiptView, HeldLog, ReceiptRef,
-        ReceiptExport,
+        ReceiptExport, ReceiptList, ReceiptRemoval,
         // OANP receipts
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
         OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,

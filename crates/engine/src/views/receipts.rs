@@ -94,6 +94,53 @@ pub struct ReceiptView {
     /// The same bytes were filed before: this is that filing (its name and
     /// time), not a second copy. Only an import says so.
     pub filed_before: bool,
+    /// Settings in effect that loosen what counts as proof (OANP's test-mode
+    /// receipts), one sentence each: shown on every receipt view while on.
+    pub relaxed: Vec<String>,
+}
+
+/// The receipts screen: what is filed, what a person removed, and the
+/// settings in effect that loosen what counts as proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ReceiptList {
+    /// Every filed receipt, the latest first, verified now.
+    pub receipts: Vec<ReceiptRow>,
+    /// Every removal, the latest first: the record stays when the receipt goes.
+    pub removed: Vec<ReceiptRemoval>,
+    /// As [`ReceiptView::relaxed`].
+    pub relaxed: Vec<String>,
+}
+
+/// The record a removal leaves: which receipt (its file and SHA-256), what
+/// it said when it was removed, who removed it and when. The bytes are gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ReceiptRemoval {
+    /// The id the receipt had.
+    pub receipt_id: String,
+    /// Its protocol's wire name.
+    pub protocol: String,
+    /// The file it was imported from.
+    pub file_name: String,
+    /// Lowercase hex SHA-256 of the receipt's bytes.
+    pub receipt_sha256: String,
+    /// The log file's name, when one was filed with it.
+    pub log_file_name: Option<String>,
+    /// Lowercase hex SHA-256 of the log's bytes, when there was one.
+    pub log_sha256: Option<String>,
+    /// Filed by the sandbox.
+    pub sandbox: bool,
+    /// When it was filed.
+    pub imported_at: String,
+    /// The signed session id it named (counterparty text).
+    pub session_id: Option<String>,
+    /// What it said when it was removed (proof or not, and why).
+    pub headline: String,
+    /// When it was removed.
+    pub removed_at: String,
+    /// Who removed it: the approver's name as this console had it.
+    pub removed_by_name: String,
+    /// And email.
+    pub removed_by_email: String,
 }
 
 /// The session log this console holds, checked in place of a filed one.

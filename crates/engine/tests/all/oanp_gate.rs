@@ -446,7 +446,7 @@ async fn a_receipt_filed_without_its_log_is_checked_against_the_session_this_con
         .unwrap();
     assert!(again.filed_before);
     assert_eq!(again.row.receipt_id, view.row.receipt_id);
-    assert_eq!(engine.receipts().await.unwrap().len(), 1);
+    assert_eq!(engine.receipts().await.unwrap().receipts.len(), 1);
 
     // A receipt whose head is not this session's last envelope fails.
     let wrong = engine

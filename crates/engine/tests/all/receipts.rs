@@ -74,14 +74,14 @@ async fn the_development_receipt_is_filed_as_test_mode_and_counts_only_when_allo
     );
     assert!(oanp(&again).allow_test);
     assert!(again.row.headline.starts_with("Proof for testing only"));
-    let rows = engine.receipts().await.unwrap();
+    let rows = engine.receipts().await.unwrap().receipts;
     assert_eq!(rows.len(), 1);
     assert!(rows[0].proof);
 
     engine.shutdown().await;
     drop(engine);
     let reopened = self::engine(data.path());
-    let rows = reopened.receipts().await.unwrap();
+    let rows = reopened.receipts().await.unwrap().receipts;
     assert_eq!(rows.len(), 1, "kept across a restart");
     assert!(rows[0].proof, "and so is the setting");
     assert_eq!(rows[0].file_name, "dev-receipt.json");
@@ -109,7 +109,7 @@ async fn the_forgeries_are_filed_and_shown_as_not_proof() {
         let signer = v.checks.iter().find(|c| c.id == "signer").unwrap();
         assert!(!signer.ok && !signer.skipped, "{name}");
     }
-    assert_eq!(engine.receipts().await.unwrap().len(), 2);
+    assert_eq!(engine.receipts().await.unwrap().receipts.len(), 2);
 }
 
 #[tokio::test]
@@ -143,7 +143,7 @@ async fn what_is_not_a_receipt_is_refused_and_nothing_is_filed() {
         "{e}"
     );
     assert!(
-        engine.receipts().await.unwrap().is_empty(),
+        engine.receipts().await.unwrap().receipts.is_empty(),
         "nothing was filed"
     );
 }
@@ -195,7 +195,7 @@ async fn a_receipt_and_its_log_are_exported_byte_for_byte_and_filed_once() {
         without_log.row.receipt_id, view.row.receipt_id,
         "another log, another filing"
     );
-    assert_eq!(engine.receipts().await.unwrap().len(), 2);
+    assert_eq!(engine.receipts().await.unwrap().receipts.len(), 2);
     let e = engine.export_receipt("rcpt_nope").await.unwrap_err();
     assert_eq!(e.code(), "not_found");
 }
@@ -230,7 +230,7 @@ async fn the_sandbox_files_the_publishers_development_receipt_as_its_demo_once()
     };
     let engine = open();
     engine.start().await.unwrap();
-    let rows = engine.receipts().await.unwrap();
+    let rows = engine.receipts().await.unwrap().receipts;
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert!(rows[0].sandbox);
     assert!(rows[0].test_mode);
@@ -253,9 +253,193 @@ async fn the_sandbox_files_the_publishers_development_receipt_as_its_demo_once()
     let engine = open();
     engine.start().await.unwrap();
     assert_eq!(
-        engine.receipts().await.unwrap().len(),
+        engine.receipts().await.unwrap().receipts.len(),
         1,
         "filed once across restarts"
     );
+    let demo = engine.receipts().await.unwrap().receipts[0]
+        .receipt_id
+        .clone();
+    engine.remove_receipt(&demo).await.unwrap();
     engine.shutdown().await;
+    drop(engine);
+
+    let engine = open();
+    engine.start().await.unwrap();
+    let list = engine.receipts().await.unwrap();
+    assert!(
+        list.receipts.is_empty(),
+        "a demo the person removed is not filed again: {list:?}"
+    );
+    assert_eq!(list.removed.len(), 1);
+    assert!(list.removed[0].sandbox);
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn json_that_is_no_receipt_is_refused_naming_what_is_missing() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = engine(data.path());
+    let mut near_miss: serde_json::Value = serde_json::from_slice(DEV).unwrap();
+    near_miss.as_object_mut().unwrap().remove("jwks");
+    near_miss.as_object_mut().unwrap().remove("arbiter");
+    for (bytes, says) in [
+        (
+            br#"{"not":"a receipt"}"#.to_vec(),
+            "This file is not an OANP receipt, which has `artifact`, `signed_payload` and `jwks` (or, for a session closed without agreement, `session_id`, `state` and `arbiter`), and it has none of them. Nothing was filed.",
+        ),
+        (
+            serde_json::to_vec(&near_miss).unwrap(),
+            "This file is not a whole OANP receipt: it lacks `jwks`, which a signed receipt has. Nothing was filed.",
+        ),
+        (
+            br#"{"state":"closed","session_id":"s1"}"#.to_vec(),
+            "This file is not a whole OANP receipt: it lacks `arbiter`, which the receipt of a session closed without agreement has. Nothing was filed.",
+        ),
+    ] {
+        let e = engine
+            .import_receipt(import("not-a-receipt.json", &bytes))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+        assert_eq!(e.to_string(), says);
+    }
+    let list = engine.receipts().await.unwrap();
+    assert!(list.receipts.is_empty(), "nothing was filed: {list:?}");
+    assert!(list.removed.is_empty());
+
+    // A closed session's receipt, with nothing signed, is still one.
+    let mut closed: serde_json::Value = serde_json::from_slice(DEV).unwrap();
+    closed["state"] = json!("closed");
+    closed["artifact"] = serde_json::Value::Null;
+    closed["signed_payload"] = serde_json::Value::Null;
+    let view = engine
+        .import_receipt(import("closed.json", &serde_json::to_vec(&closed).unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(view.row.status, "unsigned");
+}
+
+#[tokio::test]
+async fn a_removed_receipt_is_gone_and_the_record_of_its_removal_stays() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = engine(data.path());
+    engine
+        .set_setting(APPROVER_NAME, json!("Ada Lovelace"))
+        .await
+        .unwrap();
+    let dev = engine
+        .import_receipt(import("dev-receipt.json", DEV))
+        .await
+        .unwrap();
+    let forged = engine
+        .import_receipt(import("forged.json", FORGED))
+        .await
+        .unwrap();
+
+    let removal = engine.remove_receipt(&forged.row.receipt_id).await.unwrap();
+    assert_eq!(removal.receipt_id, forged.row.receipt_id);
+    assert_eq!(removal.file_name, "forged.json");
+    assert_eq!(removal.receipt_sha256, forged.receipt_sha256);
+    assert_eq!(removal.headline, forged.row.headline, "what it said");
+    assert_eq!(removal.session_id, forged.row.session_id);
+    assert_eq!(removal.imported_at, forged.row.imported_at);
+    assert_eq!(removal.removed_by_name, "Ada Lovelace");
+    assert_eq!(removal.removed_by_email, "ada@fabrikam.example");
+    assert!(!removal.removed_at.is_empty());
+
+    let e = engine
+        .receipt_view(&forged.row.receipt_id)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "not_found");
+    let e = engine
+        .remove_receipt(&forged.row.receipt_id)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "not_found", "removed once");
+    let e = engine.remove_receipt("rcpt_nothing").await.unwrap_err();
+    assert_eq!(e.code(), "not_found");
+
+    engine.shutdown().await;
+    drop(engine);
+    let engine = self::engine(data.path());
+    let list = engine.receipts().await.unwrap();
+    let ids: Vec<&str> = list
+        .receipts
+        .iter()
+        .map(|r| r.receipt_id.as_str())
+        .collect();
+    assert_eq!(ids, [dev.row.receipt_id.as_str()], "the other stays filed");
+    assert_eq!(
+        list.removed,
+        vec![removal],
+        "the record stays across a restart"
+    );
+
+    // Filing the same bytes again is the person's choice; the old record stays.
+    engine
+        .import_receipt(import("forged-again.json", FORGED))
+        .await
+        .unwrap();
+    let list = engine.receipts().await.unwrap();
+    assert_eq!(list.receipts.len(), 2);
+    assert_eq!(list.removed.len(), 1);
+}
+
+#[tokio::test]
+async fn what_an_older_console_filed_without_being_a_receipt_can_be_removed() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = engine(data.path());
+    // As the console before this check filed `{"not":"a receipt"}`.
+    let db = rusqlite::Connection::open(engine.data_dir().join(DATABASE_FILE)).unwrap();
+    db.execute(
+        "INSERT INTO receipts (receipt_id, protocol, file_name, body, sandbox, imported_at)
+         VALUES ('rcpt_old', 'oanp', 'not.json', ?1, 0, '2026-12-01T10:00:00Z')",
+        [br#"{"not":"a receipt"}"#.to_vec()],
+    )
+    .unwrap();
+    let list = engine.receipts().await.unwrap();
+    assert_eq!(list.receipts.len(), 1);
+    let removal = engine.remove_receipt("rcpt_old").await.unwrap();
+    assert_eq!(removal.file_name, "not.json");
+    let list = engine.receipts().await.unwrap();
+    assert!(list.receipts.is_empty());
+    assert_eq!(list.removed.len(), 1);
+}
+
+#[tokio::test]
+async fn while_test_receipts_count_every_receipt_view_says_so() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = engine(data.path());
+    let view = engine
+        .import_receipt(import("dev-receipt.json", DEV))
+        .await
+        .unwrap();
+    assert_eq!(view.relaxed, Vec::<String>::new());
+    assert!(engine.receipts().await.unwrap().relaxed.is_empty());
+
+    engine
+        .set_setting(OANP_ALLOW_TEST_RECEIPTS, json!(true))
+        .await
+        .unwrap();
+    let view = engine.receipt_view(&view.row.receipt_id).await.unwrap();
+    assert_eq!(view.relaxed.len(), 1);
+    assert!(
+        view.relaxed[0].starts_with("Test-mode receipts count as proof"),
+        "{}",
+        view.relaxed[0]
+    );
+    assert_eq!(engine.receipts().await.unwrap().relaxed, view.relaxed);
+    let forged = engine
+        .import_receipt(import("forged.json", FORGED))
+        .await
+        .unwrap();
+    assert_eq!(forged.relaxed, view.relaxed, "an import says so too");
+
+    engine
+        .set_setting(OANP_ALLOW_TEST_RECEIPTS, json!(false))
+        .await
+        .unwrap();
+    assert!(engine.receipts().await.unwrap().relaxed.is_empty());
 }

@@ -36,6 +36,7 @@ async fn settings_persist_across_a_restart() {
             NOTIFY_BURST_SUMMARY,
             APPROVER_NAME,
             APPROVER_EMAIL,
+            THEME,
             OANP_ALLOW_TEST_RECEIPTS
         ]
     );
@@ -213,4 +214,78 @@ async fn a_new_poll_interval_applies_at_once() {
     }
     engine.shutdown().await;
     assert!(found, "the poller woke for the new interval");
+}
+
+fn setting<'a>(view: &'a SettingsView, id: &str) -> &'a Setting {
+    view.settings
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("no setting {id}"))
+}
+
+#[tokio::test]
+async fn the_theme_is_a_choice_of_system_light_or_dark_kept_across_a_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(test_config(data.path(), "ada@fabrikam.example")).unwrap();
+    let view = engine.settings_view().await.unwrap();
+    let theme = setting(&view, THEME);
+    assert_eq!(
+        theme.value,
+        json!("system"),
+        "the desktop's look by default"
+    );
+    let SettingKind::Choice { options } = &theme.kind else {
+        panic!("the theme is a choice: {:?}", theme.kind);
+    };
+    let values: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
+    assert_eq!(values, ["system", "light", "dark"]);
+    let labels: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["System", "Light", "Dark"]);
+
+    let view = engine.set_setting(THEME, json!("dark")).await.unwrap();
+    assert_eq!(value(&view, THEME), json!("dark"));
+    for wrong in [json!("purple"), json!(true), json!("Dark")] {
+        let e = engine.set_setting(THEME, wrong.clone()).await.unwrap_err();
+        assert_eq!(e.code(), "invalid_input", "{wrong}");
+        assert_eq!(
+            e.to_string(),
+            "Theme must be one of system, light, dark.",
+            "{wrong}"
+        );
+    }
+    engine.shutdown().await;
+    drop(engine);
+    let engine = Engine::open(test_config(data.path(), "ada@fabrikam.example")).unwrap();
+    let view = engine.settings_view().await.unwrap();
+    assert_eq!(
+        value(&view, THEME),
+        json!("dark"),
+        "kept, the wrong values not"
+    );
+}
+
+#[tokio::test]
+async fn counting_test_receipts_as_proof_declares_what_turning_it_on_changes() {
+    let data = tempfile::tempdir().unwrap();
+    let engine = Engine::open(test_config(data.path(), "ada@fabrikam.example")).unwrap();
+    let view = engine.settings_view().await.unwrap();
+    let test = setting(&view, OANP_ALLOW_TEST_RECEIPTS);
+    assert!(
+        !test.help.starts_with("Off:"),
+        "the help describes the setting, not one state of it: {}",
+        test.help
+    );
+    let confirm = test
+        .confirm_on
+        .as_deref()
+        .expect("turning it on is confirmed");
+    assert!(confirm.contains("test-mode key"), "{confirm}");
+    assert!(confirm.contains("show as proof"), "{confirm}");
+    for other in view
+        .settings
+        .iter()
+        .filter(|s| s.id != OANP_ALLOW_TEST_RECEIPTS)
+    {
+        assert_eq!(other.confirm_on, None, "{}", other.id);
+    }
 }

@@ -9,6 +9,7 @@
 //! Reading is not verifying: [`crate::verify`] works on the receipt's JSON
 //! exactly as received, and only `signed_payload` is evidence.
 
+pub mod form;
 mod member;
 pub mod types;
 
@@ -17,6 +18,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use form::{recognize, Form, NotAnOanpReceipt};
 pub use member::Member;
 use member::{each, member_of, object, rest};
 pub use types::*;

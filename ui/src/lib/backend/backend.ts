@@ -1,7 +1,7 @@
 import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
   EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalRef, ProposalView,
-  ReceiptExport, ReceiptRow, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView,
+  ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "./types";
 
 /** Stops a subscription. */
@@ -40,8 +40,10 @@ export interface Backend {
   acknowledgeDispute(ref: SessionRef, note: string): Promise<DisputeView>;
   /** Verifies and files a receipt from the bytes read from the files the person chose; rejects, filing nothing, when it is not one. */
   importReceipt(request: ImportReceipt): Promise<ReceiptView>;
-  /** Every filed receipt, verified under the settings in effect. */
-  receipts(): Promise<ReceiptRow[]>;
+  /** Every filed receipt, verified under the settings in effect; every removal; the settings that loosen proof. */
+  receipts(): Promise<ReceiptList>;
+  /** Deletes a filed receipt; the record of the removal (which file, what it said, who, when) stays. */
+  removeReceipt(receiptId: string): Promise<ReceiptRemoval>;
   /** One filed receipt in full: checks, signer, signed terms, the arbiter's report. */
   receiptView(receiptId: string): Promise<ReceiptView>;
   /** Writes a filed receipt and its log, byte for byte, into the data dir's exports/. */

@@ -2242,6 +2242,24 @@ log: ExportResult | null, };
 export type ReceiptKind = "oanp_receipt";
 
 /**
+ * The receipts screen: what is filed, what a person removed, and the
+ * settings in effect that loosen what counts as proof.
+ */
+export type ReceiptList = { 
+/**
+ * Every filed receipt, the latest first, verified now.
+ */
+receipts: Array<ReceiptRow>, 
+/**
+ * Every removal, the latest first: the record stays when the receipt goes.
+ */
+removed: Array<ReceiptRemoval>, 
+/**
+ * As [`ReceiptView::relaxed`].
+ */
+relaxed: Array<string>, };
+
+/**
  * Names one filed receipt.
  */
 export type ReceiptRef = { 
@@ -2249,6 +2267,64 @@ export type ReceiptRef = {
  * Its id.
  */
 receipt_id: string, };
+
+/**
+ * The record a removal leaves: which receipt (its file and SHA-256), what
+ * it said when it was removed, who removed it and when. The bytes are gone.
+ */
+export type ReceiptRemoval = { 
+/**
+ * The id the receipt had.
+ */
+receipt_id: string, 
+/**
+ * Its protocol's wire name.
+ */
+protocol: string, 
+/**
+ * The file it was imported from.
+ */
+file_name: string, 
+/**
+ * Lowercase hex SHA-256 of the receipt's bytes.
+ */
+receipt_sha256: string, 
+/**
+ * The log file's name, when one was filed with it.
+ */
+log_file_name: string | null, 
+/**
+ * Lowercase hex SHA-256 of the log's bytes, when there was one.
+ */
+log_sha256: string | null, 
+/**
+ * Filed by the sandbox.
+ */
+sandbox: boolean, 
+/**
+ * When it was filed.
+ */
+imported_at: string, 
+/**
+ * The signed session id it named (counterparty text).
+ */
+session_id: string | null, 
+/**
+ * What it said when it was removed (proof or not, and why).
+ */
+headline: string, 
+/**
+ * When it was removed.
+ */
+removed_at: string, 
+/**
+ * Who removed it: the approver's name as this console had it.
+ */
+removed_by_name: string, 
+/**
+ * And email.
+ */
+removed_by_email: string, };
 
 /**
  * One filed receipt in a list.
@@ -2341,7 +2417,12 @@ held_log: HeldLog | null,
  * The same bytes were filed before: this is that filing (its name and
  * time), not a second copy. Only an import says so.
  */
-filed_before: boolean, };
+filed_before: boolean, 
+/**
+ * Settings in effect that loosen what counts as proof (OANP's test-mode
+ * receipts), one sentence each: shown on every receipt view while on.
+ */
+relaxed: Array<string>, };
 
 /**
  * An old and a new value, as text; null where a side has none.
@@ -2505,6 +2586,11 @@ label: string,
  */
 help: string, 
 /**
+ * For a toggle whose "on" loosens a safeguard: what turning it on
+ * changes, for the person to confirm before it is saved.
+ */
+confirm_on: string | null, 
+/**
  * The value in effect.
  */
 value: unknown, 
@@ -2531,7 +2617,24 @@ input: string,
 /**
  * Longest allowed, in characters.
  */
-max_len: number, });
+max_len: number, } | { "kind": "choice", 
+/**
+ * Every value allowed, in the order to offer them.
+ */
+options: Array<SettingChoice>, });
+
+/**
+ * One value a [`SettingKind::Choice`] setting may take.
+ */
+export type SettingChoice = { 
+/**
+ * The value saved (`dark`).
+ */
+value: string, 
+/**
+ * Its name for people ("Dark").
+ */
+label: string, };
 
 /**
  * What kind of value a setting takes, and its limits.
@@ -2556,7 +2659,11 @@ input: string,
 /**
  * Longest allowed, in characters.
  */
-max_len: number, };
+max_len: number, } | { "kind": "choice", 
+/**
+ * Every value allowed, in the order to offer them.
+ */
+options: Array<SettingChoice>, };
 
 /**
  * The settings screen: every setting, the approver with the key, the data dir.

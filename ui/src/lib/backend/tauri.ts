@@ -44,6 +44,7 @@ export function createTauriBackend(): Backend {
     acknowledgeDispute: (ref, note) => call("acknowledge_dispute", { ...ref, note }),
     importReceipt: (request) => call("import_receipt", { request }),
     receipts: () => call("receipts"),
+    removeReceipt: (receiptId) => call("remove_receipt", { receipt_id: receiptId }),
     receiptView: (receiptId) => call("receipt_view", { receipt_id: receiptId }),
     exportReceipt: (receiptId) => call("export_receipt", { receipt_id: receiptId }),
     onChanged: (handler) => subscribe<EngineEvent>("engine://changed", handler),

@@ -36,10 +36,27 @@ impl ReceiptSeam for Oanp {
             id: ALLOW_TEST_RECEIPTS,
             group: "OANP receipts",
             label: "Test-mode receipts count as proof",
-            help: "Off: a receipt signed by an arbiter's test-mode key (free to anyone with a test account) is shown as not proof. Turn on only to try things out.",
+            help: "Whether a receipt signed by an arbiter's test-mode key (free to anyone with a test account) counts as proof here. Keep it off except to try things out: such a receipt proves nothing to anyone else.",
             kind: SettingKind::Toggle,
             default: serde_json::Value::Bool(false),
+            confirm_on: Some(
+                "Count test-mode receipts as proof? Every receipt signed by an arbiter's test-mode key (anyone with a free test account can make one) will then show as proof, marked for testing only, on every receipt in this console until you turn this off. It proves nothing to anyone else.",
+            ),
         }]
+    }
+
+    fn admit(&self, receipt: &[u8]) -> Result<(), EngineError> {
+        let object = read_receipt(receipt).map_err(refused)?;
+        oanp::receipt::recognize(&object).map_err(|e| {
+            EngineError::InvalidInput(format!("This file is {e}. Nothing was filed."))
+        })?;
+        Ok(())
+    }
+
+    fn relaxed(&self, settings: &Effective) -> Option<String> {
+        settings.toggle(ALLOW_TEST_RECEIPTS).then(|| {
+            "Test-mode receipts count as proof (Settings, OANP receipts): a receipt signed by an arbiter's test-mode key shows as proof here, for testing only; it proves nothing to anyone else.".to_owned()
+        })
     }
 
     /// The sandbox's demo receipt is the publisher's own development
