@@ -46,13 +46,23 @@ describe("a Concordia session in history", () => {
       .toEqual(["decline", "counter", "approve"]);
   });
 
-  it("charts each side's prices by round", async () => {
+  it("charts each side's prices in the order they were made, the agreement marked", async () => {
     const { container } = await openSession();
-    expect(texts(container, "series-title")).toEqual(["Prices offered by round (USD)"]);
+    expect(texts(container, "series-title")).toEqual(["Prices offered, in the order they were made (USD)"]);
+    // One step per proposal, by seq: our 40,000 at #3 comes before their 48,000 at #4, whatever the rounds say.
+    expect(texts(container, "series-tick")).toEqual(["#3", "#4", "#6", "#7", "#8"]);
+    const xs = (testid: string) => byId(container, testid).getAttribute("points")!.split(" ").map((p) => Number(p.split(",")[0]));
+    const [ours3, ours7] = xs("series-ours");
+    const [theirs4, theirs6, theirs8] = xs("series-counterparty");
+    expect([ours3, theirs4, theirs6, ours7, theirs8]).toEqual([...[ours3, theirs4, theirs6, ours7, theirs8]].sort((a, b) => a - b));
+    expect(new Set([ours3, theirs4, theirs6, ours7, theirs8]).size).toBe(5);
+    const mark = byId(container, "series-agreed");
+    expect(Number(mark.getAttribute("cx"))).toBe(theirs8);
+    expect(mark.textContent).toBe("Agreed: 42,500 (#8)");
     expect(byId(container, "series-counterparty").getAttribute("points")!.split(" ")).toHaveLength(3);
     expect(byId(container, "series-ours").getAttribute("points")!.split(" ")).toHaveLength(2);
     expect(byId(container, "totals-chart").querySelector("svg")?.getAttribute("aria-label"))
-      .toBe("Counterparty totals 48,000, 45,000, 42,500; our totals 40,000, 40,000");
+      .toBe("Counterparty totals 48,000, 45,000, 42,500; our totals 40,000, 40,000; agreed 42,500 at #8");
   });
 
   it("says what its exports hold and how the JSON is checked, then writes them", async () => {
@@ -71,7 +81,7 @@ describe("a Concordia session in history", () => {
   it("leaves an ANP session in its own words", async () => {
     const { container } = await openSession(fx.sessionDetail());
     expect(texts(container, "session-count")[0]).toBe("6 events · last amount 540,000 USD");
-    expect(texts(container, "series-title")).toEqual(["Offer totals by round (USD)"]);
+    expect(texts(container, "series-title")).toEqual(["Offer totals in the order they were made (USD)"]);
     expect(texts(container, "export-hint")[0]).toContain("the hash-chained log");
   });
 });

@@ -72,6 +72,20 @@ describe("after a decision", () => {
     expect(container.querySelector("[data-testid='decision-toast']")).toBeNull();
   });
 
+  it("floats the toast over the page: its coming and going change nothing inside the page's content", async () => {
+    const backend = deciding();
+    const { container, user } = await approveContoso(backend);
+    const main = container.querySelector("main")!;
+    const toast = byId(container, "decision-toast");
+    expect(main.contains(toast)).toBe(false);
+    expect(byId(container, "toast-layer").contains(toast)).toBe(true);
+    const before = main.innerHTML;
+    await user.click(byId(container, "toast-dismiss"));
+    await settle();
+    expect(container.querySelector("[data-testid='decision-toast']")).toBeNull();
+    expect(main.innerHTML).toBe(before);
+  });
+
   it("puts the next pending decision one key away: j (or n) the one that took its place, k the one before", async () => {
     const backend = deciding();
     const { container, user } = await approveContoso(backend);

@@ -177,9 +177,9 @@ export function decidedView(overrides: ViewOverrides = {}): ProposalView {
 
 export function sessionRows(): SessionRow[] {
   return [
-    { host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", counterparty: contoso, status: "open", sandbox: true,
+    { host_id: "h-sandbox", session_id: "s-contoso", protocol: "ANP/0.1", counterparty: contoso, status: "open", state: "open", sandbox: true,
       verification: "verified", event_count: 6, last_amount: usd("540000"), pending: 1, breaches: 0, updated_at: "2026-11-29T11:40:00Z" },
-    { host_id: "h-sandbox", session_id: "s-fabrikam", protocol: "ANP/0.1", counterparty: fabrikam, status: "accepted", sandbox: true,
+    { host_id: "h-sandbox", session_id: "s-fabrikam", protocol: "ANP/0.1", counterparty: fabrikam, status: "accepted", state: "agreed", sandbox: true,
       verification: "disputed", event_count: 9, last_amount: usd("125000.50"), pending: 0, breaches: 0, updated_at: "2026-11-28T09:10:00Z" },
   ];
 }
@@ -205,6 +205,7 @@ export function sessionDetail(): SessionDetail {
     },
     decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z", receipt: null }],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+    agreed: null,
     dispute: null,
   };
 }
@@ -347,7 +348,7 @@ export function concordiaSessionDetail(): SessionDetail {
   });
   return {
     row: {
-      host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", protocol: "concordia", counterparty: litware, status: "agreed",
+      host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", protocol: "concordia", counterparty: litware, status: "agreed", state: "agreed",
       sandbox: false, verification: "verified", event_count: 9, last_amount: usd("42500"), pending: 0, breaches: 0, updated_at: at(8),
     },
     timeline: [
@@ -371,6 +372,16 @@ export function concordiaSessionDetail(): SessionDetail {
       { decision_id: "d-c3", action: "approve", in_response_to: "sha256:8888", outcome: "appended", at: at(9), receipt: null },
     ],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
+    agreed: {
+      proposal_seq: 8, accept_seq: 9, accepted_at: at(9), accepted_by: "ours", summary: "Counter-offer: 42,500 USD",
+      terms: [
+        { name: "terms.delivery_date.value", value: "2027-03-01" },
+        { name: "terms.payment_terms.value", value: "Net 30" },
+        { name: "terms.price.value", value: "42500" },
+        { name: "terms.quantity.value", value: "500" },
+        { name: "terms.warranty_months.value", value: "24" },
+      ],
+    },
     dispute: null,
   };
 }

@@ -100,9 +100,11 @@ describe("absolute times", () => {
   });
   it("shows the year only outside the current one, in the zone's calendar", () => {
     const eve = at("2026-12-30T12:00:00Z");
-    expect(fmt.absolute("2027-01-02T09:05:00Z", eve, gb)).toBe("Sat, 2 Jan 2027, 09:05");
-    expect(fmt.absolute("2026-12-31T20:00:00Z", eve, { locale: "en-GB", timeZone: "Asia/Tokyo" })).toBe("Fri, 1 Jan 2027, 05:00");
+    expect(fmt.absolute("2027-01-02T09:05:00Z", eve, gb)).toBe("Sat 2 Jan 2027, 09:05");
+    expect(fmt.absolute("2026-12-31T20:00:00Z", eve, { locale: "en-GB", timeZone: "Asia/Tokyo" })).toBe("Fri 1 Jan 2027, 05:00");
     expect(fmt.absolute("2026-12-31T20:00:00Z", eve, gb)).toBe("Thu 31 Dec, 20:00");
+    // One shape with or without the year (no comma after the weekday in one and not the other).
+    expect(fmt.absolute("2027-03-04T11:03:00Z", eve, gb)).toBe("Thu 4 Mar 2027, 11:03");
   });
   it("writes each locale's date", () => {
     const t = "2026-12-04T18:53:48Z";

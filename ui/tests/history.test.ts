@@ -20,8 +20,33 @@ describe("history", () => {
     expect(rows[0]).toContain("Contoso GmbH");
     expect(rows[0]).toContain("540,000 USD");
     expect(rows[0]).toContain("1 pending");
-    expect(rows[1]).toContain("accepted");
     expect(rows[1]).toContain("DISPUTED");
+  });
+
+  it("says a session's state in the words the State filter offers (agreed, not accepted)", async () => {
+    const { container, backend, user } = await openHistory();
+    expect(texts(container, "history-row-state")).toEqual(["open", "agreed"]);
+    const offered = [...byId(container, "history-state").querySelectorAll("option")].map((o) => o.textContent);
+    expect(offered).toEqual(["Any state", "open", "pending", "agreed", "closed", "disputed"]);
+    for (const state of texts(container, "history-row-state")) expect(offered).toContain(state);
+    await user.selectOptions(byId(container, "history-state"), "agreed");
+    await settle();
+    expect(backend.filters.at(-1)).toEqual({ state: "agreed" });
+  });
+
+  it("takes amounts written with grouping commas and refuses garbage with a message", async () => {
+    const { container, backend, user } = await openHistory();
+    await user.type(byId(container, "history-max"), "100,000");
+    await settle();
+    expect(container.querySelector("[data-testid='filter-error']")).toBeNull();
+    expect(backend.filters.at(-1)).toEqual({ max_total: "100000" });
+    await user.clear(byId(container, "history-max"));
+    await user.type(byId(container, "history-max"), "1,00");
+    await settle();
+    expect(byId(container, "filter-error").textContent).toBe(
+      "Max total “1,00” is not an amount: write it like 250000, 250,000 or 1140.50. That filter is ignored until it is one.");
+    expect(byId(container, "history-max").getAttribute("aria-invalid")).toBe("true");
+    expect(backend.filters.at(-1)).toEqual({});
   });
 
   it("marks a session whose agent accepted against a decision, and only that one", async () => {
@@ -53,7 +78,7 @@ describe("history", () => {
     const { container, backend, user } = await openHistory();
     await user.type(byId(container, "history-min"), "lots");
     await settle();
-    expect(byId(container, "filter-error").textContent).toContain("Amounts are plain numbers");
+    expect(byId(container, "filter-error").textContent).toContain("Min total “lots” is not an amount");
     expect(byId(container, "history-min").getAttribute("aria-invalid")).toBe("true");
     expect(backend.filters.at(-1)).toEqual({});
   });

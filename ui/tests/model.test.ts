@@ -179,14 +179,30 @@ describe("decide and outcome words", () => {
 });
 
 describe("chart geometry", () => {
-  it("puts a lower total lower on screen and rounds on the x axis", () => {
+  it("puts a lower total lower on screen and each proposal across by its seq", () => {
     const chart = chartGeometry(fx.sessionDetail().series);
     const [first, second] = chart.counterparty;
     expect(second.x).toBeGreaterThan(first.x);
     expect(second.y).toBeGreaterThan(first.y);
     expect(chart.ours[0].y).toBeGreaterThan(second.y);
-    expect(chart.xTicks.map((t) => t.label)).toEqual(["R1", "R2"]);
+    expect(chart.xTicks.map((t) => t.label)).toEqual(["#1", "#3", "#5"]);
+    // Our counter (#3, our round 1) sits between their #1 and #5, not on top of their round 1.
+    expect(chart.ours[0].x).toBeGreaterThan(first.x);
+    expect(chart.ours[0].x).toBeLessThan(second.x);
+    expect(chart.agreed).toBeNull();
     expect(polyline(chart.counterparty)).toBe(`${first.x},${first.y} ${second.x},${second.y}`);
+  });
+  it("places OANP rounds 1 and 2 apart, and marks the agreed proposal", () => {
+    // The merchant's round-1 offer, our round-1 counter, the merchant's round-2 counter, accepted.
+    const series = {
+      counterparty: [{ round: 1, seq: 3, total: "540000" }, { round: 2, seq: 7, total: "510000" }],
+      ours: [{ round: 1, seq: 5, total: "500000" }],
+    };
+    const chart = chartGeometry(series, 560, 200, 7);
+    const xs = [chart.counterparty[0].x, chart.ours[0].x, chart.counterparty[1].x];
+    expect(new Set(xs).size).toBe(3);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(chart.agreed).toMatchObject({ seq: 7, total: "510000", x: chart.counterparty[1].x });
   });
   it("copes with one point and with none", () => {
     expect(chartGeometry({ counterparty: [{ round: 1, seq: 1, total: "100" }], ours: [] }).counterparty[0].y).toBeGreaterThan(0);

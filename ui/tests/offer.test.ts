@@ -105,7 +105,10 @@ describe("offer view", () => {
     expect(byId(container, "counterparty-fingerprint").textContent).toBe("SHA256:c0nt0s0FiNgErPrInT");
     expect(byId(container, "counterparty-status").textContent).toBe("sandbox");
     expect(byId(container, "counterparty-identity").textContent).toContain("Contoso Negotiation Agent");
-    expect(byId(container, "envelope-vendor").textContent).toContain("bind_with_human_approval");
+    // Words, from the one label map, where the wire has keys and enumerated values.
+    expect(byId(container, "envelope-vendor").textContent).toContain("Offer authority binds, with a person's approval");
+    expect(byId(container, "envelope-vendor").textContent).not.toContain("bind_with_human_approval");
+    expect(byId(container, "envelope-vendor").textContent).not.toContain("offer_authority");
     expect(byId(container, "envelope-vendor").textContent).toContain("renewal pricing; term length");
     expect(byId(container, "envelope-buyer").textContent).toContain("procurement@buyer.example");
   });

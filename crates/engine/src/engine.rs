@@ -229,7 +229,8 @@ impl Engine {
     }
 
     /// Writes a session export to the data dir's `exports/`: JSON (the
-    /// verifiable log document plus the signed decisions) or CSV of offers.
+    /// verifiable log document plus the signed decisions) or CSV of every
+    /// term of every entry and decision.
     pub async fn export_session(
         &self,
         host_id: &str,
@@ -237,7 +238,14 @@ impl Engine {
         format: ExportFormat,
     ) -> Result<ExportResult, EngineError> {
         let dir = self.ctx().config.data_dir.join("exports");
-        crate::history::export(&*self.store()?, &dir, host_id, session_id, format)
+        crate::history::export(
+            &*self.store()?,
+            self.humanizer(),
+            &dir,
+            host_id,
+            session_id,
+            format,
+        )
     }
 
     /// Verifies a receipt (and its session log) from the bytes the

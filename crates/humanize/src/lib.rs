@@ -101,7 +101,7 @@ impl Humanizer {
     }
 
     /// `at` in this zone as a person writes it: `"Fri 4 Dec, 06:53"`, with
-    /// the year when it is not `now`'s (`"Fri, 4 Dec 2027, 06:53"`).
+    /// the year when it is not `now`'s (`"Fri 4 Dec 2027, 06:53"`), the same shape.
     pub fn absolute(&self, at: Timestamp, now: Timestamp) -> String {
         time::absolute(at, now, &self.zone, self.data)
     }

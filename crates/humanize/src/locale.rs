@@ -38,7 +38,8 @@ pub(crate) static EN_GB: LocaleData = LocaleData {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec",
     ],
     pattern: "{w} {d} {m}, {t}",
-    pattern_with_year: "{w}, {d} {m} {y}, {t}",
+    // The same shape with the year added: "Thu 4 Mar 2027, 11:03".
+    pattern_with_year: "{w} {d} {m} {y}, {t}",
     twelve_hour: false,
 };
 

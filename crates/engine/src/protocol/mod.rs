@@ -354,6 +354,21 @@ pub(crate) struct TimelineEntry {
     pub side: Option<Side>,
     /// When the entry is a proposal with an amount: the amount.
     pub amount: Option<Amount>,
+    /// Whether it proposes terms, accepts them, or neither: what the
+    /// session's agreed terms are read from.
+    pub role: EntryRole,
+}
+
+/// What a timeline entry does to the terms on the table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum EntryRole {
+    /// Proposes these terms (an offer, a counter, an ask).
+    Proposal(Value),
+    /// Accepts the other side's latest proposal; `Some` when the entry
+    /// restates the terms it accepts (those are then the agreed terms).
+    Acceptance(Option<Value>),
+    /// Anything else (a verdict, a rejection, a note).
+    Other,
 }
 
 /// When a counter is checked: the moment its deadlines must be later than,
@@ -617,9 +632,6 @@ pub(crate) trait Seam: Send + Sync {
             "verification": export.verification,
         })
     }
-
-    /// The session's proposals as CSV (a header line, then one row each).
-    fn export_csv(&self, events: &[StoredEvent]) -> String;
 
     // ---- the IO half ----
 

@@ -51,7 +51,7 @@ pub fn declarations() -> Vec<Declaration> {
         Scalar, VerificationView, ApprovalGiven, CounterForm, Capabilities, DecisionRecipient, ProposalView,
         ProposalDetail, ProposalDecision, AppendedEvent, DecideAction, DecideRequest,
         DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,
-        SessionRow, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
+        SessionRow, SessionState, TermRow, AgreedTerms, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
         AcknowledgementView, ExportFormat, ExportResult, ChangeScope, EngineEvent, ProposalRef,
         SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
         // ANP offers

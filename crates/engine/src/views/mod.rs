@@ -591,8 +591,8 @@ pub enum StateFilter {
     Open,
     /// Ended without acceptance.
     Closed,
-    /// Ended with an accept.
-    Accepted,
+    /// Ended with an agreement (the rows' word too).
+    Agreed,
     /// Record failed verification.
     Disputed,
     /// Has a pending decision.
@@ -637,6 +637,9 @@ pub struct SessionRow {
     pub counterparty: Counterparty,
     /// The host's status (`open`, `closed`, `accepted`, `active`, …).
     pub status: String,
+    /// Where it stands in the console's one vocabulary, whatever the
+    /// protocol calls it: what the row shows and the State filter offers.
+    pub state: SessionState,
     /// True for sandbox sessions.
     pub sandbox: bool,
     /// Verification state.
@@ -653,6 +656,45 @@ pub struct SessionRow {
     pub breaches: u32,
     /// Time of the latest entry (RFC 3339).
     pub updated_at: String,
+}
+
+/// Where a session stands, in one vocabulary for every protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    /// Still negotiating.
+    Open,
+    /// Ended with an agreement.
+    Agreed,
+    /// Ended without one.
+    Closed,
+}
+
+/// One term of a proposal, flattened: `line_items[0].unit_price` = `1140`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TermRow {
+    /// Its path in the proposal, as the wire names it (the UI labels it).
+    pub name: String,
+    /// Its value as the wire carries it (counterparty text: data).
+    pub value: String,
+}
+
+/// The terms a session agreed, whole, and where they were agreed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AgreedTerms {
+    /// The proposal that was accepted (null when the acceptance restates
+    /// terms no stored proposal carries).
+    pub proposal_seq: Option<u64>,
+    /// The entry that accepted it.
+    pub accept_seq: u64,
+    /// When it was accepted (RFC 3339).
+    pub accepted_at: String,
+    /// Which side accepted, when the protocol says.
+    pub accepted_by: Option<Side>,
+    /// The accepted proposal's one-line summary.
+    pub summary: String,
+    /// Every term, in the order the proposal carries them.
+    pub terms: Vec<TermRow>,
 }
 
 /// One entry in a session timeline.
@@ -736,6 +778,8 @@ pub struct SessionDetail {
     pub decisions: Vec<DecisionRow>,
     /// Verification state with evidence.
     pub verification: VerificationView,
+    /// The agreed terms, whole, when the session ended in an agreement.
+    pub agreed: Option<AgreedTerms>,
     /// When disputed: where, what, the evidence kept and the person's note.
     pub dispute: Option<DisputeView>,
 }

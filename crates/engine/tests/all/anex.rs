@@ -800,10 +800,16 @@ async fn hostile_counterparty_text_stays_data_in_the_inbox_view_and_history() {
         .await
         .unwrap();
     let text = std::fs::read_to_string(&csv.path).unwrap();
-    assert!(
-        text.contains("\"legal_name(m) tax_id(m) bank_details(m) ap_contact\""),
-        "{text}"
-    );
+    // Every term of the ask, one row each: the data item with its mark.
+    for line in [
+        "\"data.legal_name\",\"required\"",
+        "\"data.tax_id\",\"required\"",
+        "\"data.bank_details\",\"required\"",
+        "\"data.ap_contact\",\"optional\"",
+        "\"promises[0]\",\"no retention beyond 90 days\"",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
 }
 
 #[tokio::test]
@@ -857,6 +863,7 @@ async fn the_sandbox_meets_a_new_user_with_an_anex_ask_and_its_agent_reacts_to_a
     // once and the agent accepts: a second conversation, agreed, with no
     // decision left for the person.
     let mut agreed = None;
+    let mut agreed_terms = None;
     for _ in 0..60 {
         engine.refresh().await.unwrap();
         let sessions = engine
@@ -873,6 +880,7 @@ async fn the_sandbox_meets_a_new_user_with_an_anex_ask_and_its_agent_reacts_to_a
                 .unwrap();
             if let Some(t) = detail.timeline.iter().find(|t| t.kind == "ACCEPT-PROPOSAL") {
                 agreed = Some(t.summary.clone());
+                agreed_terms = detail.agreed.clone();
                 break;
             }
         }
@@ -881,6 +889,25 @@ async fn the_sandbox_meets_a_new_user_with_an_anex_ask_and_its_agent_reacts_to_a
     assert_eq!(
         agreed.as_deref(),
         Some("Accepted terms: legal_name, tax_id, ap_contact; promises: no retention beyond 90 days; no sharing with third parties")
+    );
+    // The session's page says what was agreed, every item and promise.
+    let terms: Vec<(String, String)> = agreed_terms
+        .expect("the agreed terms")
+        .terms
+        .into_iter()
+        .map(|t| (t.name, t.value))
+        .collect();
+    let names: Vec<&str> = terms.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "data.ap_contact",
+            "data.legal_name",
+            "data.tax_id",
+            "promises[0]",
+            "promises[1]"
+        ],
+        "{terms:?}"
     );
     assert!(engine
         .inbox()

@@ -559,3 +559,28 @@ pub async fn breaches_in_history(engine: &Engine, session_id: &str) -> u32 {
         .expect("the session in history")
         .breaches
 }
+
+/// Reads the CSV export into rows of fields (every field is quoted).
+pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|line| {
+            let mut fields = Vec::new();
+            let mut field = String::new();
+            let mut quoted = false;
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match (c, quoted) {
+                    ('"', true) if chars.peek() == Some(&'"') => {
+                        field.push('"');
+                        chars.next();
+                    }
+                    ('"', _) => quoted = !quoted,
+                    (',', false) => fields.push(std::mem::take(&mut field)),
+                    (c, _) => field.push(c),
+                }
+            }
+            fields.push(field);
+            fields
+        })
+        .collect()
+}

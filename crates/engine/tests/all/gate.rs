@@ -978,7 +978,7 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
     );
     assert_eq!(r.pending, 0);
     for (state, found) in [
-        (countersign_engine::StateFilter::Accepted, 1),
+        (countersign_engine::StateFilter::Agreed, 1),
         (countersign_engine::StateFilter::Open, 0),
         (countersign_engine::StateFilter::Closed, 0),
     ] {
@@ -1030,6 +1030,19 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         detail.timeline[4].summary
     );
     assert_eq!(detail.timeline[5].summary, "Accepted");
+    // The agreed terms, whole: the seller's last counter, which our agent accepted.
+    let agreed = detail.agreed.as_ref().expect("the agreed terms");
+    assert_eq!(agreed.proposal_seq, Some(detail.timeline[4].seq));
+    assert_eq!(agreed.accept_seq, detail.timeline[5].seq);
+    assert_eq!(agreed.accepted_by, Some(Side::Ours));
+    assert!(
+        agreed
+            .terms
+            .iter()
+            .any(|t| t.name == "terms.price.value" && t.value.parse::<f64>() == Ok(2000.0)),
+        "{:?}",
+        agreed.terms
+    );
     assert_eq!(detail.decisions.len(), 1);
     assert_eq!(detail.decisions[0].action, "approve");
     let theirs: Vec<&str> = detail
@@ -1080,13 +1093,32 @@ async fn history_timeline_and_export_of_an_agreed_concordia_session_verify() {
         },
     );
     assert_eq!(outcome.status, "verified", "{:?}", outcome.failures);
-    // The CSV: one row per offer.
+    // The CSV: every message, the offers term by term, the accept and the
+    // decision too.
     let csv = engine
         .export_session(&item.host_id, &item.session_id, ExportFormat::Csv)
         .await
         .unwrap();
     let text = std::fs::read_to_string(&csv.path).unwrap();
-    assert_eq!(text.lines().count(), 1 + 3, "{text}");
+    let kinds: std::collections::BTreeSet<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(5))
+        .collect();
+    for kind in [
+        "\"negotiate.offer\"",
+        "\"negotiate.counter\"",
+        "\"negotiate.accept\"",
+        "\"approve\"",
+    ] {
+        assert!(kinds.contains(kind), "{kind} in {text}");
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("\"entry\",\"5\"")
+                && l.contains("\"terms.price.value\",\"2000")),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -13,6 +13,7 @@ mod disputes;
 mod files;
 mod gate;
 mod gate_sdk;
+mod history;
 mod notices;
 mod oanp_gate;
 mod receipts;

@@ -233,7 +233,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
         .any(|i| i.protocol == "oanp"));
     let accepted = engine
         .sessions(HistoryFilter {
-            state: Some(StateFilter::Accepted),
+            state: Some(StateFilter::Agreed),
             ..Default::default()
         })
         .await
@@ -241,6 +241,20 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
     assert!(
         accepted.iter().any(|r| r.session_id == first.session_id),
         "{accepted:?}"
+    );
+    // The agreed terms, whole: the merchant's counter our buyer accepted.
+    let detail = engine
+        .session_detail(&first.host_id, &first.session_id)
+        .await
+        .unwrap();
+    let agreed = detail.agreed.expect("the agreed terms");
+    assert!(
+        agreed
+            .terms
+            .iter()
+            .any(|t| t.name == "price.amount_minor" && t.value == "510000"),
+        "{:?}",
+        agreed.terms
     );
     engine.shutdown().await;
     // The demo's agent kept to every decision: nothing to flag.

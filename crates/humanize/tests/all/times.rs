@@ -72,13 +72,13 @@ fn the_year_shows_only_outside_the_current_one() {
     let now = at("2026-12-30T12:00:00Z");
     assert_eq!(
         h.absolute(at("2027-01-02T09:05:00Z"), now),
-        "Sat, 2 Jan 2027, 09:05"
+        "Sat 2 Jan 2027, 09:05"
     );
     // New Year's Eve in UTC is New Year's Day in Tokyo: the year is the zone's.
     let tokyo = Humanizer::in_zone("C", "Asia/Tokyo");
     assert_eq!(
         tokyo.absolute(at("2026-12-31T20:00:00Z"), now),
-        "Fri, 1 Jan 2027, 05:00"
+        "Fri 1 Jan 2027, 05:00"
     );
 }
 

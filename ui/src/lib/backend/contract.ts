@@ -20,6 +20,36 @@ at: string,
 by: string, };
 
 /**
+ * The terms a session agreed, whole, and where they were agreed.
+ */
+export type AgreedTerms = { 
+/**
+ * The proposal that was accepted (null when the acceptance restates
+ * terms no stored proposal carries).
+ */
+proposal_seq: number | null, 
+/**
+ * The entry that accepted it.
+ */
+accept_seq: number, 
+/**
+ * When it was accepted (RFC 3339).
+ */
+accepted_at: string, 
+/**
+ * Which side accepted, when the protocol says.
+ */
+accepted_by: Side | null, 
+/**
+ * The accepted proposal's one-line summary.
+ */
+summary: string, 
+/**
+ * Every term, in the order the proposal carries them.
+ */
+terms: Array<TermRow>, };
+
+/**
  * An exact amount of money with its currency.
  */
 export type Amount = { 
@@ -2493,6 +2523,10 @@ decisions: Array<DecisionRow>,
  */
 verification: VerificationView, 
 /**
+ * The agreed terms, whole, when the session ended in an agreement.
+ */
+agreed: AgreedTerms | null, 
+/**
  * When disputed: where, what, the evidence kept and the person's note.
  */
 dispute: DisputeView | null, };
@@ -2535,6 +2569,11 @@ counterparty: Counterparty,
  */
 status: string, 
 /**
+ * Where it stands in the console's one vocabulary, whatever the
+ * protocol calls it: what the row shows and the State filter offers.
+ */
+state: SessionState, 
+/**
  * True for sandbox sessions.
  */
 sandbox: boolean, 
@@ -2564,6 +2603,11 @@ breaches: number,
  * Time of the latest entry (RFC 3339).
  */
 updated_at: string, };
+
+/**
+ * Where a session stands, in one vocabulary for every protocol.
+ */
+export type SessionState = "open" | "agreed" | "closed";
 
 /**
  * One setting as the interface shows it.
@@ -2690,7 +2734,7 @@ export type Side = "counterparty" | "ours";
 /**
  * Session states the history can filter on.
  */
-export type StateFilter = "open" | "closed" | "accepted" | "disputed" | "pending";
+export type StateFilter = "open" | "closed" | "agreed" | "disputed" | "pending";
 
 /**
  * One term and its value.
@@ -2745,6 +2789,19 @@ amount: AmountChange | null,
  * has no direction.
  */
 effect: Effect | null, };
+
+/**
+ * One term of a proposal, flattened: `line_items[0].unit_price` = `1140`.
+ */
+export type TermRow = { 
+/**
+ * Its path in the proposal, as the wire names it (the UI labels it).
+ */
+name: string, 
+/**
+ * Its value as the wire carries it (counterparty text: data).
+ */
+value: string, };
 
 /**
  * One entry in a session timeline.

@@ -10,6 +10,8 @@ export interface PlacedPoint {
   x: number;
   y: number;
   round: number;
+  /** The entry it stands for: what places it across. */
+  seq: number;
   total: string;
 }
 
@@ -21,40 +23,49 @@ export interface ChartGeometry {
   ours: PlacedPoint[];
   yTicks: { y: number; label: string }[];
   xTicks: { x: number; label: string }[];
+  /** The agreed proposal's point, when the session agreed one that has a price. */
+  agreed: PlacedPoint | null;
 }
 
 const MARGIN = { left: 72, right: 16, top: 12, bottom: 28 };
 
-/** Places both sides' totals by round on one shared scale. */
+/**
+ * Places both sides' totals on one shared scale, across by the order they
+ * were made (their seq: our counter sent after their second offer sits after
+ * it, whatever each side's round number), one step per proposal; marks the
+ * agreed proposal (`agreedSeq`) when it is one of them.
+ */
 export function chartGeometry(
   series: { counterparty: SeriesPoint[]; ours: SeriesPoint[] },
   width = 560,
   height = 200,
+  agreedSeq: number | null = null,
 ): ChartGeometry {
   const all = [...series.counterparty, ...series.ours];
   const values = all.map((p) => Number(p.total)).filter((v) => Number.isFinite(v));
-  const rounds = all.map((p) => p.round);
+  const order = [...new Set(all.map((p) => p.seq))].sort((a, b) => a - b);
+  const step = (seq: number) => order.indexOf(seq);
   const minValue = values.length ? Math.min(...values) : 0;
   const maxValue = values.length ? Math.max(...values) : 1;
   const spread = maxValue - minValue || Math.abs(maxValue) || 1;
   const low = minValue - spread * 0.1;
   const high = maxValue + spread * 0.1;
-  const firstRound = rounds.length ? Math.min(...rounds) : 1;
-  const lastRound = rounds.length ? Math.max(...rounds) : 1;
+  const steps = Math.max(order.length - 1, 0);
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
-  const xOf = (round: number) =>
-    MARGIN.left + (lastRound === firstRound ? plotW / 2 : ((round - firstRound) / (lastRound - firstRound)) * plotW);
+  const xOf = (seq: number) => MARGIN.left + (steps === 0 ? plotW / 2 : (step(seq) / steps) * plotW);
   const yOf = (value: number) => MARGIN.top + plotH - ((value - low) / (high - low)) * plotH;
   const place = (points: SeriesPoint[]) =>
-    points.map((p) => ({ x: round1(xOf(p.round)), y: round1(yOf(Number(p.total))), round: p.round, total: p.total }));
+    points.map((p) => ({ x: round1(xOf(p.seq)), y: round1(yOf(Number(p.total))), round: p.round, seq: p.seq, total: p.total }));
   const yTicks = [0, 0.5, 1].map((f) => {
     const value = low + (high - low) * f;
     return { y: round1(yOf(value)), label: fmt.amount(String(Math.round(value))) };
   });
-  const xTicks: { x: number; label: string }[] = [];
-  for (let r = firstRound; r <= lastRound; r++) xTicks.push({ x: round1(xOf(r)), label: `R${r}` });
-  return { width, height, counterparty: place(series.counterparty), ours: place(series.ours), yTicks, xTicks };
+  const xTicks = order.map((seq) => ({ x: round1(xOf(seq)), label: `#${seq}` }));
+  const counterparty = place(series.counterparty);
+  const ours = place(series.ours);
+  const agreed = agreedSeq === null ? null : [...counterparty, ...ours].find((p) => p.seq === agreedSeq) ?? null;
+  return { width, height, counterparty, ours, yTicks, xTicks, agreed };
 }
 
 /** An SVG `points` attribute. */

@@ -157,7 +157,8 @@ function yearIn(date: Date, context: FormatContext): string {
  * (ICU 72 puts a comma after an English weekday, later ones do not).
  */
 const PATTERNS: Record<string, readonly [string, string]> = {
-  "en-GB": ["{w} {d} {m}, {t}", "{w}, {d} {m} {y}, {t}"],
+  // One shape with or without the year: "Fri 4 Dec, 10:39", "Thu 4 Mar 2027, 11:03".
+  "en-GB": ["{w} {d} {m}, {t}", "{w} {d} {m} {y}, {t}"],
   "en-US": ["{w}, {m} {d}, {t}", "{w}, {m} {d}, {y}, {t}"],
   de: ["{w}, {d}. {m}, {t}", "{w}, {d}. {m} {y}, {t}"],
   fr: ["{w} {d} {m}, {t}", "{w} {d} {m} {y}, {t}"],

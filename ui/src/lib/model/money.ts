@@ -15,6 +15,20 @@ export function isDecimal(text: string): boolean {
   return DECIMAL.test(text.trim());
 }
 
+const GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
+
+/**
+ * An amount a person typed, as the engine's plain decimal: "100,000" and
+ * "1,140,000.50" (grouping commas in threes) as well as "100000"; null for
+ * anything else ("lots", "1,00", "10.000,5"), which the caller refuses.
+ */
+export function typedAmount(text: string): Money | null {
+  const t = text.trim();
+  if (DECIMAL.test(t)) return t;
+  if (GROUPED.test(t)) return t.replace(/,/g, "");
+  return null;
+}
+
 /** -1, 0 or 1 by the sign of a decimal string, read exactly. */
 export function signOf(amount: Money): -1 | 0 | 1 {
   const text = amount.trim();

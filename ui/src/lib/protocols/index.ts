@@ -133,7 +133,7 @@ export function sessionWords(protocol: string): SessionWords {
   return SESSION_WORDS[protocol] ?? {
     entry: "entry",
     entries: "entries",
-    seriesTitle: "Amounts offered by round",
+    seriesTitle: "Amounts offered, in the order they were made",
     exportHint: "JSON: the session's record as the host serves it and every decision as it was sent. CSV: one row per proposal.",
   };
 }

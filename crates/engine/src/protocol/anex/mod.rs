@@ -222,10 +222,6 @@ impl Seam for Anex {
         record::document(host, session, events)
     }
 
-    fn export_csv(&self, events: &[StoredEvent]) -> String {
-        record::csv(events)
-    }
-
     fn fetch_since<'a>(
         &'a self,
         io: &'a HostIo,

@@ -5,8 +5,8 @@
 use anex::{Content, Terms};
 use serde_json::{json, Value};
 
-use super::ask::{message_of, terms_of};
-use crate::protocol::{csv_field, TimelineEntry};
+use super::ask::message_of;
+use crate::protocol::{EntryRole, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::Side;
 
@@ -30,6 +30,21 @@ pub(crate) fn terms_words(terms: &Terms) -> String {
         promises.join("; ")
     };
     format!("{}; promises: {promises}", items.join(", "))
+}
+
+/// Terms as a person reads them: each data item with whether it is
+/// required, then the promises.
+fn terms_json(terms: &Terms) -> Value {
+    let data: serde_json::Map<String, Value> = terms
+        .access
+        .iter()
+        .map(|a| {
+            let mark = if a.required { "required" } else { "optional" };
+            (a.name.as_str().to_owned(), Value::from(mark))
+        })
+        .collect();
+    let promises: Vec<&str> = terms.promise.iter().map(|p| p.as_str()).collect();
+    json!({ "data": data, "promises": promises })
 }
 
 fn short(text: Option<&str>) -> String {
@@ -91,12 +106,19 @@ pub(crate) fn timeline(stored: &StoredEvent, counterparty: &str) -> Option<Timel
         }
         _ => message.performative().as_str().to_owned(),
     };
+    let role = match message.content() {
+        Content::Cfp(cfp) => EntryRole::Proposal(terms_json(&cfp.terms)),
+        Content::Propose(t) => EntryRole::Proposal(terms_json(t)),
+        Content::Accept(t) => EntryRole::Acceptance(Some(terms_json(t))),
+        _ => EntryRole::Other,
+    };
     Some(TimelineEntry {
         summary,
         payload: value,
         signer: None,
         side: Some(side),
         amount: None,
+        role,
     })
 }
 
@@ -116,32 +138,4 @@ pub(crate) fn document(
         "messages": messages,
         "head": { "count": session.pin_seq, "hash": session.pin_hash },
     })
-}
-
-/// One row per message carrying terms (an ask, a proposal, an acceptance).
-pub(crate) fn csv(events: &[StoredEvent]) -> String {
-    let mut out = String::from("seq,from,performative,hash,message_id,access,promise\n");
-    for e in events {
-        let Some((_, message)) = message_of(e) else {
-            continue;
-        };
-        let Some(terms) = terms_of(&message) else {
-            continue;
-        };
-        let access: Vec<String> = terms.access.iter().map(|a| a.to_wire()).collect();
-        let promise: Vec<&str> = terms.promise.iter().map(|p| p.as_str()).collect();
-        let fields = [
-            e.seq.to_string(),
-            e.actor.clone(),
-            e.kind.clone(),
-            e.event_hash.clone(),
-            message.message_id().as_str().to_owned(),
-            access.join(" "),
-            promise.join("; "),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
 }

@@ -337,12 +337,16 @@ fn what_became_of_an_ask_is_read_from_the_record() {
 }
 
 #[test]
-fn timeline_rows_and_csv_write_the_terms_and_neutralize_formulas() {
+fn timeline_rows_write_the_terms_and_carry_them_as_data() {
     let mut asked = cfp();
     asked["content"]["request"]["promise"] = json!(["=HYPERLINK(\"x\")"]);
     let events = stored(&[asked]);
     let row = record::timeline(&events[0], THEM).unwrap();
     assert_eq!(row.summary, "Asks for legal_name (required), bank_details (required), ap_contact; promises: =HYPERLINK(\"x\") (purpose: onboarding)");
-    let csv = record::csv(&events);
-    assert!(csv.contains("\"'=HYPERLINK(\"\"x\"\")\""), "{csv}");
+    let crate::protocol::EntryRole::Proposal(terms) = &row.role else {
+        panic!("an ask proposes terms: {:?}", row.role)
+    };
+    assert_eq!(terms["promises"], json!(["=HYPERLINK(\"x\")"]));
+    assert_eq!(terms["data"]["legal_name"], "required");
+    assert_eq!(terms["data"]["ap_contact"], "optional");
 }

@@ -202,10 +202,6 @@ impl Seam for Anp {
         record::document(host, session, events)
     }
 
-    fn export_csv(&self, events: &[StoredEvent]) -> String {
-        record::csv(events)
-    }
-
     fn fetch_since<'a>(
         &'a self,
         io: &'a HostIo,

@@ -6,7 +6,7 @@ use anp::event::{ChainClaim, LogDocument, SessionInfo};
 use anp::Event;
 use serde_json::Value;
 
-use crate::protocol::{csv_field, TimelineEntry};
+use crate::protocol::{EntryRole, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::Side;
 use crate::views::Verification;
@@ -22,12 +22,20 @@ pub(crate) fn timeline(stored: &StoredEvent, human: &humanize::Humanizer) -> Opt
         .then(|| read_offer(&event.payload))
         .flatten()
         .map(|offer| offer.amount());
+    let role = if event.kind.is_offer() {
+        EntryRole::Proposal(event.payload.clone())
+    } else if event.kind == anp::EventKind::Accept {
+        EntryRole::Acceptance(None)
+    } else {
+        EntryRole::Other
+    };
     Some(TimelineEntry {
         summary: summarize(&stored.kind, &event.payload, human),
         payload: event.payload,
         signer: event.signer,
         side: Some(side(event.actor)),
         amount,
+        role,
     })
 }
 
@@ -86,38 +94,4 @@ pub(crate) fn document(
 fn pinned_vendor_key(pinned: &str) -> Option<anp::event::PublishedKey> {
     let keys: Value = serde_json::from_str(pinned).ok()?;
     serde_json::from_value(keys.get("vendor_agent")?.clone()).ok()
-}
-
-/// One row per offer.
-pub(crate) fn csv(stored: &[StoredEvent]) -> String {
-    let mut out = String::from(
-        "seq,at,actor,kind,event_hash,currency,term_months,expires_at,total,line_items\n",
-    );
-    for e in stored {
-        let Some(event) = parse_event(e) else {
-            continue;
-        };
-        if !event.kind.is_offer() {
-            continue;
-        }
-        let Some(offer) = read_offer(&event.payload) else {
-            continue;
-        };
-        let fields = [
-            event.seq.to_string(),
-            event.at.clone(),
-            e.actor.clone(),
-            e.kind.clone(),
-            event.event_hash.clone(),
-            offer.offer.currency.clone(),
-            offer.offer.term_months.to_string(),
-            offer.offer.expires_at.clone(),
-            offer.total.to_string(),
-            offer.offer.line_items.len().to_string(),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
 }

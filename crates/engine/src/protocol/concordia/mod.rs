@@ -297,10 +297,6 @@ impl Seam for Concordia {
         record::export_document(record, export)
     }
 
-    fn export_csv(&self, events: &[StoredEvent]) -> String {
-        record::csv(events)
-    }
-
     fn fetch_since<'a>(
         &'a self,
         io: &'a HostIo,

@@ -6,7 +6,7 @@ use concordia::message::{Body, MessageType};
 use serde_json::{json, Value};
 
 use super::offer::{message, offer_view, pinned, price};
-use crate::protocol::{csv_field, ExportParts, TimelineEntry};
+use crate::protocol::{EntryRole, ExportParts, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{OfferShape, Side};
 
@@ -66,12 +66,21 @@ pub(crate) fn timeline(
         (MessageType::Commit, _) => ("Committed".to_owned(), None),
         (kind, _) => (kind.as_str().to_owned(), None),
     };
+    let body = value.get("body").cloned().unwrap_or(Value::Null);
+    let role = match (&typed.kind, &typed.body) {
+        (MessageType::Offer | MessageType::Counter, _) => EntryRole::Proposal(body.clone()),
+        (MessageType::Accept, Body::Accept { accepted_terms, .. }) => {
+            EntryRole::Acceptance(accepted_terms.clone().map(Value::Object))
+        }
+        _ => EntryRole::Other,
+    };
     Some(TimelineEntry {
         summary,
-        payload: value.get("body").cloned().unwrap_or(Value::Null),
+        payload: body,
         signer: Some(stored.actor.clone()),
         side: Some(side),
         amount,
+        role,
     })
 }
 
@@ -122,40 +131,4 @@ pub(crate) fn export_document(record: Value, export: ExportParts) -> Value {
     doc.insert("approver".into(), export.approver);
     doc.insert("verification".into(), export.verification);
     Value::Object(doc)
-}
-
-/// One row per offer or counter.
-pub(crate) fn csv(events: &[StoredEvent]) -> String {
-    let mut out =
-        String::from("seq,at,from,type,hash,offer_id,shape,amount,currency,valid_until\n");
-    for e in events {
-        let Some((_, typed)) = message(e) else {
-            continue;
-        };
-        let Some(offer) = typed.offer() else {
-            continue;
-        };
-        let view = offer_view(offer);
-        let amount = price(offer);
-        let shape = serde_json::to_value(view.shape)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        let fields = [
-            e.seq.to_string(),
-            e.at.clone(),
-            e.actor.clone(),
-            e.kind.clone(),
-            e.event_hash.clone(),
-            view.offer_id.unwrap_or_default(),
-            shape,
-            amount.as_ref().map(|a| a.value.clone()).unwrap_or_default(),
-            amount.map(|a| a.currency).unwrap_or_default(),
-            view.valid_until.unwrap_or_default(),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
 }

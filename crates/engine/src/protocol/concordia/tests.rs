@@ -802,10 +802,12 @@ fn history_reads_the_transcript_and_exports_what_countersign_verify_reads() {
     let keys = concordia::Keys::from_json(&doc["keys"]).unwrap();
     let messages = doc["messages"].as_array().unwrap();
     assert!(concordia::verify_transcript(messages, &keys).is_valid());
-    let csv = Concordia.export_csv(&events);
-    assert_eq!(csv.lines().count(), 3, "{csv}");
-    assert!(csv.contains("\"conditional\""), "{csv}");
-    assert!(csv.contains("\"160000\",\"USD\""), "{csv}");
+    // The offers propose terms (what the agreed terms and the CSV read); the rest do not.
+    let proposals: Vec<bool> = rows
+        .iter()
+        .map(|r| matches!(r.role, crate::protocol::EntryRole::Proposal(_)))
+        .collect();
+    assert_eq!(proposals, [false, false, true, true]);
 }
 
 #[test]

@@ -24,7 +24,7 @@ export function listWords(names: string[]): string {
 export const anexSession = {
   entry: "message",
   entries: "messages",
-  seriesTitle: "Amounts by round",
+  seriesTitle: "What was agreed",
   exportHint: "JSON: the conversation's messages as the host keeps them and every decision (its ApprovalReceipt over the terms record) as it was sent. CSV: one row per message.",
   unsigned: true,
 };

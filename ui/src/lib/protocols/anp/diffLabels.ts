@@ -1,14 +1,11 @@
 /** Words for the structured diff, so every status reads without colour. */
 import type { AnpLineItemDiff as LineItemDiff } from "../../backend";
 
-const FIELD_LABELS: Record<string, string> = {
-  sku: "SKU", description: "Description", quantity: "Quantity", unit: "Unit",
-  unit_price: "Unit price", currency: "Currency", term_months: "Term (months)",
-};
+import { label } from "../../model/labels";
 
-/** A field's name for people. */
+/** A field's name for people (the one label map's). */
 export function fieldLabel(field: string): string {
-  return FIELD_LABELS[field] ?? field.replace(/_/g, " ");
+  return label(field);
 }
 
 /** The words for a line item's status: "added", "changed, moved", "unchanged"… */

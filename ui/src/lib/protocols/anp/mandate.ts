@@ -3,6 +3,7 @@
  * declares itself an AI, and every other value as plain words, never JSON.
  * Every value is counterparty text.
  */
+import { label, valueLabel } from "../../model/labels";
 
 /** The envelope's `agent`, as the offer view states it. */
 export interface AgentLine {
@@ -30,10 +31,10 @@ export function agentLine(value: unknown): AgentLine {
 /** A value as plain words: text as it is, lists joined, objects as "key: value", never JSON. */
 export function plainText(value: unknown): string {
   if (value === null || value === undefined) return "—";
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return valueLabel(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return value.map(plainText).join("; ");
   return Object.entries(value as Record<string, unknown>)
-    .map(([key, inner]) => `${key.replace(/_/g, " ")}: ${plainText(inner)}`)
+    .map(([key, inner]) => `${label(key)}: ${plainText(inner)}`)
     .join("; ");
 }

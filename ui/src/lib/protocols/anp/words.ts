@@ -11,6 +11,6 @@ export function anpNoun(item: Pick<InboxItem, "kind" | "is_draft">): string {
 export const anpSession = {
   entry: "event",
   entries: "events",
-  seriesTitle: "Offer totals by round",
+  seriesTitle: "Offer totals in the order they were made",
   exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per offer.",
 };

@@ -20,6 +20,6 @@ export function shapeWords(shape: OfferShape): string {
 export const concordiaSession = {
   entry: "message",
   entries: "messages",
-  seriesTitle: "Prices offered by round",
+  seriesTitle: "Prices offered, in the order they were made",
   exportHint: "JSON: the signed transcript with every party's key and the ApprovalReceipts you signed; countersign-verify checks the file as it is (links, signatures, the state machine, each receipt against the offer it names). CSV: one row per offer and counter-offer.",
 };

@@ -65,7 +65,7 @@ export function oanpNoun(item: { kind: string; is_draft: boolean }): string {
 export const oanpSession = {
   entry: "envelope",
   entries: "envelopes",
-  seriesTitle: "Prices offered by round",
+  seriesTitle: "Prices offered, in the order they were made",
   exportHint: "JSON: the session's envelopes as the gate keeps them, with the roles that sent them and the ApprovalReceipts you signed. CSV: one row per offer.",
   unsigned: true,
 };

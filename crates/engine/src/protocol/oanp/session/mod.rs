@@ -289,10 +289,6 @@ impl Seam for OanpSession {
         record::document(host, session, events)
     }
 
-    fn export_csv(&self, events: &[StoredEvent]) -> String {
-        record::csv(events)
-    }
-
     fn fetch_since<'a>(
         &'a self,
         io: &'a HostIo,

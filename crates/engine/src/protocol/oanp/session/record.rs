@@ -6,7 +6,7 @@ use oanp::MessageType;
 use serde_json::{json, Value};
 
 use super::offer::{amount_in, envelope, offer_of, terms_view};
-use crate::protocol::{csv_field, TimelineEntry};
+use crate::protocol::{EntryRole, TimelineEntry};
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::Side;
 
@@ -81,12 +81,24 @@ pub(crate) fn timeline(
         MessageType::SessionClose => "Closed without agreement".to_owned(),
         other => other.as_str().to_owned(),
     };
+    let payload = value.get("payload").cloned().unwrap_or(Value::Null);
+    let role = match typed.kind {
+        MessageType::OfferPropose | MessageType::OfferCounter => EntryRole::Proposal(
+            payload
+                .get("terms")
+                .cloned()
+                .unwrap_or_else(|| payload.clone()),
+        ),
+        MessageType::OfferAccept => EntryRole::Acceptance(None),
+        _ => EntryRole::Other,
+    };
     Some(TimelineEntry {
         summary,
-        payload: value.get("payload").cloned().unwrap_or(Value::Null),
+        payload,
         signer: None,
         side,
         amount,
+        role,
     })
 }
 
@@ -109,36 +121,4 @@ pub(crate) fn document(
         "roles": roles,
         "head": { "count": session.pin_seq, "hash": session.pin_hash },
     })
-}
-
-/// One row per offer or counter.
-pub(crate) fn csv(events: &[StoredEvent]) -> String {
-    let mut out =
-        String::from("seq,from,type,hash,round,amount,currency,amount_minor,inclusions\n");
-    for e in events {
-        let Some((_, round, terms)) = offer_of(e) else {
-            continue;
-        };
-        let amount = amount_in(e);
-        let fields = [
-            e.seq.to_string(),
-            e.actor.clone(),
-            e.kind.clone(),
-            e.event_hash.clone(),
-            round.map(|r| r.to_string()).unwrap_or_default(),
-            amount.as_ref().map(|a| a.value.clone()).unwrap_or_default(),
-            terms.price.currency.clone(),
-            terms.price.amount_minor.to_string(),
-            terms
-                .inclusions
-                .iter()
-                .map(|i| i.kind.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
 }

@@ -1,6 +1,10 @@
 //! History: the session list with search and filters, a session's timeline
 //! and per-side offer series, and exports (the verifiable log document plus
-//! the signed decisions as JSON; the offers as CSV). All from the store.
+//! the signed decisions as JSON; every term of every entry and decision as
+//! CSV), and the agreed terms, whole. All from the store.
+
+mod csv;
+mod terms;
 
 use std::path::Path;
 
@@ -19,12 +23,18 @@ fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
         .iter()
         .filter(|p| p.host_id == s.host_id && p.session_id == s.session_id)
         .count() as u32;
+    let state = match protocol_of(s)?.seam().lifecycle(&s.status) {
+        Lifecycle::Open => SessionState::Open,
+        Lifecycle::Agreed => SessionState::Agreed,
+        Lifecycle::Closed => SessionState::Closed,
+    };
     Ok(SessionRow {
         host_id: s.host_id.clone(),
         session_id: s.session_id.clone(),
         protocol: s.protocol.clone(),
         counterparty: s.counterparty.clone(),
         status: s.status.clone(),
+        state,
         sandbox: s.sandbox,
         verification: s.verification,
         event_count: store.event_count(&s.host_id, &s.session_id)?,
@@ -89,14 +99,13 @@ pub(crate) fn sessions(
                 continue;
             }
         }
-        let lifecycle = protocol_of(&s)?.seam().lifecycle(&s.status);
         let keep = match filter.state {
             None => true,
             Some(StateFilter::Disputed) => r.verification == Verification::Disputed,
             Some(StateFilter::Pending) => r.pending > 0,
-            Some(StateFilter::Open) => lifecycle == Lifecycle::Open,
-            Some(StateFilter::Closed) => lifecycle == Lifecycle::Closed,
-            Some(StateFilter::Accepted) => lifecycle == Lifecycle::Agreed,
+            Some(StateFilter::Open) => r.state == SessionState::Open,
+            Some(StateFilter::Closed) => r.state == SessionState::Closed,
+            Some(StateFilter::Agreed) => r.state == SessionState::Agreed,
         };
         if !keep {
             continue;
@@ -142,10 +151,12 @@ pub(crate) fn session_detail(
     let seam = protocol_of(&s)?.seam();
     let mut timeline = Vec::new();
     let mut series = Series::default();
+    let mut roles = Vec::new();
     for stored in store.events(host_id, session_id)? {
         let Some(entry) = seam.timeline(&s, &stored, human) else {
             continue;
         };
+        roles.push(entry.role);
         if let (Some(side), Some(amount)) = (entry.side, &entry.amount) {
             let points = match side {
                 Side::Counterparty => &mut series.counterparty,
@@ -183,12 +194,28 @@ pub(crate) fn session_detail(
             at: d.at,
         })
         .collect();
+    let row = row(store, &s)?;
+    let steps: Vec<terms::Step<'_>> = timeline
+        .iter()
+        .zip(&roles)
+        .map(|(t, role)| terms::Step {
+            seq: t.seq,
+            at: &t.at,
+            side: t.side,
+            summary: &t.summary,
+            role,
+        })
+        .collect();
+    let agreed = (row.state == SessionState::Agreed)
+        .then(|| terms::agreement(&steps))
+        .flatten();
     Ok(SessionDetail {
-        row: row(store, &s)?,
+        row,
         timeline,
         series,
         decisions,
         verification: verification_view(&s),
+        agreed,
         dispute: crate::dispute::view(store, &s)?,
     })
 }
@@ -226,14 +253,42 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
     Ok(protocol_of(s)?.seam().export_document(doc, parts))
 }
 
-fn export_csv(store: &Store, s: &SessionRecord) -> Result<String, EngineError> {
+fn export_csv(
+    store: &Store,
+    human: &humanize::Humanizer,
+    s: &SessionRecord,
+) -> Result<String, EngineError> {
     let events = store.events(&s.host_id, &s.session_id)?;
-    Ok(protocol_of(s)?.seam().export_csv(&events))
+    let seam = protocol_of(s)?.seam();
+    let entries: Vec<_> = events
+        .iter()
+        .filter_map(|e| seam.timeline(s, e, human).map(|t| (e, t)))
+        .collect();
+    let rows: Vec<csv::Row<'_>> = entries
+        .iter()
+        .map(|(e, t)| csv::Row {
+            seq: e.seq,
+            at: &e.at,
+            actor: &e.actor,
+            side: t.side,
+            kind: &e.kind,
+            hash: &e.event_hash,
+            summary: &t.summary,
+            amount: t
+                .amount
+                .as_ref()
+                .map(|a| (a.value.as_str(), a.currency.as_str())),
+            role: &t.role,
+        })
+        .collect();
+    let decisions = store.decisions(&s.host_id, &s.session_id)?;
+    Ok(csv::write(&rows, &decisions))
 }
 
 /// Writes an export file and says where.
 pub(crate) fn export(
     store: &Store,
+    human: &humanize::Humanizer,
     dir: &Path,
     host_id: &str,
     session_id: &str,
@@ -246,7 +301,7 @@ pub(crate) fn export(
                 .map_err(|e| EngineError::Protocol(e.to_string()))?,
             "json",
         ),
-        ExportFormat::Csv => (export_csv(store, &s)?, "csv"),
+        ExportFormat::Csv => (export_csv(store, human, &s)?, "csv"),
     };
     crate::owner_only::create_dir(dir)?;
     // The session id is a host-chosen string: keep only safe characters.
