@@ -39,6 +39,9 @@ fn walk(value: &Value, path: String, out: &mut Vec<TermRow>) {
             value: match leaf {
                 Value::Null => String::new(),
                 Value::String(text) => text.clone(),
+                // The number as canonical JSON writes it (what was signed):
+                // `2000.00` on the wire is the number 2000, never `2000.0`.
+                Value::Number(n) => jcs::format_number(n),
                 other => other.to_string(),
             },
         }),
@@ -123,6 +126,14 @@ mod tests {
                 ("tags", "[]"),
             ]
         );
+    }
+
+    #[test]
+    fn a_number_reads_as_signed_never_as_a_float_prints_it() {
+        let wire: Value =
+            serde_json::from_str(r#"{"price": 2000.00, "rate": 0.1, "qty": 3}"#).unwrap();
+        let values: Vec<String> = flatten(&wire).into_iter().map(|t| t.value).collect();
+        assert_eq!(values, ["2000", "3", "0.1"]);
     }
 
     fn step<'a>(seq: u64, side: Side, role: &'a EntryRole) -> Step<'a> {
