@@ -57,9 +57,9 @@ describe("a Concordia offer", () => {
     expect(texts(current, "concordia-shape")[0]).toContain("Conditional: if these terms, then those");
     const clauses = texts(current, "concordia-clause");
     expect(clauses).toHaveLength(2);
-    expect(clauses[0]).toContain("If term_months is 24, then:");
+    expect(clauses[0]).toContain("If Term (months) is 24, then:");
     expect(clauses[0]).toContain("150,000.00 USD");
-    expect(clauses[1]).toContain("If term_months is 12, then:");
+    expect(clauses[1]).toContain("If Term (months) is 12, then:");
     expect(clauses[1]).toContain("165,000.00 USD");
     const diff = byId(container, "concordia-diff");
     expect(texts(diff, "concordia-shape-change")).toEqual(["The offer's shape changed from basic to conditional."]);
@@ -98,7 +98,7 @@ describe("a Concordia offer", () => {
     expect(bundles[1].textContent).toContain("With support");
     const cells = (row: Element) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent?.trim());
     expect([...bundles[1].querySelectorAll("[data-testid='concordia-term']")].map(cells))
-      .toEqual([["price", "158,000.00 USD", ""], ["support", "premier", "type: tier"]]);
+      .toEqual([["Price", "158,000.00 USD", ""], ["Support", "premier", "type: tier"]]);
     expect(byId(container, "current-offer").textContent).toContain("Choose one of these bundles.");
     const change = byId(byId(container, "concordia-diff"), "concordia-amount-change");
     expect(change.textContent).toContain("−10,000.00 (−6.25%)");
@@ -175,7 +175,7 @@ describe("a Concordia offer", () => {
     const summary = (byId(container, "approve-summary").textContent ?? "").replace(/\s+/g, " ");
     expect(summary).toContain("You are about to let our agent accept this counter-offer from Litware Inc");
     expect(summary).toContain("Amount 150,000.00 USD");
-    expect(summary).toContain("If term_months is 24: price 150,000.00 USD");
+    expect(summary).toContain("If Term (months) is 24: Price 150,000.00 USD");
     expect(summary).toContain("ApprovalReceipt");
     await user.click(byId(container, "approve-confirm"));
     await settle();

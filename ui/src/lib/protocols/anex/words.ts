@@ -25,6 +25,6 @@ export const anexSession = {
   entry: "message",
   entries: "messages",
   seriesTitle: "What was agreed",
-  exportHint: "JSON: the conversation's messages as the host keeps them and every decision (its ApprovalReceipt over the terms record) as it was sent. CSV: one row per message.",
+  exportHint: "JSON: the conversation's messages as the host keeps them and every decision (its ApprovalReceipt over the terms record) as it was sent. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
   unsigned: true,
 };

@@ -12,5 +12,5 @@ export const anpSession = {
   entry: "event",
   entries: "events",
   seriesTitle: "Offer totals in the order they were made",
-  exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per offer.",
+  exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
 };

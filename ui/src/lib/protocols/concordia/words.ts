@@ -21,5 +21,5 @@ export const concordiaSession = {
   entry: "message",
   entries: "messages",
   seriesTitle: "Prices offered, in the order they were made",
-  exportHint: "JSON: the signed transcript with every party's key and the ApprovalReceipts you signed; countersign-verify checks the file as it is (links, signatures, the state machine, each receipt against the offer it names). CSV: one row per offer and counter-offer.",
+  exportHint: "JSON: the signed transcript with every party's key and the ApprovalReceipts you signed; countersign-verify checks the file as it is (links, signatures, the state machine, each receipt against the offer it names). CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
 };

@@ -66,6 +66,6 @@ export const oanpSession = {
   entry: "envelope",
   entries: "envelopes",
   seriesTitle: "Prices offered, in the order they were made",
-  exportHint: "JSON: the session's envelopes as the gate keeps them, with the roles that sent them and the ApprovalReceipts you signed. CSV: one row per offer.",
+  exportHint: "JSON: the session's envelopes as the gate keeps them, with the roles that sent them and the ApprovalReceipts you signed. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
   unsigned: true,
 };
