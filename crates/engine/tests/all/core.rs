@@ -773,6 +773,11 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
         })
         .unwrap()
         .clone();
+    // The sandbox's own demo vendors: their names verified by the sandbox,
+    // their admin, so no row calls them unverified.
+    for item in inbox.iter().filter(|i| i.protocol == "anp") {
+        assert_eq!(item.counterparty.verified, Some(true), "{item:?}");
+    }
     engine
         .decide(DecideRequest {
             host_id: northwind.host_id.clone(),

@@ -128,9 +128,10 @@ fn load_key(path: &Path) -> Result<SigningKey, EngineError> {
     }
 }
 
-/// Runs the demo vendors against the sandbox host at `url`, keeping their
-/// keys and sessions in `dir`, for as long as the sandbox runs.
-pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), EngineError> {
+/// Runs the demo vendors against the sandbox host, keeping their keys and
+/// sessions in its directory, for as long as the sandbox runs.
+pub(crate) async fn run(sandbox: &crate::protocol::DemoHost) -> Result<(), EngineError> {
+    let (url, dir) = (sandbox.url.as_str(), sandbox.dir.as_path());
     let state_path = dir.join("demo.json");
     let mut state: DemoState = std::fs::read_to_string(&state_path)
         .ok()
@@ -149,6 +150,14 @@ pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), EngineError> {
                 .to_lowercase()
         );
         let registered = AgentClient::register(url, &key, script.agent, script.vendor, &contact)
+            .await
+            .map_err(sandbox_error)?;
+        // The sandbox's admin is this console, and these vendors are its own
+        // scripts: it verifies the names they registered, as a host's admin
+        // would (`agent verify`), so the inbox does not call them unverified.
+        sandbox
+            .host
+            .verify_agent(&registered.agent_id)
             .await
             .map_err(sandbox_error)?;
         let client = AgentClient::new(url, key, &registered.agent_id).map_err(sandbox_error)?;

@@ -213,6 +213,6 @@ impl Seam for Anp {
     }
 
     fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(&sandbox.url, &sandbox.dir))
+        Box::pin(demo::run(sandbox))
     }
 }
