@@ -69,6 +69,17 @@ impl Scenario {
         Ok(())
     }
 
+    /// Opens the counter editor on the open offer, types `unit_price` as
+    /// the first line's price and asks for the check.
+    async fn counter_first_price(&self, unit_price: &str) -> Result<()> {
+        self.app.click("counter-button").await?;
+        self.app.testid("counter-editor").await?;
+        let price = self.app.testid("counter-line-unit_price").await?;
+        price.send_keys(Key::Control + "a").await?;
+        price.send_keys(unit_price).await?;
+        self.app.click("counter-validate").await
+    }
+
     /// This vendor's row in the inbox, once the console has polled it.
     async fn inbox_row(&self) -> Result<WebElement> {
         inbox_row_of(&self.app, &self.vendor_name).await
@@ -262,12 +273,7 @@ async fn a_counter_offer_is_validated_previewed_and_sent() -> Result<()> {
         .offer(&session, outsider::offer(2, 1000, "Opening offer.", &[]))
         .await?;
     s.open_offer().await?;
-    s.app.click("counter-button").await?;
-    s.app.testid("counter-editor").await?;
-    let price = s.app.testid("counter-line-unit_price").await?;
-    price.send_keys(Key::Control + "a").await?;
-    price.send_keys("875").await?;
-    s.app.click("counter-validate").await?;
+    s.counter_first_price("875").await?;
     let preview = match s.app.testid("counter-preview").await {
         Ok(preview) => preview.text().await?,
         Err(e) => {

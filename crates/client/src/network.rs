@@ -82,17 +82,18 @@ pub fn classify(error: &reqwest::Error) -> NetworkFailure {
 
 /// The failure of a request to `url` as a sentence with its next step.
 pub fn explain(url: &str, error: &reqwest::Error) -> String {
-    let place = reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| {
-            u.host_str()
-                .map(|h| format!("{h}:{}", u.port_or_known_default().unwrap_or(0)))
-        })
-        .unwrap_or_else(|| url.to_owned());
-    let name = reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| url.to_owned());
+    let parsed = reqwest::Url::parse(url).ok();
+    let name = parsed
+        .as_ref()
+        .and_then(|u| u.host_str())
+        .unwrap_or(url)
+        .to_owned();
+    let place = match &parsed {
+        Some(u) if u.host_str().is_some() => {
+            format!("{name}:{}", u.port_or_known_default().unwrap_or(0))
+        }
+        _ => url.to_owned(),
+    };
     match classify(error) {
         NetworkFailure::Refused => format!(
             "nothing is listening at {place} (the connection was refused). Check that the host is running and that the address and port are right"

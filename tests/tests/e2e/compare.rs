@@ -29,12 +29,7 @@ async fn a_vendors_cut_reads_better_against_its_own_offer_with_our_counter_as_a_
 
     // Our counter: the first line at 1,000 (23,200 USD in all).
     s.open_offer().await?;
-    s.app.click("counter-button").await?;
-    s.app.testid("counter-editor").await?;
-    let price = s.app.testid("counter-line-unit_price").await?;
-    price.send_keys(Key::Control + "a").await?;
-    price.send_keys("1000").await?;
-    s.app.click("counter-validate").await?;
+    s.counter_first_price("1000").await?;
     s.app.testid("counter-preview").await?;
     s.app.click("counter-submit").await?;
     s.app.click("confirm-send").await?;

@@ -220,6 +220,15 @@ pub struct Acknowledgement {
     pub by: String,
 }
 
+/// A per-proposal mark this console keeps (never sent anywhere).
+#[derive(Clone, Copy)]
+enum Mark {
+    /// The person opened it.
+    Seen,
+    /// The person put it away after it expired.
+    Dismissed,
+}
+
 /// The store; one connection, guarded by the engine.
 pub struct Store {
     conn: Connection,
@@ -683,14 +692,7 @@ impl Store {
         session_id: &str,
         event_hash: &str,
     ) -> rusqlite::Result<bool> {
-        self.conn
-            .query_row(
-                "SELECT 1 FROM dismissed WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3",
-                [host_id, session_id, event_hash],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|o| o.is_some())
+        self.has_mark(Mark::Dismissed, host_id, session_id, event_hash)
     }
 
     /// Marks an offer opened.
@@ -714,12 +716,27 @@ impl Store {
         session_id: &str,
         event_hash: &str,
     ) -> rusqlite::Result<bool> {
+        self.has_mark(Mark::Seen, host_id, session_id, event_hash)
+    }
+
+    /// True when `mark`'s table holds the proposal.
+    fn has_mark(
+        &self,
+        mark: Mark,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+    ) -> rusqlite::Result<bool> {
+        let sql = match mark {
+            Mark::Seen => {
+                "SELECT 1 FROM seen WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3"
+            }
+            Mark::Dismissed => {
+                "SELECT 1 FROM dismissed WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3"
+            }
+        };
         self.conn
-            .query_row(
-                "SELECT 1 FROM seen WHERE host_id = ?1 AND session_id = ?2 AND event_hash = ?3",
-                [host_id, session_id, event_hash],
-                |_| Ok(()),
-            )
+            .query_row(sql, [host_id, session_id, event_hash], |_| Ok(()))
             .optional()
             .map(|o| o.is_some())
     }
