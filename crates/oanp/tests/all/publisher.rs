@@ -288,3 +288,37 @@ fn our_canonical_bytes_equal_rfc8785s() {
         assert_eq!(json!(mine), result["output"], "{input}");
     }
 }
+
+/// The console refuses to file what is not a receipt (`receipt::recognize`,
+/// by the members a receipt has): it must never refuse one the publisher's
+/// own verifier reads, whatever that verifier then concludes about it.
+#[test]
+fn every_receipt_the_publisher_reads_is_recognized_as_one() {
+    let keys = Keys::generate();
+    let cases = variants::all(&keys);
+    let report = run_publisher(&cases);
+    let theirs = report["cases"].as_array().unwrap();
+    let mut refused = Vec::new();
+    let mut read = 0;
+    for (case, theirs) in cases.iter().zip(theirs) {
+        if theirs["status"] == "unreadable" {
+            continue;
+        }
+        let Ok(Value::Object(receipt)) = serde_json::from_str::<Value>(&case.receipt) else {
+            continue;
+        };
+        read += 1;
+        if let Err(e) = oanp::receipt::recognize(&receipt) {
+            refused.push(format!(
+                "{} (the publisher: {}): {e}",
+                case.name, theirs["status"]
+            ));
+        }
+    }
+    assert!(read > 10, "only {read} cases were read by the publisher");
+    assert!(
+        refused.is_empty(),
+        "refused as no receipt:\n{}",
+        refused.join("\n")
+    );
+}
