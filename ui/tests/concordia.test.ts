@@ -236,7 +236,7 @@ describe("a Concordia offer", () => {
       { path: "terms/delivery/value", message: "\"2027-13-45\" is not a real date: write YYYY-MM-DD, like 2027-01-15" },
       { path: "terms/price/value", message: "\"forty thousand\" is not an amount: write an exact decimal number, like 140000.00" },
       { path: "terms/quantity/value", message: "-5 is not a quantity: it must be more than zero" },
-      { path: "terms/warranty_months/value", message: "is required (the offer you answer names it): give it a value" },
+      { path: "terms/warranty_months/value", message: "Required: the offer you answer names it, so give it a value" },
     ] };
     const { container } = await renderConcordia(backend);
     await user.click(byId(container, "counter-button"));

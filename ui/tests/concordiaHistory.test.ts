@@ -37,8 +37,8 @@ describe("a Concordia session in history", () => {
     const rows = [...container.querySelectorAll("[data-testid='timeline-row']")].map((row) =>
       [...row.querySelectorAll("td")].map((cell) => cell.textContent?.trim()));
     expect(rows).toHaveLength(9);
-    expect(rows[3].slice(2, 6)).toEqual(["agent_seller_01", "theirs", "negotiate.counter", "Counter-offer: 48,000 USD"]);
-    expect(rows[8].slice(2, 6)).toEqual(["agent_fabrikam_procurement", "ours", "negotiate.accept", "Accepted"]);
+    expect(rows[3].slice(2, 6)).toEqual(["agent_seller_01", "theirs", "Counter-offer", "Counter-offer: 48,000 USD"]);
+    expect(rows[8].slice(2, 6)).toEqual(["agent_fabrikam_procurement", "ours", "Accept", "Accepted"]);
     expect([...container.querySelectorAll<HTMLElement>("[data-testid='timeline-side']")].map((c) => c.dataset.side))
       .toEqual(["ours", "counterparty", "ours", "counterparty", "ours", "counterparty", "ours", "counterparty", "ours"]);
     expect(texts(container, "timeline-signature")).toEqual(Array(9).fill("verified"));

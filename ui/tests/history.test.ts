@@ -124,7 +124,7 @@ describe("history", () => {
     expect(byId(container, "session-view").textContent).toContain("Session with Contoso GmbH");
     const rows = [...container.querySelectorAll("[data-testid='timeline-row']")].map((row) =>
       [...row.querySelectorAll("td")].map((cell) => cell.textContent?.trim()));
-    expect(rows[1].slice(0, 6)).toEqual(["1", "Fri 27 Nov, 08:01", "vendor_agent", "theirs", "offer", "Offer: 585000 USD, 36 months"]);
+    expect(rows[1].slice(0, 6)).toEqual(["1", "Fri 27 Nov, 08:01", "vendor_agent", "theirs", "Offer", "Offer: 585000 USD, 36 months"]);
     expect(texts(container, "timeline-signature")).toEqual(["verified", "verified", "unproven", "verified", "verified"]);
     const vendorLine = byId(container, "series-counterparty").getAttribute("points")!.split(" ");
     expect(vendorLine).toHaveLength(2);

@@ -11,7 +11,8 @@ import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
 import { breakPieces } from "../src/lib/model/breaks";
-import { label, termLabel, valueLabel } from "../src/lib/model/labels";
+import { sessionWords } from "../src/lib/protocols";
+import { kindLabel, label, termLabel, valueLabel } from "../src/lib/model/labels";
 
 async function openSession(detail: SessionDetail = fx.concordiaSessionDetail()) {
   const backend = new FakeBackend();
@@ -109,6 +110,19 @@ describe("one vocabulary", () => {
     expect(termLabel("line_items[0].unit_price")).toBe("Line item 1 · Unit price");
     expect(termLabel("terms.price.currency")).toBe("Price · Currency");
     expect(termLabel("value")).toBe("Value");
+  });
+
+  it("names each protocol's message kinds in words, keeping the wire's kind beside them", async () => {
+    expect(kindLabel("counter_offer", sessionWords("ANP/0.1").kinds)).toBe("Counter-offer");
+    expect(kindLabel("negotiate.accept", sessionWords("concordia").kinds)).toBe("Accept");
+    expect(kindLabel("session.agree", sessionWords("oanp").kinds)).toBe("Agreement");
+    expect(kindLabel("ACCEPT-PROPOSAL", sessionWords("anex").kinds)).toBe("Proposal accepted");
+    expect(kindLabel("offer.something_new")).toBe("Offer something new");
+    const { container } = await openSession(fx.sessionDetail());
+    const cells = [...container.querySelectorAll<HTMLElement>("[data-testid='timeline-kind']")];
+    expect(cells.map((c) => c.textContent)).toEqual(["Session opened", "Offer", "Message", "Counter-offer", "Counter-offer"]);
+    expect(cells.map((c) => c.dataset.kind)).toEqual(["session_open", "offer", "message", "counter_offer", "counter_offer"]);
+    expect(byId(container, "timeline").textContent).not.toContain("counter_offer");
   });
 });
 

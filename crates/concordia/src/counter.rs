@@ -21,7 +21,7 @@ pub const MAX_COUNTER_TERMS: usize = 100;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TermProblem {
     /// The answered offer names the term; the counter leaves it out or empty.
-    #[error("is required (the offer you answer names it): give it a value")]
+    #[error("Required: the offer you answer names it, so give it a value")]
     Missing,
     /// A money term whose value is not an exact decimal.
     #[error("{typed:?} is not an amount: write an exact decimal number, like 140000.00")]
@@ -36,7 +36,7 @@ pub enum TermProblem {
         value: Decimal,
     },
     /// A currency that is not three capital letters.
-    #[error("the currency is three capital letters (USD, EUR)")]
+    #[error("The currency is three capital letters (USD, EUR)")]
     BadCurrency,
     /// A numeric term whose value is not a number.
     #[error("{typed:?} is not a number")]

@@ -197,7 +197,7 @@ async fn the_sandbox_concordia_offer_shows_its_party_key_diff_and_reasoning_and_
         let kinds = app
             .script(
                 "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
-                   .map(r => r.querySelectorAll('td')[4].textContent.trim());",
+                   .map(r => r.querySelector('[data-testid=timeline-kind]').dataset.kind);",
                 vec![],
             )
             .await?;

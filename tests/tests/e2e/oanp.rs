@@ -154,7 +154,7 @@ async fn the_sandbox_oanp_counter_shows_price_and_verdict_and_an_approval_agrees
     let shown = app
         .script(
             "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
-               .map(r => r.querySelectorAll('td')[4].textContent.trim());",
+               .map(r => r.querySelector('[data-testid=timeline-kind]').dataset.kind);",
             vec![],
         )
         .await?;

@@ -75,3 +75,15 @@ export function termLabel(path: string): string {
     })
     .join(" · ");
 }
+
+/**
+ * A message kind as words: `known` is the protocol's own map (from its
+ * session words); a kind it does not know is spelled out from its parts
+ * ("offer.something_new" → "Offer something new"), never dropped.
+ */
+export function kindLabel(kind: string, known: Record<string, string> = {}): string {
+  const word = known[kind];
+  if (word) return word;
+  const spaced = kind.replace(/[._-]+/g, " ").trim().toLowerCase();
+  return spaced ? spaced[0].toUpperCase() + spaced.slice(1) : kind;
+}

@@ -119,6 +119,8 @@ export interface SessionWords {
    * ANEX messages): the verification banner then never claims a signature
    * was checked. */
   unsigned?: boolean;
+  /** The protocol's message kinds as words (`counter_offer` → "Counter-offer"). */
+  kinds?: Record<string, string>;
 }
 
 const SESSION_WORDS: Record<string, SessionWords> = {

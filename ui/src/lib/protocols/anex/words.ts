@@ -27,4 +27,19 @@ export const anexSession = {
   seriesTitle: "What was agreed",
   exportHint: "JSON: the conversation's messages as the host keeps them and every decision (its ApprovalReceipt over the terms record) as it was sent. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
   unsigned: true,
+  /** ANEX performatives as words. */
+  kinds: {
+    CFP: "Call for proposals",
+    PROPOSE: "Proposal",
+    "ACCEPT-PROPOSAL": "Proposal accepted",
+    "REJECT-PROPOSAL": "Proposal rejected",
+    AGREE: "Agree",
+    REFUSE: "Refuse",
+    INFORM: "Inform",
+    REQUEST: "Request",
+    "QUERY-IF": "Query",
+    CANCEL: "Cancel",
+    FAILURE: "Failure",
+    "NOT-UNDERSTOOD": "Not understood",
+  },
 };

@@ -13,4 +13,15 @@ export const anpSession = {
   entries: "events",
   seriesTitle: "Offer totals in the order they were made",
   exportHint: "JSON: the hash-chained log under \"log\" (the document countersign-verify checks) and every decision as it was sent. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
+  /** ANP event kinds as words. */
+  kinds: {
+    session_open: "Session opened",
+    envelope: "Envelope",
+    offer: "Offer",
+    counter_offer: "Counter-offer",
+    message: "Message",
+    decline: "Decline",
+    session_close: "Session closed",
+    accept: "Accept",
+  },
 };

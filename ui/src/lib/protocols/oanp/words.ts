@@ -68,4 +68,17 @@ export const oanpSession = {
   seriesTitle: "Prices offered, in the order they were made",
   exportHint: "JSON: the session's envelopes as the gate keeps them, with the roles that sent them and the ApprovalReceipts you signed. CSV: one row per term of every message (the accept too) and per field of every decision you sent.",
   unsigned: true,
+  /** OANP message types as words. */
+  kinds: {
+    "session.open": "Session opened",
+    "session.ack": "Joined",
+    "session.accept": "Session accepted",
+    "offer.propose": "Offer",
+    "offer.counter": "Counter-offer",
+    "offer.accept": "Accept",
+    "arbitration.evaluate": "Arbiter's verdict",
+    "arbitration.reject": "Arbiter rejected",
+    "session.agree": "Agreement",
+    "session.close": "Session closed",
+  },
 };

@@ -79,7 +79,11 @@ pub(crate) fn timeline(
         MessageType::OfferAccept => format!("Accepted by the {}", typed.sender.role.as_str()),
         MessageType::SessionAgree => "Agreed: the arbiter signs the final terms".to_owned(),
         MessageType::SessionClose => "Closed without agreement".to_owned(),
-        other => other.as_str().to_owned(),
+        MessageType::SessionOpen => format!("Session opened by the {}", typed.sender.role.as_str()),
+        MessageType::SessionAck => format!("Joined by the {}", typed.sender.role.as_str()),
+        MessageType::SessionAccept => {
+            "The arbiter accepted the session and fixed its rules".to_owned()
+        }
     };
     let payload = value.get("payload").cloned().unwrap_or(Value::Null);
     let role = match typed.kind {

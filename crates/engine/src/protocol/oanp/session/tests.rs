@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{offer, verify};
+use super::{offer, record, verify};
 use crate::protocol::{Head, PendingProposal, Trust};
 
 fn chain(specs: &[(&str, &str, Value)]) -> Vec<Value> {
@@ -290,4 +290,40 @@ fn the_awaited_offer_is_read_beside_the_one_it_answers() {
         offer::answer_on_log(&events, 4, "merchant"),
         Some(crate::protocol::LogAnswer::Accepted { .. })
     ));
+}
+
+#[test]
+fn every_envelope_of_the_timeline_is_summarised_in_words_never_as_its_type() {
+    let specs: Vec<(&str, &str, Value)> = vec![
+        ("session.open", "buyer", json!({})),
+        ("session.ack", "merchant", json!({})),
+        ("session.accept", "arbiter", json!({})),
+    ];
+    let all = chain(&specs);
+    let read = verify::since(
+        "oanp:s1",
+        &genesis(),
+        &trust("{}"),
+        &doc(
+            0,
+            &all,
+            &all,
+            json!({"buyer": "b-1", "merchant": "m-1", "arbiter": "a-1"}),
+        ),
+    )
+    .unwrap();
+    let human = humanize::Humanizer::in_zone("en_GB.UTF-8", "UTC");
+    let summaries: Vec<String> = read
+        .events
+        .iter()
+        .map(|e| record::timeline(e, "merchant", &human).unwrap().summary)
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            "Session opened by the buyer",
+            "Joined by the merchant",
+            "The arbiter accepted the session and fixed its rules",
+        ]
+    );
 }
