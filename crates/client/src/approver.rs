@@ -4,6 +4,8 @@
 //! ApprovalReceipts on gate sessions. Record verification and pinning are
 //! the console engine's: this client returns what the host sent, unverified.
 
+use std::time::Duration;
+
 use anp::api::{self, WellKnown};
 use anp::approval::sign_approval;
 use anp::keys::{self, SigningKey};
@@ -204,6 +206,31 @@ impl ApproverClient {
         let path = format!("{}/summary", CONSOLE_API_BASE);
         let mut request = Request::get(path);
         request.if_none_match = known;
+        let answer = self
+            .http
+            .call_conditional(request, Some(&self.identity), Idempotent::Yes)
+            .await?;
+        Ok(match answer {
+            Conditional::Fresh { value, etag } => SummaryFetch::Changed {
+                summary: value,
+                etag,
+            },
+            Conditional::NotModified => SummaryFetch::Unchanged,
+        })
+    }
+
+    /// As [`ApproverClient::summary_since`], but a host with nothing new
+    /// holds the answer for up to `wait` seconds (1 to 90) and answers the
+    /// moment the summary changes (docs/approver-api.md, "Waiting for a
+    /// change"): one request a wait instead of one a poll. A host that
+    /// predates waiting answers at once, as `summary_since` would.
+    pub async fn summary_waiting(&self, known: &str, wait: u64) -> Result<SummaryFetch> {
+        let path = format!("{}/summary", CONSOLE_API_BASE);
+        let mut request = Request::get(path);
+        request.if_none_match = Some(known);
+        request.query = Some(("wait", wait.to_string()));
+        // The host may hold it for the whole wait; give the answer time to come.
+        request.timeout = Some(Duration::from_secs(wait) + self.http.timeout());
         let answer = self
             .http
             .call_conditional(request, Some(&self.identity), Idempotent::Yes)

@@ -125,6 +125,11 @@ pub(crate) struct Http {
 }
 
 impl Http {
+    /// The client's whole-request timeout (what a held request adds its wait to).
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
     /// Checks the base URL (http or https, no query) and builds the client.
     pub fn new(base_url: &str, config: ClientConfig) -> Result<Http> {
         let parsed = Url::parse(base_url).map_err(|e| ClientError::InvalidInput {
@@ -307,6 +312,9 @@ impl Http {
         if let Some(tag) = request.if_none_match {
             builder = builder.header(reqwest::header::IF_NONE_MATCH, tag);
         }
+        if let Some(timeout) = request.timeout {
+            builder = builder.timeout(timeout);
+        }
         if request.body.is_some() {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -384,6 +392,9 @@ pub(crate) struct Request<'a> {
     pub body: Option<&'a [u8]>,
     /// An entity tag from an earlier answer: the host may answer `304`.
     pub if_none_match: Option<&'a str>,
+    /// This request's own whole-request timeout, for one the host may hold
+    /// open on purpose (a summary waiting for a change); else the client's.
+    pub timeout: Option<Duration>,
 }
 
 /// A conditional answer: a fresh value with its entity tag, or unchanged.
@@ -410,6 +421,7 @@ impl<'a> Request<'a> {
             query: None,
             body: None,
             if_none_match: None,
+            timeout: None,
         }
     }
 
@@ -421,6 +433,7 @@ impl<'a> Request<'a> {
             query: None,
             body: Some(body),
             if_none_match: None,
+            timeout: None,
         }
     }
 }

@@ -30,6 +30,7 @@ mod authority;
 mod body;
 pub mod buyer_agent;
 pub mod callback;
+pub mod changes;
 pub mod config;
 pub mod domain;
 pub mod error;
@@ -77,6 +78,7 @@ struct Inner {
     platform_public: String,
     platform_fingerprint: String,
     limiter: ratelimit::RateLimiter,
+    changes: changes::Changes,
 }
 
 /// Where the platform key is: the configured file, or for SQLite the file
@@ -130,6 +132,7 @@ impl Host {
                 platform_key,
                 config,
                 limiter,
+                changes: changes::Changes::new(),
             }),
         })
     }
@@ -168,6 +171,11 @@ impl Host {
 
     pub(crate) fn limiter(&self) -> &ratelimit::RateLimiter {
         &self.inner.limiter
+    }
+
+    /// What wakes the consoles that wait for a change.
+    pub fn changes(&self) -> &changes::Changes {
+        &self.inner.changes
     }
 
     pub(crate) fn config(&self) -> &HostConfig {

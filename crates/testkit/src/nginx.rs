@@ -58,6 +58,8 @@ http {{
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;
             proxy_buffering off;
+            # Longer than a console's longest wait for a change (90 s).
+            proxy_read_timeout 120s;
         }}
     }}
 }}

@@ -45,7 +45,10 @@ pub async fn enroll(
 /// gate sessions alike. The answer carries an `ETag`; a request whose
 /// `If-None-Match` names it gets `304 Not Modified` and no body, so a
 /// console polling an unchanged host parses nothing (the request is still
-/// signed and spends its nonce).
+/// signed and spends its nonce). With `?wait=SECONDS` (1 to
+/// [`MAX_WAIT_SECONDS`]) an unchanged answer is held until it changes (a
+/// write announced through [`crate::changes`], or a pending request
+/// reaching its expiry) and then sent at once, or `304` when the wait ends.
 pub async fn summary(
     State(host): State<Host>,
     signed: Signed<Approver>,
@@ -57,19 +60,99 @@ pub async fn summary(
         .get(IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
-    let mut summary = service::summary(&host, &signed.principal).await?;
-    summary
-        .sessions
-        .extend(approver_gate::summary(&host, &signed.principal, signed.now).await?);
-    summary
-        .sessions
-        .extend(approver_anex::summary(&host, &signed.principal, signed.now).await?);
-    let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let tag = etag_of(&text);
-    if known.is_some_and(|header| etag_matches(&header, &tag)) {
-        return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
+    let wait = wait_param(&signed.incoming.uri)?;
+    let until = tokio::time::Instant::now() + wait;
+    let mut changes = host.changes().subscribe();
+    loop {
+        changes.mark_unchanged();
+        let now = host.clock().now();
+        let (text, next_expiry) = summary_text(&host, &signed.principal, now).await?;
+        let tag = etag_of(&text);
+        if !known
+            .as_deref()
+            .is_some_and(|header| etag_matches(header, &tag))
+        {
+            return Ok(([(ETAG, tag)], json_text(text)).into_response());
+        }
+        let left = until.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
+        }
+        // A pending request that expires changes the answer with no write.
+        let expiry = next_expiry
+            .map(|at| std::time::Duration::try_from(at - now).unwrap_or_default())
+            .map(|d| d + std::time::Duration::from_millis(5));
+        let sleep = expiry.map_or(left, |d| d.min(left));
+        let unchanged = (StatusCode::NOT_MODIFIED, [(ETAG, tag)]);
+        tokio::select! {
+            woken = changes.changed() => {
+                if woken.is_err() {
+                    return Ok(unchanged.into_response());
+                }
+            }
+            () = tokio::time::sleep(sleep) => {
+                // The wait is over with nothing announced: as it was.
+                if sleep == left {
+                    return Ok(unchanged.into_response());
+                }
+            }
+        }
     }
-    Ok(([(ETAG, tag)], json_text(text)).into_response())
+}
+
+/// The longest `?wait=` a console may ask for: under the read timeouts of
+/// common proxies once set as the README's nginx configuration sets them,
+/// and long enough that an idle console asks about once a minute.
+pub const MAX_WAIT_SECONDS: u64 = 90;
+
+/// Reads `?wait=SECONDS` (absent: no wait).
+fn wait_param(uri: &axum::http::Uri) -> Result<std::time::Duration, ApiError> {
+    let mut wait = 0;
+    for pair in uri
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if name == "wait" {
+            wait = value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=MAX_WAIT_SECONDS).contains(n))
+                .ok_or_else(|| {
+                    ApiError::Invalid(format!(
+                        "wait must be whole seconds from 1 to {MAX_WAIT_SECONDS}, got {value:?}."
+                    ))
+                })?;
+        }
+    }
+    Ok(std::time::Duration::from_secs(wait))
+}
+
+/// The summary's exact text, and the earliest expiry among its pending
+/// requests still ahead of `now` (when the answer changes without a write).
+async fn summary_text(
+    host: &Host,
+    principal: &Approver,
+    now: time::OffsetDateTime,
+) -> Result<(String, Option<time::OffsetDateTime>), ApiError> {
+    let mut summary = service::summary(host, principal).await?;
+    summary
+        .sessions
+        .extend(approver_gate::summary(host, principal, now).await?);
+    summary
+        .sessions
+        .extend(approver_anex::summary(host, principal, now).await?);
+    let next_expiry = summary
+        .sessions
+        .iter()
+        .flat_map(|s| s.pending.iter())
+        .filter_map(|p| anp::api::parse_timestamp(&p.expires_at))
+        .filter(|at| *at > now)
+        .min();
+    let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok((text, next_expiry))
 }
 
 /// `GET /keys`: the approver's own organization's discovery document,

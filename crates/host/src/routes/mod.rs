@@ -13,6 +13,10 @@ mod gate;
 mod support;
 
 use ::anp::api::{AGENT_API_BASE, WELL_KNOWN_PATH};
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::{self, Next};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use countersign_host_api::approver::CONSOLE_API_BASE;
@@ -33,7 +37,28 @@ pub fn router(host: Host) -> Router {
         .merge(a2a::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            host.clone(),
+            announce_writes,
+        ))
         .with_state(host)
+}
+
+/// Every write that succeeds, on any surface (an ANP event, a mirrored gate
+/// batch, an ANEX message, a decision from another console), wakes the
+/// consoles waiting for a change. A read never does; a refused write never
+/// does. A write that changed nothing a console sees costs each waiter one
+/// recomputed summary, which then goes on waiting.
+async fn announce_writes(State(host): State<Host>, request: Request, next: Next) -> Response {
+    let writes = !matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    let response = next.run(request).await;
+    if writes && response.status().is_success() {
+        host.changes().announce();
+    }
+    response
 }
 
 /// A known path with the wrong method, in the ANP shape.

@@ -750,3 +750,97 @@ async fn an_unchanged_summary_answers_304_and_any_change_a_new_tag() {
     assert_eq!(status, 401);
     t.running.shutdown().await;
 }
+
+/// Waits until `n` requests wait for a change on the host.
+async fn until_waiting(t: &TestHost, n: usize) {
+    for _ in 0..2000 {
+        if t.host().changes().waiters() >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    panic!("no summary request started waiting");
+}
+
+#[tokio::test]
+async fn a_waiting_summary_answers_as_soon_as_an_offer_arrives() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+
+    let (waited, (s, _)) = tokio::join!(t.summary_waiting(&ada, &tag, "90"), async {
+        until_waiting(&t, 1).await;
+        t.submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
+            .await
+    });
+    assert_eq!(s, 200);
+    // Without the wake-up the request would sit out its 90 s and answer 304.
+    let (status, moved, body) = waited;
+    assert_eq!(status, 200, "the offer wakes the waiting console");
+    assert_ne!(moved.as_deref(), Some(tag.as_str()));
+    let now: Value = serde_json::from_slice(&body).unwrap();
+    assert!(
+        !pending_of(&now, &session).is_empty(),
+        "it carries the offer"
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_waiting_summary_is_not_answered_by_a_write_that_changes_nothing_it_shows() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    t.open_sandbox(&vendor).await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+    // Another vendor registering is a write Ada cannot see.
+    let (waited, _) = tokio::join!(t.summary_waiting(&ada, &tag, "2"), async {
+        until_waiting(&t, 1).await;
+        t.register("Northwind").await
+    });
+    let (status, again, body) = waited;
+    assert_eq!(status, 304, "nothing Ada sees changed");
+    assert_eq!(again.as_deref(), Some(tag.as_str()));
+    assert!(body.is_empty());
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_wait_out_of_range_is_refused_with_its_bounds() {
+    let t = start(roomy_limits()).await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+    for wait in ["0", "91", "abc", "-1", "1.5"] {
+        let (status, _, body) = t.summary_waiting(&ada, &tag, wait).await;
+        assert_eq!(status, 400, "wait={wait}");
+        let text = String::from_utf8_lossy(&body);
+        assert!(
+            text.contains("wait must be whole seconds from 1 to 90"),
+            "wait={wait}: {text}"
+        );
+    }
+    t.running.shutdown().await;
+}

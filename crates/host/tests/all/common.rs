@@ -427,6 +427,27 @@ impl TestHost {
         (status, etag, resp.bytes().await.unwrap().to_vec())
     }
 
+    /// `GET /summary?wait=WAIT` with `If-None-Match: tag`: status, ETag and body.
+    pub async fn summary_waiting(
+        &self,
+        approver: &Party,
+        tag: &str,
+        wait: &str,
+    ) -> (u16, Option<String>, Vec<u8>) {
+        let path = format!("/api/console/v1/summary?wait={wait}");
+        let mut req = self.http.get(self.url(&path));
+        for (k, v) in self.signature_headers(approver, "GET", &path, b"") {
+            req = req.header(k, v);
+        }
+        let resp = req.header("if-none-match", tag).send().await.unwrap();
+        let status = resp.status().as_u16();
+        let etag = resp
+            .headers()
+            .get("etag")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (status, etag, resp.bytes().await.unwrap().to_vec())
+    }
+
     pub async fn decide(&self, approver: &Party, session: &str, body: Value) -> (u16, Value) {
         let (status, bytes) = self
             .signed(

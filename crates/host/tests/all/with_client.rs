@@ -115,3 +115,86 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     }
     t.running.shutdown().await;
 }
+
+/// Two approvers' clients on one org; the offer they decide on.
+async fn two_approvers(t: &TestHost) -> (Vec<(ApproverClient, &'static str)>, String, String) {
+    let base = t.running.base_url();
+    let vendor_key = anp::keys::generate_signing_key();
+    let reg = AgentClient::register(
+        &base,
+        &vendor_key,
+        "Contoso Agent",
+        "Contoso",
+        "s@contoso.example",
+    )
+    .await
+    .unwrap();
+    let vendor = AgentClient::new(&base, vendor_key, &reg.agent_id).unwrap();
+    let opened = vendor
+        .open_session(Target::Sandbox { sandbox: true }, vendor_envelope())
+        .await
+        .unwrap();
+    let session = opened.session_id.clone();
+    let doc = vendor
+        .submit(&session, EventKind::Offer, offer(1200, FAR_FUTURE))
+        .await
+        .unwrap();
+    let offer_hash = doc.events.last().unwrap().event_hash.clone();
+    let mut approvers = Vec::new();
+    for (name, email) in [
+        ("Ada", "ada@fabrikam.example"),
+        ("Bob", "bob@fabrikam.example"),
+    ] {
+        let code = t
+            .host()
+            .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
+            .await
+            .unwrap()
+            .code;
+        let key = anp::keys::generate_signing_key();
+        let enrolled = ApproverClient::enroll(&base, &code, name, email, &key)
+            .await
+            .unwrap();
+        approvers.push((
+            ApproverClient::new(&base, key, &enrolled.approver_id).unwrap(),
+            email,
+        ));
+    }
+    (approvers, session, offer_hash)
+}
+
+#[tokio::test]
+async fn a_console_waiting_for_a_change_hears_of_another_consoles_decision_at_once() {
+    use countersign_client::SummaryFetch;
+    let t = start(roomy_limits()).await;
+    let (approvers, session, offer_hash) = two_approvers(&t).await;
+    let (ada, _) = &approvers[0];
+    let (bob, bob_email) = &approvers[1];
+    let SummaryFetch::Changed {
+        etag: Some(tag), ..
+    } = ada.summary_since(None).await.unwrap()
+    else {
+        panic!("the first summary carries a tag")
+    };
+    let (heard, decided) = tokio::join!(ada.summary_waiting(&tag, 90), async {
+        while t.host().changes().waiters() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        bob.decide(&session, &bob.approve_request(&offer_hash, bob_email))
+            .await
+            .unwrap()
+    });
+    assert_eq!(decided.outcome, DecisionOutcome::AwaitingApprovals);
+    // Without the wake-up Ada's request would wait out its 90 s: Unchanged.
+    let SummaryFetch::Changed { summary, .. } = heard.unwrap() else {
+        panic!("Bob's approval did not reach Ada's waiting console")
+    };
+    let s = summary.sessions.iter().find(|s| s.id == session).unwrap();
+    let pending = s
+        .pending
+        .iter()
+        .find(|p| p.event_hash == offer_hash)
+        .unwrap();
+    assert_eq!(pending.approvals.len(), 1, "Ada sees Bob's approval");
+    t.running.shutdown().await;
+}
