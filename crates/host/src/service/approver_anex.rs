@@ -175,7 +175,13 @@ fn pending_decision(
             access: r.access.iter().map(|a| a.as_str().to_owned()).collect(),
             promise: r.promise.iter().map(|a| a.as_str().to_owned()).collect(),
         });
-    let valid_until = policy.map_or(now + time::Duration::days(90), |p| p.terms_valid_until(now));
+    // The ask stays open as long as terms decided when it arrived would stay
+    // in force: a moment fixed by the ask, so the summary (and its ETag) does
+    // not move with the clock.
+    let since = anp::api::parse_timestamp(&p.since).unwrap_or(now);
+    let valid_until = policy.map_or(since + time::Duration::days(90), |p| {
+        p.terms_valid_until(since)
+    });
     Some(PendingDecision {
         seq: index as u64 + 1,
         event_hash: message_hash(message),

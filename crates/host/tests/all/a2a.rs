@@ -1490,3 +1490,23 @@ async fn without_a_public_url_a_forged_host_header_names_nothing() {
     .unwrap();
     assert_eq!(record.responder.as_str(), listening);
 }
+
+#[tokio::test]
+async fn an_ask_waiting_for_the_owner_reads_the_same_however_late_the_console_asks() {
+    let t = start(roomy_limits()).await;
+    let s = setup(&t).await;
+    beyond_policy(&t, &s).await;
+    let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
+    let (status, tag, body) = t.summary_if(&ann, None).await;
+    assert_eq!(status, 200);
+    let first: Value = serde_json::from_slice(&body).unwrap();
+    let deadline = first["sessions"][0]["pending"][0]["expires_at"].clone();
+    assert!(deadline.is_string(), "{first}");
+    // A minute later nothing about the ask has changed, so neither has the
+    // answer: its deadline is fixed by the ask, not by the clock.
+    t.host().clock().advance(std::time::Duration::from_secs(61));
+    let (status, again, _) = t.summary_if(&ann, tag.as_deref()).await;
+    assert_eq!(status, 304, "the summary moved with the clock");
+    assert_eq!(again, tag);
+    t.running.shutdown().await;
+}
