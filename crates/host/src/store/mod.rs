@@ -15,9 +15,12 @@
 //! [`GateRepo`]; A2A's comes the same way); the suite in `tests/all` runs
 //! over both stores, which keeps them in step.
 
+mod anex;
 mod anex_types;
+mod gate;
 mod gate_types;
 pub mod postgres;
+mod sql;
 pub mod sqlite;
 mod types;
 

@@ -8,21 +8,81 @@
 //! `synchronous_commit` (on by default: a commit is on disk before the
 //! request is acknowledged).
 
-mod anex;
-mod gate;
 mod migrations;
 
 use std::str::FromStr as _;
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio_postgres::error::SqlState;
 use tokio_postgres::{NoTls, Row};
 
 use super::*;
 use crate::config::Durability;
 
 pub use migrations::LATEST_VERSION;
+
+/// Runs `body`, an operation written once for both stores (see
+/// [`super::sql`]), with `db` a [`super::sql::Pg`] on PostgreSQL: `read`
+/// and `write` on a pooled connection (each statement its own
+/// transaction), `snapshot` in one read-only REPEATABLE READ transaction,
+/// `tx` and `commit` in one transaction, committed when `body` answers
+/// `Ok` (for `commit`, a key taken at commit is a conflict), else rolled
+/// back (dropped).
+macro_rules! pg_run {
+    ($store:expr, read, |$db:ident| $body:expr) => {{
+        let client = $store.client().await?;
+        let $db = &$crate::store::sql::Pg(&client);
+        async { $body }.await
+    }};
+    ($store:expr, write, |$db:ident| $body:expr) => {
+        $crate::store::postgres::pg_run!($store, read, |$db| $body)
+    };
+    ($store:expr, snapshot, |$db:ident| $body:expr) => {{
+        let mut client = $store.client().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await?;
+        let $db = &$crate::store::sql::Pg(&tx);
+        let out: Result<_, StoreError> = async { $body }.await;
+        let out = out?;
+        tx.commit().await?;
+        Ok(out)
+    }};
+    ($store:expr, tx, |$db:ident| $body:expr) => {{
+        let mut client = $store.client().await?;
+        let tx = client.transaction().await?;
+        let $db = &$crate::store::sql::Pg(&tx);
+        let out: Result<_, StoreError> = async { $body }.await;
+        let out = out?;
+        tx.commit().await?;
+        Ok(out)
+    }};
+    ($store:expr, commit, |$db:ident| $body:expr) => {{
+        let mut client = $store.client().await?;
+        let tx = client
+            .transaction()
+            .await
+            .map_err($crate::store::postgres::store)?;
+        let $db = &$crate::store::sql::Pg(&tx);
+        let out: Result<_, CommitError> = async { $body }.await;
+        match out {
+            Ok(v) => {
+                tx.commit()
+                    .await
+                    .map_err($crate::store::postgres::conflict)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        }
+    }};
+}
+pub(crate) use pg_run;
 
 /// Connections per host process.
 const POOL_SIZE: usize = 16;
@@ -84,7 +144,7 @@ impl PgStore {
         })
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
         self.pool.get().await.map_err(pool_error)
     }
 
@@ -256,11 +316,9 @@ fn all<T>(rows: Vec<Row>, f: impl Fn(&Row) -> Result<T, StoreError>) -> Result<V
     rows.iter().map(f).collect()
 }
 
-fn is_unique_violation(e: &tokio_postgres::Error) -> bool {
-    e.code() == Some(&SqlState::UNIQUE_VIOLATION)
-}
+use super::sql::is_unique_violation;
 
-fn conflict(e: tokio_postgres::Error) -> CommitError {
+pub(crate) fn conflict(e: tokio_postgres::Error) -> CommitError {
     if is_unique_violation(&e) {
         CommitError::Conflict
     } else {
@@ -268,7 +326,7 @@ fn conflict(e: tokio_postgres::Error) -> CommitError {
     }
 }
 
-fn store(e: tokio_postgres::Error) -> CommitError {
+pub(crate) fn store(e: tokio_postgres::Error) -> CommitError {
     CommitError::Store(e.into())
 }
 

@@ -7,8 +7,6 @@
 //! waits for an append. The server and the admin CLI open the same files at
 //! the same time (busy timeout).
 
-mod anex;
-mod gate;
 mod group;
 mod migrations;
 
@@ -25,6 +23,59 @@ use super::*;
 use crate::config::Durability;
 
 pub use migrations::LATEST_VERSION;
+
+/// Runs `body`, an operation written once for both stores (see
+/// [`super::sql`]), with `db` a [`super::sql::Lite`] on SQLite: `read` on a
+/// pooled read connection (`snapshot`: inside one read transaction),
+/// `write`, `tx` and `commit` on the writer thread (each in its own
+/// savepoint of the next group commit, rolled back alone when it fails).
+macro_rules! lite_run {
+    ($store:expr, read, |$db:ident| $body:expr) => {
+        $store
+            .read(move |c| {
+                $crate::store::sql::now(async {
+                    let $db = &$crate::store::sql::Lite(&*c);
+                    $body
+                })
+            })
+            .await
+    };
+    ($store:expr, write, |$db:ident| $body:expr) => {
+        $store
+            .write(move |c| {
+                $crate::store::sql::now(async {
+                    let $db = &$crate::store::sql::Lite(&*c);
+                    $body
+                })
+            })
+            .await
+    };
+    ($store:expr, tx, |$db:ident| $body:expr) => {
+        $crate::store::sqlite::lite_run!($store, write, |$db| $body)
+    };
+    ($store:expr, snapshot, |$db:ident| $body:expr) => {
+        $store
+            .read(move |c| {
+                let tx = c.transaction()?;
+                $crate::store::sql::now(async {
+                    let $db = &$crate::store::sql::Lite(&tx);
+                    $body
+                })
+            })
+            .await
+    };
+    ($store:expr, commit, |$db:ident| $body:expr) => {
+        $store
+            .commit(move |c| {
+                $crate::store::sql::now(async {
+                    let $db = &$crate::store::sql::Lite(&*c);
+                    $body
+                })
+            })
+            .await
+    };
+}
+pub(crate) use lite_run;
 
 /// How long a connection waits for another writer before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -119,7 +170,7 @@ impl SqliteStore {
         })
     }
 
-    async fn read<T: Send + 'static>(
+    pub(crate) async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
@@ -127,10 +178,18 @@ impl SqliteStore {
         blocking(move || pool.with(f)).await
     }
 
-    async fn write<T: Send + 'static>(
+    pub(crate) async fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        self.writer.write(f).await
+    }
+
+    /// Runs one commit's statements on the writer: an `Err` undoes them.
+    pub(crate) async fn commit<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, CommitError> + Send + 'static,
+    ) -> Result<T, CommitError> {
         self.writer.write(f).await
     }
 }
@@ -277,9 +336,7 @@ fn approval_rows(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-fn is_constraint(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
-}
+use super::sql::is_constraint;
 
 fn apply(conn: &mut Connection, c: &Commit) -> Result<(), CommitError> {
     let tx = conn.savepoint().map_err(StoreError::from)?;
