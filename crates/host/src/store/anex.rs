@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 
 use super::postgres::{pg_run, PgStore};
-use super::sql::{Conn, Row};
+use super::sql::{i, u, Conn, Row};
 use super::sqlite::{lite_run, SqliteStore};
 use super::*;
 
@@ -43,7 +43,7 @@ fn conv_of(r: &Row<'_, '_>) -> Result<AnexConversationRow, StoreError> {
         counterparty_id: r.get(2)?,
         conversation_id: r.get(3)?,
         doc: r.get(4)?,
-        version: r.get::<i64>(5)?.max(0) as u64,
+        version: u(r.get(5)?),
         created_at: r.get(6)?,
         updated_at: r.get(7)?,
     })
@@ -70,10 +70,6 @@ fn files_of(r: &Row<'_, '_>) -> Result<(Option<String>, Option<String>), StoreEr
     Ok((r.get(0)?, r.get(1)?))
 }
 
-fn version(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
 /// The statements of one commit, inside the dialect's transaction.
 async fn apply(db: &impl Conn, c: &AnexCommit) -> Result<(), CommitError> {
     let row = &c.conversation;
@@ -91,7 +87,7 @@ async fn apply(db: &impl Conn, c: &AnexCommit) -> Result<(), CommitError> {
                     &row.counterparty_id,
                     &row.conversation_id,
                     &row.doc,
-                    &version(row.version),
+                    &i(row.version),
                     &row.created_at,
                     &row.updated_at,
                 ],
@@ -101,7 +97,7 @@ async fn apply(db: &impl Conn, c: &AnexCommit) -> Result<(), CommitError> {
         Some(expected) => {
             db.exec_in_commit(
                 "UPDATE anex_conversations SET doc = ?2, version = ?3, updated_at = ?4 WHERE context_id = ?1 AND version = ?5",
-                &[&row.context_id, &row.doc, &version(row.version), &row.updated_at, &version(expected)],
+                &[&row.context_id, &row.doc, &i(row.version), &row.updated_at, &i(expected)],
             )
             .await?
         }

@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 
 use super::postgres::{pg_run, PgStore};
-use super::sql::{Conn, Dialect, Param, Row};
+use super::sql::{i, i32_of, u, Conn, Dialect, Param, Row};
 use super::sqlite::{lite_run, SqliteStore};
 use super::*;
 
@@ -88,18 +88,6 @@ macro_rules! session_columns {
             "version"
         )
     };
-}
-
-fn u(v: i64) -> u64 {
-    v.max(0) as u64
-}
-
-fn i(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
-fn i32_of(v: u32) -> i32 {
-    i32::try_from(v).unwrap_or(i32::MAX)
 }
 
 fn session_of(r: &Row<'_, '_>) -> Result<GateSession, StoreError> {

@@ -41,6 +41,23 @@ pub(crate) trait Value:
 
 impl<T: rusqlite::types::FromSql + for<'a> tokio_postgres::types::FromSql<'a>> Value for T {}
 
+/// A count or seq as stored (a signed integer in both databases) read
+/// back; a negative one (only by hand) reads as 0.
+pub(crate) fn u(v: i64) -> u64 {
+    v.max(0) as u64
+}
+
+/// A count or seq as stored (`BIGINT`); one beyond `i64` is stored as
+/// `i64::MAX`, never wrapped.
+pub(crate) fn i(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A small count as stored (`INTEGER`), saturating.
+pub(crate) fn i32_of(v: u32) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
 /// One result row, from either driver.
 pub(crate) enum Row<'a, 'b> {
     /// A SQLite row.
