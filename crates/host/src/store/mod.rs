@@ -19,6 +19,7 @@ mod anex;
 mod anex_types;
 mod gate;
 mod gate_types;
+mod migrations;
 mod negotiation;
 pub mod postgres;
 mod principals;
