@@ -1,13 +1,129 @@
 //! The migrations both stores share, written once: each is SQL with a few
 //! tokens for the types the dialects spell differently, rendered for each.
-//! A store's versions are its own released steps (SQLite's 1 and 2,
-//! PostgreSQL's 1: see `sqlite/migrations.rs`, `postgres/migrations.rs`)
-//! followed by these, in order; a new migration is added here, once, and
-//! `tests/all/schema.rs` checks the two schemas stay the same.
+//! SQLite runs `FIRST` and `FIRST_CHANGES` as its versions 1 and 2,
+//! PostgreSQL both (with its shared rate-limit table) as its version 1, as
+//! each was released; `SHARED` follows in both. A new migration is added to
+//! `SHARED`, once, and `tests/all/schema.rs` checks the two schemas stay
+//! the same.
 
 use super::sql::Dialect;
 
-/// The steps after each store's own, in order (SQLite's versions 3 to 5,
+/// The first schema: SQLite's version 1 and (with `FIRST_CHANGES`)
+/// PostgreSQL's version 1.
+pub(crate) const FIRST: &str = r#"
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE orgs (
+        handle TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        sandbox {bool} NOT NULL DEFAULT {false},
+        disabled {bool} NOT NULL DEFAULT {false},
+        policy TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE agents (
+        id TEXT PRIMARY KEY,
+        public_key TEXT NOT NULL UNIQUE,
+        fingerprint TEXT NOT NULL,
+        agent_name TEXT NOT NULL,
+        vendor_name TEXT NOT NULL,
+        contact_email TEXT NOT NULL,
+        status TEXT NOT NULL,
+        registered_at TEXT NOT NULL
+    );
+    CREATE TABLE approvers (
+        id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        name TEXT NOT NULL,
+        email TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        enrolled_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE TABLE enrollment_codes (
+        code_hash TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        name TEXT NOT NULL,
+        email TEXT NOT NULL,
+        expires_at {big} NOT NULL,
+        used_at TEXT
+    );
+    CREATE TABLE nonces (
+        principal TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        expires_at {big} NOT NULL,
+        PRIMARY KEY (principal, nonce)
+    ){without_rowid};
+    CREATE INDEX nonces_expiry ON nonces(expires_at);
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL REFERENCES agents(id),
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        sandbox {bool} NOT NULL,
+        status TEXT NOT NULL,
+        opened_at TEXT NOT NULL,
+        closed_at TEXT,
+        event_count {big} NOT NULL,
+        chain_head TEXT NOT NULL,
+        standing_seq {big},
+        buyer_rounds INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_org ON sessions(org_handle);
+    CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        seq {big} NOT NULL,
+        event_hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ){without_rowid};
+    CREATE TABLE pending (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        ref TEXT NOT NULL,
+        seq {big} NOT NULL,
+        answers TEXT,
+        kind TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        approvals_required INTEGER NOT NULL,
+        draft {bool} NOT NULL,
+        held_reason TEXT,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, ref)
+    );
+    CREATE TABLE approvals (
+        session_id TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        approval TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, ref, approver_id)
+    );
+    CREATE TABLE decisions (
+        decision_id TEXT PRIMARY KEY,
+        approver_id TEXT NOT NULL REFERENCES approvers(id),
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        body {bytes} NOT NULL,
+        body_sha256 TEXT NOT NULL,
+        signed_headers TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        received_at TEXT NOT NULL
+    );
+    INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at)
+        VALUES ('sandbox', 'Fabrikam Industries', {true}, {false}, NULL, {now});
+    "#;
+
+/// The first schema's changes: the write path compares a session's version
+/// instead of holding a transaction across the request; approvals keep the
+/// order they were given in. SQLite's version 2; part of PostgreSQL's 1.
+pub(crate) const FIRST_CHANGES: &str = r#"
+    ALTER TABLE sessions ADD COLUMN version {big} NOT NULL DEFAULT 0;
+    ALTER TABLE approvals ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 0;
+    "#;
+
+/// The steps after the first schema, in order (SQLite's versions 3 to 5,
 /// PostgreSQL's 2 to 4).
 pub(crate) const SHARED: &[&str] = &[
     // The gate (docs/gate-api.md): the org's own agents, their enrollment
@@ -47,6 +163,11 @@ const TOKENS: &[(&str, &str, &str)] = &[
     ("{false}", "0", "FALSE"),
     ("{true}", "1", "TRUE"),
     ("{without_rowid}", " WITHOUT ROWID", ""),
+    (
+        "{now}",
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+        "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')",
+    ),
 ];
 
 /// `step` as `dialect` runs it.
@@ -212,7 +333,7 @@ mod tests {
 
     #[test]
     fn every_token_is_rendered_in_both_dialects() {
-        for step in SHARED {
+        for step in [FIRST, FIRST_CHANGES].iter().chain(SHARED) {
             for dialect in [Dialect::Sqlite, Dialect::Postgres] {
                 let sql = render(step, dialect);
                 assert!(!sql.contains('{'), "{dialect:?} left a token: {sql}");
