@@ -15,9 +15,15 @@
 //! [`GateRepo`]; A2A's comes the same way); the suite in `tests/all` runs
 //! over both stores, which keeps them in step.
 
+mod anex;
 mod anex_types;
+mod gate;
 mod gate_types;
+mod migrations;
+mod negotiation;
 pub mod postgres;
+mod principals;
+mod sql;
 pub mod sqlite;
 mod types;
 

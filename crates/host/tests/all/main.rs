@@ -20,6 +20,7 @@ mod gate_oanp;
 mod gate_support;
 mod rate_limits;
 mod refusals;
+mod schema;
 mod signing_v2;
 mod slow_clients;
 mod stores;

@@ -5,114 +5,13 @@
 
 use deadpool_postgres::Client;
 
+use crate::store::migrations::{render, FIRST, FIRST_CHANGES, SHARED};
+use crate::store::sql::Dialect;
 use crate::store::StoreError;
 
-/// Each migration, in order; version N is `MIGRATIONS[N-1]`.
-const MIGRATIONS: &[&str] = &[
-    // 1: the schema of SQLite's version 2, and the shared rate-limit windows.
-    r#"
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE orgs (
-        handle TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        sandbox BOOLEAN NOT NULL DEFAULT false,
-        disabled BOOLEAN NOT NULL DEFAULT false,
-        policy TEXT,
-        created_at TEXT NOT NULL
-    );
-    CREATE TABLE agents (
-        id TEXT PRIMARY KEY,
-        public_key TEXT NOT NULL UNIQUE,
-        fingerprint TEXT NOT NULL,
-        agent_name TEXT NOT NULL,
-        vendor_name TEXT NOT NULL,
-        contact_email TEXT NOT NULL,
-        status TEXT NOT NULL,
-        registered_at TEXT NOT NULL
-    );
-    CREATE TABLE approvers (
-        id TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        name TEXT NOT NULL,
-        email TEXT NOT NULL,
-        public_key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        enrolled_at TEXT NOT NULL,
-        revoked_at TEXT
-    );
-    CREATE TABLE enrollment_codes (
-        code_hash TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        name TEXT NOT NULL,
-        email TEXT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        used_at TEXT
-    );
-    CREATE TABLE nonces (
-        principal TEXT NOT NULL,
-        nonce TEXT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        PRIMARY KEY (principal, nonce)
-    );
-    CREATE INDEX nonces_expiry ON nonces(expires_at);
-    CREATE TABLE sessions (
-        id TEXT PRIMARY KEY,
-        agent_id TEXT NOT NULL REFERENCES agents(id),
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        sandbox BOOLEAN NOT NULL,
-        status TEXT NOT NULL,
-        opened_at TEXT NOT NULL,
-        closed_at TEXT,
-        event_count BIGINT NOT NULL,
-        chain_head TEXT NOT NULL,
-        standing_seq BIGINT,
-        buyer_rounds INTEGER NOT NULL DEFAULT 0,
-        version BIGINT NOT NULL DEFAULT 0
-    );
-    CREATE INDEX sessions_org ON sessions(org_handle);
-    CREATE TABLE events (
-        session_id TEXT NOT NULL REFERENCES sessions(id),
-        seq BIGINT NOT NULL,
-        event_hash TEXT NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, seq)
-    );
-    CREATE TABLE pending (
-        session_id TEXT NOT NULL REFERENCES sessions(id),
-        ref TEXT NOT NULL,
-        seq BIGINT NOT NULL,
-        answers TEXT,
-        kind TEXT NOT NULL,
-        actor TEXT NOT NULL,
-        expires_at TEXT NOT NULL,
-        payload TEXT NOT NULL,
-        approvals_required INTEGER NOT NULL,
-        draft BOOLEAN NOT NULL,
-        held_reason TEXT,
-        state TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (session_id, ref)
-    );
-    CREATE TABLE approvals (
-        session_id TEXT NOT NULL,
-        ref TEXT NOT NULL,
-        approver_id TEXT NOT NULL REFERENCES approvers(id),
-        approval TEXT NOT NULL,
-        recorded_at TEXT NOT NULL,
-        ordinal INTEGER NOT NULL,
-        PRIMARY KEY (session_id, ref, approver_id)
-    );
-    CREATE TABLE decisions (
-        decision_id TEXT PRIMARY KEY,
-        approver_id TEXT NOT NULL REFERENCES approvers(id),
-        session_id TEXT NOT NULL REFERENCES sessions(id),
-        body BYTEA NOT NULL,
-        body_sha256 TEXT NOT NULL,
-        signed_headers TEXT NOT NULL,
-        outcome TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        received_at TEXT NOT NULL
-    );
+/// PostgreSQL's version 1 beyond the first schema and its changes: the
+/// rate-limit windows every process shares.
+const RATE_WINDOWS: &str = r#"
     -- Counters only: not worth a WAL write; a crash of the database resets them.
     CREATE UNLOGGED TABLE rate_windows (
         scope TEXT NOT NULL,
@@ -121,177 +20,23 @@ const MIGRATIONS: &[&str] = &[
         count BIGINT NOT NULL,
         PRIMARY KEY (scope, key, window_start)
     );
-    INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at)
-        VALUES ('sandbox', 'Fabrikam Industries', true, false, NULL,
-                to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
-    "#,
-    // 2: the gate (docs/gate-api.md), as SQLite's version 3.
-    r#"
-    CREATE TABLE gate_codes (
-        code_hash TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        name TEXT NOT NULL,
-        protocol TEXT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        used_at TEXT
-    );
-    CREATE TABLE gate_agents (
-        id TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        protocol TEXT NOT NULL,
-        name TEXT NOT NULL,
-        public_key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        callback_url TEXT,
-        enrolled_at TEXT NOT NULL,
-        revoked_at TEXT
-    );
-    CREATE TABLE gate_sessions (
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        protocol TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        agent_id TEXT NOT NULL REFERENCES gate_agents(id),
-        self_party TEXT NOT NULL,
-        counterparty_id TEXT NOT NULL,
-        counterparty_name TEXT,
-        counterparty_org TEXT,
-        keys TEXT NOT NULL,
-        head_count BIGINT NOT NULL,
-        head_hash TEXT NOT NULL,
-        state TEXT NOT NULL,
-        created_sha256 TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        version BIGINT NOT NULL,
-        PRIMARY KEY (org_handle, protocol, session_id)
-    );
-    CREATE TABLE gate_messages (
-        org_handle TEXT NOT NULL,
-        protocol TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        seq BIGINT NOT NULL,
-        hash TEXT NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (org_handle, protocol, session_id, seq),
-        FOREIGN KEY (org_handle, protocol, session_id) REFERENCES gate_sessions(org_handle, protocol, session_id)
-    );
-    CREATE TABLE gate_requests (
-        org_handle TEXT NOT NULL,
-        protocol TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        request_id TEXT NOT NULL,
-        message_hash TEXT NOT NULL,
-        seq BIGINT NOT NULL,
-        kind TEXT NOT NULL,
-        action TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        threshold TEXT NOT NULL,
-        expires_at TEXT NOT NULL,
-        expires_unix BIGINT NOT NULL,
-        status TEXT NOT NULL,
-        approvals_required INTEGER NOT NULL,
-        body_sha256 TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        decided_at TEXT,
-        reason TEXT,
-        counter_terms TEXT,
-        held_reason TEXT,
-        PRIMARY KEY (org_handle, protocol, session_id, request_id),
-        FOREIGN KEY (org_handle, protocol, session_id) REFERENCES gate_sessions(org_handle, protocol, session_id)
-    );
-    CREATE INDEX gate_requests_due ON gate_requests(status, expires_unix);
-    CREATE TABLE gate_receipts (
-        org_handle TEXT NOT NULL,
-        protocol TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        request_id TEXT NOT NULL,
-        approver_id TEXT NOT NULL REFERENCES approvers(id),
-        decision TEXT NOT NULL,
-        receipt TEXT NOT NULL,
-        recorded_at TEXT NOT NULL,
-        ordinal INTEGER NOT NULL,
-        PRIMARY KEY (org_handle, protocol, session_id, request_id, approver_id, decision)
-    );
-    CREATE TABLE gate_decisions (
-        decision_id TEXT PRIMARY KEY,
-        approver_id TEXT NOT NULL REFERENCES approvers(id),
-        org_handle TEXT NOT NULL,
-        protocol TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        request_id TEXT NOT NULL,
-        body BYTEA NOT NULL,
-        body_sha256 TEXT NOT NULL,
-        signed_headers TEXT NOT NULL,
-        outcome TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        received_at TEXT NOT NULL
-    );
-    "#,
-    // 3: ANEX over A2A (docs/anex-binding.md): counterparties and their
-    // token hashes, each org's ANEX policy and data set, conversations
-    // (one per A2A context, its document) and the decisions on them.
-    ANEX_SCHEMA,
-    // 4: a vendor's names stand unverified until an admin verifies them,
-    // and every registration of a key is kept (its proof is replayable).
-    // Agents an admin verified before keep their names verified.
-    r#"
-    ALTER TABLE agents ADD COLUMN names_verified BOOLEAN NOT NULL DEFAULT FALSE;
-    UPDATE agents SET names_verified = TRUE WHERE status = 'verified';
-    CREATE TABLE agent_registrations (
-        agent_id TEXT NOT NULL REFERENCES agents(id),
-        ordinal BIGINT NOT NULL,
-        agent_name TEXT NOT NULL,
-        vendor_name TEXT NOT NULL,
-        contact_email TEXT NOT NULL,
-        registered_at TEXT NOT NULL,
-        PRIMARY KEY (agent_id, ordinal)
-    );
-    INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
-        SELECT id, 1, agent_name, vendor_name, contact_email, registered_at FROM agents;
-    "#,
-];
-
-/// ANEX over A2A's tables (version 3).
-const ANEX_SCHEMA: &str = r#"
-    CREATE TABLE anex_counterparties (
-        id TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        identity TEXT NOT NULL,
-        name TEXT NOT NULL,
-        relation TEXT,
-        token_hash TEXT NOT NULL UNIQUE,
-        created_at TEXT NOT NULL,
-        revoked_at TEXT
-    );
-    CREATE TABLE anex_files (
-        org_handle TEXT PRIMARY KEY REFERENCES orgs(handle),
-        policy TEXT,
-        data TEXT
-    );
-    CREATE TABLE anex_conversations (
-        context_id TEXT PRIMARY KEY,
-        org_handle TEXT NOT NULL REFERENCES orgs(handle),
-        counterparty_id TEXT NOT NULL REFERENCES anex_counterparties(id),
-        conversation_id TEXT NOT NULL,
-        doc TEXT NOT NULL,
-        version BIGINT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        UNIQUE (org_handle, counterparty_id, conversation_id)
-    );
-    CREATE TABLE anex_decisions (
-        decision_id TEXT PRIMARY KEY,
-        approver_id TEXT NOT NULL REFERENCES approvers(id),
-        context_id TEXT NOT NULL REFERENCES anex_conversations(context_id),
-        body_sha256 TEXT NOT NULL,
-        outcome TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        received_at TEXT NOT NULL
-    );
 "#;
 
 /// The schema version this build writes.
-pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
+pub const LATEST_VERSION: i64 = 1 + SHARED.len() as i64;
+
+/// Every migration in order, as PostgreSQL runs it.
+fn migrations() -> Vec<String> {
+    // Version 1: the first schema with its changes and the rate windows.
+    let first = [FIRST, FIRST_CHANGES]
+        .iter()
+        .map(|step| render(step, Dialect::Postgres))
+        .collect::<String>()
+        + RATE_WINDOWS;
+    std::iter::once(first)
+        .chain(SHARED.iter().map(|step| render(step, Dialect::Postgres)))
+        .collect()
+}
 
 /// An arbitrary constant naming countersign-host's migration lock.
 const LOCK_KEY: i64 = 0x0063_6f75_6e74_6572;
@@ -323,7 +68,7 @@ pub async fn migrate(client: &mut Client) -> Result<(), StoreError> {
             supported: LATEST_VERSION,
         });
     }
-    for sql in MIGRATIONS.iter().skip(found.max(0) as usize) {
+    for sql in migrations().iter().skip(found.max(0) as usize) {
         tx.batch_execute(sql).await?;
     }
     tx.execute(

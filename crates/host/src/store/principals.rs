@@ -1,0 +1,402 @@
+//! Who may call the host (agents, approvers, enrollment codes, nonces) and
+//! the admin's records (orgs, policies, metadata), written once for both
+//! stores: a key is registered by one insert under a unique key, a code is
+//! spent by one conditional update, a nonce by one insert under its
+//! primary key (on SQLite in the nonce file's own writer, so spending one
+//! never waits for an append).
+
+use async_trait::async_trait;
+
+use super::negotiation::{agent_columns, agent_of, org_of};
+use super::postgres::{pg_run, PgStore};
+use super::sql::{Conn, Dialect, Row};
+use super::sqlite::{lite_run, SqliteStore};
+use super::*;
+
+macro_rules! approver_columns {
+    () => {
+        "a.id, a.org_handle, a.name, a.email, a.public_key, a.fingerprint, a.enrolled_at, a.revoked_at"
+    };
+}
+
+fn approver_of(r: &Row<'_, '_>) -> Result<ApproverRow, StoreError> {
+    Ok(ApproverRow {
+        id: r.get(0)?,
+        org_handle: r.get(1)?,
+        name: r.get(2)?,
+        email: r.get(3)?,
+        public_key: r.get(4)?,
+        fingerprint: r.get(5)?,
+        enrolled_at: r.get(6)?,
+        revoked_at: r.get(7)?,
+    })
+}
+
+fn registration_of(r: &Row<'_, '_>) -> Result<RegistrationRow, StoreError> {
+    Ok(RegistrationRow {
+        ordinal: u32::try_from(r.get::<i64>(0)?).unwrap_or(u32::MAX),
+        agent_name: r.get(1)?,
+        vendor_name: r.get(2)?,
+        contact_email: r.get(3)?,
+        registered_at: r.get(4)?,
+    })
+}
+
+fn code_of(r: &Row<'_, '_>) -> Result<CodeRow, StoreError> {
+    Ok(CodeRow {
+        org_handle: r.get(0)?,
+        name: r.get(1)?,
+        email: r.get(2)?,
+        expires_at: r.get(3)?,
+        used: r.get(4)?,
+    })
+}
+
+fn listing_of(r: &Row<'_, '_>) -> Result<OrgListing, StoreError> {
+    Ok(OrgListing {
+        org: org_of(r)?,
+        created_at: r.get(5)?,
+    })
+}
+
+fn text_of(r: &Row<'_, '_>) -> Result<String, StoreError> {
+    r.get(0)
+}
+
+/// The names an agent registered under last: (ordinal, agent, vendor, email).
+type LastNames = (i64, String, String, String);
+
+fn last_names_of(r: &Row<'_, '_>) -> Result<LastNames, StoreError> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+}
+
+/// Registers `a` unless its key is registered, records its names when
+/// they differ from the last recorded, and adopts them while no admin has
+/// verified the agent's names; inside the dialect's transaction.
+async fn register(db: &impl Conn, a: &AgentRow) -> Result<AgentRow, StoreError> {
+    db.exec(
+        "INSERT INTO agents (id, public_key, fingerprint, agent_name, vendor_name, contact_email, status, registered_at, names_verified)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, FALSE) ON CONFLICT (public_key) DO NOTHING",
+        &[&a.id, &a.public_key, &a.fingerprint, &a.agent_name, &a.vendor_name, &a.contact_email, &status_text(a.status), &a.registered_at],
+    )
+    .await?;
+    // Locked on PostgreSQL: two registrations of one key are recorded one
+    // after the other (SQLite's one writer orders them already).
+    let sql = match db.dialect() {
+        Dialect::Sqlite => concat!(
+            "SELECT ",
+            agent_columns!(""),
+            " FROM agents WHERE public_key = ?1"
+        ),
+        Dialect::Postgres => concat!(
+            "SELECT ",
+            agent_columns!(""),
+            " FROM agents WHERE public_key = ?1 FOR UPDATE"
+        ),
+    };
+    let stored = db
+        .row(sql, &[&a.public_key], agent_of)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt("a registered key vanished".into()))?;
+    let last = db
+        .row(
+            "SELECT ordinal, agent_name, vendor_name, contact_email FROM agent_registrations
+             WHERE agent_id = ?1 ORDER BY ordinal DESC LIMIT 1",
+            &[&stored.id],
+            last_names_of,
+        )
+        .await?;
+    let same = last
+        .as_ref()
+        .is_some_and(|(_, agent_name, vendor_name, email)| {
+            (agent_name, vendor_name, email) == (&a.agent_name, &a.vendor_name, &a.contact_email)
+        });
+    if same {
+        return Ok(stored);
+    }
+    let ordinal = last.map_or(1, |(n, ..)| n + 1);
+    db.exec(
+        "INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &[&stored.id, &ordinal, &a.agent_name, &a.vendor_name, &a.contact_email, &a.registered_at],
+    )
+    .await?;
+    if stored.names_verified {
+        return Ok(stored);
+    }
+    db.exec(
+        "UPDATE agents SET agent_name = ?2, vendor_name = ?3, contact_email = ?4 WHERE id = ?1",
+        &[&stored.id, &a.agent_name, &a.vendor_name, &a.contact_email],
+    )
+    .await?;
+    Ok(AgentRow {
+        agent_name: a.agent_name.clone(),
+        vendor_name: a.vendor_name.clone(),
+        contact_email: a.contact_email.clone(),
+        ..stored
+    })
+}
+
+/// The repositories, once; instantiated below for each store with its
+/// `run!`.
+macro_rules! principal_repos {
+    ($store:ty, $run:ident) => {
+        #[async_trait]
+        impl PrincipalRepo for $store {
+            async fn agent(&self, id: &str) -> Result<Option<AgentRow>, StoreError> {
+                let id = id.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        concat!("SELECT ", agent_columns!(""), " FROM agents WHERE id = ?1"),
+                        &[&id],
+                        agent_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn register_agent(&self, agent: &AgentRow) -> Result<AgentRow, StoreError> {
+                let a = agent.clone();
+                $run!(self, tx, |db| register(db, &a).await)
+            }
+
+            async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError> {
+                let id = id.to_owned();
+                $run!(self, read, |db| {
+                    db.rows(
+                        "SELECT ordinal, agent_name, vendor_name, contact_email, registered_at
+                         FROM agent_registrations WHERE agent_id = ?1 ORDER BY ordinal",
+                        &[&id],
+                        registration_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError> {
+                let id = id.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        concat!(
+                            "SELECT ",
+                            approver_columns!(),
+                            " FROM approvers a JOIN orgs o ON o.handle = a.org_handle
+                             WHERE a.id = ?1 AND a.revoked_at IS NULL AND NOT o.disabled"
+                        ),
+                        &[&id],
+                        approver_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn enrollment_code(&self, code_hash: &str) -> Result<Option<CodeRow>, StoreError> {
+                let hash = code_hash.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        "SELECT org_handle, name, email, expires_at, used_at IS NOT NULL FROM enrollment_codes WHERE code_hash = ?1",
+                        &[&hash],
+                        code_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn enroll(
+                &self,
+                code_hash: &str,
+                a: &ApproverRow,
+                now_unix: i64,
+            ) -> Result<bool, StoreError> {
+                let (hash, a) = (code_hash.to_owned(), a.clone());
+                $run!(self, tx, |db| {
+                    let spent = db
+                        .exec(
+                            "UPDATE enrollment_codes SET used_at = ?2 WHERE code_hash = ?1 AND used_at IS NULL AND expires_at > ?3",
+                            &[&hash, &a.enrolled_at, &now_unix],
+                        )
+                        .await?;
+                    if spent == 0 {
+                        return Ok(false);
+                    }
+                    db.exec(
+                        "INSERT INTO approvers (id, org_handle, name, email, public_key, fingerprint, enrolled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        &[&a.id, &a.org_handle, &a.name, &a.email, &a.public_key, &a.fingerprint, &a.enrolled_at],
+                    )
+                    .await?;
+                    Ok(true)
+                })
+            }
+
+            async fn spend_nonce(
+                &self,
+                principal: &str,
+                nonce: &str,
+                expires_at: i64,
+            ) -> Result<bool, StoreError> {
+                let (principal, nonce) = (principal.to_owned(), nonce.to_owned());
+                $run!(self, nonces, |db| {
+                    Ok(db
+                        .exec(
+                            "INSERT INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                            &[&principal, &nonce, &expires_at],
+                        )
+                        .await?
+                        == 1)
+                })
+            }
+
+            async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError> {
+                $run!(self, nonces, |db| {
+                    if db.dialect() == Dialect::Postgres {
+                        // Old rate-limit windows go with them (the longest
+                        // window is a day); only PostgreSQL shares them.
+                        db.exec(
+                            "DELETE FROM rate_windows WHERE window_start < ?1",
+                            &[&(now_unix - 86_400)],
+                        )
+                        .await?;
+                    }
+                    db.exec("DELETE FROM nonces WHERE expires_at < ?1", &[&now_unix])
+                        .await
+                })
+            }
+
+            async fn approver_keys(&self) -> Result<Vec<ApproverRow>, StoreError> {
+                $run!(self, read, |db| {
+                    db.rows(
+                        concat!("SELECT ", approver_columns!(), " FROM approvers a ORDER BY a.enrolled_at, a.id"),
+                        &[],
+                        approver_of,
+                    )
+                    .await
+                })
+            }
+        }
+
+        #[async_trait]
+        impl AdminRepo for $store {
+            async fn insert_org(&self, org: &Org, created_at: &str) -> Result<(), StoreError> {
+                let (o, at) = (org.clone(), created_at.to_owned());
+                $run!(self, write, |db| {
+                    db.exec(
+                        "INSERT INTO orgs (handle, name, sandbox, disabled, policy, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        &[&o.handle, &o.name, &o.sandbox, &o.disabled, &o.policy, &at],
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }
+
+            async fn orgs(&self) -> Result<Vec<OrgListing>, StoreError> {
+                $run!(self, read, |db| {
+                    db.rows(
+                        "SELECT handle, name, sandbox, disabled, policy, created_at FROM orgs ORDER BY sandbox DESC, created_at, handle",
+                        &[],
+                        listing_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn disable_org(&self, handle: &str) -> Result<bool, StoreError> {
+                let handle = handle.to_owned();
+                $run!(self, write, |db| {
+                    Ok(db
+                        .exec("UPDATE orgs SET disabled = TRUE WHERE handle = ?1", &[&handle])
+                        .await?
+                        == 1)
+                })
+            }
+
+            async fn set_policy(&self, handle: &str, policy_json: &str) -> Result<bool, StoreError> {
+                let (handle, policy) = (handle.to_owned(), policy_json.to_owned());
+                $run!(self, write, |db| {
+                    Ok(db
+                        .exec("UPDATE orgs SET policy = ?2 WHERE handle = ?1", &[&handle, &policy])
+                        .await?
+                        == 1)
+                })
+            }
+
+            async fn agents(&self) -> Result<Vec<AgentRow>, StoreError> {
+                $run!(self, read, |db| {
+                    db.rows(
+                        concat!("SELECT ", agent_columns!(""), " FROM agents ORDER BY registered_at, id"),
+                        &[],
+                        agent_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn set_agent_status(&self, id: &str, status: &str) -> Result<bool, StoreError> {
+                let (id, status) = (id.to_owned(), status.to_owned());
+                $run!(self, write, |db| {
+                    Ok(db
+                        .exec(
+                            "UPDATE agents SET status = ?2,
+                                 names_verified = CASE WHEN ?2 = 'verified' THEN TRUE ELSE names_verified END
+                             WHERE id = ?1",
+                            &[&id, &status],
+                        )
+                        .await?
+                        == 1)
+                })
+            }
+
+            async fn insert_code(&self, code_hash: &str, code: &CodeRow) -> Result<(), StoreError> {
+                let (hash, k) = (code_hash.to_owned(), code.clone());
+                $run!(self, write, |db| {
+                    db.exec(
+                        "INSERT INTO enrollment_codes (code_hash, org_handle, name, email, expires_at, used_at) VALUES (?1, ?2, ?3, ?4, ?5, NULL)",
+                        &[&hash, &k.org_handle, &k.name, &k.email, &k.expires_at],
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }
+
+            async fn approvers(&self) -> Result<Vec<ApproverRow>, StoreError> {
+                self.approver_keys().await
+            }
+
+            async fn revoke_approver(&self, id: &str, at: &str) -> Result<bool, StoreError> {
+                let (id, at) = (id.to_owned(), at.to_owned());
+                $run!(self, write, |db| {
+                    Ok(db
+                        .exec(
+                            "UPDATE approvers SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1",
+                            &[&id, &at],
+                        )
+                        .await?
+                        == 1)
+                })
+            }
+
+            async fn meta_init(&self, key: &str, value: &str) -> Result<String, StoreError> {
+                let (key, value) = (key.to_owned(), value.to_owned());
+                $run!(self, write, |db| {
+                    db.exec(
+                        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
+                        &[&key, &value],
+                    )
+                    .await?;
+                    db.row("SELECT value FROM meta WHERE key = ?1", &[&key], text_of)
+                        .await?
+                        .ok_or_else(|| StoreError::Corrupt(format!("meta {key} vanished")))
+                })
+            }
+
+            async fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+                let key = key.to_owned();
+                $run!(self, read, |db| {
+                    db.row("SELECT value FROM meta WHERE key = ?1", &[&key], text_of).await
+                })
+            }
+        }
+    };
+}
+
+principal_repos!(SqliteStore, lite_run);
+principal_repos!(PgStore, pg_run);
