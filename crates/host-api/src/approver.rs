@@ -103,6 +103,17 @@ pub struct VendorIdentity {
     pub status: AgentStatus,
 }
 
+/// An agent's standing as one word (`sandbox`, `verified`, `revoked`), as
+/// the host stores it and the console shows it beside a vendor: written
+/// here, on the wire both share, so the console needs no host code for it.
+pub fn status_text(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Sandbox => "sandbox",
+        AgentStatus::Verified => "verified",
+        AgentStatus::Revoked => "revoked",
+    }
+}
+
 /// The organization's own agent that mirrors a gate session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateAgentIdentity {
