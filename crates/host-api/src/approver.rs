@@ -342,3 +342,23 @@ pub struct GateLog {
     /// Every request the agent made in the session, oldest first.
     pub requests: Vec<GateRequestStatus>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agents_status_word_is_the_word_the_wire_carries() {
+        for (status, word) in [
+            (AgentStatus::Sandbox, "sandbox"),
+            (AgentStatus::Verified, "verified"),
+            (AgentStatus::Revoked, "revoked"),
+        ] {
+            assert_eq!(status_text(status), word);
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::Value::String(word.to_owned())
+            );
+        }
+    }
+}

@@ -47,3 +47,18 @@ pub async fn launch(engine: Engine) -> Launched {
         sandbox: tokio::sync::Mutex::new(sandbox),
     }
 }
+
+#[tokio::test]
+async fn an_engine_whose_config_turns_the_sandbox_off_gets_none() {
+    let data = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig::new(data.path().to_owned());
+    config.sandbox = countersign_engine::SandboxMode::Off;
+    let engine = Engine::open(config).unwrap();
+    assert!(!engine.wants_sandbox().unwrap());
+    let sandbox = countersign_sandbox::start(&engine).await.unwrap();
+    assert!(sandbox.is_none());
+    // Nothing was started or enrolled, and no sandbox folder was made.
+    assert!(engine.hosts().await.unwrap().is_empty());
+    assert!(engine.receipts().await.unwrap().receipts.is_empty());
+    assert!(!data.path().join("sandbox").exists());
+}
