@@ -84,21 +84,47 @@ fn setup<R: Runtime>(app: &mut App<R>, engine: Option<Engine>) {
         engine.humanizer().clone(),
     )));
     tauri::async_runtime::spawn(events::forward(handle.clone(), engine.clone()));
+    app.manage(SandboxSlot::default());
     tauri::async_runtime::spawn(async move {
-        if let Err(error) = engine.start().await {
+        // The sandbox first, beside the engine (when the engine wants one),
+        // so the poller's first cycle already sees its host.
+        match countersign_sandbox::start(&engine).await {
+            Ok(sandbox) => handle.state::<SandboxSlot>().keep(sandbox),
             // The UI reads the failure from app_state's hosts; the log keeps it too.
+            Err(error) => tracing::error!("the sandbox could not start: {error}"),
+        }
+        if let Err(error) = engine.start().await {
             tracing::error!("the engine could not start: {error}");
         }
     });
 }
 
-/// Stops the engine's poller and sandbox before the process exits.
+/// The sandbox the shell started beside the engine, kept to stop on exit.
+#[derive(Default)]
+struct SandboxSlot(std::sync::Mutex<Option<countersign_sandbox::Sandbox>>);
+
+impl SandboxSlot {
+    fn keep(&self, sandbox: Option<countersign_sandbox::Sandbox>) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = sandbox;
+        }
+    }
+
+    fn take(&self) -> Option<countersign_sandbox::Sandbox> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+}
+
+/// Stops the engine's poller, then the sandbox, before the process exits.
 fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: RunEvent) {
     if let RunEvent::Exit = event {
         if let Some(slot) = app.try_state::<EngineSlot>() {
             if let Ok(engine) = slot.get() {
                 tauri::async_runtime::block_on(engine.shutdown());
             }
+        }
+        if let Some(sandbox) = app.try_state::<SandboxSlot>().and_then(|s| s.take()) {
+            tauri::async_runtime::block_on(sandbox.shutdown());
         }
     }
 }

@@ -1,10 +1,11 @@
 //! The [`Engine`] handle: cheap to clone (an `Arc` inside), so the shell keeps
 //! one in Tauri state and every command calls one method. The work is in
-//! sibling modules (`poller`, `inbox`, `decide`, `history`, `connect`,
-//! `sandbox`), which are handed the [`Context`] and never this facade; what
-//! they return that only the facade keeps (background tasks, the running
-//! sandbox host) is applied here.
+//! sibling modules (`poller`, `inbox`, `decide`, `history`, `connect`),
+//! which are handed the [`Context`] and never this facade; what they return
+//! that only the facade keeps (the background poller) is applied here. The
+//! calls the sandbox crate makes are in `sandbox`.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
@@ -22,10 +23,8 @@ use crate::views::*;
 struct Inner {
     /// What the workers are handed.
     ctx: Arc<Context>,
-    /// Background tasks (poller, sandbox demos) to stop on shutdown.
+    /// Background tasks (the poller) to stop on shutdown.
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    /// The embedded sandbox host, when running.
-    sandbox: tokio::sync::Mutex<Option<countersign_host::RunningHost>>,
 }
 
 /// The console engine. Clone it freely; all clones share one state.
@@ -57,44 +56,27 @@ impl Engine {
             inner: Arc::new(Inner {
                 ctx: Arc::new(Context::new(config, store, key)),
                 tasks: Mutex::new(Vec::new()),
-                sandbox: tokio::sync::Mutex::new(None),
             }),
         })
     }
 
-    /// Starts the sandbox when the config asks for it (by default: when no
-    /// real host is connected), then the poller. Call once, inside a tokio
-    /// runtime; a second call does nothing.
+    /// Starts the poller. Call once, inside a tokio runtime, after the
+    /// shell started the sandbox beside the engine when
+    /// [`Engine::wants_sandbox`] said so; a second call does nothing.
     pub async fn start(&self) -> Result<(), EngineError> {
         if !self.tasks().is_empty() {
             return Ok(()); // already started: one poller per engine
-        }
-        let has_real_host = self.store()?.hosts()?.iter().any(|h| !h.sandbox);
-        let want_sandbox = match self.ctx().config.sandbox {
-            SandboxMode::Off => false,
-            SandboxMode::Always => true,
-            SandboxMode::Auto => !has_real_host,
-        };
-        if want_sandbox {
-            let sandbox = crate::sandbox::start(self.ctx()).await?;
-            *self.inner.sandbox.lock().await = Some(sandbox.host);
-            self.ctx().set_sandbox_running(true);
-            self.tasks().extend(sandbox.demos);
         }
         let poller = tokio::spawn(crate::poller::run(self.inner.ctx.clone()));
         self.tasks().push(poller);
         Ok(())
     }
 
-    /// Stops the poller and the sandbox; stored data stays.
+    /// Stops the poller; stored data stays. (The shell stops the sandbox.)
     pub async fn shutdown(&self) {
         let tasks: Vec<_> = self.tasks().drain(..).collect();
         for task in tasks {
             task.abort();
-        }
-        if let Some(running) = self.inner.sandbox.lock().await.take() {
-            self.ctx().set_sandbox_running(false);
-            running.shutdown().await;
         }
     }
 
@@ -506,6 +488,89 @@ impl Engine {
                 what: "host",
                 id: host_id.to_owned(),
             })
+    }
+}
+
+/// The engine's side of the sandbox. The sandbox itself, an embedded host
+/// and the scripted counterparties that negotiate with it, is the
+/// `countersign-sandbox` crate, which the shell starts beside the engine;
+/// the engine knows it only as one more host reached over HTTP, marked as
+/// the sandbox, and offers it these few calls: whether to run at all, where
+/// to keep its files, enrolling (or re-pointing) this console, filing its
+/// demo receipt, and whether its sessions are polled now.
+impl Engine {
+    /// Whether this start should run the sandbox: as the config's
+    /// [`SandboxMode`] says, and in `Auto` only while no real host is
+    /// connected (a new user sees real decisions; a connected one does not).
+    pub fn wants_sandbox(&self) -> Result<bool, EngineError> {
+        let has_real_host = self.ctx().store()?.hosts()?.iter().any(|h| !h.sandbox);
+        Ok(match self.ctx().config.sandbox {
+            SandboxMode::Off => false,
+            SandboxMode::Always => true,
+            SandboxMode::Auto => !has_real_host,
+        })
+    }
+
+    /// Where the sandbox keeps its host's database and its counterparties'
+    /// keys and state (`sandbox/` in the data directory), created
+    /// owner-only like everything else there.
+    pub fn sandbox_dir(&self) -> Result<PathBuf, EngineError> {
+        let dir = self.ctx().config.data_dir.join("sandbox");
+        crate::owner_only::create_dir(&dir)?;
+        Ok(dir)
+    }
+
+    /// Points the sandbox host an earlier start enrolled this console with
+    /// at `url`, where it serves now (a new port each start); false when
+    /// there is none yet, for [`Engine::connect_sandbox`] to enroll.
+    pub fn rebind_sandbox(&self, url: &str) -> Result<bool, EngineError> {
+        let store = self.ctx().store()?;
+        match store.hosts()?.into_iter().find(|h| h.sandbox) {
+            Some(h) => {
+                store.set_host_url(&h.host_id, url)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Enrolls this console as `profile` with the sandbox host at `url`
+    /// (loopback), with the one-time `code` its admin issued, and stores it
+    /// as the sandbox: labelled so, and polled only while it runs.
+    pub async fn connect_sandbox(
+        &self,
+        url: &str,
+        code: &str,
+        profile: &ApproverProfile,
+    ) -> Result<HostInfo, EngineError> {
+        let record = crate::connect::connect(self.ctx(), url, code, true, false, profile).await?;
+        Ok(host_info(&record))
+    }
+
+    /// Files a protocol's demo receipt as the sandbox's: once (the same
+    /// bytes are one receipt), and never again once the person removed it.
+    pub fn file_sandbox_receipt(
+        &self,
+        protocol: &str,
+        file_name: &str,
+        bytes: &[u8],
+    ) -> Result<(), EngineError> {
+        let ctx = self.ctx();
+        crate::receipts::file_sandbox_receipt(
+            &*ctx.store()?,
+            &ctx.config,
+            protocol,
+            file_name,
+            bytes,
+            &ctx.now_text(),
+        )
+    }
+
+    /// Records whether the sandbox host runs beside this engine now: while
+    /// it does, its sessions are polled and decidable; once it stopped,
+    /// they stay readable in History only.
+    pub fn set_sandbox_running(&self, running: bool) {
+        self.ctx().set_sandbox_running(running);
     }
 }
 

@@ -68,9 +68,6 @@ pub enum EngineError {
     /// The host is already connected.
     #[error("This console is already connected to {0}.")]
     AlreadyConnected(String),
-    /// The sandbox could not start.
-    #[error("The sandbox could not start: {0}.")]
-    Sandbox(String),
 }
 
 impl EngineError {
@@ -88,7 +85,6 @@ impl EngineError {
             EngineError::Protocol(_) => "protocol",
             EngineError::PlainHttp { .. } => "plain_http",
             EngineError::AlreadyConnected(_) => "already_connected",
-            EngineError::Sandbox(_) => "sandbox",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The Countersign console engine: everything the console knows and does,
-//! with no Tauri. It connects to buyer hosts (or an embedded sandbox), polls
-//! them, verifies every event against pinned heads, stores what it verified,
+//! with no Tauri. It connects to buyer hosts (the sandbox among them, which
+//! the `countersign-sandbox` crate runs beside it), polls them, verifies every event against pinned heads, stores what it verified,
 //! assembles the inbox, signs decisions and tells the UI what changed.
 //!
 //! The Tauri shell exposes one command per [`Engine`] method; the shapes are
@@ -22,16 +22,15 @@ mod history;
 mod inbox;
 mod keystore;
 mod notify;
-mod owner_only;
+pub mod owner_only;
 pub mod poller;
 mod protocol;
 mod receipts;
-mod sandbox;
 mod settings;
 pub mod store;
 pub mod views;
 
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{format_time, Clock, ManualClock, SystemClock};
 pub use config::{
     resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, APPROVER_EMAIL_ENV,
     APPROVER_NAME_ENV, DATA_DIR_ENV,

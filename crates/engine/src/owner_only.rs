@@ -4,7 +4,9 @@
 //! creates there is 0700 and every file 0600, whatever the process umask,
 //! and [`restrict_tree`] brings an existing install (made before this rule)
 //! to the same modes on start. One rule, here; nothing else in the engine
-//! creates a file or directory in the data directory without it.
+//! creates a file or directory in the data directory without it, and the
+//! sandbox crate, which keeps its files there too, calls these same
+//! functions (public for that reason).
 //!
 //! SQLite creates a database's `-wal` and `-shm` files itself, copying the
 //! database file's mode: so the database file is made before SQLite opens
@@ -24,7 +26,7 @@ pub(crate) const FILE_MODE: u32 = 0o600;
 
 /// Creates `path` and any missing parents as owner-only directories, and
 /// makes `path` itself owner-only if it existed.
-pub(crate) fn create_dir(path: &Path) -> io::Result<()> {
+pub fn create_dir(path: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -37,7 +39,7 @@ pub(crate) fn create_dir(path: &Path) -> io::Result<()> {
 }
 
 /// Writes `bytes` to `path` (replacing what was there) as an owner-only file.
-pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = open_owner_only(path, true)?;
     // `mode` applies only when the file is created: an older file keeps its
     // mode unless it is set here.
@@ -48,7 +50,7 @@ pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Makes sure the SQLite database at `path` exists as an owner-only file
 /// before SQLite opens it (an empty file is an empty database), so the
 /// `-wal` and `-shm` files SQLite creates beside it are owner-only too.
-pub(crate) fn prepare_database(path: &Path) -> io::Result<()> {
+pub fn prepare_database(path: &Path) -> io::Result<()> {
     open_owner_only(path, false)?;
     set_mode(path, FILE_MODE)
 }
@@ -56,7 +58,7 @@ pub(crate) fn prepare_database(path: &Path) -> io::Result<()> {
 /// Walks `dir` and everything below it and makes each directory 0700 and
 /// each file 0600. Symbolic links are neither followed nor changed: what
 /// they point to is not the data directory's.
-pub(crate) fn restrict_tree(dir: &Path) -> io::Result<()> {
+pub fn restrict_tree(dir: &Path) -> io::Result<()> {
     let kind = fs::symlink_metadata(dir)?.file_type();
     if kind.is_dir() {
         set_mode(dir, DIR_MODE)?;

@@ -314,27 +314,26 @@ pub(crate) fn export(
     })
 }
 
-/// Files each protocol's demo receipt, marked as the sandbox's (once: the
+/// Files a protocol's demo receipt, marked as the sandbox's (once: the
 /// same bytes are one receipt; never again once the person removed it).
-pub(crate) fn file_sandbox_demos(
+pub(crate) fn file_sandbox_receipt(
     store: &Store,
     config: &EngineConfig,
+    protocol: &str,
+    file_name: &str,
+    bytes: &[u8],
     now: &str,
 ) -> Result<(), EngineError> {
-    for seam in receipt_seams() {
-        if let Some((file_name, bytes)) = seam.demo_receipt() {
-            if store.receipt_was_removed(&receipt_id(bytes, None))? {
-                continue;
-            }
-            let request = ImportReceipt {
-                protocol: seam.name().to_owned(),
-                file_name: file_name.to_owned(),
-                bytes: bytes.to_vec(),
-                log_file_name: None,
-                log_bytes: None,
-            };
-            import(store, config, &request, true, now)?;
-        }
+    if store.receipt_was_removed(&receipt_id(bytes, None))? {
+        return Ok(());
     }
+    let request = ImportReceipt {
+        protocol: protocol.to_owned(),
+        file_name: file_name.to_owned(),
+        bytes: bytes.to_vec(),
+        log_file_name: None,
+        log_bytes: None,
+    };
+    import(store, config, &request, true, now)?;
     Ok(())
 }

@@ -103,6 +103,17 @@ pub struct VendorIdentity {
     pub status: AgentStatus,
 }
 
+/// An agent's standing as one word (`sandbox`, `verified`, `revoked`), as
+/// the host stores it and the console shows it beside a vendor: written
+/// here, on the wire both share, so the console needs no host code for it.
+pub fn status_text(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Sandbox => "sandbox",
+        AgentStatus::Verified => "verified",
+        AgentStatus::Revoked => "revoked",
+    }
+}
+
 /// The organization's own agent that mirrors a gate session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateAgentIdentity {
@@ -330,4 +341,24 @@ pub struct GateLog {
     pub head: Head,
     /// Every request the agent made in the session, oldest first.
     pub requests: Vec<GateRequestStatus>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agents_status_word_is_the_word_the_wire_carries() {
+        for (status, word) in [
+            (AgentStatus::Sandbox, "sandbox"),
+            (AgentStatus::Verified, "verified"),
+            (AgentStatus::Revoked, "revoked"),
+        ] {
+            assert_eq!(status_text(status), word);
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::Value::String(word.to_owned())
+            );
+        }
+    }
 }

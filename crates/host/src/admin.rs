@@ -13,7 +13,8 @@ use crate::policy::{Policy, PolicyError};
 use crate::store::{CodeRow, GateCodeRow, Org, Storage, StoreError};
 
 pub use crate::domain::negotiation::plausible_email;
-pub use crate::store::{parse_status, status_text};
+pub use crate::store::parse_status;
+pub use countersign_host_api::approver::status_text;
 
 /// How long an enrollment code works unless told otherwise.
 pub const DEFAULT_ENROLLMENT_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);

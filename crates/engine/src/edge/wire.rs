@@ -94,7 +94,7 @@ fn counterparty_of(s: &SessionSummary) -> Counterparty {
             name: v.agent_name.clone(),
             organization: Some(v.vendor_name.clone()),
             fingerprint: v.fingerprint.clone(),
-            status: countersign_host::admin::status_text(v.status).to_owned(),
+            status: countersign_host_api::approver::status_text(v.status).to_owned(),
             verified: s.counterparty.verified,
         },
         None => Counterparty {

@@ -30,7 +30,6 @@ pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
 pub(crate) mod gate_decision;
-pub(crate) mod gate_demo;
 pub(crate) mod gate_request;
 pub(crate) mod oanp;
 
@@ -67,18 +66,6 @@ pub(crate) enum Lifecycle {
     Agreed,
     /// Over without an agreement (closed, rejected, expired, withdrawn).
     Closed,
-}
-
-/// What a protocol's sandbox demo is handed: the embedded host as its
-/// agents reach it (its URL) and as its admin does (the `Host` itself), and
-/// where the demo keeps its keys and state across restarts.
-pub(crate) struct DemoHost {
-    /// The embedded host's base URL on loopback.
-    pub url: String,
-    /// The embedded host, for admin steps (enrollment codes).
-    pub host: countersign_host::Host,
-    /// The sandbox's directory in the data directory.
-    pub dir: std::path::PathBuf,
 }
 
 /// The protocols this engine reads, parsed once from a row's `protocol`.
@@ -644,25 +631,6 @@ pub(crate) trait Seam: Send + Sync {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>>;
 
-    /// Runs this protocol's scripted parties against the sandbox host (its
-    /// URL, the embedded host for what only its admin may do, such as
-    /// issuing a gate agent's enrollment code, and the directory for their
-    /// keys and state), for as long as the sandbox runs; returns at once for
-    /// a protocol with none.
-    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>>;
-
-    /// Sets up what this protocol's demo needs on the embedded sandbox
-    /// host before it runs (the org `org`'s files, a counterparty's
-    /// credential kept in `dir`); nothing for a protocol without one.
-    fn prepare_sandbox<'a>(
-        &'a self,
-        _host: &'a countersign_host::Host,
-        _org: &'a str,
-        _dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(async { Ok(()) })
-    }
-
     /// Sends a decision's exact body; `on_signed` sees each attempt's signed
     /// headers before it leaves, so they are stored first. Every protocol
     /// today POSTs it to the approver API's decisions route.
@@ -732,12 +700,6 @@ pub(crate) trait ReceiptSeam: Send + Sync {
         log: Option<&[u8]>,
         settings: &crate::settings::Effective,
     ) -> Result<ReadReceipt, EngineError>;
-
-    /// The receipt the sandbox files for a new user to open and verify
-    /// (file name, bytes), when the protocol has one.
-    fn demo_receipt(&self) -> Option<(&'static str, &'static [u8])> {
-        None
-    }
 
     /// The id this console's store gives the session a receipt signs
     /// (`signed_session_id` as the receipt names it), when the protocol's

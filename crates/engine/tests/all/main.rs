@@ -17,7 +17,5 @@ mod history;
 mod notices;
 mod oanp_gate;
 mod receipts;
-mod sandbox_concordia;
-mod sandbox_oanp;
 mod seam;
 mod settings;

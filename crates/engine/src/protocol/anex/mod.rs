@@ -15,11 +15,9 @@
 //! | `responder` | the one agent terms may name as responder: the enrolled host's own |
 //! | `record` | timeline rows, the conversation export, the CSV of terms |
 //! | `io` | the conversation after a pin |
-//! | `demo` | the sandbox's onboarding agent asking beyond policy over A2A, and reacting to the decision |
 
 mod ask;
 mod decision;
-mod demo;
 mod io;
 mod log;
 mod record;
@@ -33,8 +31,8 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, DemoHost, Fetched, Head, IoFuture, Lifecycle, Located,
-    LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
+    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Lifecycle, Located, LogAnswer,
+    PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
@@ -230,18 +228,5 @@ impl Seam for Anex {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>> {
         Box::pin(io::fetch(io, host, session_id, after))
-    }
-
-    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(&sandbox.url, &sandbox.dir))
-    }
-
-    fn prepare_sandbox<'a>(
-        &'a self,
-        host: &'a countersign_host::Host,
-        org: &'a str,
-        dir: &'a std::path::Path,
-    ) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::prepare(host, org, dir))
     }
 }

@@ -8,10 +8,8 @@
 //! | `decision` | the RFC-002 approval, decline and counter as the decision request; the event the answer appended |
 //! | `record` | timeline rows, the verifiable log document, the CSV of offers |
 //! | `io` | the log after a pin, approver keys, sending a decision |
-//! | `demo` | the sandbox's scripted vendor agents |
 
 mod decision;
-mod demo;
 mod io;
 mod offer;
 mod record;
@@ -22,7 +20,7 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, DemoHost, Fetched, Head, IoFuture, Located, LogAnswer,
+    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Located, LogAnswer,
     PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
@@ -210,9 +208,5 @@ impl Seam for Anp {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>> {
         Box::pin(io::fetch(io, host, session_id, after))
-    }
-
-    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(sandbox))
     }
 }

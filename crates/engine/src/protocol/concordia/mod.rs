@@ -12,11 +12,9 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, the diff, the view shape, counter terms, what the transcript shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the transcript export with its keys, the CSV of offers |
-//! | `demo` | the sandbox's scripted Concordia negotiation: an enrolled buying agent of the org and a seller, reacting to the person's decisions |
 //! | `io` | the transcript after a pin, sending a decision (the approver API's gate sessions) |
 
 mod decision;
-mod demo;
 mod io;
 mod log;
 mod offer;
@@ -31,8 +29,8 @@ use serde_json::Value;
 use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, DemoHost, ExportParts, Fetched, Head, IoFuture,
-    Lifecycle, Located, LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
+    Checked, DecisionAnswer, DecisionInput, ExportParts, Fetched, Head, IoFuture, Lifecycle,
+    Located, LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
@@ -305,9 +303,5 @@ impl Seam for Concordia {
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>> {
         Box::pin(io::fetch(io, host, session_id, after))
-    }
-
-    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(sandbox))
     }
 }

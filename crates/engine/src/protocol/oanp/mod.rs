@@ -20,9 +20,6 @@ use crate::views::ReceiptDetail;
 /// The setting: receipts signed by a pinned test-mode arbiter key are proof.
 pub const ALLOW_TEST_RECEIPTS: &str = "oanp.allow_test_receipts";
 
-/// The publisher's development receipt, filed by the sandbox.
-const DEMO_RECEIPT: &[u8] = include_bytes!("../../../../../vendor/oanp/fixtures/dev-receipt.json");
-
 /// OANP's receipt jobs.
 pub(crate) struct Oanp;
 
@@ -57,17 +54,6 @@ impl ReceiptSeam for Oanp {
         settings.toggle(ALLOW_TEST_RECEIPTS).then(|| {
             "Test-mode receipts count as proof (Settings, OANP receipts): a receipt signed by an arbiter's test-mode key shows as proof here, for testing only; it proves nothing to anyone else.".to_owned()
         })
-    }
-
-    /// The sandbox's demo receipt is the publisher's own development
-    /// receipt (`vendor/oanp/fixtures/dev-receipt.json`, byte for byte): a
-    /// genuine signature by Valyzen's development arbiter, whose key is
-    /// pinned as test mode, so it shows as test-mode and not proof until the
-    /// person allows test receipts. No sandbox key of our own is pinned: a
-    /// console-made arbiter key would be one more trust root that proves
-    /// nothing about anyone else's verifier.
-    fn demo_receipt(&self) -> Option<(&'static str, &'static [u8])> {
-        Some(("sandbox-dev-receipt.json", DEMO_RECEIPT))
     }
 
     fn read(

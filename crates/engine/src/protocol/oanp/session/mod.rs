@@ -14,10 +14,8 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, inclusions, verdict, rounds, counter terms, what the log shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the log export, the CSV of offers |
-//! | `demo` | the sandbox's scripted buyer, merchant and arbiter |
 
 mod decision;
-mod demo;
 mod log;
 mod offer;
 mod record;
@@ -31,8 +29,8 @@ use serde_json::Value;
 use crate::edge::transport::{HostIo, SendError};
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
-    Checked, DecisionAnswer, DecisionInput, DemoHost, Fetched, Head, IoFuture, Lifecycle, Located,
-    LogAnswer, PendingProposal, Seam, TimelineEntry, Trust,
+    Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Lifecycle, Located, LogAnswer,
+    PendingProposal, Seam, TimelineEntry, Trust,
 };
 use crate::store::{HostRecord, SessionRecord, StoredEvent};
 use crate::views::{
@@ -313,13 +311,5 @@ impl Seam for OanpSession {
                 approver_keys: None,
             })
         })
-    }
-
-    /// The org's scripted buyer agent negotiating with a scripted merchant
-    /// before a scripted arbiter (`demo`), asking at the sandbox host's gate
-    /// before each `offer.accept`. The filed development receipt
-    /// (`receipts`) is the demo of an arbiter's receipt.
-    fn run_demo<'a>(&'a self, sandbox: &'a DemoHost) -> IoFuture<'a, Result<(), EngineError>> {
-        Box::pin(demo::run(sandbox))
     }
 }

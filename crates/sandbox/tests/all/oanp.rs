@@ -12,7 +12,8 @@ use countersign_client::GateClient;
 use countersign_engine::*;
 use serde_json::{json, Value};
 
-use crate::sandbox_concordia::{asked, demo_agent, pending_of, sandbox_engine, state_file};
+use crate::concordia::{asked, demo_agent, pending_of, state_file};
+use crate::launch::{launch, sandbox_engine};
 
 /// Waits (bounded) until the OANP demo has made `requests` requests; its state.
 async fn oanp_asked(data: &std::path::Path, requests: u32) -> Value {
@@ -75,7 +76,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
     let engine = sandbox_engine(data.path());
     let recorder = std::sync::Arc::new(crate::common::Recorder::default());
     engine.set_notifier(recorder.clone());
-    engine.start().await.unwrap();
+    let engine = launch(engine).await;
 
     // The host side: the buyer agent enrolled for OANP, its log mirrored
     // (open, ack, the arbiter's rules, its offer and the merchant's counter,
@@ -269,7 +270,7 @@ async fn the_sandbox_asks_about_the_merchants_oanp_counter_a_counter_is_answered
 async fn a_declined_sandbox_oanp_counter_closes_the_session_with_the_persons_reason() {
     let data = tempfile::tempdir().unwrap();
     let engine = sandbox_engine(data.path());
-    engine.start().await.unwrap();
+    let engine = launch(engine).await;
     let state = oanp_asked(data.path(), 1).await;
     let session_id = state["session_id"].as_str().unwrap().to_owned();
     let agent = demo_agent(&engine, &state).await;

@@ -32,9 +32,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::error::EngineError;
-use crate::protocol::gate_demo::{self, key_of, key_text, Asked, Log, Next, Script};
-use crate::protocol::{DemoHost, IoFuture};
+use crate::gate_agent::{self, key_of, key_text, Asked, Log, Next, Script};
+use crate::SandboxError;
+use crate::{DemoHost, IoFuture};
 
 /// The seller's party id in the transcript.
 pub(crate) const SELLER: &str = "agent_contoso_sales";
@@ -55,10 +55,10 @@ pub(crate) const FLOOR: i64 = 42_000;
 /// The seller gives up after this many offers of its own.
 const MAX_SELLER_OFFERS: usize = 6;
 /// How long each offer stands (and the session's `offer_ttl`).
-const OFFER_SECS: i64 = gate_demo::ASK_SECS;
+const OFFER_SECS: i64 = gate_agent::ASK_SECS;
 
-fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
-    gate_demo::demo_error("the Concordia demo", e)
+fn sandbox_error(e: impl std::fmt::Display) -> SandboxError {
+    gate_agent::demo_error("the Concordia demo", e)
 }
 
 /// Now plus `offset_secs`, as Concordia messages carry a time.
@@ -101,7 +101,7 @@ impl Talk<'_> {
         kind: &str,
         body: Value,
         reasoning: Option<&str>,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), SandboxError> {
         let to = if from == BUYER { SELLER } else { BUYER };
         let prev = match self.state.messages.last() {
             Some(m) => edges::hash(m).map_err(sandbox_error)?,
@@ -134,7 +134,7 @@ impl Talk<'_> {
         kind: &str,
         price: i64,
         reasoning: &str,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), SandboxError> {
         self.say(
             SELLER,
             kind,
@@ -182,7 +182,7 @@ fn whole(price: Decimal) -> i64 {
 /// Opens the session: the buying agent proposes it and makes the first
 /// offer (proposing needs no person; accepting does), the seller joins and
 /// answers with a counter-offer on every term, the first question asked.
-fn open(talk: &mut Talk<'_>) -> Result<(), EngineError> {
+fn open(talk: &mut Talk<'_>) -> Result<(), SandboxError> {
     talk.say(
         BUYER,
         "negotiate.open",
@@ -211,8 +211,8 @@ fn open(talk: &mut Talk<'_>) -> Result<(), EngineError> {
 
 /// First launch: two keys, the buying agent enrolled at the gate with a
 /// code the host's admin issues, and the session opened.
-async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
-    let (buyer, agent_id) = gate_demo::enroll(sandbox, BUYER_NAME, "concordia").await?;
+async fn begin(sandbox: &DemoHost) -> Result<DemoState, SandboxError> {
+    let (buyer, agent_id) = gate_agent::enroll(sandbox, BUYER_NAME, "concordia").await?;
     let seller = SigningKey::generate(&mut rand::rngs::OsRng);
     let mut state = DemoState {
         buyer_key: key_text(&buyer),
@@ -233,8 +233,8 @@ async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
 }
 
 /// Runs the demo against the sandbox for as long as it runs.
-pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
-    gate_demo::run(sandbox, "concordia-demo.json", || begin(sandbox)).await
+pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), SandboxError> {
+    gate_agent::run(sandbox, "concordia-demo.json", || begin(sandbox)).await
 }
 
 impl Script for DemoState {
@@ -242,17 +242,17 @@ impl Script for DemoState {
         (&self.buyer_key, &self.agent_id)
     }
 
-    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>> {
+    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, SandboxError>> {
         Box::pin(step(gate, self))
     }
 }
 
-fn message_hash(message: &Value) -> Result<String, EngineError> {
+fn message_hash(message: &Value) -> Result<String, SandboxError> {
     edges::hash(message).map_err(sandbox_error)
 }
 
 /// Mirrors what the gate does not hold yet.
-async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineError> {
+async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), SandboxError> {
     let log = Log {
         session_id: &state.session_id,
         messages: &state.messages,
@@ -261,7 +261,7 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
     };
     let (buyer_key, seller_key, session_id) =
         (&state.buyer_key, &state.seller_key, &state.session_id);
-    gate_demo::mirror(gate, log, || {
+    gate_agent::mirror(gate, log, || {
         let buyer = key_of(buyer_key)?;
         let seller = key_of(seller_key)?;
         Ok(CreateSession {
@@ -292,7 +292,7 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
 
 /// One turn: mirror, ask about the seller's standing offer, or act on the
 /// person's decision.
-async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineError> {
+async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, SandboxError> {
     mirror(gate, state).await?;
     let Some(asked) = state.asked.clone() else {
         let Some(index) = state.messages.len().checked_sub(1) else {
@@ -313,7 +313,7 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
             .and_then(price_in)
             .map(|p| format!("{p} USD"));
         let hash = message_hash(last)?;
-        let asked = gate_demo::ask(
+        let asked = gate_agent::ask(
             gate,
             &state.session_id,
             index,
@@ -326,7 +326,7 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         return Ok(Next::Wait);
     };
     let Some((status, awaited)) =
-        gate_demo::settled(gate, &state.session_id, &asked, &state.messages).await?
+        gate_agent::settled(gate, &state.session_id, &asked, &state.messages).await?
     else {
         return Ok(Next::Wait);
     };
@@ -346,7 +346,7 @@ fn react(
     talk: &mut Talk<'_>,
     status: &GateRequestStatus,
     awaited: &Value,
-) -> Result<(), EngineError> {
+) -> Result<(), SandboxError> {
     if matches!(
         status.status,
         RequestState::Approved | RequestState::Denied | RequestState::Countered

@@ -21,18 +21,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::error::EngineError;
-use crate::protocol::{DemoHost, IoFuture};
+use crate::SandboxError;
+use crate::{DemoHost, IoFuture};
 
 /// How long each question to the gate stands.
 pub(crate) const ASK_SECS: i64 = 3 * 24 * 3600;
 
 /// A demo's failure, naming the demo (`the OANP demo: …`).
-pub(crate) fn demo_error(demo: &str, e: impl std::fmt::Display) -> EngineError {
-    EngineError::Sandbox(format!("{demo}: {e}"))
+pub(crate) fn demo_error(demo: &str, e: impl std::fmt::Display) -> SandboxError {
+    SandboxError::Failed(format!("{demo}: {e}"))
 }
 
-fn shared_error(e: impl std::fmt::Display) -> EngineError {
+fn shared_error(e: impl std::fmt::Display) -> SandboxError {
     demo_error("a sandbox demo", e)
 }
 
@@ -42,7 +42,7 @@ pub(crate) fn key_text(key: &SigningKey) -> String {
 }
 
 /// The key a state file keeps.
-pub(crate) fn key_of(text: &str) -> Result<SigningKey, EngineError> {
+pub(crate) fn key_of(text: &str) -> Result<SigningKey, SandboxError> {
     let bytes = jcs::b64url::decode(text).map_err(shared_error)?;
     let seed: [u8; 32] = bytes
         .try_into()
@@ -52,7 +52,9 @@ pub(crate) fn key_of(text: &str) -> Result<SigningKey, EngineError> {
 
 /// Now plus `offset_secs`, as the engine writes a time (RFC 3339 UTC).
 pub(crate) fn now_text(offset_secs: i64) -> String {
-    crate::clock::format_time(OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs))
+    countersign_engine::format_time(
+        OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs),
+    )
 }
 
 /// A demo's state, when its file holds one it can read.
@@ -61,9 +63,9 @@ pub(crate) fn load<T: DeserializeOwned>(path: &Path) -> Option<T> {
 }
 
 /// Keeps a demo's state (it holds the demo's private keys: owner-only).
-pub(crate) fn save<T: Serialize>(path: &Path, state: &T) -> Result<(), EngineError> {
+pub(crate) fn save<T: Serialize>(path: &Path, state: &T) -> Result<(), SandboxError> {
     let text = serde_json::to_string(state).map_err(shared_error)?;
-    crate::owner_only::write(path, text.as_bytes())?;
+    countersign_engine::owner_only::write(path, text.as_bytes())?;
     Ok(())
 }
 
@@ -74,7 +76,7 @@ pub(crate) async fn enroll(
     sandbox: &DemoHost,
     name: &str,
     protocol: &str,
-) -> Result<(SigningKey, String), EngineError> {
+) -> Result<(SigningKey, String), SandboxError> {
     let key = SigningKey::generate(&mut rand::rngs::OsRng);
     let code = sandbox
         .host
@@ -114,7 +116,7 @@ pub(crate) struct Log<'s> {
     /// How many of them the gate holds.
     pub mirrored: &'s mut usize,
     /// A message's hash as the protocol links it.
-    pub hash: fn(&Value) -> Result<String, EngineError>,
+    pub hash: fn(&Value) -> Result<String, SandboxError>,
 }
 
 /// Mirrors what the gate does not hold yet: on the first call the session,
@@ -123,8 +125,8 @@ pub(crate) struct Log<'s> {
 pub(crate) async fn mirror(
     gate: &GateClient,
     log: Log<'_>,
-    opening: impl FnOnce() -> Result<CreateSession, EngineError>,
-) -> Result<(), EngineError> {
+    opening: impl FnOnce() -> Result<CreateSession, SandboxError>,
+) -> Result<(), SandboxError> {
     let mirrored = *log.mirrored;
     if mirrored == log.messages.len() {
         return Ok(());
@@ -161,7 +163,7 @@ pub(crate) async fn ask(
     message_hash: String,
     amount: Option<String>,
     requests: &mut u32,
-) -> Result<Asked, EngineError> {
+) -> Result<Asked, SandboxError> {
     let request_id = format!("req-{}", *requests + 1);
     let ask = RequestDecision {
         request_id: request_id.clone(),
@@ -185,7 +187,7 @@ pub(crate) async fn settled(
     session_id: &str,
     asked: &Asked,
     messages: &[Value],
-) -> Result<Option<(GateRequestStatus, Value)>, EngineError> {
+) -> Result<Option<(GateRequestStatus, Value)>, SandboxError> {
     let status = gate
         .request(session_id, &asked.request_id)
         .await
@@ -205,7 +207,7 @@ pub(crate) trait Script: Serialize + DeserializeOwned + Send {
     /// The agent's key (as kept) and the gate's id for it.
     fn agent(&self) -> (&str, &str);
     /// One turn: mirror, ask, or act on a decision.
-    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>>;
+    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, SandboxError>>;
 }
 
 /// Runs a demo against the sandbox for as long as it runs: its state from
@@ -215,9 +217,9 @@ pub(crate) async fn run<S: Script, F>(
     sandbox: &DemoHost,
     file: &str,
     begin: impl FnOnce() -> F,
-) -> Result<(), EngineError>
+) -> Result<(), SandboxError>
 where
-    F: std::future::Future<Output = Result<S, EngineError>>,
+    F: std::future::Future<Output = Result<S, SandboxError>>,
 {
     let path = sandbox.dir.join(file);
     let state = match load::<S>(&path) {
@@ -235,7 +237,11 @@ where
 
 /// Plays `state` against the gate until the negotiation is over, keeping
 /// it in `path` after every turn that changed it.
-async fn drive<S: Script>(path: &Path, gate: &GateClient, mut state: S) -> Result<(), EngineError> {
+async fn drive<S: Script>(
+    path: &Path,
+    gate: &GateClient,
+    mut state: S,
+) -> Result<(), SandboxError> {
     let text = |s: &S| serde_json::to_string(s).map_err(shared_error);
     loop {
         let before = text(&state)?;

@@ -42,9 +42,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::error::EngineError;
-use crate::protocol::gate_demo::{self, key_text, now_text, Asked, Log, Next, Script};
-use crate::protocol::{DemoHost, IoFuture};
+use crate::gate_agent::{self, key_text, now_text, Asked, Log, Next, Script};
+use crate::SandboxError;
+use crate::{DemoHost, IoFuture};
 
 /// The buyer agent's name at the gate.
 const BUYER_NAME: &str = "Fabrikam Procurement Buyer";
@@ -73,8 +73,8 @@ pub(crate) const MAX_ROUNDS: u32 = 6;
 /// The fair band around a score of 1, in ten-thousandths (`0.05`).
 const FAIR_BAND_E4: i64 = 500;
 
-fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
-    gate_demo::demo_error("the OANP demo", e)
+fn sandbox_error(e: impl std::fmt::Display) -> SandboxError {
+    gate_agent::demo_error("the OANP demo", e)
 }
 
 /// Everything the demo remembers across restarts.
@@ -123,7 +123,7 @@ fn commitment(secret: i64) -> String {
     jcs::sha256_prefixed(format!("{secret}:{salt}").as_bytes())
 }
 
-fn hash(envelope: &Value) -> Result<String, EngineError> {
+fn hash(envelope: &Value) -> Result<String, SandboxError> {
     oanp::canonical::commit(envelope).map_err(sandbox_error)
 }
 
@@ -133,7 +133,7 @@ fn say(
     kind: MessageType,
     role: Role,
     payload: Value,
-) -> Result<(), EngineError> {
+) -> Result<(), SandboxError> {
     let mut e = json!({
         "type": kind.as_str(),
         "message_id": format!("msg_{:04}", state.messages.len() + 1),
@@ -149,7 +149,7 @@ fn say(
 }
 
 /// The arbiter's verdict on an offer of `price` cents in `round`.
-fn evaluate(state: &mut DemoState, round: u32, price: i64) -> Result<(), EngineError> {
+fn evaluate(state: &mut DemoState, round: u32, price: i64) -> Result<(), SandboxError> {
     let (low, high) = (price.min(TARGET), price.max(TARGET));
     let score = low.saturating_mul(10_000) / high.max(1);
     let verdict = if score >= 10_000 - FAIR_BAND_E4 {
@@ -180,13 +180,13 @@ fn offer(
     role: Role,
     round: u32,
     terms: Value,
-) -> Result<(), EngineError> {
+) -> Result<(), SandboxError> {
     let price = price_of(&terms).ok_or_else(|| sandbox_error("an offer's terms have no price"))?;
     say(
         state,
         kind,
         role,
-        json!({"round": round, "terms": terms, "expires_at": now_text(gate_demo::ASK_SECS)}),
+        json!({"round": round, "terms": terms, "expires_at": now_text(gate_agent::ASK_SECS)}),
     )?;
     evaluate(state, round, price)
 }
@@ -203,7 +203,7 @@ fn price_of(terms: &Value) -> Option<i64> {
 /// Opens the session: the buyer opens, the merchant joins, the arbiter
 /// fixes the rules; the buyer's offer and the merchant's counter, each
 /// scored.
-fn open(state: &mut DemoState) -> Result<(), EngineError> {
+fn open(state: &mut DemoState) -> Result<(), SandboxError> {
     say(
         state,
         MessageType::SessionOpen,
@@ -232,7 +232,7 @@ fn open(state: &mut DemoState) -> Result<(), EngineError> {
         json!({
             "session_rules": {
                 "max_rounds": MAX_ROUNDS,
-                "round_timeout_seconds": gate_demo::ASK_SECS,
+                "round_timeout_seconds": gate_agent::ASK_SECS,
                 "fairness_profile": "default/v0.1",
                 "audit_retention_days": 90,
                 "fair_band": "0.05",
@@ -265,8 +265,8 @@ fn open(state: &mut DemoState) -> Result<(), EngineError> {
 
 /// First launch: the buyer enrolled at the gate with a code the host's
 /// admin issues, and the session opened.
-async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
-    let (buyer, agent_id) = gate_demo::enroll(sandbox, BUYER_NAME, "oanp").await?;
+async fn begin(sandbox: &DemoHost) -> Result<DemoState, SandboxError> {
+    let (buyer, agent_id) = gate_agent::enroll(sandbox, BUYER_NAME, "oanp").await?;
     let mut state = DemoState {
         buyer_key: key_text(&buyer),
         agent_id,
@@ -281,8 +281,8 @@ async fn begin(sandbox: &DemoHost) -> Result<DemoState, EngineError> {
 }
 
 /// Runs the demo against the sandbox for as long as it runs.
-pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), EngineError> {
-    gate_demo::run(sandbox, "oanp-demo.json", || begin(sandbox)).await
+pub(crate) async fn run(sandbox: &DemoHost) -> Result<(), SandboxError> {
+    gate_agent::run(sandbox, "oanp-demo.json", || begin(sandbox)).await
 }
 
 impl Script for DemoState {
@@ -290,13 +290,13 @@ impl Script for DemoState {
         (&self.buyer_key, &self.agent_id)
     }
 
-    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, EngineError>> {
+    fn step<'a>(&'a mut self, gate: &'a GateClient) -> IoFuture<'a, Result<Next, SandboxError>> {
         Box::pin(step(gate, self))
     }
 }
 
 /// Mirrors what the gate does not hold yet.
-async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineError> {
+async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), SandboxError> {
     let log = Log {
         session_id: &state.session_id,
         messages: &state.messages,
@@ -304,7 +304,7 @@ async fn mirror(gate: &GateClient, state: &mut DemoState) -> Result<(), EngineEr
         hash,
     };
     let session_id = &state.session_id;
-    gate_demo::mirror(gate, log, || {
+    gate_agent::mirror(gate, log, || {
         Ok(CreateSession {
             protocol: "oanp".to_owned(),
             session_id: session_id.clone(),
@@ -351,7 +351,7 @@ fn standing(messages: &[Value]) -> Option<usize> {
 
 /// One turn: mirror, ask about the merchant's standing counter, or act on
 /// the person's decision.
-async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineError> {
+async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, SandboxError> {
     mirror(gate, state).await?;
     let Some(asked) = state.asked.clone() else {
         if state.messages.is_empty() {
@@ -363,7 +363,7 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         };
         let message_hash = hash(&state.messages[index])?;
         // The host reads the amount from the offer's terms itself.
-        let asked = gate_demo::ask(
+        let asked = gate_agent::ask(
             gate,
             &state.session_id,
             index,
@@ -376,7 +376,7 @@ async fn step(gate: &GateClient, state: &mut DemoState) -> Result<Next, EngineEr
         return Ok(Next::Wait);
     };
     let Some((status, awaited)) =
-        gate_demo::settled(gate, &state.session_id, &asked, &state.messages).await?
+        gate_agent::settled(gate, &state.session_id, &asked, &state.messages).await?
     else {
         return Ok(Next::Wait);
     };
@@ -391,7 +391,7 @@ fn react(
     state: &mut DemoState,
     status: &GateRequestStatus,
     awaited: &Value,
-) -> Result<(), EngineError> {
+) -> Result<(), SandboxError> {
     if matches!(
         status.status,
         RequestState::Approved | RequestState::Denied | RequestState::Countered
@@ -472,7 +472,7 @@ fn react(
 
 /// `by` accepts the other side's offer of `round`; the arbiter fixes its
 /// terms.
-fn agree(state: &mut DemoState, by: Role, round: u32, terms: Value) -> Result<(), EngineError> {
+fn agree(state: &mut DemoState, by: Role, round: u32, terms: Value) -> Result<(), SandboxError> {
     say(
         state,
         MessageType::OfferAccept,
@@ -488,7 +488,7 @@ fn agree(state: &mut DemoState, by: Role, round: u32, terms: Value) -> Result<()
 }
 
 /// The arbiter ends the session without a deal.
-fn close(state: &mut DemoState, reason: &str, detail: &str) -> Result<(), EngineError> {
+fn close(state: &mut DemoState, reason: &str, detail: &str) -> Result<(), SandboxError> {
     say(
         state,
         MessageType::SessionClose,
@@ -500,7 +500,7 @@ fn close(state: &mut DemoState, reason: &str, detail: &str) -> Result<(), Engine
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::gate_demo::key_of;
+    use crate::gate_agent::key_of;
     use countersign_host_api::gate::GateAction;
 
     fn fresh() -> DemoState {

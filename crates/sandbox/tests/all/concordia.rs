@@ -10,11 +10,18 @@ use countersign_client::GateClient;
 use countersign_engine::*;
 use serde_json::Value;
 
-/// An engine on `dir` with the default (auto) sandbox, polling quickly.
-pub fn sandbox_engine(dir: &std::path::Path) -> Engine {
-    let mut config = EngineConfig::new(dir.to_owned());
-    config.poll_interval = Duration::from_millis(300);
-    Engine::open(config).unwrap()
+use crate::launch::{launch, sandbox_engine};
+
+/// A delivery date two months from today (`YYYY-MM-DD`): a date a counter
+/// may still commit to, whenever the test runs.
+fn later_day() -> String {
+    let day = (time::OffsetDateTime::now_utc() + time::Duration::days(60)).date();
+    format!(
+        "{:04}-{:02}-{:02}",
+        day.year(),
+        u8::from(day.month()),
+        day.day()
+    )
 }
 
 /// The Concordia demo's state file, as it keeps it.
@@ -79,7 +86,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
     let engine = sandbox_engine(data.path());
     let recorder = std::sync::Arc::new(crate::common::Recorder::default());
     engine.set_notifier(recorder.clone());
-    engine.start().await.unwrap();
+    let engine = launch(engine).await;
 
     // The host side: the demo's buying agent enrolled at the gate, its
     // session mirrored (its open and offer, the seller's accept_session and
@@ -176,7 +183,7 @@ async fn the_sandbox_asks_for_a_concordia_decision_and_acts_on_each_answer() {
                 "item": {"value": "Industrial vibration sensors, model VX-200"},
                 "quantity": {"value": 2000, "unit": "units"},
                 "price": {"value": 40000, "currency": "USD"},
-                "delivery": {"value": crate::gate::later_day(), "type": "date"},
+                "delivery": {"value": later_day(), "type": "date"},
                 "payment_terms": {"value": "Net 45"},
                 "warranty_months": {"value": 36},
             })),

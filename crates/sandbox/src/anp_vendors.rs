@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::error::EngineError;
+use crate::SandboxError;
 
-fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
-    EngineError::Sandbox(e.to_string())
+fn sandbox_error(e: impl std::fmt::Display) -> SandboxError {
+    SandboxError::Failed(e.to_string())
 }
 
 /// How a scripted vendor behaves.
@@ -117,12 +117,15 @@ fn offer(script: &Script, unit_price: u64) -> Value {
     })
 }
 
-fn load_key(path: &Path) -> Result<SigningKey, EngineError> {
+fn load_key(path: &Path) -> Result<SigningKey, SandboxError> {
     match std::fs::read_to_string(path) {
         Ok(text) => anp::keys::decode_key_file(&text).map_err(sandbox_error),
         Err(_) => {
             let key = anp::keys::generate_signing_key();
-            crate::owner_only::write(path, anp::keys::encode_key_file(&key).as_bytes())?;
+            countersign_engine::owner_only::write(
+                path,
+                anp::keys::encode_key_file(&key).as_bytes(),
+            )?;
             Ok(key)
         }
     }
@@ -130,7 +133,7 @@ fn load_key(path: &Path) -> Result<SigningKey, EngineError> {
 
 /// Runs the demo vendors against the sandbox host, keeping their keys and
 /// sessions in its directory, for as long as the sandbox runs.
-pub(crate) async fn run(sandbox: &crate::protocol::DemoHost) -> Result<(), EngineError> {
+pub(crate) async fn run(sandbox: &crate::DemoHost) -> Result<(), SandboxError> {
     let (url, dir) = (sandbox.url.as_str(), sandbox.dir.as_path());
     let state_path = dir.join("demo.json");
     let mut state: DemoState = std::fs::read_to_string(&state_path)
@@ -184,7 +187,7 @@ pub(crate) async fn run(sandbox: &crate::protocol::DemoHost) -> Result<(), Engin
                     .map_err(sandbox_error)?;
             }
             state.sessions.push((index, opened.session_id));
-            let _ = crate::owner_only::write(
+            let _ = countersign_engine::owner_only::write(
                 &state_path,
                 serde_json::to_string(&state).unwrap_or_default().as_bytes(),
             );
@@ -214,7 +217,7 @@ fn unit_price_of(payload: &Value) -> Option<u64> {
 }
 
 /// Answers the buyer's latest move, if it is the buyer's turn that just ended.
-async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result<(), EngineError> {
+async fn react(agent: &AgentClient, script: &Script, session_id: &str) -> Result<(), SandboxError> {
     let doc = agent.log(session_id, None).await.map_err(sandbox_error)?;
     if doc.session.status != "open" {
         return Ok(());

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::error::EngineError;
+use crate::SandboxError;
 
 /// The A2A extension the host's card declares (docs/anex-binding.md).
 const EXTENSION: &str = "urn:countersign:anex:a2a:v1";
@@ -46,8 +46,8 @@ const DATA: &str = r#"{
   "ap_contact": { "email": "ap@sandbox-buyer.example", "phone": "+44 20 7946 0000" }
 }"#;
 
-fn sandbox_error(e: impl std::fmt::Display) -> EngineError {
-    EngineError::Sandbox(format!("ANEX demo: {e}"))
+fn sandbox_error(e: impl std::fmt::Display) -> SandboxError {
+    SandboxError::Failed(format!("ANEX demo: {e}"))
 }
 
 /// Where the agent is, kept across restarts in the sandbox folder.
@@ -71,9 +71,9 @@ fn state_path(dir: &Path) -> std::path::PathBuf {
     dir.join("anex-demo.json")
 }
 
-fn save(dir: &Path, state: &DemoState) -> Result<(), EngineError> {
+fn save(dir: &Path, state: &DemoState) -> Result<(), SandboxError> {
     let bytes = serde_json::to_vec(state).map_err(sandbox_error)?;
-    crate::owner_only::write(&state_path(dir), &bytes)?;
+    countersign_engine::owner_only::write(&state_path(dir), &bytes)?;
     Ok(())
 }
 
@@ -87,7 +87,7 @@ pub(crate) async fn prepare(
     host: &countersign_host::Host,
     org: &str,
     dir: &Path,
-) -> Result<(), EngineError> {
+) -> Result<(), SandboxError> {
     host.load_anex_policy(org, POLICY)
         .await
         .map_err(sandbox_error)?;
@@ -149,7 +149,7 @@ impl Agent {
         m
     }
 
-    async fn rpc(&self, method: &str, params: Value) -> Result<Value, EngineError> {
+    async fn rpc(&self, method: &str, params: Value) -> Result<Value, SandboxError> {
         let body = json!({"jsonrpc": "2.0", "id": "demo", "method": method, "params": params});
         let answer: Value = self
             .http
@@ -170,7 +170,7 @@ impl Agent {
     }
 
     /// Sends one ANEX message; `negotiation` keeps the task as the current one.
-    async fn send(&mut self, message: Value, task: Option<String>) -> Result<Value, EngineError> {
+    async fn send(&mut self, message: Value, task: Option<String>) -> Result<Value, SandboxError> {
         let mut a2a = json!({
             "messageId": uuid::Uuid::new_v4().to_string(),
             "role": "ROLE_USER",
@@ -188,7 +188,7 @@ impl Agent {
     }
 
     /// Opens a new conversation with a CFP for `access`.
-    async fn ask(&mut self, access: &[&str], stage: &str, dir: &Path) -> Result<(), EngineError> {
+    async fn ask(&mut self, access: &[&str], stage: &str, dir: &Path) -> Result<(), SandboxError> {
         self.state.conversations += 1;
         self.state.conversation = Some(format!("sandbox-onboarding-{}", self.state.conversations));
         self.state.context = None;
@@ -215,7 +215,7 @@ impl Agent {
     }
 
     /// One look at the negotiation task, and the agent's reaction.
-    async fn react(&mut self, dir: &Path) -> Result<(), EngineError> {
+    async fn react(&mut self, dir: &Path) -> Result<(), SandboxError> {
         let Some(task_id) = self.state.task.clone() else {
             return self
                 .ask(
@@ -284,7 +284,7 @@ impl Agent {
 
 /// Runs the onboarding agent against the sandbox host at `url`, for as long
 /// as the sandbox runs (its state in `dir`, written by [`prepare`]).
-pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), EngineError> {
+pub(crate) async fn run(url: &str, dir: &Path) -> Result<(), SandboxError> {
     let state = load(dir).ok_or_else(|| sandbox_error("the agent was not registered"))?;
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
