@@ -393,11 +393,5 @@ pub fn parse_status(text: &str) -> AgentStatus {
     }
 }
 
-/// The stored form of an agent status.
-pub fn status_text(status: AgentStatus) -> &'static str {
-    match status {
-        AgentStatus::Sandbox => "sandbox",
-        AgentStatus::Verified => "verified",
-        AgentStatus::Revoked => "revoked",
-    }
-}
+/// The stored form of an agent status: the word the wire carries.
+pub use countersign_host_api::approver::status_text;
