@@ -206,17 +206,7 @@ impl ApproverClient {
         let path = format!("{}/summary", CONSOLE_API_BASE);
         let mut request = Request::get(path);
         request.if_none_match = known;
-        let answer = self
-            .http
-            .call_conditional(request, Some(&self.identity), Idempotent::Yes)
-            .await?;
-        Ok(match answer {
-            Conditional::Fresh { value, etag } => SummaryFetch::Changed {
-                summary: value,
-                etag,
-            },
-            Conditional::NotModified => SummaryFetch::Unchanged,
-        })
+        self.fetch_summary(request).await
     }
 
     /// As [`ApproverClient::summary_since`], but a host with nothing new
@@ -231,6 +221,11 @@ impl ApproverClient {
         request.query = Some(("wait", wait.to_string()));
         // The host may hold it for the whole wait; give the answer time to come.
         request.timeout = Some(Duration::from_secs(wait) + self.http.timeout());
+        self.fetch_summary(request).await
+    }
+
+    /// Sends a conditional summary request and reads its answer.
+    async fn fetch_summary(&self, request: Request<'_>) -> Result<SummaryFetch> {
         let answer = self
             .http
             .call_conditional(request, Some(&self.identity), Idempotent::Yes)

@@ -751,17 +751,6 @@ async fn an_unchanged_summary_answers_304_and_any_change_a_new_tag() {
     t.running.shutdown().await;
 }
 
-/// Waits until `n` requests wait for a change on the host.
-async fn until_waiting(t: &TestHost, n: usize) {
-    for _ in 0..2000 {
-        if t.host().changes().waiters() >= n {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
-    panic!("no summary request started waiting");
-}
-
 #[tokio::test]
 async fn a_waiting_summary_answers_as_soon_as_an_offer_arrives() {
     let t = start(roomy_limits()).await;
@@ -778,7 +767,7 @@ async fn a_waiting_summary_answers_as_soon_as_an_offer_arrives() {
     let tag = tag.unwrap();
 
     let (waited, (s, _)) = tokio::join!(t.summary_waiting(&ada, &tag, "90"), async {
-        until_waiting(&t, 1).await;
+        t.until_waiting(1).await;
         t.submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
             .await
     });
@@ -811,7 +800,7 @@ async fn a_waiting_summary_is_not_answered_by_a_write_that_changes_nothing_it_sh
     let tag = tag.unwrap();
     // Another vendor registering is a write Ada cannot see.
     let (waited, _) = tokio::join!(t.summary_waiting(&ada, &tag, "2"), async {
-        until_waiting(&t, 1).await;
+        t.until_waiting(1).await;
         t.register("Northwind").await
     });
     let (status, again, body) = waited;

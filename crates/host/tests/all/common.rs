@@ -410,21 +410,8 @@ impl TestHost {
         approver: &Party,
         if_none_match: Option<&str>,
     ) -> (u16, Option<String>, Vec<u8>) {
-        let path = "/api/console/v1/summary";
-        let mut req = self.http.get(self.url(path));
-        for (k, v) in self.signature_headers(approver, "GET", path, b"") {
-            req = req.header(k, v);
-        }
-        if let Some(tag) = if_none_match {
-            req = req.header("if-none-match", tag);
-        }
-        let resp = req.send().await.unwrap();
-        let status = resp.status().as_u16();
-        let etag = resp
-            .headers()
-            .get("etag")
-            .map(|v| v.to_str().unwrap().to_owned());
-        (status, etag, resp.bytes().await.unwrap().to_vec())
+        self.summary_at("/api/console/v1/summary", approver, if_none_match)
+            .await
     }
 
     /// `GET /summary?wait=WAIT` with `If-None-Match: tag`: status, ETag and body.
@@ -435,11 +422,36 @@ impl TestHost {
         wait: &str,
     ) -> (u16, Option<String>, Vec<u8>) {
         let path = format!("/api/console/v1/summary?wait={wait}");
-        let mut req = self.http.get(self.url(&path));
-        for (k, v) in self.signature_headers(approver, "GET", &path, b"") {
+        self.summary_at(&path, approver, Some(tag)).await
+    }
+
+    /// Returns once `n` requests wait for a change on the host (so a write
+    /// made next is one they must be woken by).
+    pub async fn until_waiting(&self, n: usize) {
+        for _ in 0..2000 {
+            if self.host().changes().waiters() >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("no summary request started waiting");
+    }
+
+    /// A signed GET of the summary at `path` (with its query): status, ETag, body.
+    async fn summary_at(
+        &self,
+        path: &str,
+        approver: &Party,
+        if_none_match: Option<&str>,
+    ) -> (u16, Option<String>, Vec<u8>) {
+        let mut req = self.http.get(self.url(path));
+        for (k, v) in self.signature_headers(approver, "GET", path, b"") {
             req = req.header(k, v);
         }
-        let resp = req.header("if-none-match", tag).send().await.unwrap();
+        if let Some(tag) = if_none_match {
+            req = req.header("if-none-match", tag);
+        }
+        let resp = req.send().await.unwrap();
         let status = resp.status().as_u16();
         let etag = resp
             .headers()

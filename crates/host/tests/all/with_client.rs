@@ -13,55 +13,7 @@ use countersign_host_api::approver::DecisionOutcome;
 #[tokio::test]
 async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     let t = start(roomy_limits()).await;
-    let base = t.running.base_url();
-
-    let vendor_key = anp::keys::generate_signing_key();
-    let reg = AgentClient::register(
-        &base,
-        &vendor_key,
-        "Contoso Seller Agent",
-        "Contoso",
-        "sales@contoso.example",
-    )
-    .await
-    .unwrap();
-    let vendor = AgentClient::new(&base, vendor_key, &reg.agent_id).unwrap();
-    let envelope = vendor_envelope();
-    let opened = vendor
-        .open_session(Target::Sandbox { sandbox: true }, envelope)
-        .await
-        .unwrap();
-    let session = opened.session_id.clone();
-    let doc = vendor
-        .submit(&session, EventKind::Offer, offer(1200, FAR_FUTURE))
-        .await
-        .unwrap();
-    let offer_hash = doc.events.last().unwrap().event_hash.clone();
-
-    let mut approvers = Vec::new();
-    for (name, email) in [
-        ("Ada", "ada@fabrikam.example"),
-        ("Bob", "bob@fabrikam.example"),
-    ] {
-        let code = t
-            .host()
-            .enroll_code(countersign_host::SANDBOX_HANDLE, name, email)
-            .await
-            .unwrap()
-            .code;
-        let key = anp::keys::generate_signing_key();
-        let enrolled = ApproverClient::enroll(&base, &code, name, email, &key)
-            .await
-            .unwrap();
-        assert_eq!(
-            enrolled.platform_fingerprint,
-            t.host().platform_fingerprint()
-        );
-        approvers.push((
-            ApproverClient::new(&base, key, &enrolled.approver_id).unwrap(),
-            email,
-        ));
-    }
+    let (vendor, approvers, session, offer_hash) = two_approvers(&t).await;
 
     let summary = approvers[0].0.summary().await.unwrap();
     let s = summary.sessions.iter().find(|s| s.id == session).unwrap();
@@ -116,16 +68,26 @@ async fn the_typed_clients_negotiate_to_a_two_approver_accept() {
     t.running.shutdown().await;
 }
 
-/// Two approvers' clients on one org; the offer they decide on.
-async fn two_approvers(t: &TestHost) -> (Vec<(ApproverClient, &'static str)>, String, String) {
+/// A vendor's client with an offer open in a sandbox session, and two
+/// approvers' clients of the org that decides on it (each enrolment checked
+/// against the host's platform key): the vendor, the approvers, the session
+/// and the offer's hash.
+async fn two_approvers(
+    t: &TestHost,
+) -> (
+    AgentClient,
+    Vec<(ApproverClient, &'static str)>,
+    String,
+    String,
+) {
     let base = t.running.base_url();
     let vendor_key = anp::keys::generate_signing_key();
     let reg = AgentClient::register(
         &base,
         &vendor_key,
-        "Contoso Agent",
+        "Contoso Seller Agent",
         "Contoso",
-        "s@contoso.example",
+        "sales@contoso.example",
     )
     .await
     .unwrap();
@@ -155,19 +117,23 @@ async fn two_approvers(t: &TestHost) -> (Vec<(ApproverClient, &'static str)>, St
         let enrolled = ApproverClient::enroll(&base, &code, name, email, &key)
             .await
             .unwrap();
+        assert_eq!(
+            enrolled.platform_fingerprint,
+            t.host().platform_fingerprint()
+        );
         approvers.push((
             ApproverClient::new(&base, key, &enrolled.approver_id).unwrap(),
             email,
         ));
     }
-    (approvers, session, offer_hash)
+    (vendor, approvers, session, offer_hash)
 }
 
 #[tokio::test]
 async fn a_console_waiting_for_a_change_hears_of_another_consoles_decision_at_once() {
     use countersign_client::SummaryFetch;
     let t = start(roomy_limits()).await;
-    let (approvers, session, offer_hash) = two_approvers(&t).await;
+    let (_vendor, approvers, session, offer_hash) = two_approvers(&t).await;
     let (ada, _) = &approvers[0];
     let (bob, bob_email) = &approvers[1];
     let SummaryFetch::Changed {
@@ -177,9 +143,7 @@ async fn a_console_waiting_for_a_change_hears_of_another_consoles_decision_at_on
         panic!("the first summary carries a tag")
     };
     let (heard, decided) = tokio::join!(ada.summary_waiting(&tag, 90), async {
-        while t.host().changes().waiters() == 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
+        t.until_waiting(1).await;
         bob.decide(&session, &bob.approve_request(&offer_hash, bob_email))
             .await
             .unwrap()
