@@ -26,6 +26,9 @@ const COMMANDS: &[&str] = &[
     "remove_receipt",
     "receipt_view",
     "export_receipt",
+    "unlock_key",
+    "lock_key",
+    "set_key_passphrase",
 ];
 
 fn main() {

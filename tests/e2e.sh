@@ -45,6 +45,20 @@ export DISPLAY=":$(head -n1 "$display_file")"
 rm -f "$display_file"
 echo "[e2e] Xvfb on $DISPLAY, D-Bus session $DBUS_SESSION_BUS_ADDRESS"
 
+# A real Secret Service for the app's approver key: gnome-keyring on this
+# private session, its login keyring (created unlocked by the password on
+# stdin) in a throwaway folder. Without it D-Bus would start one with no
+# default collection, and every start of the app would make a new key.
+keyring_home="$(mktemp -d)"
+printf 'login password of the e2e keyring' | env HOME="$keyring_home" XDG_DATA_HOME="$keyring_home" \
+  gnome-keyring-daemon --unlock --components=secrets --foreground >"$artifacts/keyring.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 1 100); do
+  dbus-send --session --dest=org.freedesktop.DBus --type=method_call --print-reply \
+    /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>/dev/null | grep -q org.freedesktop.secrets && break
+  sleep 0.1
+done
+
 # Our own notification daemon (one auto-started by D-Bus would have no DISPLAY).
 dunst >"$artifacts/dunst.log" 2>&1 &
 pids+=("$!")

@@ -5,8 +5,8 @@
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
     DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, ImportReceipt,
-    InboxPage, InboxQuery, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
-    SessionDetail, SessionRow, SettingsView,
+    InboxPage, InboxQuery, KeyStatus, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval,
+    ReceiptView, SessionDetail, SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -195,6 +195,32 @@ pub async fn set_setting(
     value: Value,
 ) -> Reply<SettingsView> {
     Ok(slot.get()?.set_setting(&id, value).await?)
+}
+
+/// `unlock_key`: unlocks the approver key (the desktop's secret store is
+/// asked again, or `passphrase` opens the sealed key).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn unlock_key(
+    slot: State<'_, EngineSlot>,
+    passphrase: Option<String>,
+) -> Reply<KeyStatus> {
+    Ok(slot.get()?.unlock_key(passphrase).await?)
+}
+
+/// `lock_key`: locks the approver key now; the inbox keeps filling.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn lock_key(slot: State<'_, EngineSlot>) -> Reply<KeyStatus> {
+    Ok(slot.get()?.lock_key())
+}
+
+/// `set_key_passphrase`: seals the key with a passphrase the person chose
+/// (where no secret store keeps it).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_key_passphrase(
+    slot: State<'_, EngineSlot>,
+    passphrase: String,
+) -> Reply<KeyStatus> {
+    Ok(slot.get()?.set_key_passphrase(passphrase).await?)
 }
 
 /// `export_dispute`: writes a disputed session's evidence into the data dir's `exports/`.

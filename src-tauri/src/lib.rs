@@ -8,13 +8,16 @@ mod events;
 mod memory;
 mod notifier;
 mod notify_bridge;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod session_lock;
 mod tray;
 mod window;
 
 use std::sync::Arc;
 
-use countersign_engine::{CommandError, Engine, EngineConfig, EngineError};
+use countersign_engine::{ChangeScope, CommandError, Engine, EngineConfig, EngineError};
 use tauri::{App, Builder, Manager, RunEvent, Runtime};
+use tokio::sync::broadcast;
 
 pub use commands::EngineSlot;
 pub use events::CHANGED_EVENT;
@@ -57,6 +60,9 @@ pub fn configure<R: Runtime>(
             commands::dismiss_proposal,
             commands::settings,
             commands::set_setting,
+            commands::unlock_key,
+            commands::lock_key,
+            commands::set_key_passphrase,
             commands::export_dispute,
             commands::acknowledge_dispute,
             commands::import_receipt,
@@ -84,19 +90,50 @@ fn setup<R: Runtime>(app: &mut App<R>, engine: Option<Engine>) {
         engine.humanizer().clone(),
     )));
     tauri::async_runtime::spawn(events::forward(handle.clone(), engine.clone()));
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    tauri::async_runtime::spawn(session_lock::watch(engine.clone()));
     app.manage(SandboxSlot::default());
     tauri::async_runtime::spawn(async move {
+        let mut changes = engine.subscribe();
         // The sandbox first, beside the engine (when the engine wants one),
         // so the poller's first cycle already sees its host.
-        match countersign_sandbox::start(&engine).await {
-            Ok(sandbox) => handle.state::<SandboxSlot>().keep(sandbox),
-            // The UI reads the failure from app_state's hosts; the log keeps it too.
-            Err(error) => tracing::error!("the sandbox could not start: {error}"),
-        }
+        let mut waiting_for_key = start_sandbox(&handle, &engine).await;
         if let Err(error) = engine.start().await {
             tracing::error!("the engine could not start: {error}");
         }
+        // A key kept nowhere yet: the sandbox starts once the person chose
+        // a passphrase (the key's change is announced).
+        while waiting_for_key {
+            match changes.recv().await {
+                Ok(event) if event.what == ChangeScope::Key => {
+                    waiting_for_key = start_sandbox(&handle, &engine).await;
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
     });
+}
+
+/// Starts the sandbox beside the engine when it wants one; true when it
+/// waits for the approver key to be kept (no secret store answered and no
+/// passphrase was chosen yet).
+async fn start_sandbox<R: Runtime>(handle: &tauri::AppHandle<R>, engine: &Engine) -> bool {
+    match countersign_sandbox::start(engine).await {
+        Ok(sandbox) => {
+            handle.state::<SandboxSlot>().keep(sandbox);
+            false
+        }
+        Err(countersign_sandbox::SandboxError::Engine(EngineError::KeyNotKept)) => {
+            tracing::info!("the sandbox waits for the approver key to be kept");
+            true
+        }
+        // The UI reads the failure from app_state's hosts; the log keeps it too.
+        Err(error) => {
+            tracing::error!("the sandbox could not start: {error}");
+            false
+        }
+    }
 }
 
 /// The sandbox the shell started beside the engine, kept to stop on exit.

@@ -17,6 +17,8 @@ fn app(
 ) {
     let mut config = EngineConfig::new(dir.to_path_buf());
     config.sandbox = SandboxMode::Off;
+    config.key_store = countersign_engine::KeyStoreChoice::Passphrase;
+    config.key_passphrase = Some("a passphrase only the tests use".to_owned());
     let app = countersign_app::configure(mock_builder(), Ok(config))
         .build(tauri::generate_context!())
         .unwrap();

@@ -25,6 +25,8 @@ mod compare;
 mod concordia;
 #[path = "e2e/installed.rs"]
 mod installed;
+#[path = "e2e/key.rs"]
+mod key;
 #[path = "e2e/oanp.rs"]
 mod oanp;
 #[path = "e2e/person.rs"]

@@ -324,3 +324,30 @@ describe("one confirmation for every decision that binds", () => {
     expect(backend.decided.map((d) => d.action)).toEqual(["counter"]);
   });
 });
+
+describe("a locked key", () => {
+  it("asks to unlock, then carries on with the same decision", async () => {
+    const backend = new FakeBackend();
+    backend.keyLocked = true;
+    const { container, user } = await renderOffer(backend);
+    await user.click(byId(container, "approve-button"));
+    await user.click(byId(container, "approve-confirm"));
+    await settle();
+    expect(backend.decided).toEqual([]);
+    expect(byId(container, "unlock-why").textContent).toContain("locked");
+    await user.type(byId(container, "unlock-passphrase"), "wrong passphrase here");
+    await user.click(byId(container, "unlock-confirm"));
+    await settle();
+    expect(byId(container, "unlock-error").textContent).toContain("does not open");
+    expect(backend.decided).toEqual([]);
+    await user.clear(byId(container, "unlock-passphrase"));
+    await user.type(byId(container, "unlock-passphrase"), "correct horse battery");
+    await user.click(byId(container, "unlock-confirm"));
+    await settle();
+    expect(backend.decided).toEqual([
+      { host_id: "h-sandbox", session_id: "s-contoso", in_response_to: "hash-contoso-5", action: "approve" },
+    ]);
+    expect(byId(container, "outcome").dataset.tone).toBe("success");
+    expect(container.querySelector("[data-testid='unlock-step']")).toBeNull();
+  });
+});

@@ -80,7 +80,34 @@ export class FakeBackend implements Backend {
     const view = this.views.get(ref.event_hash);
     return view ? answer(view) : Promise.reject({ code: "not_found", message: "That offer is no longer pending." });
   }
-  decide(request: DecideRequest) { this.decided.push(structuredClone(request)); return answer(this.decision); }
+  /** The passphrase that unlocks the key; while `keyLocked`, decide refuses as the engine does. */
+  keyPassphrase = "correct horse battery";
+  keyLocked = false;
+  unlocks: (string | null)[] = [];
+  decide(request: DecideRequest) {
+    if (this.keyLocked) {
+      return Promise.reject({ code: "locked", message: "The approver key is locked. Unlock it to sign this decision; nothing was signed or sent." });
+    }
+    this.decided.push(structuredClone(request));
+    return answer(this.decision);
+  }
+  async unlockKey(passphrase: string | null) {
+    this.unlocks.push(passphrase);
+    if (passphrase !== this.keyPassphrase) throw { code: "invalid_input", message: "That passphrase does not open the approver key." };
+    this.keyLocked = false;
+    this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, unlocked: true } };
+    return structuredClone(this.settingsNow.key);
+  }
+  async lockKey() {
+    this.keyLocked = true;
+    this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, unlocked: false } };
+    return structuredClone(this.settingsNow.key);
+  }
+  async setKeyPassphrase(passphrase: string) {
+    this.keyPassphrase = passphrase;
+    this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, protection: "passphrase" as const } };
+    return structuredClone(this.settingsNow.key);
+  }
   validateCounter(_ref: ProposalRef, counter: Record<string, unknown>) { this.validated.push(structuredClone(counter)); return answer(this.counterCheck); }
   sessions(filter: HistoryFilter) { this.filters.push(structuredClone(filter)); return answer(this.rows); }
   sessionDetail(ref: { host_id: string; session_id: string }) { this.detailRefs.push(ref); return answer(this.detail); }

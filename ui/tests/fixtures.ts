@@ -14,10 +14,11 @@ export const sandboxHost: HostInfo = {
   last_error: null, last_poll_at: "2026-11-29T11:59:30Z", platform_fingerprint: "SHA256:pLaTfOrM0001",
   approver_email: "ana@buyer.example", polled: true,
   plain_http: false, plain_http_allowed_at: null,
+  updates: { mode: "waiting", detail: "Hears of changes at once: one request waits at the host until something changes." },
 };
 
 export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
-  approver: { name: "Ana Approver", email: "ana@buyer.example" }, locale: "en-GB", time_zone: "UTC" };
+  approver: { name: "Ana Approver", email: "ana@buyer.example" }, locale: "en-GB", time_zone: "UTC", key_kept: true, key_loaded: true };
 
 export const contoso: Counterparty = {
   id: "agt_contoso", name: "Contoso Negotiation Agent", organization: "Contoso GmbH",
@@ -257,6 +258,10 @@ export function settingsView(): SettingsView {
     ],
     approver: { name: "Ana Approver", email: "ana@buyer.example", key_fingerprint: "9f2c41d07a5be3c8", public_key: "pUbLiCkEy" },
     data_dir: "/data/countersign",
+    key: {
+      protection: "passphrase", location: "In approver-key.sealed.json, sealed with your passphrase (Argon2id, XChaCha20-Poly1305).",
+      unlocked: true, loaded: true, advice: null, notice: null, idle_lock_minutes: 15, confirm_above: "0",
+    },
   };
 }
 

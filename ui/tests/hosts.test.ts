@@ -19,6 +19,48 @@ describe("sandbox and hosts", () => {
     expect(container.querySelector("[data-testid='sandbox-banner']")).toBeNull();
   });
 
+  it("says when the approver key is kept nowhere, and leads to Settings to choose a passphrase", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = { ...fx.appState, sandbox: false, hosts: [], key_kept: false };
+    backend.settingsNow = { ...backend.settingsNow, key: { ...backend.settingsNow.key, protection: "unsaved" } };
+    const { container } = await renderApp(backend);
+    const banner = byId(container, "key-not-kept");
+    expect(banner.textContent).toContain("kept nowhere yet");
+    await user.click(byId(container, "key-not-kept-open"));
+    await settle();
+    byId(container, "settings");
+    expect(document.activeElement?.getAttribute("data-testid")).toBe("key-new-passphrase");
+  });
+
+  it("asks for the passphrase of a sealed key not opened since the start, and refuses a wrong one", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = { ...fx.appState, key_loaded: false };
+    backend.keyLocked = true;
+    const { container } = await renderApp(backend);
+    expect(byId(container, "key-not-loaded").textContent).toContain("no host is asked for news");
+    const open = byId(container, "key-open") as HTMLButtonElement;
+    expect(open.disabled).toBe(true);
+    await user.type(byId(container, "key-open-passphrase"), "not it at all");
+    await user.click(open);
+    await settle();
+    expect(byId(container, "key-open-error").textContent).toContain("does not open");
+    expect(backend.keyLocked).toBe(true);
+    await user.clear(byId(container, "key-open-passphrase"));
+    backend.app = { ...fx.appState, key_loaded: true };
+    await user.type(byId(container, "key-open-passphrase"), "correct horse battery{Enter}");
+    await settle();
+    expect(backend.keyLocked).toBe(false);
+    expect(container.querySelector("[data-testid='key-not-loaded']")).toBeNull();
+  });
+
+  it("has no key banner once the key is kept", async () => {
+    const { container } = await renderApp();
+    expect(container.querySelector("[data-testid='key-not-kept']")).toBeNull();
+    expect(container.querySelector("[data-testid='key-not-loaded']")).toBeNull();
+  });
+
   it("connects to a host with URL and enrollment code", async () => {
     const user = userEvent.setup();
     const { container, backend } = await renderApp();
@@ -198,6 +240,24 @@ describe("sandbox and hosts", () => {
     expect(texts(container, "host-state")).toEqual(["not polled", "reachable"]);
     expect(byId(container, "hosts").textContent).toContain("Its sessions stay in History.");
     expect(container.querySelector("[data-testid='host-error']")).toBeNull();
+  });
+
+  it("says of each host whether it is heard at once or polled, and why", async () => {
+    const user = userEvent.setup();
+    const backend = new FakeBackend();
+    backend.app = {
+      ...fx.appState,
+      hosts: [fx.sandboxHost, { ...fx.sandboxHost, host_id: "h-2", label: "Buyer Corp", sandbox: false,
+        updates: { mode: "polling", detail: "Polls every 5 s: the host does not offer waiting for changes." } }],
+    };
+    const { container } = await renderApp(backend);
+    await user.click(byId(container, "nav-hosts"));
+    await settle();
+    expect(texts(container, "host-updates-mode")).toEqual(["at once", "polling"]);
+    expect(texts(container, "host-updates-detail")).toEqual([
+      "Hears of changes at once: one request waits at the host until something changes.",
+      "Polls every 5 s: the host does not offer waiting for changes.",
+    ]);
   });
 
   it("says when live updates cannot be had, and how to refresh instead", async () => {

@@ -27,7 +27,7 @@ describe("settings", () => {
   it("shows every declared setting under its group, with the approver and the data directory", async () => {
     const { container } = await openSettings();
     const groups = [...container.querySelectorAll("[data-testid='settings'] section.panel h3")].map((h) => h.textContent);
-    expect(groups).toEqual(["Checking hosts", "Notifications", "Approver", "Look", "OANP receipts", "Data"]);
+    expect(groups).toEqual(["Checking hosts", "Notifications", "Approver", "Look", "OANP receipts", "Approver key", "Data"]);
     expect(control(container, "poll.interval_seconds").type).toBe("number");
     expect(control(container, "notify.dispute").type).toBe("checkbox");
     expect(control(container, "notify.dispute").checked).toBe(true);
@@ -63,5 +63,63 @@ describe("settings", () => {
     expect(error.dataset.id).toBe("poll.interval_seconds");
     expect(error.textContent).toBe("Poll interval must be a whole number of seconds from 2 to 3600.");
     expect(interval.getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("says where the approver key lives and whether it is unlocked, and locks and unlocks it", async () => {
+    const backend = new FakeBackend();
+    const { container, user } = await openSettings(backend);
+    const card = byId(container, "key-card");
+    expect(card.dataset.protection).toBe("passphrase");
+    expect(byId(container, "key-protection").textContent).toBe("A passphrase you chose");
+    expect(byId(container, "key-location").textContent).toContain("sealed with your passphrase");
+    expect(byId(container, "key-state").textContent).toContain("Unlocked");
+    await user.click(byId(container, "key-lock"));
+    await settle();
+    expect(byId(container, "key-state").textContent).toContain("Locked");
+    expect(backend.keyLocked).toBe(true);
+    await user.type(byId(container, "key-passphrase"), "not it at all");
+    await user.click(byId(container, "key-unlock"));
+    await settle();
+    expect(byId(container, "key-error").textContent).toContain("does not open");
+    expect(backend.keyLocked).toBe(true);
+    await user.clear(byId(container, "key-passphrase"));
+    await user.type(byId(container, "key-passphrase"), "correct horse battery");
+    await user.click(byId(container, "key-unlock"));
+    await settle();
+    expect(byId(container, "key-state").textContent).toContain("Unlocked");
+    expect(backend.keyLocked).toBe(false);
+  });
+
+  it("names the secret store when the key is kept there, and shows the move notice", async () => {
+    const backend = new FakeBackend();
+    backend.settingsNow = { ...backend.settingsNow, key: { ...backend.settingsNow.key, protection: "secret_store",
+      location: "In the desktop's Secret Service (service “countersign”, item “approver-key-1”); the data directory holds only a reference to it.",
+      notice: "Your approver key moved from a plain file in the data directory into the desktop's secret store; the plain file is removed." } };
+    const { container } = await openSettings(backend);
+    expect(byId(container, "key-protection").textContent).toBe("The desktop's secret store");
+    expect(byId(container, "key-notice").textContent).toContain("plain file is removed");
+    expect(container.querySelector("[data-testid='key-new-passphrase']")).toBeNull();
+  });
+
+  it("seals a key kept nowhere only once the passphrase is typed the same twice", async () => {
+    const backend = new FakeBackend();
+    backend.settingsNow = { ...backend.settingsNow, key: { ...backend.settingsNow.key, protection: "unsaved",
+      location: "Only in this console's memory: choose a passphrase to keep it." } };
+    const { container, user } = await openSettings(backend);
+    const seal = byId(container, "key-set-passphrase") as HTMLButtonElement;
+    await user.type(byId(container, "key-new-passphrase"), "correct horse battery");
+    expect(seal.disabled).toBe(true);
+    await user.type(byId(container, "key-repeat-passphrase"), "correct horse batterx");
+    expect(byId(container, "key-mismatch").textContent).toBe("The two passphrases differ: type the same one twice.");
+    expect(byId(container, "key-repeat-passphrase").getAttribute("aria-invalid")).toBe("true");
+    expect(seal.disabled).toBe(true);
+    await user.clear(byId(container, "key-repeat-passphrase"));
+    await user.type(byId(container, "key-repeat-passphrase"), "correct horse battery");
+    expect(container.querySelector("[data-testid='key-mismatch']")).toBeNull();
+    expect(seal.disabled).toBe(false);
+    await user.click(seal);
+    await settle();
+    expect(backend.keyPassphrase).toBe("correct horse battery");
+    expect(byId(container, "key-protection").textContent).toBe("A passphrase you chose");
   });
 });

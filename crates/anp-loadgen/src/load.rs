@@ -68,10 +68,20 @@ pub async fn spawn_host(
 
 /// Runs the plan; fails only when no agent could start.
 pub async fn run(plan: &Plan) -> Result<Outcome, String> {
-    let barrier = Arc::new(Barrier::new(plan.agents as usize + 1));
+    run_with(plan, async {}).await.map(|(outcome, ())| outcome)
+}
+
+/// Runs the plan, awaiting `at_start` once every agent is ready and before
+/// any appends (no request is in flight then); answers what it answered.
+pub async fn run_with<T>(
+    plan: &Plan,
+    at_start: impl std::future::Future<Output = T>,
+) -> Result<(Outcome, T), String> {
+    let ready = Arc::new(Barrier::new(plan.agents as usize + 1));
+    let go = Arc::new(Barrier::new(plan.agents as usize + 1));
     let mut tasks = Vec::new();
     for index in 0..plan.agents {
-        let barrier = barrier.clone();
+        let (ready, go) = (ready.clone(), go.clone());
         let base_url = if plan.spread.is_empty() {
             plan.base_url.clone()
         } else {
@@ -79,13 +89,16 @@ pub async fn run(plan: &Plan) -> Result<Outcome, String> {
         };
         let (events, per_session, budget) = (plan.events, plan.per_session, plan.budget);
         tasks.push(tokio::spawn(async move {
-            let ready = prepare(&base_url, index).await;
-            barrier.wait().await;
-            let (client, session) = ready?;
+            let prepared = prepare(&base_url, index).await;
+            ready.wait().await;
+            go.wait().await;
+            let (client, session) = prepared?;
             Ok::<_, String>(append_many(&client, session, events, per_session, budget).await)
         }));
     }
-    barrier.wait().await;
+    ready.wait().await;
+    let at_start = at_start.await;
+    go.wait().await;
     let started = Instant::now();
     let mut outcome = Outcome {
         latencies: Vec::new(),
@@ -118,7 +131,7 @@ pub async fn run(plan: &Plan) -> Result<Outcome, String> {
         outcome.errors += 1;
         outcome.first_error.get_or_insert(e);
     }
-    Ok(outcome)
+    Ok((outcome, at_start))
 }
 
 /// Registers a fresh agent and opens its first session.

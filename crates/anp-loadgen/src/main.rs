@@ -9,6 +9,7 @@ mod bare_sqlite;
 mod load;
 mod postgres;
 mod stats;
+mod traffic;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -66,6 +67,10 @@ struct Args {
     /// Internal: run as one host process of the PostgreSQL deployment.
     #[arg(long, hide = true)]
     as_host_process: bool,
+    /// Internal: as a host process, where to write the store's statement
+    /// and round-trip counts.
+    #[arg(long, hide = true, value_name = "DIR")]
+    traffic_dir: Option<std::path::PathBuf>,
 }
 
 impl Args {
@@ -165,7 +170,14 @@ fn main() -> ExitCode {
         }
     };
     if args.as_host_process {
-        runtime.block_on(countersign_testkit::deployment::serve_from_env());
+        let traffic_dir = args.traffic_dir.clone();
+        runtime.block_on(countersign_testkit::deployment::serve_from_env_with(
+            |host| {
+                if let Some(dir) = traffic_dir {
+                    traffic::report_forever(host, dir);
+                }
+            },
+        ));
         return ExitCode::from(1);
     }
     if args.store == Store::Postgres {

@@ -128,9 +128,24 @@ fn a_small_postgres_run_prints_one_and_three_processes_beside_bare_inserts_and_t
     for run in runs {
         assert_eq!(run["appends"], 20, "{run}");
         assert_eq!(run["errors"], 0, "{run}");
-        for figure in ["appends_per_second", "p50_ms", "p99_ms", "ratio"] {
+        for figure in [
+            "appends_per_second",
+            "p50_ms",
+            "p99_ms",
+            "ratio",
+            "ceiling_ratio",
+            "statements_per_append",
+            "round_trips_per_append",
+        ] {
             assert!(run[figure].as_f64().unwrap() > 0.0, "{figure}: {run}");
         }
+        // Counted by the host processes' store: every statement waits for
+        // its answer or shares a round trip with others, never more.
+        assert!(
+            run["round_trips_per_append"].as_f64().unwrap()
+                <= run["statements_per_append"].as_f64().unwrap(),
+            "{run}"
+        );
     }
     // The same load on an in-process host with almost no database behind
     // it, measured in the same run.

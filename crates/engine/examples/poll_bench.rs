@@ -142,6 +142,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = EngineConfig::new(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     config.poll_interval = Duration::from_secs(3600);
+    config.key_store = countersign_engine::KeyStoreChoice::Passphrase;
+    config.key_passphrase = Some("a passphrase only the benchmark uses".to_owned());
     config.approver = ApproverProfile {
         name: "Bench".into(),
         email: "bench@buyer.example".into(),

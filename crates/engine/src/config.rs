@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::EngineError;
+use crate::keystore::KeyStoreChoice;
 
 /// The environment variable that overrides the data directory, so tests and
 /// several instances never share state.
@@ -18,6 +19,11 @@ pub const APPROVER_NAME_ENV: &str = "COUNTERSIGN_APPROVER_NAME";
 /// The environment variable naming the approver's email (what a host's admin
 /// issues the enrollment code for, and what approvals carry as `approved_by`).
 pub const APPROVER_EMAIL_ENV: &str = "COUNTERSIGN_APPROVER_EMAIL";
+
+/// The environment variable choosing where a new approver key is kept:
+/// `auto` (the default: the desktop's secret store when one answers, else a
+/// passphrase), `secret-store`, or `passphrase`.
+pub const KEY_STORE_ENV: &str = "COUNTERSIGN_KEY_STORE";
 
 /// Whether to run the embedded sandbox host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,6 +104,12 @@ pub struct EngineConfig {
     /// machine's clock unless a test sets one. Signed requests carry the
     /// machine's time regardless, since the host checks them against its own.
     pub clock: Arc<dyn Clock>,
+    /// Where a new approver key is kept (an existing key stays where it is).
+    pub key_store: KeyStoreChoice,
+    /// A passphrase given up front, for a console with no one to type it
+    /// (tests, a headless console): seals a new key and unlocks a sealed
+    /// one at start. `None` on a desktop: the person types it.
+    pub key_passphrase: Option<String>,
 }
 
 impl EngineConfig {
@@ -111,6 +123,8 @@ impl EngineConfig {
             approver: ApproverProfile::default(),
             humanizer: humanize::Humanizer::from_env(),
             clock: Arc::new(SystemClock),
+            key_store: KeyStoreChoice::Auto,
+            key_passphrase: None,
         }
     }
 
@@ -126,6 +140,16 @@ impl EngineConfig {
         if let Some(email) = var(APPROVER_EMAIL_ENV) {
             config.approver.email = email.trim().to_owned();
         }
+        config.key_store = match var(KEY_STORE_ENV).as_deref().map(str::trim) {
+            None | Some("auto") => KeyStoreChoice::Auto,
+            Some("secret-store") => KeyStoreChoice::SecretStore,
+            Some("passphrase") => KeyStoreChoice::Passphrase,
+            Some(other) => {
+                return Err(EngineError::InvalidInput(format!(
+                    "{KEY_STORE_ENV}={other:?} is not one of auto, secret-store, passphrase."
+                )))
+            }
+        };
         Ok(config)
     }
 }

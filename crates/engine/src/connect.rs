@@ -106,7 +106,8 @@ pub(crate) async fn connect(
     if ctx.store()?.host_by_url(&url)?.is_some() {
         return Err(EngineError::AlreadyConnected(url));
     }
-    let enrolled = crate::edge::enroll::enroll(&url, code, profile, &ctx.key).await?;
+    let enrolled =
+        crate::edge::enroll::enroll(&url, code, profile, &ctx.vault.enrollment_key()?).await?;
     let label = url.split("://").nth(1).unwrap_or(&url).to_owned();
     let record = HostRecord {
         host_id: uuid::Uuid::new_v4().to_string(),

@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use ed25519_dalek::SigningKey;
 use time::OffsetDateTime;
 use tokio::sync::broadcast;
 
@@ -18,6 +17,7 @@ use crate::clock::{format_time, human_time};
 use crate::config::{ApproverProfile, EngineConfig};
 use crate::edge::transport::HostIo;
 use crate::error::EngineError;
+use crate::keystore::KeyVault;
 use crate::notify::{Notifier, SilentNotifier};
 use crate::poller::PollStats;
 use crate::store::{HostRecord, Store};
@@ -29,8 +29,8 @@ pub(crate) struct Context {
     pub config: EngineConfig,
     /// The local database.
     store: Mutex<Store>,
-    /// The approver's key.
-    pub key: SigningKey,
+    /// The approver's key, in its one room.
+    pub vault: KeyVault,
     /// Where changes are reported (`engine://changed`).
     changes: broadcast::Sender<EngineEvent>,
     /// The shell's notifier.
@@ -51,16 +51,28 @@ pub(crate) struct Context {
     /// True while this process runs the embedded sandbox host (its sessions
     /// are polled and decidable only then).
     sandbox_running: AtomicBool,
+    /// Per host, how the console hears of its changes now (set by its
+    /// watcher, [`crate::watch`]); a host absent here is polled.
+    hearing: Mutex<HashMap<String, Hearing>>,
+}
+
+/// How the console hears of one host's changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hearing {
+    /// A waiting request is held at the host: the timed loop leaves it be.
+    Waiting,
+    /// The timed loop polls it; why waiting is not used.
+    Polling(String),
 }
 
 impl Context {
     /// A context over an opened store and key.
-    pub(crate) fn new(config: EngineConfig, store: Store, key: SigningKey) -> Context {
+    pub(crate) fn new(config: EngineConfig, store: Store, vault: KeyVault) -> Context {
         let (changes, _) = broadcast::channel(1024);
         Context {
             config,
             store: Mutex::new(store),
-            key,
+            vault,
             changes,
             notifier: RwLock::new(Arc::new(SilentNotifier)),
             clients: Mutex::new(HashMap::new()),
@@ -70,6 +82,7 @@ impl Context {
             decide_lock: tokio::sync::Mutex::new(()),
             settings_changed: tokio::sync::Notify::new(),
             sandbox_running: AtomicBool::new(false),
+            hearing: Mutex::new(HashMap::new()),
         }
     }
 
@@ -156,6 +169,11 @@ impl Context {
         self.settings().approver(&self.config)
     }
 
+    /// The idle time after which the key locks.
+    pub(crate) fn idle_lock(&self) -> std::time::Duration {
+        self.settings().idle_lock()
+    }
+
     /// The time between poll cycles in effect.
     pub(crate) fn poll_interval(&self) -> std::time::Duration {
         self.settings().poll_interval(&self.config)
@@ -170,11 +188,63 @@ impl Context {
                 return Ok(io.clone());
             }
         }
-        let io = HostIo::new(&host.url, &host.approver_id, &self.key)
+        let key = self.vault.request_key()?;
+        let io = HostIo::new(&host.url, &host.approver_id, &key)
             .map(Arc::new)
             .map_err(EngineError::InvalidInput)?;
         clients.insert(host.host_id.clone(), io.clone());
         Ok(io)
+    }
+
+    /// Records how the console hears of `host_id`'s changes; tells the
+    /// Hosts screen when that changed.
+    pub(crate) fn set_hearing(&self, host_id: &str, hearing: Hearing) {
+        let changed = match self.hearing.lock() {
+            Ok(mut all) => all.insert(host_id.to_owned(), hearing.clone()) != Some(hearing),
+            Err(_) => false,
+        };
+        if changed {
+            self.emit(ChangeScope::Hosts, Some(host_id), None);
+        }
+    }
+
+    /// Forgets how `host_id` was heard (its watcher stopped): polled.
+    pub(crate) fn forget_hearing(&self, host_id: &str) {
+        if let Ok(mut all) = self.hearing.lock() {
+            all.remove(host_id);
+        }
+    }
+
+    /// True while a waiting request stands in for `host_id`'s timed polls.
+    pub(crate) fn waits_on(&self, host_id: &str) -> bool {
+        self.hearing
+            .lock()
+            .is_ok_and(|all| all.get(host_id) == Some(&Hearing::Waiting))
+    }
+
+    /// How the Hosts screen describes the way `host_id` is heard.
+    pub(crate) fn updates_of(&self, host_id: &str) -> crate::views::HostUpdates {
+        use crate::views::{HostUpdates, UpdateMode};
+        let hearing = self
+            .hearing
+            .lock()
+            .ok()
+            .and_then(|all| all.get(host_id).cloned());
+        let every = self.poll_interval().as_secs();
+        match hearing {
+            Some(Hearing::Waiting) => HostUpdates {
+                mode: UpdateMode::Waiting,
+                detail: "Hears of changes at once: one request waits at the host until something changes.".into(),
+            },
+            Some(Hearing::Polling(why)) => HostUpdates {
+                mode: UpdateMode::Polling,
+                detail: format!("Polls every {every} s: {why}"),
+            },
+            None => HostUpdates {
+                mode: UpdateMode::Polling,
+                detail: format!("Polls every {every} s."),
+            },
+        }
     }
 
     /// Counts poller work (requests sent, bytes received).

@@ -259,6 +259,7 @@ fn new_decision(
     )?
     .ok_or(DecideError::NotPending)?;
     check_locally(ctx, &session, &pending, request, now)?;
+    let key = signing_key(ctx, store, &session, &pending, request, now)?;
     let events = store.events(&request.host_id, &request.session_id)?;
     let body = inbox::protocol_of(&session)?
         .seam()
@@ -266,13 +267,42 @@ fn new_decision(
             request,
             pending: &pending,
             events: &events,
-            key: &ctx.key,
+            key: &key,
             approver_email,
             host_url,
             decision_id,
             now,
         })?;
     Ok((body, record.body))
+}
+
+/// The key for this decision, if the vault lets it sign now: unlocked,
+/// not idle, and freshly confirmed when an approval's amount is above the
+/// person's limit (a decline or counter binds nothing, so it is not asked
+/// again).
+fn signing_key(
+    ctx: &Context,
+    store: &Store,
+    session: &SessionRecord,
+    pending: &PendingProposal,
+    request: &DecideRequest,
+    now: OffsetDateTime,
+) -> Result<ed25519_dalek::SigningKey, DecideError> {
+    // The store is already locked by the caller: read the settings through it.
+    let settings = crate::settings::Effective::load(store, &ctx.config)
+        .unwrap_or_else(|_| crate::settings::Effective::defaults(&ctx.config));
+    let above = match (request.action, settings.confirm_above()) {
+        (DecideAction::Approve, Some(limit)) => inbox::pending_amount(store, session, pending)
+            .filter(|(value, _)| {
+                value
+                    .parse::<rust_decimal::Decimal>()
+                    .is_ok_and(|v| v > limit)
+            })
+            .map(|(value, currency)| ctx.humanizer().money(&value, &currency)),
+        _ => None,
+    };
+    ctx.vault
+        .decision_key(now, settings.idle_lock(), above.as_deref())
 }
 
 /// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the

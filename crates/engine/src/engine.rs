@@ -25,6 +25,9 @@ struct Inner {
     ctx: Arc<Context>,
     /// Background tasks (the poller) to stop on shutdown.
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// `start` was called (the work waits for the key when it is not
+    /// loaded yet: a sealed key before its first unlock).
+    started: std::sync::atomic::AtomicBool,
 }
 
 /// The console engine. Clone it freely; all clones share one state.
@@ -51,19 +54,37 @@ impl Engine {
         let database = config.data_dir.join(DATABASE_FILE);
         crate::owner_only::prepare_database(&database).map_err(data_dir_error)?;
         let store = Store::open(&database)?;
-        let key = crate::keystore::load_or_create(&config.data_dir)?;
+        let vault = crate::keystore::KeyVault::open(crate::keystore::VaultOptions {
+            data_dir: &config.data_dir,
+            choice: config.key_store,
+            passphrase: config.key_passphrase.as_deref(),
+            now: config.clock.now(),
+        })?;
         Ok(Engine {
             inner: Arc::new(Inner {
-                ctx: Arc::new(Context::new(config, store, key)),
+                ctx: Arc::new(Context::new(config, store, vault)),
                 tasks: Mutex::new(Vec::new()),
+                started: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
 
     /// Starts the poller. Call once, inside a tokio runtime, after the
     /// shell started the sandbox beside the engine when
-    /// [`Engine::wants_sandbox`] said so; a second call does nothing.
+    /// [`Engine::wants_sandbox`] said so; a second call does nothing. A
+    /// sealed key not unlocked yet signs nothing, so the poller then starts
+    /// at its first unlock.
     pub async fn start(&self) -> Result<(), EngineError> {
+        self.inner
+            .started
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if self.ctx().vault.request_key().is_err() {
+            return Ok(());
+        }
+        self.start_now().await
+    }
+
+    async fn start_now(&self) -> Result<(), EngineError> {
         if !self.tasks().is_empty() {
             return Ok(()); // already started: one poller per engine
         }
@@ -92,7 +113,7 @@ impl Engine {
 
     /// The approver's public key (base64url), as enrolled with hosts.
     pub fn approver_public_key(&self) -> String {
-        crate::edge::keyfile::public_key_text(&self.ctx().key.verifying_key())
+        crate::edge::keyfile::public_key_text(&self.ctx().vault.public_key())
     }
 
     /// The data directory in use.
@@ -116,6 +137,8 @@ impl Engine {
             approver: self.approver_profile(),
             locale: self.humanizer().locale_tag().to_owned(),
             time_zone: self.humanizer().time_zone_name().map(str::to_owned),
+            key_kept: self.ctx().vault.is_kept()?,
+            key_loaded: self.ctx().vault.request_key().is_ok(),
         })
     }
 
@@ -155,6 +178,8 @@ impl Engine {
         event_hash: &str,
     ) -> Result<ProposalView, EngineError> {
         let now = self.ctx().now();
+        // Opening a proposal is the person at work: the idle lock starts again.
+        self.ctx().vault.touch(now, self.ctx().idle_lock());
         let approver = self.approver_profile();
         crate::inbox::proposal_view(
             &*self.store()?,
@@ -326,7 +351,7 @@ impl Engine {
     pub async fn settings_view(&self) -> Result<SettingsView, EngineError> {
         let effective = crate::settings::Effective::load(&*self.store()?, &self.ctx().config)?;
         let profile = effective.approver(&self.ctx().config);
-        let key = self.ctx().key.verifying_key();
+        let key = self.ctx().vault.public_key();
         Ok(SettingsView {
             settings: effective.into_settings(),
             approver: ApproverCard {
@@ -336,7 +361,63 @@ impl Engine {
                 public_key: crate::edge::keyfile::public_key_text(&key),
             },
             data_dir: self.ctx().config.data_dir.display().to_string(),
+            key: self.key_status(),
         })
+    }
+
+    /// Where the approver key lives and whether it signs now.
+    pub fn key_status(&self) -> crate::keystore::KeyStatus {
+        let settings = self.ctx().settings();
+        let above = settings
+            .confirm_above()
+            .map_or_else(|| "0".to_owned(), |d| d.to_string());
+        self.ctx()
+            .vault
+            .status(self.ctx().now(), settings.idle_lock(), above)
+    }
+
+    /// Unlocks the approver key: asks the desktop's secret store again, or
+    /// opens the sealed key with `passphrase`. A console whose key was not
+    /// loaded at start (a sealed key) starts polling now.
+    pub async fn unlock_key(
+        &self,
+        passphrase: Option<String>,
+    ) -> Result<crate::keystore::KeyStatus, EngineError> {
+        let vault_now = self.ctx().now();
+        let passphrase = zeroize::Zeroizing::new(passphrase.unwrap_or_default());
+        let ctx = self.inner.ctx.clone();
+        let p = passphrase.clone();
+        tokio::task::spawn_blocking(move || ctx.vault.unlock(Some(p.as_str()), vault_now))
+            .await
+            .map_err(|e| EngineError::KeyStore(format!("the unlock did not finish: {e}")))??;
+        if self.tasks().is_empty() && self.inner.started.load(std::sync::atomic::Ordering::SeqCst) {
+            self.start_now().await?;
+        }
+        self.ctx().emit(ChangeScope::Key, None, None);
+        Ok(self.key_status())
+    }
+
+    /// Locks the approver key now: decisions ask to unlock; the inbox keeps
+    /// filling.
+    pub fn lock_key(&self) -> crate::keystore::KeyStatus {
+        self.ctx().vault.lock();
+        self.ctx().emit(ChangeScope::Key, None, None);
+        self.key_status()
+    }
+
+    /// Seals the key with a passphrase the person chose (where no secret
+    /// store keeps it), or changes that passphrase; the key must be unlocked.
+    pub async fn set_key_passphrase(
+        &self,
+        passphrase: String,
+    ) -> Result<crate::keystore::KeyStatus, EngineError> {
+        let passphrase = zeroize::Zeroizing::new(passphrase);
+        let ctx = self.inner.ctx.clone();
+        tokio::task::spawn_blocking(move || ctx.vault.set_passphrase(passphrase.as_str()))
+            .await
+            .map_err(|e| EngineError::KeyStore(format!("sealing did not finish: {e}")))??;
+        self.ctx().emit(ChangeScope::Key, None, None);
+        Ok(self.key_status())
     }
 
     /// Validates and saves one setting (it persists across restarts), and
@@ -384,12 +465,13 @@ impl Engine {
     /// Every connected host.
     pub async fn hosts(&self) -> Result<Vec<HostInfo>, EngineError> {
         let ctx = self.ctx();
-        Ok(self
-            .store()?
-            .hosts()?
+        // Read, and the store unlocked, before `updates_of` reads settings.
+        let hosts = self.store()?.hosts()?;
+        Ok(hosts
             .iter()
             .map(|h| HostInfo {
                 polled: ctx.polls(h),
+                updates: ctx.updates_of(&h.host_id),
                 ..host_info(h)
             })
             .collect())
@@ -481,13 +563,15 @@ impl Engine {
     }
 
     fn host_info(&self, host_id: &str) -> Result<HostInfo, EngineError> {
-        self.store()?
-            .host(host_id)?
-            .map(|h| host_info(&h))
-            .ok_or_else(|| EngineError::NotFound {
-                what: "host",
-                id: host_id.to_owned(),
-            })
+        let host = self.store()?.host(host_id)?;
+        host.map(|h| HostInfo {
+            updates: self.ctx().updates_of(host_id),
+            ..host_info(&h)
+        })
+        .ok_or_else(|| EngineError::NotFound {
+            what: "host",
+            id: host_id.to_owned(),
+        })
     }
 }
 
@@ -518,6 +602,13 @@ impl Engine {
         let dir = self.ctx().config.data_dir.join("sandbox");
         crate::owner_only::create_dir(&dir)?;
         Ok(dir)
+    }
+
+    /// Whether the approver key outlives this run (secret store, sealed, or
+    /// an earlier build's plain file): the sandbox enrolls only such a key,
+    /// since its enrollment would otherwise die with the console.
+    pub fn key_is_kept(&self) -> Result<bool, EngineError> {
+        self.ctx().vault.is_kept()
     }
 
     /// Points the sandbox host an earlier start enrolled this console with
@@ -588,5 +679,9 @@ pub(crate) fn host_info(h: &HostRecord) -> HostInfo {
         polled: true,
         plain_http: crate::connect::is_plain_http(&h.url),
         plain_http_allowed_at: h.plain_http_allowed_at.clone(),
+        updates: crate::views::HostUpdates {
+            mode: crate::views::UpdateMode::Polling,
+            detail: "Polled.".into(),
+        },
     }
 }

@@ -25,6 +25,17 @@ pub enum EngineError {
     /// The approver key file is unreadable or damaged.
     #[error("The approver key file is damaged: {0}.")]
     KeyFile(String),
+    /// The desktop's secret store, or the passphrase, did not give the key.
+    #[error("{0}.")]
+    KeyStore(String),
+    /// The key is locked: nothing is signed until it is unlocked.
+    #[error("{0}")]
+    Locked(String),
+    /// The key is kept nowhere yet (no secret store answered and no
+    /// passphrase was chosen): nothing is enrolled with it, since the
+    /// enrollment would be lost with the key when the console closes.
+    #[error("Choose a passphrase for your approver key first (Settings \u{2192} Approver key): no desktop secret store answered, and a key kept nowhere is lost when the console closes, and every enrollment with it.")]
+    KeyNotKept,
     /// Something asked for does not exist locally.
     #[error("No {what} {id} is known to this console.")]
     NotFound {
@@ -78,6 +89,9 @@ impl EngineError {
             EngineError::Store(_) => "store",
             EngineError::Io(_) => "io",
             EngineError::KeyFile(_) => "key_file",
+            EngineError::KeyStore(_) => "key_store",
+            EngineError::Locked(_) => "locked",
+            EngineError::KeyNotKept => "key_not_kept",
             EngineError::NotFound { .. } => "not_found",
             EngineError::InvalidInput(_) => "invalid_input",
             EngineError::Unreachable { .. } => "unreachable",
@@ -128,8 +142,20 @@ pub enum DecideError {
     #[error("This session is closed; nothing more can be decided in it.")]
     SessionClosed,
     /// This approver's key was refused.
-    #[error("The host did not accept this console's approver key; re-enroll with a new code.")]
+    #[error("The host refuses this console's approver key, so it accepts no decision from it: its admin may have revoked the key (as for a lost laptop). Ask the admin for a new enrollment code and connect to the host again.")]
     Unauthorized,
+    /// The key is locked (never unlocked, locked by hand, or idle too
+    /// long): unlock, then the same decision carries on.
+    #[error(
+        "The approver key is locked. Unlock it to sign this decision; nothing was signed or sent."
+    )]
+    Locked,
+    /// The amount is above the person's own limit: it asks to unlock again.
+    #[error("This decision is for {amount}, above your limit for signing without confirming: unlock again to sign it. Nothing was signed or sent.")]
+    ConfirmAgain {
+        /// The proposal's amount, with its currency.
+        amount: String,
+    },
     /// The host could not be reached; the decision may be retried safely.
     #[error("The host cannot be reached: {0}. The decision was kept and can be retried safely.")]
     Unreachable(String),
@@ -172,6 +198,8 @@ impl DecideError {
             DecideError::Policy(_) => "policy",
             DecideError::SessionClosed => "session_closed",
             DecideError::Unauthorized => "unauthorized",
+            DecideError::Locked => "locked",
+            DecideError::ConfirmAgain { .. } => "confirm_again",
             DecideError::Unreachable(_) => "unreachable",
             DecideError::CannotSign(_) => "cannot_sign",
             DecideError::Refused { .. } => "refused",

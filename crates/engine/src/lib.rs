@@ -29,21 +29,23 @@ mod receipts;
 mod settings;
 pub mod store;
 pub mod views;
+mod watch;
 
 pub use clock::{format_time, Clock, ManualClock, SystemClock};
 pub use config::{
     resolve_data_dir, ApproverProfile, EngineConfig, SandboxMode, APPROVER_EMAIL_ENV,
-    APPROVER_NAME_ENV, DATA_DIR_ENV,
+    APPROVER_NAME_ENV, DATA_DIR_ENV, KEY_STORE_ENV,
 };
 pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use humanize::Humanizer;
+pub use keystore::{KeyProtection, KeyStatus, KeyStoreChoice};
 pub use notify::{BreachNotice, DisputeNotice, Notifier, PendingNotice, SilentNotifier};
 pub use poller::PollStats;
 pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
 pub use settings::{
     ApproverCard, Setting, SettingChoice, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL,
-    APPROVER_NAME, NOTIFY_BREACH, NOTIFY_BURST_SUMMARY, NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL,
-    POLL_INTERVAL, THEME,
+    APPROVER_NAME, KEY_CONFIRM_ABOVE, KEY_IDLE_LOCK, NOTIFY_BREACH, NOTIFY_BURST_SUMMARY,
+    NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL, THEME,
 };
 pub use views::*;

@@ -37,19 +37,26 @@ pub struct PollStats {
 }
 
 /// How often (in cycles) one session's whole log is re-audited.
-const AUDIT_EVERY: u64 = 12;
+pub(crate) const AUDIT_EVERY: u64 = 12;
 /// Longest backoff after errors.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
-/// The background loop: polls every host each interval, backing off per host.
+/// The background loop: keeps one waiting request per host
+/// ([`crate::watch`]) and polls every host that is not waited on each
+/// interval, backing off per host.
 pub(crate) async fn run(ctx: Arc<Context>) {
     let mut failures: HashMap<String, (u32, Instant)> = HashMap::new();
     let mut cycle: u64 = 0;
+    // Dropped (its watchers stopped) when this loop is.
+    let mut watchers = crate::watch::Watchers::default();
     loop {
         let hosts = ctx.store().and_then(|s| Ok(s.hosts()?)).unwrap_or_default();
-        for host in hosts {
+        for host in hosts.iter().cloned() {
             if !ctx.polls(&host) {
                 continue; // the embedded host is not running in this process
+            }
+            if ctx.waits_on(&host.host_id) {
+                continue; // its waiting request hears of every change
             }
             if let Some((_, until)) = failures.get(&host.host_id) {
                 if Instant::now() < *until {
@@ -76,6 +83,8 @@ pub(crate) async fn run(ctx: Arc<Context>) {
                 }
             }
         }
+        // After the first cycle, so each watcher starts from its summary.
+        watchers.keep(&ctx, &hosts);
         cycle += 1;
         // A new interval takes effect at once, not after the old one ran out.
         tokio::select! {
@@ -94,7 +103,7 @@ fn backoff(interval: Duration, failures: u32) -> Duration {
     base.mul_f64(rand::thread_rng().gen_range(0.5..1.5))
 }
 
-async fn audit_next(ctx: &Context, host: &HostRecord, turn: u64) {
+pub(crate) async fn audit_next(ctx: &Context, host: &HostRecord, turn: u64) {
     let sessions = match ctx.store().and_then(|s| Ok(s.sessions_of(&host.host_id)?)) {
         Ok(s) if !s.is_empty() => s,
         _ => return,
@@ -122,7 +131,21 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
     // Taken, not read: until this cycle has applied a summary in full, the
     // next one asks afresh.
     let known = take_summary_tag(ctx, &host.host_id);
-    let (sessions, etag) = match crate::edge::wire::summary(&io.client, known.as_deref()).await {
+    let answer = crate::edge::wire::summary(&io.client, known.as_deref()).await;
+    apply_summary(ctx, host, &io, known, answer).await
+}
+
+/// Applies one summary answer of `host` asked with the tag `known` (taken
+/// from [`Context::summary_tags`] by the caller): a timed poll's or a
+/// waiting request's ([`crate::watch`]), the same way.
+pub(crate) async fn apply_summary(
+    ctx: &Context,
+    host: &HostRecord,
+    io: &crate::edge::transport::HostIo,
+    known: Option<String>,
+    answer: Result<SummaryAnswer, SummaryError>,
+) -> Result<(), EngineError> {
+    let (sessions, etag) = match answer {
         Ok(SummaryAnswer::Changed {
             sessions,
             etag,
@@ -142,17 +165,13 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
             return finish_cycle(ctx, host);
         }
         Err(SummaryError::Unreachable(message)) => {
-            ctx.store()?
-                .set_host_poll(&host.host_id, false, Some(&message), None)?;
-            if host.reachable || host.last_error.as_deref() != Some(message.as_str()) {
-                ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
-            }
+            mark_unreachable(ctx, host, &message)?;
             return Err(EngineError::Unreachable {
                 url: host.url.clone(),
                 detail: message,
             });
         }
-        Err(SummaryError::Protocol(message)) => {
+        Err(SummaryError::Protocol(message) | SummaryError::WaitRefused(message)) => {
             ctx.count(1, 0);
             ctx.store()?
                 .set_host_poll(&host.host_id, false, Some(&message), None)?;
@@ -186,7 +205,7 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
             && Protocol::parse(&record.protocol).is_ok_and(|p| p.seam().host_keeps_requests())
             && pending_moved(&pending_before, session);
         if host_word_moved {
-            if let Err(e) = fetch_new(ctx, &io, &mut host, record, session).await {
+            if let Err(e) = fetch_new(ctx, io, &mut host, record, session).await {
                 applied_in_full = false;
                 tracing::warn!("session {}: {e}", session.id);
             }
@@ -224,10 +243,10 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
             continue;
         }
         let result = if session.event_count > record.pin_seq {
-            fetch_new(ctx, &io, &mut host, record, session).await
+            fetch_new(ctx, io, &mut host, record, session).await
         } else {
             // Shorter, or same length with another head: history changed.
-            audit_record(ctx, &io, &mut host, record, Some(session)).await
+            audit_record(ctx, io, &mut host, record, Some(session)).await
         };
         if let Err(e) = result {
             // Retried next cycle: the summary is asked for in full again.
@@ -241,6 +260,21 @@ pub(crate) async fn poll_host(ctx: &Context, host: &HostRecord) -> Result<(), En
         remember_summary_tag(ctx, &host.host_id, tag);
     }
     finish_cycle(ctx, &host)
+}
+
+/// Records that `host` could not be reached (what Hosts shows), telling the
+/// screen only when that is news.
+pub(crate) fn mark_unreachable(
+    ctx: &Context,
+    host: &HostRecord,
+    message: &str,
+) -> Result<(), EngineError> {
+    ctx.store()?
+        .set_host_poll(&host.host_id, false, Some(message), None)?;
+    if host.reachable || host.last_error.as_deref() != Some(message) {
+        ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
+    }
+    Ok(())
 }
 
 /// The stored pending set of a host, session → each record's body.
@@ -273,7 +307,7 @@ fn pending_moved(before: &HashMap<String, HashSet<String>>, session: &RemoteSess
 /// Records a successful cycle: the host is reachable, polled now. Every
 /// cycle changes what Hosts shows (its last poll), so each one says so;
 /// the shell gathers a burst into one event.
-fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
+pub(crate) fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
     ctx.store()?
         .set_host_poll(&host.host_id, true, None, Some(&ctx.now_text()))?;
     ctx.emit(ChangeScope::Hosts, Some(&host.host_id), None);
@@ -283,11 +317,11 @@ fn finish_cycle(ctx: &Context, host: &HostRecord) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn take_summary_tag(ctx: &Context, host_id: &str) -> Option<String> {
+pub(crate) fn take_summary_tag(ctx: &Context, host_id: &str) -> Option<String> {
     ctx.summary_tags.lock().ok()?.remove(host_id)
 }
 
-fn remember_summary_tag(ctx: &Context, host_id: &str, tag: String) {
+pub(crate) fn remember_summary_tag(ctx: &Context, host_id: &str, tag: String) {
     if let Ok(mut tags) = ctx.summary_tags.lock() {
         tags.insert(host_id.to_owned(), tag);
     }

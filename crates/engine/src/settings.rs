@@ -30,6 +30,10 @@ pub const APPROVER_NAME: &str = "approver.name";
 pub const APPROVER_EMAIL: &str = "approver.email";
 /// The console's look: `system` (the desktop's light or dark), `light`, `dark`.
 pub const THEME: &str = "look.theme";
+/// Minutes without a decision after which the approver key locks.
+pub const KEY_IDLE_LOCK: &str = "key.idle_lock_minutes";
+/// Above this amount an approval asks to unlock again (0: never).
+pub const KEY_CONFIRM_ABOVE: &str = "key.confirm_above";
 
 /// What kind of value a setting takes, and its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -116,6 +120,8 @@ pub struct SettingsView {
     pub approver: ApproverCard,
     /// Where all state lives (read only: `COUNTERSIGN_DATA_DIR` chooses it).
     pub data_dir: String,
+    /// Where the approver key lives and whether it signs now.
+    pub key: crate::keystore::KeyStatus,
 }
 
 /// A setting's declaration: everything but its current value.
@@ -229,6 +235,32 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
                 ],
             },
             default: Value::String("system".to_owned()),
+            confirm_on: None,
+        },
+        SettingDef {
+            id: KEY_IDLE_LOCK,
+            group: "Approver key",
+            label: "Lock after",
+            help: "Minutes without a decision after which the key locks; deciding then asks to unlock first. The inbox keeps filling while it is locked.",
+            kind: SettingKind::Number {
+                min: 1,
+                max: 1440,
+                unit: "minutes".to_owned(),
+            },
+            default: Value::from(15u64),
+            confirm_on: None,
+        },
+        SettingDef {
+            id: KEY_CONFIRM_ABOVE,
+            group: "Approver key",
+            label: "Ask again above",
+            help: "An approval for more than this amount (in the proposal's own currency) asks to unlock again, even while unlocked. 0 never asks.",
+            kind: SettingKind::Number {
+                min: 0,
+                max: 1_000_000_000_000,
+                unit: "in the proposal's currency".to_owned(),
+            },
+            default: Value::from(0u64),
             confirm_on: None,
         },
     ];
@@ -411,6 +443,28 @@ impl Effective {
             .and_then(Value::as_u64)
             .map(Duration::from_secs)
             .unwrap_or(config.poll_interval)
+    }
+
+    /// The idle time after which the key locks.
+    pub(crate) fn idle_lock(&self) -> Duration {
+        let minutes = self
+            .settings
+            .iter()
+            .find(|(s, _)| s.id == KEY_IDLE_LOCK)
+            .and_then(|(s, _)| s.value.as_u64())
+            .unwrap_or(15);
+        Duration::from_secs(minutes.saturating_mul(60))
+    }
+
+    /// The amount above which an approval asks to unlock again; `None`
+    /// when it never asks.
+    pub(crate) fn confirm_above(&self) -> Option<rust_decimal::Decimal> {
+        self.settings
+            .iter()
+            .find(|(s, _)| s.id == KEY_CONFIRM_ABOVE)
+            .and_then(|(s, _)| s.value.as_u64())
+            .filter(|n| *n > 0)
+            .map(rust_decimal::Decimal::from)
     }
 
     /// Every setting, for the screen.

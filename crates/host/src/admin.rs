@@ -43,6 +43,9 @@ pub enum AdminError {
     /// The policy file is unusable.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The policy of authority file is unusable (docs/authority.md).
+    #[error("policy of authority refused: {0}")]
+    Authority(authority::FormatError),
     /// The sandbox org cannot be disabled.
     #[error("the built-in sandbox org cannot be disabled")]
     SandboxFixed,
@@ -141,6 +144,9 @@ pub struct GateAgentInfo {
     pub enrolled_at: String,
     /// Revocation time, if revoked.
     pub revoked_at: Option<String>,
+    /// The approver named as its owner (an email), if any: never the only
+    /// approval of its requests (docs/authority.md).
+    pub owner: Option<String>,
 }
 
 /// A one-time gate enrollment code, shown once and stored only as a hash.
@@ -154,6 +160,8 @@ pub struct GateEnrollmentCode {
     pub protocol: String,
     /// When it stops working.
     pub expires_at: String,
+    /// The owner the agent will have.
+    pub owner: Option<String>,
 }
 
 /// A one-time enrollment code, shown once and stored only as a hash.
@@ -307,6 +315,7 @@ pub async fn list_gate_agents(store: &dyn Storage) -> Result<Vec<GateAgentInfo>,
             callback_url: a.callback_url,
             enrolled_at: a.enrolled_at,
             revoked_at: a.revoked_at,
+            owner: a.owner_email,
         })
         .collect())
 }
@@ -317,16 +326,27 @@ pub fn is_gate_agent(agent_id: &str) -> bool {
 }
 
 /// Issues a one-time code that enrolls one gate agent of `org_handle` for
-/// `protocol` (`concordia`).
+/// `protocol` (`concordia`), owned by the approver whose email is `owner`
+/// when one is named (recorded on the agent; docs/authority.md).
 pub async fn gate_enroll_code(
     store: &dyn Storage,
     org_handle: &str,
     name: &str,
     protocol: &str,
+    owner: Option<&str>,
     ttl: std::time::Duration,
     now: OffsetDateTime,
 ) -> Result<GateEnrollmentCode, AdminError> {
     require_org(store, org_handle).await?;
+    let owner = match owner.map(str::trim) {
+        Some(email) if !plausible_email(email) => {
+            return Err(AdminError::Invalid(format!(
+                "--owner {email:?} is not an email: name the owner by the email their approver enrollment was issued for"
+            )))
+        }
+        Some(email) => Some(email.to_ascii_lowercase()),
+        None => None,
+    };
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 160 {
         return Err(AdminError::Invalid(
@@ -353,6 +373,7 @@ pub async fn gate_enroll_code(
                 protocol: protocol.name().to_owned(),
                 expires_at: expires.unix_timestamp(),
                 used: false,
+                owner_email: owner.clone(),
             },
         )
         .await?;
@@ -361,6 +382,7 @@ pub async fn gate_enroll_code(
         org: org_handle.to_owned(),
         protocol: protocol.name().to_owned(),
         expires_at: now_text(expires),
+        owner,
     })
 }
 

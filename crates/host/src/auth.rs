@@ -18,6 +18,7 @@ use countersign_host_api::signing::{self, RequestV2};
 use time::OffsetDateTime;
 
 use crate::domain::DomainError;
+use crate::ratelimit::Scope;
 use crate::store::{AgentRow, ApproverRow, GateAgentRow, Storage, StoreError};
 use crate::surface::{AnpShape, GateShape, Surface};
 use crate::Host;
@@ -63,7 +64,7 @@ pub struct Signed<'a> {
     pub version: Option<&'a str>,
     /// `x-countersign-authority`, if sent.
     pub authority: Option<&'a str>,
-    /// The authorities this host answers to ([`crate::authority::own`]).
+    /// The authorities this host answers to ([`crate::url_authority::own`]).
     pub own_authorities: &'a [String],
 }
 
@@ -220,8 +221,9 @@ impl Principal for GateAgentRow {
 
 /// Authenticates a signed request: the principal exists and may sign, the
 /// signature and time window hold, and the nonce is fresh (spent now, so a
-/// request refused later can never be replayed into success). Answers the
-/// principal and the headers as checked.
+/// request refused later can never be replayed into success); then applies
+/// the per-principal rate limit. Answers the principal and the headers as
+/// checked.
 pub async fn authenticate<P: Principal>(
     host: &Host,
     request: &Signed<'_>,
@@ -236,14 +238,20 @@ pub async fn authenticate<P: Principal>(
     let expires = api::parse_timestamp(&headers.timestamp)
         .map(nonce_expiry)
         .ok_or_else(|| refuse("timestamp"))?;
-    if !host
+    // With shared limits, the per-principal count is made by the same
+    // statement that spends the nonce (and only when it was fresh).
+    let window = host.limiter().shared_window(Scope::Agent, principal.id());
+    let spent = host
         .store()
         .principals()
-        .spend_nonce(&headers.agent, &headers.nonce, expires)
-        .await?
-    {
+        .spend_nonce(&headers.agent, &headers.nonce, expires, window.as_ref())
+        .await?;
+    if !spent.fresh {
         return Err(refuse("nonce reused"));
     }
+    host.limiter()
+        .check_counted(Scope::Agent, principal.id(), spent.counted)
+        .await?;
     Ok((principal, signed_as))
 }
 

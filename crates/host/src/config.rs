@@ -222,6 +222,11 @@ pub struct HostConfig {
     /// caller); `--accept-v1-signatures false` refuses them. Vendor agents
     /// are not concerned: the agent API's wire is ANP/0.1's.
     pub accept_v1_signatures: bool,
+    /// Whether a console may wait for a change (`GET /summary?wait=`): on by
+    /// default; off (`--wait-for-changes false`) for a proxy that cannot hold
+    /// a request that long, which makes `wait` a 400, as a host from before
+    /// waiting answers it, and consoles poll on their timer instead.
+    pub wait_for_changes: bool,
 }
 
 /// Reads `--public-url`: an `http` or `https` origin, nothing after the
@@ -256,6 +261,7 @@ impl Default for HostConfig {
             connections: Connections::default(),
             callback_networks: Vec::new(),
             accept_v1_signatures: true,
+            wait_for_changes: true,
         }
     }
 }

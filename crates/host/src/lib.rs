@@ -26,7 +26,7 @@
 pub mod admin;
 pub mod anex_admin;
 mod auth;
-mod authority;
+pub mod authority_admin;
 mod body;
 pub mod buyer_agent;
 pub mod callback;
@@ -44,6 +44,7 @@ mod server;
 mod service;
 pub mod store;
 mod surface;
+mod url_authority;
 mod validate;
 
 use std::net::SocketAddr;
@@ -230,6 +231,7 @@ impl Host {
             org_handle,
             name,
             protocol,
+            None,
             DEFAULT_ENROLLMENT_TTL,
             now,
         )
@@ -372,15 +374,26 @@ impl Host {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         // Which address requests arrive on: part of the authorities a
-        // version 2 signature may name (crate::authority).
+        // version 2 signature may name (crate::url_authority).
         let listening = listener.local_addr()?;
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
+        let relay = tokio::spawn(changes::relay_forever(self.clone()));
         let bounds = self.config().connections;
-        let app = routes::router(self).layer(axum::Extension(authority::Listening(listening)));
+        // Waiting summaries answer the moment shutdown begins, so the
+        // connections they hold finish with them.
+        let (stop_waiting, stopping) = tokio::sync::watch::channel(false);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stop_waiting.send(true);
+        };
+        let app = routes::router(self)
+            .layer(axum::Extension(url_authority::Listening(listening)))
+            .layer(axum::Extension(changes::Stopping(stopping)));
         server::run(listener, app, bounds, shutdown).await;
         purger.abort();
         sweeper.abort();
+        relay.abort();
         Ok(())
     }
 

@@ -50,6 +50,9 @@ enum Command {
     /// Buyer policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// The policy of authority: who approves what, in which order (docs/authority.md).
+    #[command(subcommand)]
+    Authority(AuthorityCommand),
     /// ANEX over A2A: each org's policy and data set, counterparty agents and their tokens.
     #[command(subcommand)]
     Anex(AnexCommand),
@@ -175,6 +178,11 @@ struct ServeArgs {
     /// to refuse them. See docs/approver-api.md, "Signed requests".
     #[arg(long, value_name = "true|false", default_value_t = true, action = clap::ArgAction::Set)]
     accept_v1_signatures: bool,
+    /// Whether consoles may wait for a change (`GET /summary?wait=`, held up to
+    /// 90 s): false where a proxy in front cannot hold a request that long; the
+    /// consoles then poll on their timer. See docs/approver-api.md.
+    #[arg(long, value_name = "true|false", default_value_t = true, action = clap::ArgAction::Set)]
+    wait_for_changes: bool,
 }
 
 #[derive(Subcommand)]
@@ -208,6 +216,10 @@ enum AgentCommand {
         /// The protocol it mirrors (concordia).
         #[arg(long)]
         protocol: String,
+        /// The email of the approver who owns the agent: never the only
+        /// approval of its requests (docs/authority.md).
+        #[arg(long)]
+        owner: Option<String>,
         /// Hours the code stays valid.
         #[arg(long, default_value_t = 24)]
         valid_hours: u64,
@@ -257,6 +269,31 @@ enum ApproverCommand {
     Revoke {
         /// The approver id.
         approver_id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuthorityCommand {
+    /// Load a policy of authority file (TOML) as the org's next version;
+    /// requests already asked keep the version they were routed under.
+    Load {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// Who loads it, kept with the version (default: $USER).
+        #[arg(long)]
+        by: Option<String>,
+        /// The policy file.
+        file: PathBuf,
+    },
+    /// Show the org's current policy of authority (or an earlier version).
+    Show {
+        /// The org handle.
+        #[arg(long)]
+        org: String,
+        /// The version to show (default: the current one).
+        #[arg(long)]
+        version: Option<u64>,
     },
 }
 
@@ -387,12 +424,14 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
             org,
             name,
             protocol,
+            owner,
             valid_hours,
         }) => {
             let ttl = Duration::from_secs(valid_hours.saturating_mul(3600));
-            let code = admin::gate_enroll_code(conn, &org, &name, &protocol, ttl, now)
-                .await
-                .map_err(err)?;
+            let code =
+                admin::gate_enroll_code(conn, &org, &name, &protocol, owner.as_deref(), ttl, now)
+                    .await
+                    .map_err(err)?;
             let text = format!(
                 "{}\n(one-time code for a {} gate agent of {org}, expires {})",
                 code.code, code.protocol, code.expires_at
@@ -529,7 +568,97 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 format!("loaded policy for {org}"),
             );
         }
+        Command::Authority(command) => authority_command(conn, as_json, command, now).await?,
         Command::Anex(command) => anex_command(conn, as_json, command, now).await?,
+    }
+    Ok(())
+}
+
+async fn authority_command(
+    conn: &dyn store::Storage,
+    as_json: bool,
+    command: AuthorityCommand,
+    now: time::OffsetDateTime,
+) -> Result<(), String> {
+    use countersign_host::authority_admin::{self, AuthorityInfo, Shown};
+    let err = |e: admin::AdminError| e.to_string();
+    let describe = |info: &AuthorityInfo| {
+        let mut lines = vec![format!(
+            "{} policy of authority version {} (loaded by {} at {})",
+            info.org_handle, info.version, info.loaded_by, info.loaded_at
+        )];
+        for (role, people) in &info.roles {
+            lines.push(format!("role {role}: {}", people.join(", ")));
+        }
+        for rule in &info.rules {
+            lines.push(format!(
+                "rule {}: {}: {}",
+                rule.number,
+                rule.name,
+                rule.chain.join(", then ")
+            ));
+        }
+        if !info.not_enrolled.is_empty() {
+            lines.push(format!(
+                "warning: not enrolled for this org yet (cannot act until they are): {}",
+                info.not_enrolled.join(", ")
+            ));
+        }
+        lines.join("\n")
+    };
+    match command {
+        AuthorityCommand::Load { org, by, file } => {
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "cannot read policy of authority file {}: {e}",
+                    file.display()
+                )
+            })?;
+            let by = by
+                .or_else(|| std::env::var("USER").ok())
+                .unwrap_or_else(|| "admin".into());
+            let info = authority_admin::load(conn, &org, &text, &by, now)
+                .await
+                .map_err(|e| match e {
+                    admin::AdminError::Authority(f) => format!(
+                        "{}: policy of authority refused: line {}, {}: {}",
+                        file.display(),
+                        f.line,
+                        f.field,
+                        f.reason
+                    ),
+                    other => other.to_string(),
+                })?;
+            let text = format!("loaded {}", describe(&info));
+            let mut value = json!(info);
+            if let Some(v) = value.as_object_mut() {
+                v.remove("text");
+                v.insert("loaded".into(), true.into());
+            }
+            print(as_json, value, text);
+        }
+        AuthorityCommand::Show { org, version } => {
+            match authority_admin::show(conn, &org, version)
+                .await
+                .map_err(err)?
+            {
+                Shown::Loaded(info) => {
+                    let text = format!("{}\n\n{}", describe(&info), info.text.trim_end());
+                    print(as_json, json!(info), text);
+                }
+                Shown::Legacy(legacy) => {
+                    let text = format!(
+                        "{} has no policy of authority: its buyer policy decides (up to {} one approver; above it {} distinct approvers; ANEX asks one)",
+                        legacy.org_handle, legacy.above_total, legacy.approvers_required
+                    );
+                    print(
+                        as_json,
+                        json!({ "org_handle": legacy.org_handle, "version": null, "legacy": legacy }),
+                        text,
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -687,6 +816,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
         },
         callback_networks: args.callback_networks.clone(),
         accept_v1_signatures: args.accept_v1_signatures,
+        wait_for_changes: args.wait_for_changes,
         ..HostConfig::default()
     };
     runtime.block_on(async move {

@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use crate::config::{Limit, Limits};
 use crate::domain::DomainError;
+pub use crate::store::SharedWindow;
 use crate::store::Store;
 
 /// What a limit counts.
@@ -180,25 +181,64 @@ impl RateLimiter {
     /// Counts one request against `key` in `scope`; refuses when over the
     /// limit or when the limiter cannot decide.
     pub async fn check(&self, scope: Scope, key: &str) -> Result<(), DomainError> {
-        let Some(store) = &self.shared else {
+        let Some(window) = self.shared_window(scope, key) else {
             return self.check_local(scope, key);
         };
-        let key = bucket(scope, key);
-        let key = key.as_str();
-        let Some(counters) = store.shared_limits() else {
+        let Some(counters) = self.shared.as_ref().and_then(|s| s.shared_limits()) else {
             return Err(unavailable());
         };
-        let limit = self.limit(scope);
-        let window = i64::try_from(limit.window.as_secs().max(1)).unwrap_or(i64::MAX);
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let start = now - now.rem_euclid(window);
-        match counters.count(scope.name(), key, start, window).await {
-            Ok(count) if count <= u64::from(limit.max) => Ok(()),
-            Ok(_) => Err(over(scope, limit)),
+        match counters
+            .count(window.scope, &window.key, window.start, window.secs)
+            .await
+        {
+            Ok(count) => self.judge(scope, count),
             Err(e) => {
                 tracing::warn!(error = %e, "shared rate-limit counters unavailable");
                 Err(unavailable())
             }
+        }
+    }
+
+    /// The shared window one request against `key` in `scope` counts in
+    /// now, when the counters are shared (PostgreSQL): what a store counts
+    /// together with the statement a request makes anyway (the nonce, the
+    /// session's state), saving a round trip. `None` when limits are
+    /// counted in this process's memory.
+    pub fn shared_window(&self, scope: Scope, key: &str) -> Option<SharedWindow> {
+        self.shared.as_ref()?;
+        let limit = self.limit(scope);
+        let secs = i64::try_from(limit.window.as_secs().max(1)).unwrap_or(i64::MAX);
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        Some(SharedWindow {
+            scope: scope.name(),
+            key: bucket(scope, key),
+            start: now - now.rem_euclid(secs),
+            secs,
+        })
+    }
+
+    /// Applies the limit of `scope` to a request: `counted` is the count a
+    /// store made in [`RateLimiter::shared_window`] with another statement;
+    /// `None` (nothing counted yet) counts it now, as [`RateLimiter::check`].
+    pub async fn check_counted(
+        &self,
+        scope: Scope,
+        key: &str,
+        counted: Option<u64>,
+    ) -> Result<(), DomainError> {
+        match counted {
+            Some(count) => self.judge(scope, count),
+            None => self.check(scope, key).await,
+        }
+    }
+
+    /// Refuses when `count` (this request included) is over the limit.
+    fn judge(&self, scope: Scope, count: u64) -> Result<(), DomainError> {
+        let limit = self.limit(scope);
+        if count <= u64::from(limit.max) {
+            Ok(())
+        } else {
+            Err(over(scope, limit))
         }
     }
 

@@ -117,6 +117,12 @@ pub async fn start(engine: &Engine) -> Result<Option<Sandbox>, SandboxError> {
     if !engine.wants_sandbox()? {
         return Ok(None);
     }
+    if !engine.key_is_kept()? {
+        // A key kept nowhere (no secret store, no passphrase yet) would
+        // lose this enrollment at the next start: the shell starts the
+        // sandbox again once a passphrase keeps it.
+        return Err(EngineError::KeyNotKept.into());
+    }
     let dir = engine.sandbox_dir()?;
     let database = dir.join("host.sqlite3");
     owner_only::prepare_database(&database)?;

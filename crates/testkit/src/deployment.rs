@@ -300,6 +300,13 @@ fn spawn_host(
 /// switch of [`ENV_ACCEPT_V1`]), prints `listening on http://ADDR` and
 /// serves until killed. Does nothing when the variables are not set.
 pub async fn serve_from_env() {
+    serve_from_env_with(|_| {}).await
+}
+
+/// As [`serve_from_env`], calling `opened` with the host once it is open
+/// and before it serves (the load generator starts its traffic reporter
+/// there).
+pub async fn serve_from_env_with(opened: impl FnOnce(&Host)) {
     let (Ok(db), Ok(key)) = (std::env::var(ENV_DB), std::env::var(ENV_KEY)) else {
         return;
     };
@@ -324,6 +331,7 @@ pub async fn serve_from_env() {
         Ok(host) => host,
         Err(e) => panic!("the host process could not open its database: {e}"),
     };
+    opened(&host);
     let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
         Ok(l) => l,
         Err(e) => panic!("the host process could not listen: {e}"),

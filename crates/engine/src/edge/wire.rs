@@ -57,6 +57,9 @@ pub(crate) enum SummaryError {
     Unreachable(String),
     /// It answered another protocol.
     Protocol(String),
+    /// The host refused to wait for a change (`400` on `wait`: an admin
+    /// switched it off); its sentence.
+    WaitRefused(String),
 }
 
 fn pending_of(p: &PendingDecision) -> PendingProposal {
@@ -139,20 +142,51 @@ pub(crate) async fn summary(
     known: Option<&str>,
 ) -> Result<SummaryAnswer, SummaryError> {
     match client.summary_since(known).await {
-        Ok(SummaryFetch::Unchanged) => Ok(SummaryAnswer::Unchanged),
-        Ok(SummaryFetch::Changed { summary, etag }) => {
+        Ok(fetch) => answer_of(fetch),
+        Err(e) => Err(unreachable(e)),
+    }
+}
+
+/// As [`summary`], held by the host for up to `wait` seconds until the
+/// summary tagged `known` changes (docs/approver-api.md, "Waiting for a
+/// change"). A `400` naming `wait` is [`SummaryError::WaitRefused`].
+pub(crate) async fn summary_waiting(
+    client: &ApproverClient,
+    known: &str,
+    wait: u64,
+) -> Result<SummaryAnswer, SummaryError> {
+    match client.summary_waiting(known, wait).await {
+        Err(countersign_client::ClientError::Http {
+            status: 400,
+            message,
+            ..
+        }) if message.contains("wait") => Err(SummaryError::WaitRefused(message)),
+        Ok(fetch) => answer_of(fetch),
+        Err(e) => Err(unreachable(e)),
+    }
+}
+
+fn answer_of(fetch: SummaryFetch) -> Result<SummaryAnswer, SummaryError> {
+    Ok(match fetch {
+        SummaryFetch::Unchanged => SummaryAnswer::Unchanged,
+        SummaryFetch::Changed { summary, etag } => {
             let bytes = serde_json::to_vec(&summary).map_or(0, |v| v.len() as u64);
-            Ok(SummaryAnswer::Changed {
+            SummaryAnswer::Changed {
                 sessions: read_summary(&summary)?,
                 etag,
                 bytes,
-            })
+            }
         }
-        // What happened and the next step, as the Hosts screen shows it.
-        Err(countersign_client::ClientError::Transport { detail, .. }) => {
-            Err(SummaryError::Unreachable(as_sentence(&detail)))
+    })
+}
+
+/// What happened and the next step, as the Hosts screen shows it.
+fn unreachable(e: countersign_client::ClientError) -> SummaryError {
+    match e {
+        countersign_client::ClientError::Transport { detail, .. } => {
+            SummaryError::Unreachable(as_sentence(&detail))
         }
-        Err(e) => Err(SummaryError::Unreachable(e.to_string())),
+        e => SummaryError::Unreachable(e.to_string()),
     }
 }
 

@@ -94,6 +94,14 @@ pub struct AppState {
     pub locale: String,
     /// The machine's time zone (`Europe/Berlin`), when it has a name.
     pub time_zone: Option<String>,
+    /// False while the approver key is kept nowhere (no desktop secret
+    /// store answered and no passphrase was chosen yet): nothing can be
+    /// enrolled, the sandbox included, until a passphrase keeps it.
+    pub key_kept: bool,
+    /// False while the key is sealed and not opened since the console
+    /// started: no host is asked for news and nothing is signed until the
+    /// person types the passphrase once.
+    pub key_loaded: bool,
 }
 
 /// A connected host and how the poller last found it.
@@ -128,6 +136,30 @@ pub struct HostInfo {
     /// RFC 3339 time the person allowed plain HTTP to this host at connect
     /// (the lab override), when they did.
     pub plain_http_allowed_at: Option<String>,
+    /// How this console hears of the host's changes now: at once (a request
+    /// held open until something changes) or on its poll timer, and why.
+    pub updates: HostUpdates,
+}
+
+/// How the console hears of one host's changes (the Hosts screen says it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostUpdates {
+    /// Waiting (the host answers the moment something changes) or polling.
+    pub mode: UpdateMode,
+    /// In words, for the Hosts screen: what the mode means, and for
+    /// polling, why (the host does not offer waiting, a proxy cuts it).
+    pub detail: String,
+}
+
+/// The two ways the console hears of a host's changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateMode {
+    /// One request held open at the host, answered the moment anything
+    /// this console sees changes (`GET /summary?wait=`).
+    Waiting,
+    /// A summary request every poll interval.
+    Polling,
 }
 
 /// Who is on the other side of a session, as the host vouches for it (an
@@ -857,6 +889,8 @@ pub enum ChangeScope {
     Sessions,
     /// A host's state changed.
     Hosts,
+    /// The approver key locked, unlocked or moved (Settings' key card).
+    Key,
 }
 
 /// The payload of `engine://changed`.

@@ -78,6 +78,12 @@ async fn expiry_notices_and_decision_times_follow_the_engines_clock() {
         .replace_millisecond(0)
         .unwrap();
     clock.set(decided_at);
+    // The engine's clock jumped a day past the last decision, so its idle
+    // lock engaged: unlock, as the person would.
+    engine
+        .unlock_key(Some(TEST_PASSPHRASE.into()))
+        .await
+        .unwrap();
     let view = engine
         .proposal_view(&item.host_id, &session, &item.event_hash)
         .await

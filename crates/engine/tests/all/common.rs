@@ -412,10 +412,22 @@ impl World {
     }
 }
 
+/// The passphrase the tests seal their approver keys with.
+pub const TEST_PASSPHRASE: &str = "a passphrase only the tests use";
+
+/// A config in `dir` whose approver key is sealed with [`TEST_PASSPHRASE`],
+/// given up front: no test asks the machine's secret store, and none types.
+pub fn config_in(dir: impl Into<std::path::PathBuf>) -> EngineConfig {
+    let mut config = EngineConfig::new(dir.into());
+    config.key_store = countersign_engine::KeyStoreChoice::Passphrase;
+    config.key_passphrase = Some(TEST_PASSPHRASE.to_owned());
+    config
+}
+
 /// The config the tests use: sandbox off, an hour between polls (tests
 /// refresh by hand), approving as `email`.
 pub fn test_config(dir: &std::path::Path, email: &str) -> EngineConfig {
-    let mut config = EngineConfig::new(dir.to_owned());
+    let mut config = config_in(dir);
     config.sandbox = SandboxMode::Off;
     config.poll_interval = Duration::from_secs(3600);
     config.approver = ApproverProfile {

@@ -25,7 +25,7 @@ async fn enroll_pins_the_platform_key_and_lists_the_host() {
     assert!(hosts[0].reachable);
     // A used code does not work twice.
     let data = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = crate::common::config_in(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     let other = Engine::open(config).unwrap();
     let err = other
@@ -767,7 +767,7 @@ async fn notifications_fire_once_across_restarts_and_changes_are_streamed() {
 
     let public_key = engine.approver_public_key();
     drop(engine);
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = crate::common::config_in(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     let reopened = Engine::open(config).unwrap();
     assert_eq!(
@@ -778,7 +778,7 @@ async fn notifications_fire_once_across_restarts_and_changes_are_streamed() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(data.path().join("approver-key.json"))
+        let mode = std::fs::metadata(data.path().join("approver-key.sealed.json"))
             .unwrap()
             .permissions()
             .mode();
@@ -1122,7 +1122,7 @@ async fn connect_to(
         .code;
     let running = host.spawn("127.0.0.1:0").await.unwrap();
     let data = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = crate::common::config_in(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     let engine = Engine::open(config).unwrap();
     let err = engine
@@ -1173,7 +1173,7 @@ async fn a_host_serving_only_rfc003s_document_is_connected_with_named_keys_from_
         .code;
     let running = host.spawn("127.0.0.1:0").await.unwrap();
     let data = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = crate::common::config_in(data.path().to_owned());
     config.sandbox = SandboxMode::Off;
     let engine = Engine::open(config).unwrap();
     let ada = ApproverProfile {

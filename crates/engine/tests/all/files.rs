@@ -39,7 +39,7 @@ fn chmod(path: &Path, mode: u32) {
 }
 
 fn quiet_config(dir: &Path) -> EngineConfig {
-    let mut config = EngineConfig::new(dir.to_owned());
+    let mut config = crate::common::config_in(dir.to_owned());
     config.sandbox = SandboxMode::Off;
     config.poll_interval = Duration::from_secs(3600);
     config

@@ -37,6 +37,8 @@ async fn settings_persist_across_a_restart() {
             APPROVER_NAME,
             APPROVER_EMAIL,
             THEME,
+            KEY_IDLE_LOCK,
+            KEY_CONFIRM_ABOVE,
             OANP_ALLOW_TEST_RECEIPTS
         ]
     );

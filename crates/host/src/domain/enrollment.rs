@@ -213,5 +213,6 @@ pub fn gate_agent(
         callback_url,
         enrolled_at: anp::api::format_timestamp(now),
         revoked_at: None,
+        owner_email: code.owner_email,
     })
 }

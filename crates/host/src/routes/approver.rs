@@ -51,8 +51,11 @@ pub async fn enroll(
 /// reaching its expiry) and then sent at once, or `304` when the wait ends.
 pub async fn summary(
     State(host): State<Host>,
+    stopping: Option<axum::Extension<crate::changes::Stopping>>,
     signed: Signed<Approver>,
 ) -> Result<Response, ApiError> {
+    // A router served without the signal (a test's) never stops waiting early.
+    let mut stopping = stopping.map(|axum::Extension(s)| s);
     // An unreadable header matches nothing, so the full answer is sent.
     let known = signed
         .incoming
@@ -60,7 +63,7 @@ pub async fn summary(
         .get(IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
-    let wait = wait_param(&signed.incoming.uri)?;
+    let wait = wait_param(&signed.incoming.uri, host.config().wait_for_changes)?;
     let until = tokio::time::Instant::now() + wait;
     let mut changes = host.changes().subscribe();
     loop {
@@ -85,6 +88,15 @@ pub async fn summary(
         let sleep = expiry.map_or(left, |d| d.min(left));
         let unchanged = (StatusCode::NOT_MODIFIED, [(ETAG, tag)]);
         tokio::select! {
+            () = async {
+                match stopping.as_mut() {
+                    Some(s) => s.stopped().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                // The server is shutting down: answer now, not at the end.
+                return Ok(unchanged.into_response());
+            }
             woken = changes.changed() => {
                 if woken.is_err() {
                     return Ok(unchanged.into_response());
@@ -105,8 +117,8 @@ pub async fn summary(
 /// and long enough that an idle console asks about once a minute.
 pub const MAX_WAIT_SECONDS: u64 = 90;
 
-/// Reads `?wait=SECONDS` (absent: no wait).
-fn wait_param(uri: &axum::http::Uri) -> Result<std::time::Duration, ApiError> {
+/// Reads `?wait=SECONDS` (absent: no wait); refused where waiting is off.
+fn wait_param(uri: &axum::http::Uri, offered: bool) -> Result<std::time::Duration, ApiError> {
     let mut wait = 0;
     for pair in uri
         .query()
@@ -116,6 +128,11 @@ fn wait_param(uri: &axum::http::Uri) -> Result<std::time::Duration, ApiError> {
     {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         if name == "wait" {
+            if !offered {
+                return Err(ApiError::Invalid(
+                    "wait is not offered by this host (its admin switched waiting for changes off): ask for the summary without wait.".into(),
+                ));
+            }
             wait = value
                 .parse::<u64>()
                 .ok()

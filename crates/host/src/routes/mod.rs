@@ -26,7 +26,7 @@ use crate::error::ApiError;
 use crate::Host;
 
 /// Every route of the host. Serving adds the address it listens on
-/// (`crate::authority::Listening`), which signatures may name and the A2A
+/// (`crate::url_authority::Listening`), which signatures may name and the A2A
 /// surface names as the organizations' identity when no public URL is set.
 pub fn router(host: Host) -> Router {
     Router::new()
@@ -56,7 +56,7 @@ async fn announce_writes(State(host): State<Host>, request: Request, next: Next)
     );
     let response = next.run(request).await;
     if writes && response.status().is_success() {
-        host.changes().announce();
+        crate::changes::announce_write(&host).await;
     }
     response
 }

@@ -35,7 +35,7 @@ pub struct Incoming<S = AnpShape> {
     /// Body bytes (already bounded).
     pub body: Bytes,
     /// The address the server accepted it on (for the authorities this
-    /// host answers to, [`crate::authority::own`]).
+    /// host answers to, [`crate::url_authority::own`]).
     pub listening: Option<SocketAddr>,
     shape: PhantomData<fn() -> S>,
 }
@@ -43,7 +43,7 @@ pub struct Incoming<S = AnpShape> {
 impl<S> Incoming<S> {
     /// Every authority this host answers to, for this request.
     pub fn own_authorities(&self, host: &Host) -> Vec<String> {
-        crate::authority::own(host, self.listening)
+        crate::url_authority::own(host, self.listening)
     }
 }
 
@@ -93,7 +93,7 @@ async fn receive<S: Surface>(
     let body = read_limited(&parts.headers, body, S::max_body(host)).await?;
     let listening = parts
         .extensions
-        .get::<crate::authority::Listening>()
+        .get::<crate::url_authority::Listening>()
         .map(|l| l.0);
     let uri = parts
         .extensions
@@ -188,7 +188,6 @@ async fn authenticate<P: Principal>(
         own_authorities: &own_authorities,
     };
     let (principal, headers): (P, _) = auth::authenticate(host, &request, now).await?;
-    host.limiter().check(Scope::Agent, principal.id()).await?;
     Ok(Signed {
         principal,
         incoming,

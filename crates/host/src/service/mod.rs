@@ -72,11 +72,34 @@ pub(crate) fn busy() -> DomainError {
 
 /// Applies `commit`; `Ok(false)` when it conflicted and must be planned again.
 async fn try_commit(host: &Host, commit: &Commit) -> Result<bool, DomainError> {
-    match host.store().negotiations().commit(commit).await {
-        Ok(()) => Ok(true),
+    let outcome = host.store().negotiations().commit(commit).await;
+    Ok(settled(outcome).await?.is_some())
+}
+
+/// Applies `commit` and reads the session's log after `after` as it left
+/// it (one statement on PostgreSQL); `Ok(None)` when it conflicted and
+/// must be planned again.
+async fn try_commit_logged(
+    host: &Host,
+    commit: &Commit,
+    after: u64,
+) -> Result<Option<LogSnapshot>, DomainError> {
+    let outcome = host
+        .store()
+        .negotiations()
+        .commit_and_log(commit, after)
+        .await;
+    settled(outcome).await
+}
+
+/// A commit's outcome: `None` when it conflicted (after letting the commit
+/// that won go on), a store failure as the domain's error.
+async fn settled<T>(outcome: Result<T, CommitError>) -> Result<Option<T>, DomainError> {
+    match outcome {
+        Ok(v) => Ok(Some(v)),
         Err(CommitError::Conflict) => {
             tokio::task::yield_now().await;
-            Ok(false)
+            Ok(None)
         }
         Err(CommitError::Store(e)) => Err(e.into()),
     }
@@ -136,18 +159,16 @@ pub async fn owned_session(
 }
 
 /// SPEC §6.3: appends a vendor event to a session the agent owns, and runs
-/// the buyer side.
+/// the buyer side; answers the session's whole log as the append left it
+/// (what the append's answer carries).
 pub async fn submit_event(
     host: &Host,
     agent: &Agent,
     session_id: &str,
     body: &[u8],
     now: OffsetDateTime,
-) -> Result<(), DomainError> {
-    let mut row = owned_state(host, agent, session_id).await?;
-    host.limiter()
-        .check(Scope::Session, &row.session.id)
-        .await?;
+) -> Result<LogSnapshot, DomainError> {
+    let mut row = owned_state_counted(host, agent, session_id).await?;
     let req: SubmitEventRequest = crate::body::parse_json(body, "event")?;
     for _ in 0..ATTEMPTS {
         let state = SessionState {
@@ -156,12 +177,43 @@ pub async fn submit_event(
             org: row.org,
         };
         let commit = negotiation::submit_event(agent, state, &req, now)?;
-        if try_commit(host, &commit).await? {
-            return Ok(());
+        if let Some(log) = try_commit_logged(host, &commit, 0).await? {
+            return Ok(log);
         }
         row = owned_state(host, agent, session_id).await?;
     }
     Err(busy())
+}
+
+/// A session the agent owns, with its org and standing offer, with the
+/// per-session limit applied (with shared limits, counted by the same
+/// statement that reads the session, only when the agent owns it).
+async fn owned_state_counted(
+    host: &Host,
+    agent: &Agent,
+    session_id: &str,
+) -> Result<crate::store::SessionRow, DomainError> {
+    let Some(window) = host.limiter().shared_window(Scope::Session, session_id) else {
+        let row = owned_state(host, agent, session_id).await?;
+        host.limiter()
+            .check(Scope::Session, &row.session.id)
+            .await?;
+        return Ok(row);
+    };
+    match host
+        .store()
+        .negotiations()
+        .session_state_counting(session_id, &agent.id, &window)
+        .await?
+    {
+        Some((row, counted)) if row.session.agent_id == agent.id => {
+            host.limiter()
+                .check_counted(Scope::Session, &row.session.id, counted)
+                .await?;
+            Ok(row)
+        }
+        _ => Err(DomainError::Unauthorized),
+    }
 }
 
 /// A session the agent owns, with its org and standing offer.
@@ -394,6 +446,11 @@ pub async fn log_document(
 /// parsing it again: the hot path of every append and poll, whose cost
 /// would otherwise grow with the session's length.
 pub async fn log_json(host: &Host, session_id: &str, after: u64) -> Result<String, DomainError> {
+    log_json_of(host, snapshot(host, session_id, after).await?)
+}
+
+/// [`log_json`] of a snapshot already read.
+pub fn log_json_of(host: &Host, snap: LogSnapshot) -> Result<String, DomainError> {
     #[derive(serde::Serialize)]
     struct RawLog<'a> {
         protocol: &'a str,
@@ -402,7 +459,6 @@ pub async fn log_json(host: &Host, session_id: &str, after: u64) -> Result<Strin
         keys: LogKeys,
         events: Vec<Box<serde_json::value::RawValue>>,
     }
-    let snap = snapshot(host, session_id, after).await?;
     let keys = log_keys(host, &snap);
     let events = snap
         .events

@@ -32,7 +32,9 @@ macro_rules! gate_agent_columns {
             $p,
             "enrolled_at, ",
             $p,
-            "revoked_at"
+            "revoked_at, ",
+            $p,
+            "owner_email"
         )
     };
 }
@@ -48,6 +50,7 @@ fn gate_agent_of(r: &Row<'_, '_>) -> Result<GateAgentRow, StoreError> {
         callback_url: r.get(6)?,
         enrolled_at: r.get(7)?,
         revoked_at: r.get(8)?,
+        owner_email: r.get(9)?,
     })
 }
 
@@ -196,6 +199,7 @@ fn code_of(r: &Row<'_, '_>) -> Result<GateCodeRow, StoreError> {
         protocol: r.get(2)?,
         expires_at: r.get(3)?,
         used: r.get(4)?,
+        owner_email: r.get(5)?,
     })
 }
 
@@ -556,8 +560,8 @@ macro_rules! gate_repo {
                 let (hash, k) = (code_hash.to_owned(), code.clone());
                 $run!(self, write, |db| {
                     db.exec(
-                        "INSERT INTO gate_codes (code_hash, org_handle, name, protocol, expires_at, used_at) VALUES (?1, ?2, ?3, ?4, ?5, NULL)",
-                        &[&hash, &k.org_handle, &k.name, &k.protocol, &k.expires_at],
+                        "INSERT INTO gate_codes (code_hash, org_handle, name, protocol, expires_at, used_at, owner_email) VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+                        &[&hash, &k.org_handle, &k.name, &k.protocol, &k.expires_at, &k.owner_email],
                     )
                     .await?;
                     Ok(())
@@ -568,7 +572,7 @@ macro_rules! gate_repo {
                 let hash = code_hash.to_owned();
                 $run!(self, read, |db| {
                     db.row(
-                        "SELECT org_handle, name, protocol, expires_at, used_at IS NOT NULL FROM gate_codes WHERE code_hash = ?1",
+                        "SELECT org_handle, name, protocol, expires_at, used_at IS NOT NULL, owner_email FROM gate_codes WHERE code_hash = ?1",
                         &[&hash],
                         code_of,
                     )
@@ -594,8 +598,8 @@ macro_rules! gate_repo {
                         return Ok(false);
                     }
                     db.exec(
-                        concat!("INSERT INTO gate_agents (", gate_agent_columns!(""), ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)"),
-                        &[&a.id, &a.org_handle, &a.protocol, &a.name, &a.public_key, &a.fingerprint, &a.callback_url, &a.enrolled_at],
+                        concat!("INSERT INTO gate_agents (", gate_agent_columns!(""), ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9)"),
+                        &[&a.id, &a.org_handle, &a.protocol, &a.name, &a.public_key, &a.fingerprint, &a.callback_url, &a.enrolled_at, &a.owner_email],
                     )
                     .await?;
                     Ok(true)

@@ -36,6 +36,8 @@ pub struct GateAgentRow {
     pub enrolled_at: String,
     /// Revocation time.
     pub revoked_at: Option<String>,
+    /// The email of the approver the admin named as its owner, lower-cased.
+    pub owner_email: Option<String>,
 }
 
 /// A gate enrollment code (stored only as its hash).
@@ -51,6 +53,8 @@ pub struct GateCodeRow {
     pub expires_at: i64,
     /// True once spent.
     pub used: bool,
+    /// The owner the agent it enrolls will have.
+    pub owner_email: Option<String>,
 }
 
 /// A mirrored session.

@@ -4,7 +4,10 @@
 //! PostgreSQL both (with its shared rate-limit table) as its version 1, as
 //! each was released; `SHARED` follows in both. A new migration is added to
 //! `SHARED`, once, and `tests/all/schema.rs` checks the two schemas stay
-//! the same.
+//! the same. A step only one dialect runs ([`Step::Postgres`]: a
+//! server-side function, which SQLite has not) is skipped by the other, so
+//! each dialect's own list stays append-only and SQLite's versions are not
+//! moved by it.
 
 use super::sql::Dialect;
 
@@ -123,21 +126,65 @@ pub(crate) const FIRST_CHANGES: &str = r#"
     ALTER TABLE approvals ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 0;
     "#;
 
-/// The steps after the first schema, in order (SQLite's versions 3 to 5,
-/// PostgreSQL's 2 to 4).
-pub(crate) const SHARED: &[&str] = &[
+/// One migration after the first schema.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step {
+    /// Run by both dialects, rendered for each.
+    Both(&'static str),
+    /// Run by PostgreSQL only (SQLite skips it and does not count it).
+    Postgres(&'static str),
+}
+
+impl Step {
+    /// The step as `dialect` runs it, or `None` when it does not run it.
+    pub(crate) fn for_dialect(self, dialect: Dialect) -> Option<String> {
+        match (self, dialect) {
+            (Step::Both(sql), _) => Some(render(sql, dialect)),
+            (Step::Postgres(sql), Dialect::Postgres) => Some(render(sql, dialect)),
+            (Step::Postgres(_), Dialect::Sqlite) => None,
+        }
+    }
+}
+
+/// How many of [`SHARED`]'s steps `dialect` runs (for its latest version).
+pub(crate) const fn shared_steps(dialect: Dialect) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < SHARED.len() {
+        if matches!(
+            (SHARED[i], dialect),
+            (Step::Both(_), _) | (Step::Postgres(_), Dialect::Postgres)
+        ) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Every shared step `dialect` runs, in order, as it runs it.
+pub(crate) fn shared_for(dialect: Dialect) -> impl Iterator<Item = String> {
+    SHARED
+        .iter()
+        .filter_map(move |step| step.for_dialect(dialect))
+}
+
+/// The steps after the first schema, in order (SQLite's versions 3 to 6,
+/// PostgreSQL's 2 to 6).
+pub(crate) const SHARED: &[Step] = &[
     // The gate (docs/gate-api.md): the org's own agents, their enrollment
     // codes, mirrored sessions keyed by (org, protocol, session id), their
     // messages, the agents' requests, receipts and decisions.
-    GATE_SCHEMA,
+    Step::Both(GATE_SCHEMA),
     // ANEX over A2A (docs/anex-binding.md): counterparties and their token
     // hashes, each org's ANEX policy and data set, conversations (one per
     // A2A context, its document) and the decisions on them.
-    ANEX_SCHEMA,
+    Step::Both(ANEX_SCHEMA),
     // A vendor's names stand unverified until an admin verifies them, and
     // every registration of a key is kept (its proof is replayable). Agents
     // an admin verified before keep their names verified.
-    r#"
+    Step::Both(
+        r#"
     ALTER TABLE agents ADD COLUMN names_verified {bool} NOT NULL DEFAULT {false};
     UPDATE agents SET names_verified = {true} WHERE status = 'verified';
     CREATE TABLE agent_registrations (
@@ -152,6 +199,30 @@ pub(crate) const SHARED: &[&str] = &[
     INSERT INTO agent_registrations (agent_id, ordinal, agent_name, vendor_name, contact_email, registered_at)
         SELECT id, 1, agent_name, vendor_name, contact_email, registered_at FROM agents;
     "#,
+    ),
+    // PostgreSQL: a commit of an ANP session (and, for an append, the log
+    // it answers with) as one call of one server-side function, instead of
+    // BEGIN, a statement per row, COMMIT and a read of the log.
+    Step::Postgres(super::postgres::COMMIT_FUNCTION),
+    // The policy of authority (docs/authority.md): every version an org
+    // loaded, its text, who loaded it and when; a load never replaces one.
+    // A gate agent may name the approver who owns it (its enrollment code
+    // carries the email to the agent): an owner is never the only
+    // approval of its agent's request.
+    Step::Both(
+        r#"
+    CREATE TABLE authority_policies (
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        version {big} NOT NULL,
+        text TEXT NOT NULL,
+        loaded_by TEXT NOT NULL,
+        loaded_at TEXT NOT NULL,
+        PRIMARY KEY (org_handle, version)
+    );
+    ALTER TABLE gate_codes ADD COLUMN owner_email TEXT;
+    ALTER TABLE gate_agents ADD COLUMN owner_email TEXT;
+    "#,
+    ),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling
@@ -333,9 +404,12 @@ mod tests {
 
     #[test]
     fn every_token_is_rendered_in_both_dialects() {
-        for step in [FIRST, FIRST_CHANGES].iter().chain(SHARED) {
-            for dialect in [Dialect::Sqlite, Dialect::Postgres] {
-                let sql = render(step, dialect);
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let steps = [FIRST, FIRST_CHANGES]
+                .iter()
+                .map(|step| render(step, dialect))
+                .chain(shared_for(dialect));
+            for sql in steps {
                 assert!(!sql.contains('{'), "{dialect:?} left a token: {sql}");
             }
         }

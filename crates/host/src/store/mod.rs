@@ -17,6 +17,7 @@
 
 mod anex;
 mod anex_types;
+mod authority;
 mod gate;
 mod gate_types;
 mod migrations;
@@ -36,6 +37,7 @@ use crate::error::HostError;
 
 pub use anex_types::*;
 pub use gate_types::*;
+pub use sql::TrafficCount;
 pub use types::*;
 
 /// A store shared by every request (both implementations are cheap to share).
@@ -55,11 +57,50 @@ pub trait Storage: Send + Sync {
     /// ANEX over A2A: counterparties, each org's ANEX policy and data set,
     /// conversations and the decisions on them.
     fn anex(&self) -> &dyn AnexRepo;
+    /// The policy of authority: every version each org loaded.
+    fn authority(&self) -> &dyn AuthorityRepo;
     /// Rate-limit counters shared by every process, when the store has them
     /// (PostgreSQL); `None` means limits are counted in memory per process.
     fn shared_limits(&self) -> Option<&dyn LimitRepo>;
     /// `sqlite FILE` or `postgresql HOST:PORT/DB`, for messages.
     fn describe(&self) -> String;
+    /// The statements and round trips sent to a database server so far
+    /// (PostgreSQL); `None` for a store in the host's own process (SQLite).
+    /// What the load generator prints per append.
+    fn traffic(&self) -> Option<TrafficCount> {
+        None
+    }
+    /// How this process hears of writes made by the other processes on the
+    /// same database, when there can be others (PostgreSQL's LISTEN/NOTIFY);
+    /// `None` for SQLite, one process's store.
+    fn change_feed(&self) -> Option<&dyn ChangeFeed> {
+        None
+    }
+}
+
+/// Host processes on one database telling each other that something
+/// changed, so a console waiting on one process hears of an offer appended
+/// through another ([`crate::changes`]).
+#[async_trait]
+pub trait ChangeFeed: Send + Sync {
+    /// Tells every listening process that a write succeeded; `origin` names
+    /// this process, so it can skip its own announcement.
+    async fn publish(&self, origin: &str) -> Result<(), StoreError>;
+    /// A dedicated connection that hears every process's announcements
+    /// until it drops.
+    async fn listen(&self) -> Result<ChangeListener, StoreError>;
+}
+
+/// What [`ChangeFeed::listen`] answers: the origins of announcements, in
+/// the order they were committed.
+pub struct ChangeListener(sql::Listening);
+
+impl ChangeListener {
+    /// The next announcement's origin; `None` once the connection dropped
+    /// (announcements may have been missed since: listen again).
+    pub async fn next(&mut self) -> Option<String> {
+        self.0.next().await
+    }
 }
 
 /// Where the host's data lives: a SQLite file or a PostgreSQL URL.
@@ -136,6 +177,16 @@ pub trait NegotiationRepo: Send + Sync {
     /// A session with its org and its standing offer event (JSON text), read
     /// together: what every vendor event and decision is checked against.
     async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError>;
+    /// As [`NegotiationRepo::session_state`], and when the session exists
+    /// and `owner` owns it, one request counted in the shared window
+    /// `counting` (shared rate limits: PostgreSQL), in the same statement;
+    /// answers the count with the row (`None` when not counted).
+    async fn session_state_counting(
+        &self,
+        id: &str,
+        owner: &str,
+        counting: &SharedWindow,
+    ) -> Result<Option<(SessionRow, Option<u64>)>, StoreError>;
     /// One event by hash (the stored JSON text).
     async fn event_by_hash(
         &self,
@@ -162,6 +213,11 @@ pub trait NegotiationRepo: Send + Sync {
     /// [`CommitError::Conflict`] when the session moved on since it was read
     /// (or a decision or event with the same key was stored meanwhile).
     async fn commit(&self, commit: &Commit) -> Result<(), CommitError>;
+    /// As [`NegotiationRepo::commit`], then the session's log after `after`
+    /// as the commit left it (or later): what an append answers. PostgreSQL
+    /// does both in one statement; SQLite reads the log after its commit.
+    async fn commit_and_log(&self, commit: &Commit, after: u64)
+        -> Result<LogSnapshot, CommitError>;
     /// The session, its vendor's key and its events after `after`, read in
     /// one snapshot (so the session block matches the events).
     async fn log(&self, session_id: &str, after: u64) -> Result<Option<LogSnapshot>, StoreError>;
@@ -196,14 +252,18 @@ pub trait PrincipalRepo: Send + Sync {
         approver: &ApproverRow,
         now_unix: i64,
     ) -> Result<bool, StoreError>;
-    /// Spends a nonce: true the first time, false ever after (until purged,
-    /// once `expires_at` has passed). Does not wait for appends.
+    /// Spends a nonce: fresh the first time, not ever after (until purged,
+    /// once `expires_at` has passed). Does not wait for appends. With
+    /// `counting` (shared rate limits), a fresh nonce's request is also
+    /// counted in that window, in the same statement, and the count
+    /// answered; a reused nonce's is not counted.
     async fn spend_nonce(
         &self,
         principal: &str,
         nonce: &str,
         expires_at: i64,
-    ) -> Result<bool, StoreError>;
+        counting: Option<&SharedWindow>,
+    ) -> Result<NonceSpent, StoreError>;
     /// Forgets nonces that expired before `now_unix`; answers how many.
     async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError>;
     /// Every approver key ever enrolled, for discovery, oldest first.
@@ -237,6 +297,26 @@ pub trait AdminRepo: Send + Sync {
     async fn meta_init(&self, key: &str, value: &str) -> Result<String, StoreError>;
     /// The value under `key`.
     async fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+}
+
+/// The policy of authority's versions (docs/authority.md).
+#[async_trait]
+pub trait AuthorityRepo: Send + Sync {
+    /// Stores `text` as the org's next version; `None` when there is no
+    /// such org. Versions count from 1 and are never replaced.
+    async fn load_authority(
+        &self,
+        org_handle: &str,
+        text: &str,
+        loaded_by: &str,
+        loaded_at: &str,
+    ) -> Result<Option<u64>, StoreError>;
+    /// The org's version `version`, or its latest when `None`.
+    async fn authority(
+        &self,
+        org_handle: &str,
+        version: Option<u64>,
+    ) -> Result<Option<AuthorityRow>, StoreError>;
 }
 
 /// The gate's agents, sessions, requests, receipts and decisions.
@@ -348,6 +428,29 @@ pub enum AnexFile {
     Policy,
     /// The data set (`anex::exchange::DataSet`).
     Data,
+}
+
+/// One fixed window of the shared counters (`rate_windows`), as a store
+/// counts a request in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedWindow {
+    /// The scope's name (`Scope::name` in `ratelimit`).
+    pub scope: &'static str,
+    /// The key counted (after `ratelimit::bucket`).
+    pub key: String,
+    /// The window's start, unix seconds, aligned to its length.
+    pub start: i64,
+    /// Its length in seconds.
+    pub secs: i64,
+}
+
+/// A nonce spent, and the request counted with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonceSpent {
+    /// The first use of the nonce.
+    pub fresh: bool,
+    /// The request's count in the window it was counted in, when it was.
+    pub counted: Option<u64>,
 }
 
 /// Fixed-window counters shared by every host process on one database.

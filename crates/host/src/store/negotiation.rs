@@ -77,7 +77,7 @@ pub(super) fn session_of(r: &Row<'_, '_>) -> Result<Session, StoreError> {
 }
 
 /// A session whose columns start at `at`.
-fn session_from(r: &Row<'_, '_>, at: usize) -> Result<Session, StoreError> {
+pub(super) fn session_from(r: &Row<'_, '_>, at: usize) -> Result<Session, StoreError> {
     Ok(Session {
         id: r.get(at)?,
         agent_id: r.get(at + 1)?,
@@ -206,6 +206,24 @@ const SESSION_STATE: &str = concat!(
      WHERE s.id = ?1"
 );
 
+/// [`SESSION_STATE`] with one request counted in a shared rate-limit window
+/// (PostgreSQL's `rate_windows`) when the session exists and `?2` owns it:
+/// one statement. The count is the last column (NULL when not counted).
+const SESSION_STATE_COUNTING: &str = concat!(
+    "WITH counted AS (
+         INSERT INTO rate_windows (scope, key, window_start, count)
+         SELECT CAST(?3 AS TEXT), CAST(?4 AS TEXT), CAST(?5 AS BIGINT), 1
+         WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1 AND agent_id = ?2)
+         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
+         RETURNING count)
+     SELECT ",
+    session_columns!("s."),
+    ", o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body, (SELECT count FROM counted)
+     FROM sessions s JOIN orgs o ON o.handle = s.org_handle
+     LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
+     WHERE s.id = ?1"
+);
+
 const PENDING: &str = "SELECT ref, seq, answers, kind, actor, expires_at, payload, approvals_required, held_reason, created_at
      FROM pending WHERE session_id = ?1 AND state = 'open' AND (CAST(?2 AS TEXT) IS NULL OR ref = ?2) ORDER BY seq DESC, created_at";
 
@@ -233,7 +251,14 @@ fn approvals_sql(dialect: Dialect, org_wide: bool) -> String {
     }
 }
 
-/// The statements of one commit, inside the dialect's transaction.
+/// Whether a pending decision is a draft (the buyer's own proposal, not
+/// an event yet), by its reference.
+pub(super) fn is_draft(reference: &str) -> bool {
+    reference.starts_with("draft:")
+}
+
+/// The statements of one commit inside SQLite's writer (PostgreSQL makes
+/// the same commit in one call: `postgres/commit.rs`).
 async fn apply(db: &impl Conn, c: &Commit) -> Result<(), CommitError> {
     let s = &c.session;
     let event_count = i(s.event_count);
@@ -298,7 +323,7 @@ async fn apply(db: &impl Conn, c: &Commit) -> Result<(), CommitError> {
         db.exec_in_commit(
             "INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload, approvals_required, draft, held_reason, state, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'open', ?12)",
-            &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &i32_of(p.approvals_required), &p.reference.starts_with("draft:"), &p.held_reason, &p.created_at],
+            &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &i32_of(p.approvals_required), &is_draft(&p.reference), &p.held_reason, &p.created_at],
         )
         .await?;
     }
@@ -439,6 +464,26 @@ fn group<T>(rows: Vec<(String, T)>) -> std::collections::HashMap<String, Vec<T>>
     out
 }
 
+impl SqliteStore {
+    /// Applies `c` in the writer's next group commit; with `log_after`,
+    /// then reads the session's log after that seq on a read connection.
+    async fn commit_session(
+        &self,
+        c: &Commit,
+        log_after: Option<u64>,
+    ) -> Result<Option<LogSnapshot>, CommitError> {
+        let commit = c.clone();
+        lite_run!(self, commit, |db| apply(db, &commit).await)?;
+        let Some(after) = log_after else {
+            return Ok(None);
+        };
+        let id = c.session.id.clone();
+        let snapshot: Result<_, StoreError> =
+            lite_run!(self, consistent, |db| log(db, &id, after).await);
+        Ok(snapshot?)
+    }
+}
+
 /// The repository, once; instantiated below for each store with its `run!`.
 macro_rules! negotiation_repo {
     ($store:ty, $run:ident) => {
@@ -471,6 +516,23 @@ macro_rules! negotiation_repo {
             async fn session_state(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
                 let id = id.to_owned();
                 $run!(self, read, |db| db.row(SESSION_STATE, &[&id], session_row_of).await)
+            }
+
+            async fn session_state_counting(
+                &self,
+                id: &str,
+                owner: &str,
+                counting: &SharedWindow,
+            ) -> Result<Option<(SessionRow, Option<u64>)>, StoreError> {
+                let (id, owner, w) = (id.to_owned(), owner.to_owned(), counting.clone());
+                $run!(self, read, |db| {
+                    db.row(
+                        SESSION_STATE_COUNTING,
+                        &[&id, &owner, &w.scope, &w.key, &w.start],
+                        |r| Ok((session_row_of(r)?, r.get::<Option<i64>>(18)?.map(u))),
+                    )
+                    .await
+                })
             }
 
             async fn event_by_hash(
@@ -523,8 +585,17 @@ macro_rules! negotiation_repo {
             }
 
             async fn commit(&self, commit: &Commit) -> Result<(), CommitError> {
-                let commit = commit.clone();
-                $run!(self, commit, |db| apply(db, &commit).await)
+                self.commit_session(commit, None).await.map(|_| ())
+            }
+
+            async fn commit_and_log(
+                &self,
+                commit: &Commit,
+                after: u64,
+            ) -> Result<LogSnapshot, CommitError> {
+                self.commit_session(commit, Some(after))
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt(format!("session {} has no log after its commit", commit.session.id)).into())
             }
 
             async fn log(

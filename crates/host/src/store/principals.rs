@@ -9,9 +9,21 @@ use async_trait::async_trait;
 
 use super::negotiation::{agent_columns, agent_of, org_of};
 use super::postgres::{pg_run, PgStore};
-use super::sql::{Conn, Dialect, Row};
+use super::sql::{u, Conn, Dialect, Row};
 use super::sqlite::{lite_run, SqliteStore};
 use super::*;
+
+/// Spends a nonce and, only when it was fresh, counts the request in a
+/// shared rate-limit window (PostgreSQL's `rate_windows`): one statement.
+const SPEND_AND_COUNT: &str = "WITH spent AS (
+         INSERT INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT DO NOTHING RETURNING 1),
+     counted AS (
+         INSERT INTO rate_windows (scope, key, window_start, count)
+         SELECT CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS BIGINT), 1 WHERE EXISTS (SELECT 1 FROM spent)
+         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
+         RETURNING count)
+     SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted)";
 
 macro_rules! approver_columns {
     () => {
@@ -233,16 +245,36 @@ macro_rules! principal_repos {
                 principal: &str,
                 nonce: &str,
                 expires_at: i64,
-            ) -> Result<bool, StoreError> {
+                counting: Option<&SharedWindow>,
+            ) -> Result<NonceSpent, StoreError> {
                 let (principal, nonce) = (principal.to_owned(), nonce.to_owned());
+                let counting = counting.cloned();
                 $run!(self, nonces, |db| {
-                    Ok(db
-                        .exec(
-                            "INSERT INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-                            &[&principal, &nonce, &expires_at],
-                        )
-                        .await?
-                        == 1)
+                    match &counting {
+                        None => Ok(NonceSpent {
+                            fresh: db
+                                .exec(
+                                    "INSERT INTO nonces (principal, nonce, expires_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                                    &[&principal, &nonce, &expires_at],
+                                )
+                                .await?
+                                == 1,
+                            counted: None,
+                        }),
+                        Some(w) => db
+                            .row(
+                                SPEND_AND_COUNT,
+                                &[&principal, &nonce, &expires_at, &w.scope, &w.key, &w.start],
+                                |r| {
+                                    Ok(NonceSpent {
+                                        fresh: r.get(0)?,
+                                        counted: r.get::<Option<i64>>(1)?.map(u),
+                                    })
+                                },
+                            )
+                            .await?
+                            .ok_or_else(|| StoreError::Corrupt("spending a nonce answered no row".into())),
+                    }
                 })
             }
 

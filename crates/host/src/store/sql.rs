@@ -188,8 +188,48 @@ pub(crate) fn now<T, E: From<StoreError>>(f: impl Future<Output = Result<T, E>>)
     }
 }
 
-/// A PostgreSQL connection from the pool, or a transaction on one.
-pub(crate) struct Pg<'a, C>(pub &'a C);
+/// A PostgreSQL connection from the pool, or a transaction on one, with
+/// the store's [`Traffic`] that every statement it runs is counted in.
+pub(crate) struct Pg<'a, C>(pub &'a C, pub &'a Traffic);
+
+/// What a store has sent its database: statements, and the round trips
+/// they took (a round trip is one wait for the server's answer; several
+/// statements pipelined together would share one). Counted, never
+/// enforced: the load generator prints them per append. Only PostgreSQL
+/// counts; SQLite runs in the host's own process.
+#[derive(Debug, Default)]
+pub struct Traffic {
+    statements: std::sync::atomic::AtomicU64,
+    round_trips: std::sync::atomic::AtomicU64,
+}
+
+/// [`Traffic`] at one instant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TrafficCount {
+    /// Statements sent (`BEGIN` and `COMMIT` each count; a call of a
+    /// server-side function counts once, however many it runs inside).
+    pub statements: u64,
+    /// Waits for the server's answer.
+    pub round_trips: u64,
+}
+
+impl Traffic {
+    /// Counts `statements` sent in one round trip.
+    pub(crate) fn sent(&self, statements: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.statements.fetch_add(statements, Relaxed);
+        self.round_trips.fetch_add(1, Relaxed);
+    }
+
+    /// The counts so far.
+    pub fn count(&self) -> TrafficCount {
+        use std::sync::atomic::Ordering::Relaxed;
+        TrafficCount {
+            statements: self.statements.load(Relaxed),
+            round_trips: self.round_trips.load(Relaxed),
+        }
+    }
+}
 
 /// Whether PostgreSQL refused a statement because its key is taken.
 pub(crate) fn is_unique_violation(e: &tokio_postgres::Error) -> bool {
@@ -226,6 +266,7 @@ impl<C: deadpool_postgres::GenericClient> Conn for Pg<'_, C> {
         read: Reader<T>,
     ) -> Result<Vec<T>, StoreError> {
         let stmt = self.0.prepare_cached(&pg_text(sql)).await?;
+        self.1.sent(1);
         let rows = self.0.query(&stmt, &pg_params(params)).await?;
         rows.iter().map(|r| read(&Row::Pg(r))).collect()
     }
@@ -237,12 +278,14 @@ impl<C: deadpool_postgres::GenericClient> Conn for Pg<'_, C> {
         read: Reader<T>,
     ) -> Result<Option<T>, StoreError> {
         let stmt = self.0.prepare_cached(&pg_text(sql)).await?;
+        self.1.sent(1);
         let rows = self.0.query(&stmt, &pg_params(params)).await?;
         rows.first().map(|r| read(&Row::Pg(r))).transpose()
     }
 
     async fn exec(&self, sql: &str, params: &[&dyn Param]) -> Result<u64, StoreError> {
         let stmt = self.0.prepare_cached(&pg_text(sql)).await?;
+        self.1.sent(1);
         Ok(self.0.execute(&stmt, &pg_params(params)).await?)
     }
 
@@ -252,12 +295,91 @@ impl<C: deadpool_postgres::GenericClient> Conn for Pg<'_, C> {
             .prepare_cached(&pg_text(sql))
             .await
             .map_err(StoreError::from)?;
+        self.1.sent(1);
         match self.0.execute(&stmt, &pg_params(params)).await {
             Ok(n) => Ok(n),
             Err(e) if is_unique_violation(&e) => Err(CommitError::Conflict),
             Err(e) => Err(StoreError::from(e).into()),
         }
     }
+}
+
+/// The PostgreSQL channel every host process of a deployment announces its
+/// writes on, and listens to (see [`crate::changes`]).
+pub(crate) const CHANGES_CHANNEL: &str = "countersign_changes";
+
+/// Tells every connection listening on [`CHANGES_CHANNEL`] that something
+/// changed; `origin` names the announcing process, so it can skip its own.
+/// (PostgreSQL only: SQLite is one process's store.)
+pub(crate) async fn pg_notify<C: deadpool_postgres::GenericClient>(
+    client: &C,
+    origin: &str,
+) -> Result<(), StoreError> {
+    let stmt = client.prepare_cached("SELECT pg_notify($1, $2)").await?;
+    client.execute(&stmt, &[&CHANGES_CHANNEL, &origin]).await?;
+    Ok(())
+}
+
+/// A dedicated PostgreSQL connection listening on [`CHANGES_CHANNEL`]: the
+/// announcements arrive in [`Listening::next`], which answers `None` once
+/// the connection is gone (the server restarted, the backend was ended, the
+/// network failed), after which nothing more arrives and the caller
+/// connects again.
+pub(crate) struct Listening {
+    payloads: tokio::sync::mpsc::UnboundedReceiver<String>,
+    // Held so the session (and its LISTEN) lasts as long as this value.
+    _client: tokio_postgres::Client,
+    driver: tokio::task::JoinHandle<()>,
+}
+
+impl Listening {
+    /// The next announcement's payload (the announcing process's origin),
+    /// or `None` when the connection has dropped.
+    pub(crate) async fn next(&mut self) -> Option<String> {
+        self.payloads.recv().await
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}
+
+/// Connects on its own (outside the pool, whose connections are recycled)
+/// and listens on [`CHANGES_CHANNEL`].
+pub(crate) async fn pg_listen(config: &tokio_postgres::Config) -> Result<Listening, StoreError> {
+    let (client, mut connection) = config.connect(tokio_postgres::NoTls).await?;
+    let (tx, payloads) = tokio::sync::mpsc::unbounded_channel();
+    // The connection delivers notifications only while it is polled for
+    // its messages; it ends (and drops `tx`) when the server closes it.
+    let driver = tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(tokio_postgres::AsyncMessage::Notification(n))) => {
+                    if tx.send(n.payload().to_owned()).is_err() {
+                        return;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "the connection listening for other host processes' changes failed");
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    let listening = Listening {
+        payloads,
+        _client: client,
+        driver,
+    };
+    listening
+        ._client
+        .batch_execute(&format!("LISTEN {CHANGES_CHANNEL}"))
+        .await?;
+    Ok(listening)
 }
 
 #[cfg(test)]

@@ -116,6 +116,21 @@ pub struct SessionRow {
     pub standing: Option<String>,
 }
 
+/// One version of an org's policy of authority, as loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorityRow {
+    /// The org.
+    pub org_handle: String,
+    /// 1 for the first load, then in order.
+    pub version: u64,
+    /// The file's text, exactly as loaded (what `authority show` prints).
+    pub text: String,
+    /// Who loaded it (the admin's `--by`, else the operating-system user).
+    pub loaded_by: String,
+    /// When.
+    pub loaded_at: String,
+}
+
 /// A registered vendor agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentRow {

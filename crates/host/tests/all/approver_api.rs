@@ -833,3 +833,61 @@ async fn a_wait_out_of_range_is_refused_with_its_bounds() {
     }
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_waiting_summary_answers_at_once_when_the_host_stops() {
+    let t = start(roomy_limits()).await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+    let path = "/api/console/v1/summary?wait=90";
+    let mut req = t.http.get(t.url(path)).header("if-none-match", &tag);
+    for (k, v) in t.signature_headers(&ada, "GET", path, b"") {
+        req = req.header(k, v);
+    }
+    let waiting = tokio::spawn(req.send());
+    t.until_waiting(1).await;
+    let TestHost { running, dir, .. } = t;
+    // Without the stop signal the server would wait for the request to sit
+    // out its 90 s before it could finish shutting down.
+    let stopped =
+        tokio::time::timeout(std::time::Duration::from_secs(45), running.shutdown()).await;
+    assert!(
+        stopped.is_ok(),
+        "the waiting request kept the host from stopping"
+    );
+    let answer = waiting.await.unwrap().unwrap();
+    assert_eq!(answer.status().as_u16(), 304, "answered, unchanged");
+    assert_eq!(answer.headers().get("etag").unwrap().to_str().unwrap(), tag);
+    drop(dir);
+}
+
+#[tokio::test]
+async fn a_host_with_waiting_switched_off_refuses_wait_and_still_answers_summaries() {
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        wait_for_changes: false,
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (status, tag, _) = t.summary_if(&ada, None).await;
+    assert_eq!(status, 200);
+    let (status, _, body) = t.summary_waiting(&ada, &tag.unwrap(), "30").await;
+    assert_eq!(status, 400);
+    let text = String::from_utf8_lossy(&body);
+    assert!(text.contains("wait is not offered by this host"), "{text}");
+    t.running.shutdown().await;
+}

@@ -677,6 +677,50 @@ impl RemoteHost {
         .0
     }
 
+    /// A signed `GET /summary?wait=WAIT` with `If-None-Match: tag` at this
+    /// process: status, the answer's `ETag` and its body.
+    pub async fn summary_waiting(
+        &self,
+        approver: &Party,
+        tag: &str,
+        wait: u64,
+    ) -> (u16, Option<String>, Vec<u8>) {
+        let path = format!("/api/console/v1/summary?wait={wait}");
+        let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+        let mut req = self.http.get(format!("{}{path}", self.base));
+        for (k, v) in sign_for(&self.base, approver, "GET", &path, b"", &ts) {
+            req = req.header(k, v);
+        }
+        let resp = req.header("if-none-match", tag).send().await.unwrap();
+        let status = resp.status().as_u16();
+        let etag = resp
+            .headers()
+            .get("etag")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (status, etag, resp.bytes().await.unwrap().to_vec())
+    }
+
+    /// The current summary's status, `ETag` and body at this process
+    /// (a signed, unconditional `GET /summary`).
+    pub async fn summary_tagged(&self, approver: &Party) -> (u16, String, Vec<u8>) {
+        let path = "/api/console/v1/summary";
+        let ts = anp::api::format_timestamp(time::OffsetDateTime::now_utc());
+        let mut req = self.http.get(format!("{}{path}", self.base));
+        for (k, v) in sign_for(&self.base, approver, "GET", path, b"", &ts) {
+            req = req.header(k, v);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let etag = resp
+            .headers()
+            .get("etag")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        (status, etag, resp.bytes().await.unwrap().to_vec())
+    }
+
     pub async fn log(&self, vendor: &Party, session: &str) -> LogDocument {
         let (s, b) = self
             .send(

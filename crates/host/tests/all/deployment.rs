@@ -497,3 +497,143 @@ async fn behind_nginx_the_per_ip_limits_count_each_client_not_nginx() {
         "counted as 127.0.0.4"
     );
 }
+
+/// A vendor with a sandbox session and Ada, an approver of the sandbox,
+/// enrolled through process 0; her summary's tag now.
+async fn waiting_setup(
+    d: &Deployment,
+    hosts: &[Arc<RemoteHost>],
+) -> (Party, String, Party, String) {
+    let vendor = hosts[2].register().await;
+    d.admin.verify_agent(&vendor.id).await.unwrap();
+    let session = hosts[2].open(&vendor).await;
+    let code = d
+        .admin
+        .enroll_code(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await
+        .unwrap()
+        .code;
+    let ada = hosts[0].enroll(&code, "Ada", "ada@fabrikam.example").await;
+    let (status, tag, _) = hosts[0].summary_tagged(&ada).await;
+    assert_eq!(status, 200);
+    (vendor, session, ada, tag)
+}
+
+/// Appends an offer to `session` through `host`.
+async fn offer_through(host: &RemoteHost, vendor: &Party, session: &str, total: u64) {
+    let offered = offer(total, FAR_FUTURE);
+    let (s, body) = host
+        .json(
+            vendor,
+            "POST",
+            &events_path(session),
+            &json!({ "kind": "offer", "payload": offered, "signature": vendor.authorship("offer", &offered) }),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+}
+
+/// What a waiting summary answered: it must be the new summary, carrying
+/// the offer of `session` (a `304` is the wait running out unwoken).
+fn assert_woken(answer: &(u16, Option<String>, Vec<u8>), tag: &str, session: &str, who: &str) {
+    let (status, moved, body) = answer;
+    assert_eq!(
+        *status, 200,
+        "{who}: the offer did not wake the console waiting there"
+    );
+    assert_ne!(moved.as_deref(), Some(tag), "{who}");
+    let summary: Value = serde_json::from_slice(body).unwrap();
+    let pending = summary["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == session)
+        .map(|s| s["pending"].as_array().unwrap().len());
+    assert_eq!(pending, Some(1), "{who}: the answer carries the offer");
+}
+
+/// Settles before the write a waiting request must be woken by: the host
+/// processes are other processes, whose waiters a test cannot count. A
+/// request not yet waiting when the write lands sees it at once all the
+/// same; only the wake-up's absence turns the answer into a `304`.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(400)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_waiting_on_one_process_hears_of_an_offer_appended_through_another() {
+    let d = three().await;
+    let hosts = remotes(&d);
+    let (vendor, session, ada, tag) = waiting_setup(&d, &hosts).await;
+    let front = RemoteHost::new(d.url());
+    // Ada waits at each process and through nginx; the offer is appended
+    // through process 1 only. Without LISTEN/NOTIFY only process 1's
+    // waiter would hear of it; the others would sit out their 30 s: 304.
+    let ((a, b, c, through_nginx), ()) = tokio::join!(
+        async {
+            tokio::join!(
+                hosts[0].summary_waiting(&ada, &tag, 30),
+                hosts[1].summary_waiting(&ada, &tag, 30),
+                hosts[2].summary_waiting(&ada, &tag, 30),
+                front.summary_waiting(&ada, &tag, 30),
+            )
+        },
+        async {
+            settle().await;
+            offer_through(&hosts[1], &vendor, &session, 100).await;
+        }
+    );
+    assert_woken(&a, &tag, &session, "process 0");
+    assert_woken(&b, &tag, &session, "process 1 (the appending one)");
+    assert_woken(&c, &tag, &session, "process 2");
+    assert_woken(&through_nginx, &tag, &session, "through nginx");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_whose_listening_connection_dropped_listens_again_and_misses_nothing() {
+    let d = three().await;
+    let hosts = remotes(&d);
+    let (vendor, session, ada, tag) = waiting_setup(&d, &hosts).await;
+    let (db, connection) = tokio_postgres::connect(&d.db_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    // Every process's listening connection is ended by the server while Ada
+    // waits at process 0, and the offer is appended through process 1 before
+    // any could listen again: its announcement reaches no one. Process 0
+    // hears of it only because it wakes its waiters once it listens again.
+    let (waited, ()) = tokio::join!(hosts[0].summary_waiting(&ada, &tag, 30), async {
+        settle().await;
+        let ended = db
+            .query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND query = 'LISTEN countersign_changes'",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(ended.len(), 3, "one listening connection per process");
+        offer_through(&hosts[1], &vendor, &session, 100).await;
+    });
+    assert_woken(
+        &waited,
+        &tag,
+        &session,
+        "process 0, after its listener dropped",
+    );
+    // And it listens again: the next offer, through process 2, reaches a
+    // console waiting at process 0 by its announcement.
+    let (_, now_tag, _) = hosts[0].summary_tagged(&ada).await;
+    let second = hosts[2].open(&vendor).await;
+    let (_, newer, _) = hosts[0].summary_tagged(&ada).await;
+    assert_ne!(now_tag, newer, "a new session moves the summary");
+    let (waited, ()) = tokio::join!(hosts[0].summary_waiting(&ada, &newer, 30), async {
+        settle().await;
+        offer_through(&hosts[2], &vendor, &second, 200).await;
+    });
+    assert_woken(&waited, &newer, &second, "process 0, listening again");
+}

@@ -6,6 +6,7 @@ mod a2a;
 mod a2a_interop;
 mod agent_api;
 mod approver_api;
+mod authority;
 mod callback_proxies;
 mod callback_targets;
 mod cli;

@@ -298,6 +298,72 @@ async fn per_agent_limit_refuses_the_agent_but_not_others() {
     t.running.shutdown().await;
 }
 
+/// The per-agent count is made with the nonce (one statement on
+/// PostgreSQL): a replayed request is refused before it counts.
+#[tokio::test]
+async fn a_replayed_request_does_not_count_against_the_agents_limit() {
+    let mut limits = roomy_limits();
+    limits.per_agent = countersign_host::Limit {
+        max: 3,
+        window: std::time::Duration::from_secs(3600),
+    };
+    let t = start(limits).await;
+    let a = t.register("A").await;
+    let (session, _) = t.open_sandbox(&a).await; // 1
+    let path = format!("/api/agent/v1/sessions/{session}");
+    let h = signed_headers(&a, "GET", &path, b"", &t.now(), "n-once");
+    assert_eq!(t.raw("GET", &path, &h, vec![]).await.0, 200); // 2
+    for _ in 0..3 {
+        let (s, body) = t.raw("GET", &path, &h, vec![]).await;
+        assert_eq!(s, 401, "{}", String::from_utf8_lossy(&body));
+    }
+    assert_eq!(
+        t.signed(&a, "GET", &path, &Value::Null).await.0,
+        200,
+        "the replays did not count"
+    ); // 3
+    let (s, body) = t.signed(&a, "GET", &path, &Value::Null).await;
+    assert_eq!(s, 429, "{}", String::from_utf8_lossy(&body));
+    t.running.shutdown().await;
+}
+
+/// The per-session count is made with the session's read (one statement on
+/// PostgreSQL): only the session's own agent's submissions count.
+#[tokio::test]
+async fn another_agents_submissions_do_not_count_against_a_sessions_limit() {
+    let mut limits = roomy_limits();
+    limits.per_session = countersign_host::Limit {
+        max: 2,
+        window: std::time::Duration::from_secs(3600),
+    };
+    let t = start(limits).await;
+    let a = t.register("A").await;
+    let intruder = t.register("B").await;
+    let (session, _) = t.open_sandbox(&a).await;
+    for i in 0..3 {
+        let (s, doc) = t
+            .submit(
+                &intruder,
+                &session,
+                "message",
+                json!({ "body": format!("x{i}") }),
+            )
+            .await;
+        assert_eq!(s, 401, "{doc}");
+    }
+    for i in 0..2 {
+        let (s, doc) = t
+            .submit(&a, &session, "message", json!({ "body": format!("m{i}") }))
+            .await;
+        assert_eq!(s, 200, "{doc}");
+    }
+    let (s, doc) = t
+        .submit(&a, &session, "message", json!({ "body": "m3" }))
+        .await;
+    assert_eq!(s, 429, "{doc}");
+    t.running.shutdown().await;
+}
+
 #[tokio::test]
 async fn per_session_limit_counts_event_submissions() {
     let mut limits = roomy_limits();

@@ -35,7 +35,7 @@ fn request(
 #[tokio::test]
 async fn the_sandbox_meets_a_new_user_with_an_anex_ask_and_its_agent_reacts_to_a_refusal() {
     let data = tempfile::tempdir().unwrap();
-    let mut config = countersign_engine::EngineConfig::new(data.path().to_owned());
+    let mut config = crate::launch::config_in(data.path());
     config.poll_interval = std::time::Duration::from_millis(300);
     let engine = Engine::open(config).unwrap();
     let engine = launch(engine).await;

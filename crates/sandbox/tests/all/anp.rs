@@ -13,7 +13,7 @@ use crate::launch::{launch, sandbox_engine};
 #[tokio::test]
 async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     let data = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = crate::launch::config_in(data.path());
     config.poll_interval = Duration::from_millis(300);
     let engine = Engine::open(config).unwrap();
     let mut changes = engine.subscribe();

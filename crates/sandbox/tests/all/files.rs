@@ -39,7 +39,7 @@ fn open_to_others(dir: &Path) -> Vec<String> {
 async fn a_fresh_start_with_the_sandbox_creates_only_owner_only_files() {
     let parent = tempfile::tempdir().unwrap();
     let data = parent.path().join("new").join("data");
-    let mut config = EngineConfig::new(data.clone());
+    let mut config = crate::launch::config_in(data.clone());
     config.poll_interval = Duration::from_millis(300);
     let engine = Engine::open(config).unwrap();
     let engine = launch(engine).await;
@@ -66,7 +66,7 @@ async fn a_fresh_start_with_the_sandbox_creates_only_owner_only_files() {
         "console.sqlite3",
         "console.sqlite3-wal",
         "console.sqlite3-shm",
-        "approver-key.json",
+        "approver-key.sealed.json",
         "sandbox/host.sqlite3",
         "sandbox/host.sqlite3-wal",
         "sandbox/vendor-0.key.json",

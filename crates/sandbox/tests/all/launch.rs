@@ -7,9 +7,21 @@ use std::time::Duration;
 use countersign_engine::{Engine, EngineConfig};
 use countersign_sandbox::Sandbox;
 
+/// The passphrase the sandbox tests seal their approver keys with.
+pub const TEST_PASSPHRASE: &str = "a passphrase only the tests use";
+
+/// A config in `dir` whose approver key is sealed with [`TEST_PASSPHRASE`],
+/// given up front: no test asks the machine's secret store, and none types.
+pub fn config_in(dir: impl Into<std::path::PathBuf>) -> EngineConfig {
+    let mut config = EngineConfig::new(dir.into());
+    config.key_store = countersign_engine::KeyStoreChoice::Passphrase;
+    config.key_passphrase = Some(TEST_PASSPHRASE.to_owned());
+    config
+}
+
 /// An engine on `dir` with the default (auto) sandbox, polling quickly.
 pub fn sandbox_engine(dir: &std::path::Path) -> Engine {
-    let mut config = EngineConfig::new(dir.to_owned());
+    let mut config = config_in(dir);
     config.poll_interval = Duration::from_millis(300);
     Engine::open(config).unwrap()
 }
@@ -51,7 +63,7 @@ pub async fn launch(engine: Engine) -> Launched {
 #[tokio::test]
 async fn an_engine_whose_config_turns_the_sandbox_off_gets_none() {
     let data = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::new(data.path().to_owned());
+    let mut config = config_in(data.path());
     config.sandbox = countersign_engine::SandboxMode::Off;
     let engine = Engine::open(config).unwrap();
     assert!(!engine.wants_sandbox().unwrap());

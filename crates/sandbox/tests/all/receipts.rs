@@ -17,7 +17,7 @@ fn oanp(view: &ReceiptView) -> &OanpReceiptView {
 async fn the_sandbox_files_the_publishers_development_receipt_as_its_demo_once() {
     let data = tempfile::tempdir().unwrap();
     let open = || {
-        let mut config = EngineConfig::new(data.path().to_owned());
+        let mut config = crate::launch::config_in(data.path());
         config.poll_interval = std::time::Duration::from_secs(3600);
         Engine::open(config).unwrap()
     };

@@ -1,7 +1,7 @@
 import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
   EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalRef, ProposalView,
-  ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView,
+  ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus,
 } from "./types";
 
 /** Stops a subscription. */
@@ -34,6 +34,12 @@ export interface Backend {
   settings(): Promise<SettingsView>;
   /** Saves one setting; rejects with the engine's sentence when the value is not allowed. */
   setSetting(id: string, value: unknown): Promise<SettingsView>;
+  /** Unlocks the approver key: the desktop's secret store is asked again, or the passphrase opens the sealed key. */
+  unlockKey(passphrase: string | null): Promise<KeyStatus>;
+  /** Locks the approver key now; the inbox keeps filling. */
+  lockKey(): Promise<KeyStatus>;
+  /** Seals the unlocked key with a passphrase (where no secret store keeps it). */
+  setKeyPassphrase(passphrase: string): Promise<KeyStatus>;
   /** Writes a disputed session's evidence (both copies byte for byte) into the data dir's exports/. */
   exportDispute(ref: SessionRef): Promise<ExportResult>;
   /** Notes the person's acknowledgement; the session stays disputed. */

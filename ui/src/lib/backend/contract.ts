@@ -581,7 +581,19 @@ locale: string,
 /**
  * The machine's time zone (`Europe/Berlin`), when it has a name.
  */
-time_zone: string | null, };
+time_zone: string | null, 
+/**
+ * False while the approver key is kept nowhere (no desktop secret
+ * store answered and no passphrase was chosen yet): nothing can be
+ * enrolled, the sandbox included, until a passphrase keeps it.
+ */
+key_kept: boolean, 
+/**
+ * False while the key is sealed and not opened since the console
+ * started: no host is asked for news and nothing is signed until the
+ * person types the passphrase once.
+ */
+key_loaded: boolean, };
 
 /**
  * An entry a decision appended to the session's record.
@@ -780,7 +792,7 @@ effect: Effect | null, };
 /**
  * What changed, so the UI reloads only that.
  */
-export type ChangeScope = "inbox" | "sessions" | "hosts";
+export type ChangeScope = "inbox" | "sessions" | "hosts" | "key";
 
 /**
  * How a part of an offer changed.
@@ -1382,7 +1394,26 @@ plain_http: boolean,
  * RFC 3339 time the person allowed plain HTTP to this host at connect
  * (the lab override), when they did.
  */
-plain_http_allowed_at: string | null, };
+plain_http_allowed_at: string | null, 
+/**
+ * How this console hears of the host's changes now: at once (a request
+ * held open until something changes) or on its poll timer, and why.
+ */
+updates: HostUpdates, };
+
+/**
+ * How the console hears of one host's changes (the Hosts screen says it).
+ */
+export type HostUpdates = { 
+/**
+ * Waiting (the host answers the moment something changes) or polling.
+ */
+mode: UpdateMode, 
+/**
+ * In words, for the Hosts screen: what the mode means, and for
+ * polling, why (the host does not offer waiting, a proxy cuts it).
+ */
+detail: string, };
 
 /**
  * The argument of `import_receipt`: the bytes the webview read from the
@@ -1543,6 +1574,49 @@ limit?: number | null,
  * selection made elsewhere (a notification) stays in the list.
  */
 through?: ProposalRef | null, };
+
+/**
+ * How the key is protected, as Settings names it.
+ */
+export type KeyProtection = "secret_store" | "passphrase" | "unsaved";
+
+/**
+ * Where the key lives and whether it signs now: the Settings card.
+ */
+export type KeyStatus = { 
+/**
+ * How it is protected.
+ */
+protection: KeyProtection, 
+/**
+ * One sentence on where it lives, for people.
+ */
+location: string, 
+/**
+ * True while decisions may be signed.
+ */
+unlocked: boolean, 
+/**
+ * True when the key is in memory (requests to hosts are signed, the
+ * inbox fills); false until the first unlock of a passphrase key.
+ */
+loaded: boolean, 
+/**
+ * What the person should do now, when anything ("Choose a passphrase").
+ */
+advice: string | null, 
+/**
+ * Said once: the plain key file of an earlier build moved here.
+ */
+notice: string | null, 
+/**
+ * Minutes without a decision after which the key locks.
+ */
+idle_lock_minutes: number, 
+/**
+ * Above this amount a decision asks to unlock again (0: never).
+ */
+confirm_above: string, };
 
 /**
  * What became of a line.
@@ -2724,7 +2798,11 @@ approver: ApproverCard,
 /**
  * Where all state lives (read only: `COUNTERSIGN_DATA_DIR` chooses it).
  */
-data_dir: string, };
+data_dir: string, 
+/**
+ * Where the approver key lives and whether it signs now.
+ */
+key: KeyStatus, };
 
 /**
  * Which side of a session an entry is from.
@@ -2843,6 +2921,11 @@ signer: string | null,
  * `verified`, `unproven` or `failed`.
  */
 signature: "verified" | "unproven" | "failed", };
+
+/**
+ * The two ways the console hears of a host's changes.
+ */
+export type UpdateMode = "waiting" | "polling";
 
 /**
  * How far the console trusts a session's record.

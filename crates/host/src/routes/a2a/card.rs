@@ -14,7 +14,7 @@ use crate::Host;
 /// Where the host's own card is.
 pub const HOST_CARD_PATH: &str = "/.well-known/agent-card.json";
 
-pub use crate::authority::Listening;
+pub use crate::url_authority::Listening;
 
 /// The host's public origin, what every Agent Card and each organization's
 /// ANEX identity name: the configured public URL (`serve --public-url`),

@@ -71,7 +71,7 @@ pub async fn submit_event(
     Path(id): Path<String>,
     signed: Signed<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
-    service::submit_event(
+    let log = service::submit_event(
         &host,
         &signed.principal,
         &id,
@@ -79,7 +79,7 @@ pub async fn submit_event(
         signed.now,
     )
     .await?;
-    let doc = support::log_text(&host, &id, 0).await?;
+    let doc = service::log_json_of(&host, log)?;
     // The log is already JSON text; wrap it without parsing it again.
     Ok(json_text(format!(
         "{{\"log\":{doc},\"protocol\":\"{}\"}}",

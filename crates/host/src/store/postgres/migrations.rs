@@ -5,7 +5,7 @@
 
 use deadpool_postgres::Client;
 
-use crate::store::migrations::{render, FIRST, FIRST_CHANGES, SHARED};
+use crate::store::migrations::{render, shared_for, shared_steps, FIRST, FIRST_CHANGES};
 use crate::store::sql::Dialect;
 use crate::store::StoreError;
 
@@ -23,7 +23,7 @@ const RATE_WINDOWS: &str = r#"
 "#;
 
 /// The schema version this build writes.
-pub const LATEST_VERSION: i64 = 1 + SHARED.len() as i64;
+pub const LATEST_VERSION: i64 = 1 + shared_steps(Dialect::Postgres) as i64;
 
 /// Every migration in order, as PostgreSQL runs it.
 fn migrations() -> Vec<String> {
@@ -34,7 +34,7 @@ fn migrations() -> Vec<String> {
         .collect::<String>()
         + RATE_WINDOWS;
     std::iter::once(first)
-        .chain(SHARED.iter().map(|step| render(step, Dialect::Postgres)))
+        .chain(shared_for(Dialect::Postgres))
         .collect()
 }
 

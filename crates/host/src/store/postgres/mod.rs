@@ -8,6 +8,7 @@
 //! `synchronous_commit` (on by default: a commit is on disk before the
 //! request is acknowledged).
 
+mod commit;
 mod migrations;
 
 use std::str::FromStr as _;
@@ -19,6 +20,7 @@ use tokio_postgres::{NoTls, Row};
 use super::*;
 use crate::config::Durability;
 
+pub(crate) use commit::COMMIT_FUNCTION;
 pub use migrations::LATEST_VERSION;
 
 /// Runs `body`, an operation written once for both stores (see
@@ -32,7 +34,7 @@ pub use migrations::LATEST_VERSION;
 macro_rules! pg_run {
     ($store:expr, read, |$db:ident| $body:expr) => {{
         let client = $store.client().await?;
-        let $db = &$crate::store::sql::Pg(&client);
+        let $db = &$crate::store::sql::Pg(&client, &$store.traffic);
         async { $body }.await
     }};
     ($store:expr, write, |$db:ident| $body:expr) => {
@@ -40,24 +42,28 @@ macro_rules! pg_run {
     };
     ($store:expr, snapshot, |$db:ident| $body:expr) => {{
         let mut client = $store.client().await?;
+        $store.traffic.sent(1);
         let tx = client
             .build_transaction()
             .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
             .read_only(true)
             .start()
             .await?;
-        let $db = &$crate::store::sql::Pg(&tx);
+        let $db = &$crate::store::sql::Pg(&tx, &$store.traffic);
         let out: Result<_, StoreError> = async { $body }.await;
         let out = out?;
+        $store.traffic.sent(1);
         tx.commit().await?;
         Ok(out)
     }};
     ($store:expr, tx, |$db:ident| $body:expr) => {{
         let mut client = $store.client().await?;
+        $store.traffic.sent(1);
         let tx = client.transaction().await?;
-        let $db = &$crate::store::sql::Pg(&tx);
+        let $db = &$crate::store::sql::Pg(&tx, &$store.traffic);
         let out: Result<_, StoreError> = async { $body }.await;
         let out = out?;
+        $store.traffic.sent(1);
         tx.commit().await?;
         Ok(out)
     }};
@@ -69,12 +75,14 @@ macro_rules! pg_run {
     };
     ($store:expr, commit, |$db:ident| $body:expr) => {{
         let mut client = $store.client().await?;
+        $store.traffic.sent(1);
         let tx = client
             .transaction()
             .await
             .map_err($crate::store::postgres::store)?;
-        let $db = &$crate::store::sql::Pg(&tx);
+        let $db = &$crate::store::sql::Pg(&tx, &$store.traffic);
         let out: Result<_, CommitError> = async { $body }.await;
+        $store.traffic.sent(1);
         match out {
             Ok(v) => {
                 tx.commit()
@@ -112,6 +120,10 @@ pub fn redact(url: &str) -> String {
 pub struct PgStore {
     pool: Pool,
     describe: String,
+    /// Every statement sent, for the load generator's figures.
+    pub(crate) traffic: super::sql::Traffic,
+    // Where the change feed's dedicated listening connection connects.
+    config: tokio_postgres::Config,
 }
 
 fn pool_error(e: impl std::fmt::Display) -> StoreError {
@@ -125,7 +137,7 @@ impl PgStore {
             HostError::Config(format!("{} is not a PostgreSQL URL: {e}", redact(url)))
         })?;
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -148,6 +160,8 @@ impl PgStore {
         Ok(PgStore {
             pool,
             describe: format!("postgresql {}", redact(url)),
+            traffic: super::sql::Traffic::default(),
+            config,
         })
     }
 
@@ -162,6 +176,7 @@ impl PgStore {
     ) -> Result<Option<Row>, StoreError> {
         let client = self.client().await?;
         let stmt = client.prepare_cached(sql).await?;
+        self.traffic.sent(1);
         Ok(client.query_opt(&stmt, params).await?)
     }
 }
@@ -196,11 +211,34 @@ impl Storage for PgStore {
     fn anex(&self) -> &dyn AnexRepo {
         self
     }
+    fn authority(&self) -> &dyn AuthorityRepo {
+        self
+    }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {
         Some(self)
     }
     fn describe(&self) -> String {
         self.describe.clone()
+    }
+    fn traffic(&self) -> Option<TrafficCount> {
+        Some(self.traffic.count())
+    }
+    fn change_feed(&self) -> Option<&dyn ChangeFeed> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl ChangeFeed for PgStore {
+    async fn publish(&self, origin: &str) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        // Counted with the rest: every write pays this one round trip.
+        self.traffic.sent(1);
+        super::sql::pg_notify(&client, origin).await
+    }
+
+    async fn listen(&self) -> Result<ChangeListener, StoreError> {
+        Ok(ChangeListener(super::sql::pg_listen(&self.config).await?))
     }
 }
 

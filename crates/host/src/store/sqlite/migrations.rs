@@ -3,20 +3,20 @@
 
 use rusqlite::Connection;
 
-use crate::store::migrations::{render, FIRST, FIRST_CHANGES, SHARED};
+use crate::store::migrations::{render, shared_for, shared_steps, FIRST, FIRST_CHANGES};
 use crate::store::sql::Dialect;
 use crate::store::StoreError;
 
 /// The schema version this build writes.
-pub const LATEST_VERSION: i64 = 2 + SHARED.len() as i64;
+pub const LATEST_VERSION: i64 = 2 + shared_steps(Dialect::Sqlite) as i64;
 
 /// Every migration in order, as SQLite runs it.
 fn migrations() -> Vec<String> {
     // Versions 1 and 2, then the shared steps.
     [FIRST, FIRST_CHANGES]
         .iter()
-        .chain(SHARED)
         .map(|step| render(step, Dialect::Sqlite))
+        .chain(shared_for(Dialect::Sqlite))
         .collect()
 }
 

@@ -265,6 +265,9 @@ impl Storage for SqliteStore {
     fn anex(&self) -> &dyn AnexRepo {
         self
     }
+    fn authority(&self) -> &dyn AuthorityRepo {
+        self
+    }
     fn shared_limits(&self) -> Option<&dyn LimitRepo> {
         None
     }

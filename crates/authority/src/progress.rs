@@ -1,0 +1,307 @@
+//! Where a request stands on its chain, and whether a person may act on it
+//! now. Pure over what the host read: the [`Route`] stored with the request,
+//! the approvals given so far, who is enrolled, and the agent's owner.
+//!
+//! The rules, each in one place here:
+//! - Steps are met in order; a step is met when every part of it is (a
+//!   parallel group's parts in any order). Only an approval counts towards
+//!   a step; a decline or a counter by someone who may act at the current
+//!   step decides the whole request (the host stops the chain there).
+//! - One person counts once per request, across all steps: a second
+//!   approval by the same person is refused, and is not counted if a store
+//!   somehow holds one.
+//! - The owner of the agent that made the request may approve, but never
+//!   be its only approval: an approval by the owner that would complete the
+//!   request with no one else's is refused.
+
+use serde::{Deserialize, Serialize};
+
+use crate::policy::{Holders, Need, Person};
+use crate::route::Route;
+
+/// One approval already given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// Who.
+    pub person: Person,
+    /// At which step, counted from 1.
+    pub step: usize,
+    /// As which role.
+    pub role: String,
+}
+
+/// Everything progress is computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct Standing<'a> {
+    /// The route the request was given.
+    pub route: &'a Route,
+    /// The approvals so far, in the order they were given.
+    pub approvals: &'a [Approval],
+    /// The people enrolled (and not revoked) for the org now: a role's
+    /// holders are those of its people who are, and "every approver" is
+    /// all of them.
+    pub enrolled: &'a [Person],
+    /// The approver named as the agent's owner, if any.
+    pub owner: Option<&'a Person>,
+}
+
+/// One role's share of a step, as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartProgress {
+    /// The role.
+    pub role: String,
+    /// How many the policy asks for.
+    pub need: Need,
+    /// How many that is now (for `all`, the enrolled holders, at least 1).
+    pub required: u32,
+    /// Who has approved as this role at this step, in order.
+    pub approved_by: Vec<Person>,
+    /// Who may still approve it: holders not yet counted on this request
+    /// (empty unless the step is the current one).
+    pub may_act: Vec<Person>,
+}
+
+impl PartProgress {
+    /// True once enough have approved.
+    pub fn met(&self) -> bool {
+        self.approved_by.len() as u32 >= self.required
+    }
+}
+
+/// One step, as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepProgress {
+    /// Counted from 1.
+    pub number: usize,
+    /// Its parts.
+    pub parts: Vec<PartProgress>,
+    /// True once every part is met.
+    pub met: bool,
+}
+
+/// A request's whole chain, as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Every step.
+    pub steps: Vec<StepProgress>,
+    /// The first step not met, counted from 1; none once complete.
+    pub current: Option<usize>,
+    /// True once every step is met.
+    pub complete: bool,
+}
+
+/// What a decision would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Counts towards the current step.
+    Approve,
+    /// Decides the request, stopping the chain.
+    Decline,
+    /// Decides the request, stopping the chain, with counter terms.
+    Counter,
+}
+
+/// A person admitted to act, and where it counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admitted {
+    /// The step, counted from 1.
+    pub step: usize,
+    /// The role the person acts as.
+    pub role: String,
+    /// For an approval: true when it completes the request.
+    pub completes: bool,
+}
+
+/// Why a person may not act on a request now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// Every step is met already.
+    #[error("Every step of this request's chain is met; nothing is left to approve.")]
+    Complete,
+    /// The person's approval already counts on this request.
+    #[error("You already approved this request at step {step} as {role}; one person counts once per request, across all its steps.")]
+    AlreadyCounted {
+        /// Where it counted.
+        step: usize,
+        /// As which role.
+        role: String,
+    },
+    /// The person holds no role the current step waits on.
+    #[error("Step {step} waits on {}; you hold none of those roles.", waiting_on.join(" and "))]
+    NotAtStep {
+        /// The current step.
+        step: usize,
+        /// The roles it still waits on.
+        waiting_on: Vec<String>,
+    },
+    /// The person asked to act as a role they do not hold at this step.
+    #[error("You cannot act as {role} at step {step}: it waits on {}, and of those you hold {}.", waiting_on.join(" and "), if held.is_empty() { "none".to_owned() } else { held.join(" and ") })]
+    NotInRole {
+        /// The role asked for.
+        role: String,
+        /// The current step.
+        step: usize,
+        /// The roles it still waits on.
+        waiting_on: Vec<String>,
+        /// Those of them the person holds.
+        held: Vec<String>,
+    },
+    /// The owner's approval would be the request's only one.
+    #[error("You own the agent that made this request, and an agent's owner cannot be the only approval of its request: another holder of {} must approve it.", roles.join(" or "))]
+    OwnerAlone {
+        /// The roles someone else may approve as.
+        roles: Vec<String>,
+    },
+}
+
+/// The people holding `role` now.
+fn holders(standing: &Standing<'_>, role: &str) -> Vec<Person> {
+    match standing.route.holders.get(role) {
+        Some(Holders::People(people)) => people
+            .iter()
+            .filter(|p| standing.enrolled.contains(p))
+            .cloned()
+            .collect(),
+        Some(Holders::EveryApprover) => standing.enrolled.to_vec(),
+        None => Vec::new(),
+    }
+}
+
+/// The approvals that count: each person's first, at a step and role the
+/// chain has.
+fn counted<'a>(standing: &Standing<'a>) -> Vec<&'a Approval> {
+    let mut seen: Vec<&Person> = Vec::new();
+    let mut out = Vec::new();
+    for a in standing.approvals {
+        let in_chain = a
+            .step
+            .checked_sub(1)
+            .and_then(|i| standing.route.chain.steps.get(i))
+            .is_some_and(|s| s.parts.iter().any(|p| p.role == a.role));
+        if in_chain && !seen.contains(&&a.person) {
+            seen.push(&a.person);
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Where the request stands.
+pub fn progress(standing: &Standing<'_>) -> Progress {
+    let counted = counted(standing);
+    let mut steps = Vec::new();
+    let mut current = None;
+    for (i, step) in standing.route.chain.steps.iter().enumerate() {
+        let number = i + 1;
+        let mut parts = Vec::new();
+        for part in &step.parts {
+            let holders = holders(standing, &part.role);
+            let required = match part.need {
+                Need::One => 1,
+                Need::Count(n) => n,
+                Need::All => (holders.len() as u32).max(1),
+            };
+            let approved_by: Vec<Person> = counted
+                .iter()
+                .filter(|a| a.step == number && a.role == part.role)
+                .map(|a| a.person.clone())
+                .collect();
+            parts.push(PartProgress {
+                role: part.role.clone(),
+                need: part.need,
+                required,
+                approved_by,
+                may_act: Vec::new(),
+            });
+        }
+        let met = parts.iter().all(PartProgress::met);
+        if !met && current.is_none() {
+            current = Some(number);
+        }
+        steps.push(StepProgress { number, parts, met });
+    }
+    if let Some(n) = current {
+        let others_counted = |p: &Person| counted.iter().any(|a| &a.person != p);
+        let last = n == steps.len();
+        let unmet = steps[n - 1].parts.iter().filter(|p| !p.met()).count();
+        for part in &mut steps[n - 1].parts {
+            if part.met() {
+                continue;
+            }
+            let completes_alone =
+                last && unmet == 1 && part.required - part.approved_by.len() as u32 == 1;
+            part.may_act = holders(standing, &part.role)
+                .into_iter()
+                .filter(|p| !counted.iter().any(|a| &a.person == p))
+                .filter(|p| !(completes_alone && standing.owner == Some(p) && !others_counted(p)))
+                .collect();
+        }
+    }
+    Progress {
+        complete: current.is_none(),
+        current,
+        steps,
+    }
+}
+
+/// Whether `person` may take `action` now, and as which role; `as_role`
+/// chooses among the current step's roles the person holds (otherwise the
+/// first, in the step's order).
+pub fn admit(
+    standing: &Standing<'_>,
+    person: &Person,
+    action: Action,
+    as_role: Option<&str>,
+) -> Result<Admitted, Refusal> {
+    let now = progress(standing);
+    let Some(n) = now.current else {
+        return Err(Refusal::Complete);
+    };
+    let step = &now.steps[n - 1];
+    let counted = counted(standing);
+    if action == Action::Approve {
+        if let Some(mine) = counted.iter().find(|a| &a.person == person) {
+            return Err(Refusal::AlreadyCounted {
+                step: mine.step,
+                role: mine.role.clone(),
+            });
+        }
+    }
+    let open: Vec<&PartProgress> = step.parts.iter().filter(|p| !p.met()).collect();
+    let waiting_on: Vec<String> = open.iter().map(|p| p.role.clone()).collect();
+    let held: Vec<&PartProgress> = open
+        .iter()
+        .copied()
+        .filter(|p| holders(standing, &p.role).contains(person))
+        .collect();
+    let part = match as_role {
+        Some(role) => held
+            .iter()
+            .find(|p| p.role == role)
+            .copied()
+            .ok_or_else(|| Refusal::NotInRole {
+                role: role.to_owned(),
+                step: n,
+                waiting_on: waiting_on.clone(),
+                held: held.iter().map(|p| p.role.clone()).collect(),
+            })?,
+        None => held.first().copied().ok_or_else(|| Refusal::NotAtStep {
+            step: n,
+            waiting_on: waiting_on.clone(),
+        })?,
+    };
+    let completes = action == Action::Approve
+        && n == now.steps.len()
+        && open.len() == 1
+        && part.required - part.approved_by.len() as u32 == 1;
+    if completes && standing.owner == Some(person) && counted.is_empty() {
+        return Err(Refusal::OwnerAlone {
+            roles: vec![part.role.clone()],
+        });
+    }
+    Ok(Admitted {
+        step: n,
+        role: part.role.clone(),
+        completes,
+    })
+}

@@ -1,0 +1,308 @@
+//! An ANP session's commit on PostgreSQL as one statement: a call of
+//! `countersign_commit`, a server-side function a migration creates, that
+//! compares and moves the session row on (under its row lock, so commits
+//! to one session from every process serialize), inserts the events,
+//! pending decisions, approvals and decision, and answers the session's
+//! log as the commit left it. One round trip, one transaction, instead of
+//! `BEGIN`, a statement per row, `COMMIT` and a read of the log: the
+//! statements a backend runs for each append are what limits a
+//! PostgreSQL deployment on a small machine (`crates/anp-loadgen`).
+//!
+//! SQLite keeps the same commit as statements in its writer's savepoint
+//! (`negotiation.rs`, `apply`): its statements cost no round trip.
+
+use tokio_postgres::types::ToSql;
+
+use super::PgStore;
+use crate::store::negotiation::{is_draft, session_from};
+use crate::store::sql::{i, i32_of, is_unique_violation, Row};
+use crate::store::{Commit, CommitError, LogSnapshot, PendingChange, StoreError};
+
+/// The function, as a released migration creates it. Never edit it here:
+/// a change is a new migration that replaces it (`CREATE OR REPLACE`).
+///
+/// It answers `committed = false` (and nothing else) when the session was
+/// not at the version the commit was planned on; a key already taken
+/// (an event's seq, a session id, a decision id) fails the call with a
+/// unique violation, which the caller reads as the same conflict. With
+/// `log_after` NULL it reads no log.
+pub(crate) const COMMIT_FUNCTION: &str = r#"
+    CREATE FUNCTION countersign_commit(
+        p_fresh BOOLEAN, p_id TEXT, p_agent TEXT, p_org TEXT, p_sandbox BOOLEAN,
+        p_status TEXT, p_opened TEXT, p_closed TEXT, p_count BIGINT, p_head TEXT,
+        p_standing BIGINT, p_rounds INTEGER, p_version BIGINT,
+        p_event_seq BIGINT[], p_event_hash TEXT[], p_event_body TEXT[],
+        p_supersede BOOLEAN,
+        p_change_ref TEXT[], p_change_held TEXT[], p_change_state TEXT[],
+        p_pending_ref TEXT[], p_pending_seq BIGINT[], p_pending_answers TEXT[],
+        p_pending_kind TEXT[], p_pending_actor TEXT[], p_pending_expires TEXT[],
+        p_pending_payload TEXT[], p_pending_required INTEGER[], p_pending_draft BOOLEAN[],
+        p_pending_held TEXT[], p_pending_created TEXT[],
+        p_approval_ref TEXT[], p_approval_approver TEXT[], p_approval_text TEXT[],
+        p_approval_recorded TEXT[], p_approval_ordinal INTEGER[],
+        p_decision_id TEXT, p_decision_approver TEXT, p_decision_body BYTEA,
+        p_decision_sha256 TEXT, p_decision_headers TEXT, p_decision_outcome TEXT,
+        p_decision_detail TEXT, p_decision_received TEXT,
+        p_log_after BIGINT,
+        OUT committed BOOLEAN,
+        OUT o_id TEXT, OUT o_agent_id TEXT, OUT o_org_handle TEXT, OUT o_sandbox BOOLEAN,
+        OUT o_status TEXT, OUT o_opened_at TEXT, OUT o_closed_at TEXT, OUT o_event_count BIGINT,
+        OUT o_chain_head TEXT, OUT o_standing_seq BIGINT, OUT o_buyer_rounds INTEGER,
+        OUT o_version BIGINT, OUT o_public_key TEXT, OUT o_fingerprint TEXT, OUT o_events TEXT[]
+    ) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    BEGIN
+        IF p_fresh THEN
+            INSERT INTO sessions (id, agent_id, org_handle, sandbox, status, opened_at, closed_at,
+                                  event_count, chain_head, standing_seq, buyer_rounds, version)
+            VALUES (p_id, p_agent, p_org, p_sandbox, p_status, p_opened, p_closed,
+                    p_count, p_head, p_standing, p_rounds, 1);
+        ELSE
+            UPDATE sessions SET status = p_status, closed_at = p_closed, event_count = p_count,
+                chain_head = p_head, standing_seq = p_standing, buyer_rounds = p_rounds,
+                version = version + 1
+            WHERE id = p_id AND version = p_version;
+            IF NOT FOUND THEN
+                committed := FALSE;
+                RETURN;
+            END IF;
+        END IF;
+        IF cardinality(p_event_seq) > 0 THEN
+            INSERT INTO events (session_id, seq, event_hash, body)
+            SELECT p_id, e.seq, e.hash, e.body
+            FROM unnest(p_event_seq, p_event_hash, p_event_body) AS e(seq, hash, body);
+        END IF;
+        IF p_supersede THEN
+            UPDATE pending SET state = 'superseded' WHERE session_id = p_id AND state = 'open';
+        END IF;
+        FOR n IN 1 .. coalesce(cardinality(p_change_ref), 0) LOOP
+            IF p_change_held[n] IS NOT NULL THEN
+                UPDATE pending SET held_reason = p_change_held[n]
+                WHERE session_id = p_id AND ref = p_change_ref[n];
+            ELSE
+                UPDATE pending SET state = p_change_state[n]
+                WHERE session_id = p_id AND ref = p_change_ref[n];
+            END IF;
+        END LOOP;
+        IF cardinality(p_pending_ref) > 0 THEN
+            INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload,
+                                 approvals_required, draft, held_reason, state, created_at)
+            SELECT p_id, p.ref, p.seq, p.answers, p.kind, p.actor, p.expires, p.payload,
+                   p.required, p.draft, p.held, 'open', p.created
+            FROM unnest(p_pending_ref, p_pending_seq, p_pending_answers, p_pending_kind,
+                        p_pending_actor, p_pending_expires, p_pending_payload,
+                        p_pending_required, p_pending_draft, p_pending_held, p_pending_created)
+                 AS p(ref, seq, answers, kind, actor, expires, payload, required, draft, held, created);
+        END IF;
+        IF cardinality(p_approval_ref) > 0 THEN
+            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal)
+            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal
+            FROM unnest(p_approval_ref, p_approval_approver, p_approval_text,
+                        p_approval_recorded, p_approval_ordinal)
+                 AS a(ref, approver, approval, recorded, ordinal);
+        END IF;
+        IF p_decision_id IS NOT NULL THEN
+            INSERT INTO decisions (decision_id, approver_id, session_id, body, body_sha256,
+                                   signed_headers, outcome, detail, received_at)
+            VALUES (p_decision_id, p_decision_approver, p_id, p_decision_body, p_decision_sha256,
+                    p_decision_headers, p_decision_outcome, p_decision_detail, p_decision_received);
+        END IF;
+        committed := TRUE;
+        IF p_log_after IS NOT NULL THEN
+            SELECT s.id, s.agent_id, s.org_handle, s.sandbox, s.status, s.opened_at, s.closed_at,
+                   s.event_count, s.chain_head, s.standing_seq, s.buyer_rounds, s.version,
+                   a.public_key, a.fingerprint,
+                   ARRAY(SELECT e.body FROM events e
+                         WHERE e.session_id = s.id AND e.seq > p_log_after AND e.seq <= s.event_count
+                         ORDER BY e.seq)
+            INTO o_id, o_agent_id, o_org_handle, o_sandbox, o_status, o_opened_at, o_closed_at,
+                 o_event_count, o_chain_head, o_standing_seq, o_buyer_rounds, o_version,
+                 o_public_key, o_fingerprint, o_events
+            FROM sessions s JOIN agents a ON a.id = s.agent_id
+            WHERE s.id = p_id;
+        END IF;
+    END
+    $$;
+"#;
+
+/// The call, with every parameter in the function's order.
+const CALL: &str = "SELECT * FROM countersign_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
+     $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, \
+     $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45)";
+
+/// A commit's rows as the function's array parameters, one array per
+/// column.
+#[derive(Default)]
+struct Columns {
+    event_seq: Vec<i64>,
+    event_hash: Vec<String>,
+    event_body: Vec<String>,
+    change_ref: Vec<String>,
+    change_held: Vec<Option<String>>,
+    change_state: Vec<Option<String>>,
+    pending_ref: Vec<String>,
+    pending_seq: Vec<i64>,
+    pending_answers: Vec<Option<String>>,
+    pending_kind: Vec<String>,
+    pending_actor: Vec<String>,
+    pending_expires: Vec<String>,
+    pending_payload: Vec<String>,
+    pending_required: Vec<i32>,
+    pending_draft: Vec<bool>,
+    pending_held: Vec<Option<String>>,
+    pending_created: Vec<String>,
+    approval_ref: Vec<String>,
+    approval_approver: Vec<String>,
+    approval_text: Vec<String>,
+    approval_recorded: Vec<String>,
+    approval_ordinal: Vec<i32>,
+}
+
+impl Columns {
+    fn of(c: &Commit) -> Columns {
+        let mut out = Columns::default();
+        for e in &c.events {
+            out.event_seq.push(i(e.seq));
+            out.event_hash.push(e.event_hash.clone());
+            out.event_body.push(e.body.clone());
+        }
+        for change in &c.pending_changes {
+            match change {
+                PendingChange::Held { reference, reason } => {
+                    out.change_ref.push(reference.clone());
+                    out.change_held.push(Some(reason.clone()));
+                    out.change_state.push(None);
+                }
+                PendingChange::Resolved { reference, state } => {
+                    out.change_ref.push(reference.clone());
+                    out.change_held.push(None);
+                    out.change_state.push(Some(state.clone()));
+                }
+            }
+        }
+        for p in &c.new_pending {
+            let p = &p.row;
+            out.pending_ref.push(p.reference.clone());
+            out.pending_seq.push(i(p.seq));
+            out.pending_answers.push(p.answers.clone());
+            out.pending_kind.push(p.kind.clone());
+            out.pending_actor.push(p.actor.clone());
+            out.pending_expires.push(p.expires_at.clone());
+            out.pending_payload.push(p.payload.clone());
+            out.pending_required.push(i32_of(p.approvals_required));
+            out.pending_draft.push(is_draft(&p.reference));
+            out.pending_held.push(p.held_reason.clone());
+            out.pending_created.push(p.created_at.clone());
+        }
+        for a in &c.approvals {
+            out.approval_ref.push(a.reference.clone());
+            out.approval_approver.push(a.approver_id.clone());
+            out.approval_text.push(a.approval.clone());
+            out.approval_recorded.push(a.recorded_at.clone());
+            out.approval_ordinal.push(i32_of(a.ordinal));
+        }
+        out
+    }
+}
+
+impl PgStore {
+    /// Applies `c` in one call of `countersign_commit`; with `log_after`,
+    /// answers the session's log after that seq as the commit left it.
+    pub(crate) async fn commit_session(
+        &self,
+        c: &Commit,
+        log_after: Option<u64>,
+    ) -> Result<Option<LogSnapshot>, CommitError> {
+        let s = &c.session;
+        let cols = Columns::of(c);
+        let d = c.decision.as_ref();
+        let (event_count, standing, rounds, version) = (
+            i(s.event_count),
+            s.standing_seq.map(i),
+            i32_of(s.buyer_rounds),
+            i(s.version),
+        );
+        let (decision_id, decision_approver, decision_body, decision_sha256) = (
+            d.map(|d| d.decision_id.as_str()),
+            d.map(|d| d.approver_id.as_str()),
+            d.map(|d| d.body.as_slice()),
+            d.map(|d| d.body_sha256.as_str()),
+        );
+        let (decision_headers, decision_outcome, decision_detail, decision_received) = (
+            d.map(|d| d.signed_headers.as_str()),
+            d.map(|d| d.outcome.as_str()),
+            d.map(|d| d.detail.as_str()),
+            d.map(|d| d.received_at.as_str()),
+        );
+        let log_after = log_after.map(i);
+        let params: [&(dyn ToSql + Sync); 45] = [
+            &c.new_session,
+            &s.id,
+            &s.agent_id,
+            &s.org_handle,
+            &s.sandbox,
+            &s.status,
+            &s.opened_at,
+            &s.closed_at,
+            &event_count,
+            &s.chain_head,
+            &standing,
+            &rounds,
+            &version,
+            &cols.event_seq,
+            &cols.event_hash,
+            &cols.event_body,
+            &c.supersede_pending,
+            &cols.change_ref,
+            &cols.change_held,
+            &cols.change_state,
+            &cols.pending_ref,
+            &cols.pending_seq,
+            &cols.pending_answers,
+            &cols.pending_kind,
+            &cols.pending_actor,
+            &cols.pending_expires,
+            &cols.pending_payload,
+            &cols.pending_required,
+            &cols.pending_draft,
+            &cols.pending_held,
+            &cols.pending_created,
+            &cols.approval_ref,
+            &cols.approval_approver,
+            &cols.approval_text,
+            &cols.approval_recorded,
+            &cols.approval_ordinal,
+            &decision_id,
+            &decision_approver,
+            &decision_body,
+            &decision_sha256,
+            &decision_headers,
+            &decision_outcome,
+            &decision_detail,
+            &decision_received,
+            &log_after,
+        ];
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(CALL).await.map_err(super::store)?;
+        self.traffic.sent(1);
+        let row = match client.query_one(&stmt, &params).await {
+            Ok(row) => row,
+            Err(e) if is_unique_violation(&e) => return Err(CommitError::Conflict),
+            Err(e) => return Err(StoreError::from(e).into()),
+        };
+        let committed: bool = row.try_get(0).map_err(StoreError::from)?;
+        if !committed {
+            return Err(CommitError::Conflict);
+        }
+        let Some(_) = log_after else {
+            return Ok(None);
+        };
+        let r = Row::Pg(&row);
+        Ok(Some(LogSnapshot {
+            session: session_from(&r, 1)?,
+            vendor_key: r.get(13)?,
+            vendor_fingerprint: r.get(14)?,
+            events: row.try_get(15).map_err(StoreError::from)?,
+        }))
+    }
+}
