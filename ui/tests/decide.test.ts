@@ -351,3 +351,71 @@ describe("a locked key", () => {
     expect(container.querySelector("[data-testid='unlock-step']")).toBeNull();
   });
 });
+
+describe("a chain of approvals (the organization's policy of authority)", () => {
+  const chain = (overrides: Partial<import("../src/lib/backend").ApprovalChain> = {}): import("../src/lib/backend").ApprovalChain => ({
+    reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, current_step: 2,
+    you_may_approve: false, you_may_decide: false, your_role: null,
+    steps: [
+      { number: 1, met: true, respond_within_minutes: null, escalate_to: null,
+        parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [] }] },
+      { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo",
+        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "frank@fabrikam.example"] }] },
+    ],
+    ...overrides,
+  });
+
+  async function withChain(c: import("../src/lib/backend").ApprovalChain) {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({ item: fx.inboxItem({ chain: c }) }));
+    return renderOffer(backend);
+  }
+
+  it("shows why it was routed, each step, and offers nothing to sign when it is not this person's turn", async () => {
+    const { container } = await withChain(chain());
+    expect(byId(container, "chain-why").textContent).toBe("Routed: Above 10,000 USD: rule 2 (policy version 3)");
+    expect(texts(container, "chain-step")).toEqual([
+      "Step 1 · buyer 1 of 1 — approved by ann@fabrikam.example",
+      "Step 2 · finance 0 of 1; may approve: fay@fabrikam.example, frank@fabrikam.example (within 8 h, then also cfo)",
+    ]);
+    expect(byId(container, "chain-turn").textContent).toBe(
+      "Not yours to decide now: step 2 waits on finance, and you hold none of those roles.");
+    for (const button of ["approve-button", "decline-button", "counter-button"]) {
+      expect(container.querySelector(`[data-testid='${button}']`)).toBeNull();
+    }
+  });
+
+  it("offers approve, decline and counter to a holder of the current step", async () => {
+    const { container } = await withChain(chain({ you_may_approve: true, you_may_decide: true }));
+    expect(byId(container, "chain-turn").textContent).toBe("Your turn: step 2 waits on finance, which you hold.");
+    for (const button of ["approve-button", "decline-button", "counter-button"]) {
+      expect(container.querySelector(`[data-testid='${button}']`)).not.toBeNull();
+    }
+  });
+
+  it("lets one whose approval already counts decline or counter, but not approve again", async () => {
+    const { container } = await withChain(chain({ you_may_approve: false, you_may_decide: true }));
+    expect(container.querySelector("[data-testid='approve-button']")).toBeNull();
+    expect(container.querySelector("[data-testid='decline-button']")).not.toBeNull();
+  });
+
+  it("shows counterparty-free policy text as text, never as markup", async () => {
+    const { container } = await withChain(chain({ reason: "<img src=x onerror=alert(1)>: rule 1", policy_version: null }));
+    expect(byId(container, "chain-why").textContent).toBe("Routed: <img src=x onerror=alert(1)>: rule 1");
+    expect(container.querySelector("img")).toBeNull();
+  });
+});
+
+describe("an old-threshold chain of one approval", () => {
+  it("adds nothing to the panel: one approval by anyone is how every org without a policy decides", async () => {
+    const backend = new FakeBackend();
+    backend.views.set("hash-contoso-5", fx.offerView({ item: fx.inboxItem({ chain: {
+      reason: "Up to 250000 (legacy approval.above_total): rule 2", rule: 2, policy_version: null, current_step: 1,
+      you_may_approve: true, you_may_decide: true, your_role: "approver",
+      steps: [{ number: 1, met: false, respond_within_minutes: null, escalate_to: null,
+        parts: [{ role: "approver", required: 1, approved_by: [], may_act: ["ana@buyer.example"] }] }] } }) }));
+    const { container } = await renderOffer(backend);
+    expect(container.querySelector("[data-testid='chain']")).toBeNull();
+    expect(container.querySelector("[data-testid='approve-button']")).not.toBeNull();
+  });
+});

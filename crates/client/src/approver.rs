@@ -435,7 +435,13 @@ impl ApproverClient {
             amount,
             threshold_crossed: threshold,
             session_id: input.session_id.to_owned(),
-            role: None,
+            // Where the org's policy of authority routed the request, the
+            // receipt names the role the host says this approver decides as.
+            role: p
+                .route
+                .as_ref()
+                .filter(|r| r.policy_version.is_some())
+                .and_then(|r| r.your_role.clone()),
         };
         let key = &self.identity.key;
         let receipt =

@@ -219,6 +219,20 @@ fn check_locally(
     if !seam.takes_decisions(&session.status) {
         return Err(DecideError::SessionClosed);
     }
+    // The host routed it along a chain of approvals: nothing is signed that
+    // the chain, as the host last told it, would refuse.
+    if let Some(chain) = &pending.chain {
+        let allowed = match request.action {
+            DecideAction::Approve => chain.you_may_approve,
+            DecideAction::Decline | DecideAction::Counter => chain.you_may_decide,
+        };
+        if !allowed {
+            return Err(DecideError::NotYourTurn(chain_refusal(
+                chain,
+                request.action,
+            )));
+        }
+    }
     match request.action {
         action if seam.expiry_refuses(action) && inbox::is_expired(&pending.expires_at, now) => {
             Err(DecideError::Expired {
@@ -237,6 +251,31 @@ fn check_locally(
         }
         _ => Ok(()),
     }
+}
+
+/// Why the chain refuses `action` to this person, in the host's words.
+fn chain_refusal(chain: &crate::views::ApprovalChain, action: DecideAction) -> String {
+    let Some(n) = chain.current_step else {
+        return "every step of its chain of approvals is met already".into();
+    };
+    let roles: Vec<&str> = chain
+        .steps
+        .iter()
+        .filter(|s| s.number == n)
+        .flat_map(|s| &s.parts)
+        .filter(|p| (p.approved_by.len() as u32) < p.required)
+        .map(|p| p.role.as_str())
+        .collect();
+    if action == DecideAction::Approve && chain.you_may_decide {
+        return format!(
+            "your approval already counts on this request; step {n} waits on another holder of {}",
+            roles.join(" or ")
+        );
+    }
+    format!(
+        "step {n} of its chain of approvals waits on {}, and you hold none of those roles",
+        roles.join(" and ")
+    )
 }
 
 /// Checks a fresh decision locally and has the session's protocol build the

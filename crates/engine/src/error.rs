@@ -141,6 +141,10 @@ pub enum DecideError {
     /// The session is closed or accepted.
     #[error("This session is closed; nothing more can be decided in it.")]
     SessionClosed,
+    /// The organization's chain of approvals does not let this person take
+    /// this decision now (as the host last said); nothing was signed.
+    #[error("Not yours to decide now: {0}. Nothing was signed or sent.")]
+    NotYourTurn(String),
     /// This approver's key was refused.
     #[error("The host refuses this console's approver key, so it accepts no decision from it: its admin may have revoked the key (as for a lost laptop). Ask the admin for a new enrollment code and connect to the host again.")]
     Unauthorized,
@@ -197,6 +201,7 @@ impl DecideError {
             DecideError::Screening(_) => "screening",
             DecideError::Policy(_) => "policy",
             DecideError::SessionClosed => "session_closed",
+            DecideError::NotYourTurn(_) => "not_your_turn",
             DecideError::Unauthorized => "unauthorized",
             DecideError::Locked => "locked",
             DecideError::ConfirmAgain { .. } => "confirm_again",

@@ -63,6 +63,7 @@ fn item(
         approvals_required: pending.approvals_required,
         unread,
         held_reason: pending.held_reason.clone(),
+        chain: pending.chain.clone(),
     })
 }
 

@@ -130,6 +130,79 @@ pub struct GivenApproval {
     pub approved_by: String,
     /// When.
     pub at: String,
+    /// The step of the request's chain it counted at (from 1); absent for
+    /// an approval given before requests were routed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    /// The role it was given as (a role of the org's policy of authority).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+/// Where a request stands on the chain of approvals its organization's
+/// policy of authority gave it (docs/authority.md): the rule that fired
+/// and why, and each step with who approved and who may still act.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteView {
+    /// The sentence a person reads ("Above 10,000 USD: rule 2").
+    pub reason: String,
+    /// The rule that fired, counted from 1; absent for a fallback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<u32>,
+    /// The version of the policy it was routed under; absent when the org
+    /// had none loaded (its old threshold routed it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_version: Option<u64>,
+    /// The lower edge of the amount band that fired (`"10000 USD"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<String>,
+    /// The step waiting now, from 1; absent once every step is met.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_step: Option<u32>,
+    /// True when the approver asking may approve at the current step now
+    /// (holds one of its open roles and has not approved this request).
+    pub you_may_act: bool,
+    /// True when the approver asking holds one of the current step's open
+    /// roles, so may decline or counter (which decides the request).
+    #[serde(default)]
+    pub you_may_decide: bool,
+    /// The role a decision by the approver asking is made as at the
+    /// current step (a gate receipt names it as `approver.role`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub your_role: Option<String>,
+    /// Every step, in order.
+    pub steps: Vec<RouteStep>,
+}
+
+/// One step of a request's chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteStep {
+    /// Counted from 1.
+    pub number: u32,
+    /// True once every part is met.
+    pub met: bool,
+    /// Its parts: one role, or several decided in parallel.
+    pub parts: Vec<RoutePart>,
+    /// How long it may wait, in minutes, when the policy says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub respond_within_minutes: Option<u32>,
+    /// The role it is offered to once that time has passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_to: Option<String>,
+}
+
+/// One role's share of a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoutePart {
+    /// The role.
+    pub role: String,
+    /// How many of its holders must approve.
+    pub required: u32,
+    /// Who has approved as this role at this step (emails), in order.
+    pub approved_by: Vec<String>,
+    /// Who may still approve it now (emails; empty unless the step is the
+    /// current one).
+    pub may_act: Vec<String>,
 }
 
 /// One decision waiting for a person, for every protocol.
@@ -174,6 +247,10 @@ pub struct PendingDecision {
     /// with the policy's verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anex: Option<crate::anex::AnexPending>,
+    /// The chain of approvals it was routed to, and where it stands;
+    /// absent from hosts that do not route (and for a buyer-agent draft).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<RouteView>,
 }
 
 fn anp_protocol() -> String {

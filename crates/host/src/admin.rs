@@ -201,6 +201,7 @@ pub async fn create_org(
         sandbox: false,
         disabled: false,
         policy: Some(policy),
+        authority: None,
     };
     store.admin().insert_org(&org, &created_at).await?;
     Ok(OrgInfo {

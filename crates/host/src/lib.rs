@@ -261,6 +261,19 @@ impl Host {
         Ok(admin::load_policy(self.store_ref(), org_handle, policy_json).await?)
     }
 
+    /// Loads the next version of an org's policy of authority (TOML text,
+    /// docs/authority.md), as `authority load` does; requests already
+    /// asked keep the version they were routed under.
+    pub async fn load_authority(
+        &self,
+        org_handle: &str,
+        text: &str,
+        loaded_by: &str,
+    ) -> Result<authority_admin::AuthorityInfo, HostError> {
+        let now = self.clock().now();
+        Ok(authority_admin::load(self.store_ref(), org_handle, text, loaded_by, now).await?)
+    }
+
     /// Loads an org's ANEX policy (docs/anex-binding.md, "The owner's policy").
     pub async fn load_anex_policy(
         &self,

@@ -4,7 +4,6 @@
 
 use anp::payload::{parse_payload, Offer, Payload};
 use anp::EventKind;
-use rust_decimal::Decimal;
 use serde_json::Value;
 use time::OffsetDateTime;
 
@@ -26,9 +25,4 @@ pub fn offer_expiry(value: &Value) -> Result<OffsetDateTime, DomainError> {
     offer(value)?
         .expires_at_utc()
         .ok_or_else(|| DomainError::Invalid("offer.expires_at must be an ISO 8601 time.".into()))
-}
-
-/// An offer's annual total (stated, or computed) as an exact decimal.
-pub fn offer_total(value: &Value) -> Result<Decimal, DomainError> {
-    Ok(anp::money::offer_total(&offer(value)?).amount.decimal())
 }

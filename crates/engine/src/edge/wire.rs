@@ -85,6 +85,40 @@ fn pending_of(p: &PendingDecision) -> PendingProposal {
         amount: p.amount.clone(),
         threshold: p.threshold.clone(),
         anex: p.anex.as_ref().and_then(|a| serde_json::to_value(a).ok()),
+        chain: p.route.as_ref().map(chain_of),
+    }
+}
+
+fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::ApprovalChain {
+    use crate::views::{ApprovalChain, ChainPart, ChainStep};
+    ApprovalChain {
+        reason: r.reason.clone(),
+        rule: r.rule,
+        policy_version: r.policy_version,
+        current_step: r.current_step,
+        you_may_approve: r.you_may_act,
+        you_may_decide: r.you_may_decide,
+        your_role: r.your_role.clone(),
+        steps: r
+            .steps
+            .iter()
+            .map(|s| ChainStep {
+                number: s.number,
+                met: s.met,
+                parts: s
+                    .parts
+                    .iter()
+                    .map(|p| ChainPart {
+                        role: p.role.clone(),
+                        required: p.required,
+                        approved_by: p.approved_by.clone(),
+                        may_act: p.may_act.clone(),
+                    })
+                    .collect(),
+                respond_within_minutes: s.respond_within_minutes,
+                escalate_to: s.escalate_to.clone(),
+            })
+            .collect(),
     }
 }
 

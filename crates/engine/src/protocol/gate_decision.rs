@@ -82,3 +82,15 @@ pub(crate) fn read_answer(body: &[u8]) -> Result<DecisionAnswer, DecideError> {
         appended: None,
     })
 }
+
+/// The role a receipt is signed as: the one the host says this person
+/// decides as, where the org's policy of authority routed the request (a
+/// chain with a policy version); none under the old threshold, whose
+/// receipts never named one.
+pub(crate) fn signed_role(pending: &crate::protocol::PendingProposal) -> Option<String> {
+    pending
+        .chain
+        .as_ref()
+        .filter(|c| c.policy_version.is_some())
+        .and_then(|c| c.your_role.clone())
+}

@@ -248,6 +248,10 @@ pub(crate) struct PendingProposal {
     /// read by `protocol/anex/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anex: Option<Value>,
+    /// The chain of approvals the host routed it to, as it stands for this
+    /// console's approver (the host's `route`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<crate::views::ApprovalChain>,
 }
 
 /// A proposal read from the stored record.

@@ -47,7 +47,8 @@ pub fn declarations() -> Vec<Declaration> {
     let mut all = declarations![cfg;
         // neutral
         MoneyText, Amount, Verification, AppState, crate::config::ApproverProfile, HostInfo,
-        Counterparty, ProposalKind, Side, InboxItem, InboxQuery, InboxPage, Change, Effect, Gap, PreviousRef,
+        Counterparty, ProposalKind, Side, InboxItem, ApprovalChain, ChainStep, ChainPart, InboxQuery, InboxPage,
+        Change, Effect, Gap, PreviousRef,
         Scalar, VerificationView, ApprovalGiven, CounterForm, Capabilities, DecisionRecipient, ProposalView,
         ProposalDetail, ProposalDecision, AppendedEvent, DecideAction, DecideRequest,
         DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,

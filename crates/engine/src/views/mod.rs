@@ -272,6 +272,64 @@ pub struct InboxItem {
     pub unread: bool,
     /// Why the host holds it (screening), if it does.
     pub held_reason: Option<String>,
+    /// The chain of approvals the host routed it to under the org's policy
+    /// of authority, and where it stands (hosts that route only).
+    pub chain: Option<ApprovalChain>,
+}
+
+/// Where a decision stands on the chain of approvals its organization's
+/// policy of authority gave it (the host's `route`, docs/authority.md): why
+/// it went there, each step with who approved and who may still act, and
+/// whether this person may act now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ApprovalChain {
+    /// Why ("Above 10,000 USD: rule 2"); counterparty-free text of the
+    /// organization's own policy.
+    pub reason: String,
+    /// The rule that fired, from 1; none for a fallback.
+    pub rule: Option<u32>,
+    /// The policy version it was routed under; none for the old threshold.
+    pub policy_version: Option<u64>,
+    /// The step waiting now, from 1; none once every step is met.
+    pub current_step: Option<u32>,
+    /// True when this person may approve now.
+    pub you_may_approve: bool,
+    /// True when this person may decline or counter now (holds an open
+    /// role of the current step).
+    pub you_may_decide: bool,
+    /// The role this person decides as at the current step; a Concordia or
+    /// OANP receipt of a chain routed by a policy names it (`approver.role`).
+    pub your_role: Option<String>,
+    /// Every step, in order.
+    pub steps: Vec<ChainStep>,
+}
+
+/// One step of an [`ApprovalChain`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ChainStep {
+    /// From 1.
+    pub number: u32,
+    /// True once every part is met.
+    pub met: bool,
+    /// One role, or several decided in parallel.
+    pub parts: Vec<ChainPart>,
+    /// How long it may wait, in minutes, when the policy says.
+    pub respond_within_minutes: Option<u32>,
+    /// Who it is offered to once that time has passed.
+    pub escalate_to: Option<String>,
+}
+
+/// One role's share of a [`ChainStep`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ChainPart {
+    /// The role.
+    pub role: String,
+    /// How many of its holders must approve.
+    pub required: u32,
+    /// Who approved as it, in order (emails).
+    pub approved_by: Vec<String>,
+    /// Who may still approve it now (emails).
+    pub may_act: Vec<String>,
 }
 
 /// Which part of the inbox to build. The UI shows a page at a time, so the

@@ -3,6 +3,7 @@
 
 mod anex;
 mod anex_sdk;
+mod chain;
 mod clock;
 mod common;
 mod connect;

@@ -16,6 +16,7 @@ use countersign_host_api::approver::{
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
+use super::authority::{self, Decidable, StoredRoute};
 use super::negotiation::{self, append, Author};
 use super::DomainError;
 use crate::store::{
@@ -36,25 +37,63 @@ fn parse_actor(text: &str) -> Actor {
     }
 }
 
+/// The approvals given towards one request, as the chain counts them.
+fn counted(rows: &[ApprovalRow]) -> Result<Vec<::authority::Approval>, DomainError> {
+    rows.iter()
+        .map(|row| {
+            approval_of(row)
+                .map(|a| authority::approval(&a.approved_by, row.step, row.role.as_deref()))
+        })
+        .collect()
+}
+
 /// `GET /summary`: every session of the approver's org with its head and
-/// pending decisions, assembled from one snapshot.
-pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
+/// pending decisions, assembled from one snapshot; each offer with the
+/// chain of approvals it was routed to, as it stands for `email` among the
+/// org's `enrolled` approvers.
+pub fn summary(
+    rows: Vec<SummaryRow>,
+    email: &str,
+    enrolled: &[String],
+) -> Result<Summary, DomainError> {
+    let enrolled = authority::people(enrolled);
     let mut sessions = Vec::with_capacity(rows.len());
     for row in rows {
         let s = row.session;
         let mut pending = Vec::with_capacity(row.pending.len());
         for p in row.pending {
-            let approvals = row
+            let given: Vec<ApprovalRow> = row
                 .approvals
                 .iter()
                 .filter(|a| a.reference == p.reference)
+                .cloned()
+                .collect();
+            let approvals = given
+                .iter()
                 .map(|a| {
-                    approval_of(a).map(|a| GivenApproval {
-                        approved_by: a.approved_by,
-                        at: a.at,
+                    approval_of(a).map(|signed| GivenApproval {
+                        approved_by: signed.approved_by,
+                        at: signed.at,
+                        step: a.step,
+                        role: a.role.clone(),
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            let route = if p.reference.starts_with("draft:") {
+                None
+            } else {
+                let stored = StoredRoute::read(p.route.as_deref(), p.approvals_required)?;
+                let counted = counted(&given)?;
+                Some(
+                    Decidable {
+                        route: &stored,
+                        approvals: &counted,
+                        enrolled: &enrolled,
+                        owner: None,
+                    }
+                    .view(email),
+                )
+            };
             let draft = if p.reference.starts_with("draft:") {
                 Some(
                     serde_json::from_str::<Value>(&p.payload)
@@ -81,6 +120,7 @@ pub fn summary(rows: Vec<SummaryRow>) -> Result<Summary, DomainError> {
                 amount: None,
                 threshold: None,
                 anex: None,
+                route,
             });
         }
         let vendor = row.vendor;
@@ -192,6 +232,9 @@ pub struct DecisionState {
     pub answered: Option<Event>,
     /// An earlier decision with the same id, if any.
     pub earlier: Option<DecisionRow>,
+    /// The emails of the org's approvers enrolled and not revoked: who
+    /// holds the roles of the request's route now.
+    pub enrolled: Vec<String>,
 }
 
 /// `POST /sessions/:id/decisions`: plans (or replays) one decision.
@@ -298,6 +341,7 @@ fn apply(
         approvals,
         answered,
         earlier: _,
+        enrolled,
     } = state;
     let pending = match pending {
         Some(p) if session.status == "open" => p,
@@ -310,10 +354,32 @@ fn apply(
     }
     let payload: Value =
         serde_json::from_str(&pending.payload).map_err(|e| DomainError::Internal(e.to_string()))?;
+    let route = StoredRoute::read(pending.route.as_deref(), pending.approvals_required)?;
+    let enrolled = authority::people(&enrolled);
+    let counted = counted(&approvals)?;
+    let chain = Decidable {
+        route: &route,
+        approvals: &counted,
+        enrolled: &enrolled,
+        // ANP vendor agents are the other side's: no one here owns them.
+        owner: None,
+    };
+    // A decline or a counter decides the request: only someone who may act
+    // at its current step may send one (discarding a draft sends nothing).
+    match (req.action, is_draft) {
+        (DecisionAction::Decline, true) => {}
+        (DecisionAction::Approve, false) => {}
+        (DecisionAction::Decline, false) => {
+            chain.admit(&approver.email, ::authority::Action::Decline)?;
+        }
+        (DecisionAction::Approve, true) | (DecisionAction::Counter, _) => {
+            chain.admit(&approver.email, ::authority::Action::Counter)?;
+        }
+    }
     let commit = Commit::on(session);
     match (req.action, is_draft) {
         (DecisionAction::Approve, false) => approve(
-            platform, approver, commit, &org, &pending, &payload, approvals, req, now,
+            platform, approver, commit, &org, &pending, &payload, approvals, &chain, req, now,
         ),
         (DecisionAction::Approve, true) => {
             send_counter(platform, commit, &org, reference, payload, now)
@@ -444,6 +510,7 @@ fn approve(
     pending: &PendingRow,
     offer: &Value,
     given: Vec<ApprovalRow>,
+    chain: &Decidable<'_>,
     req: &DecisionRequest,
     now: OffsetDateTime,
 ) -> Result<Planned, DomainError> {
@@ -465,6 +532,7 @@ fn approve(
             pending.approvals_required
         )));
     }
+    let admitted = chain.admit(&approver.email, ::authority::Action::Approve)?;
     let stored =
         serde_json::to_string(approval).map_err(|e| DomainError::Internal(e.to_string()))?;
     commit.approvals.push(NewApproval {
@@ -473,15 +541,21 @@ fn approve(
         approval: stored,
         recorded_at: anp::api::format_timestamp(now),
         ordinal: given.len() as u32 + 1,
+        step: admitted.step as u32,
+        role: admitted.role.clone(),
     });
     given.push((approver.id.clone(), approval.clone()));
-    let count = given.len() as u32;
-    if count < pending.approvals_required {
-        let missing = pending.approvals_required - count;
-        let detail = format!(
-            "Approval {count} of {} recorded; {missing} more distinct approver(s) needed.",
-            pending.approvals_required
-        );
+    if !admitted.completes {
+        let count = given.len() as u32;
+        let detail = if chain.route.policy_version.is_none() {
+            let required = pending.approvals_required.max(count + 1);
+            format!(
+                "Approval {count} of {required} recorded; {} more distinct approver(s) needed.",
+                required - count
+            )
+        } else {
+            chain.approved_sentence(&approver.email, &admitted)
+        };
         return Ok((commit, DecisionOutcome::AwaitingApprovals, detail));
     }
     let mut approvals = given.into_iter().map(|(_, a)| a);

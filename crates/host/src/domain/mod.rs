@@ -5,6 +5,7 @@
 //! body for the agent and approver APIs).
 
 pub mod anex;
+pub mod authority;
 pub mod decisions;
 pub mod enrollment;
 pub mod gate;

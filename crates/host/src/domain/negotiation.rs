@@ -11,6 +11,7 @@ use anp::{signed, Actor, Event, EventDraft, EventKind};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
+use super::authority::{self, StoredRoute};
 use super::{stored, DomainError};
 use crate::policy::Policy;
 use crate::screening::Screen;
@@ -241,21 +242,6 @@ pub fn require_future_expiry(
     Ok(expiry)
 }
 
-/// How many approvers an offer needs under the org's policy.
-pub fn approvals_required(org: &Org, offer: &Value) -> Result<u32, DomainError> {
-    let policy = match org.policy() {
-        Ok(p) => p,
-        // Unreadable policy: demand the most any policy may ask.
-        Err(_) => return Ok(20),
-    };
-    let total = validate::offer_total(offer)?;
-    Ok(if total > policy.approval.above_total {
-        policy.approval.approvers_required
-    } else {
-        1
-    })
-}
-
 /// A pending decision for an offer event (inbound, or a draft).
 #[allow(clippy::too_many_arguments)]
 pub fn pending(
@@ -265,15 +251,16 @@ pub fn pending(
     kind: EventKind,
     actor: Actor,
     offer: &Value,
+    route: &StoredRoute,
     approvals_required: u32,
     held_reason: Option<&str>,
     now: OffsetDateTime,
-) -> NewPending {
+) -> Result<NewPending, DomainError> {
     let expires = offer
         .get("expires_at")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    NewPending {
+    Ok(NewPending {
         row: PendingRow {
             reference: reference.to_owned(),
             seq,
@@ -285,8 +272,9 @@ pub fn pending(
             approvals_required,
             held_reason: held_reason.map(str::to_owned),
             created_at: anp::api::format_timestamp(now),
+            route: Some(route.to_text()?),
         },
-    }
+    })
 }
 
 /// What a vendor event is checked against: the session as read, its org
@@ -370,7 +358,8 @@ pub fn submit_event(
         EventKind::Offer | EventKind::CounterOffer => {
             commit.supersede_pending = true;
             commit.session.standing_seq = Some(event.seq);
-            let required = approvals_required(&org, &event.payload)?;
+            let facts = authority::anp_facts(&agent.vendor_name, &event.payload)?;
+            let route = authority::route(&org, &facts)?;
             commit.new_pending.push(pending(
                 &event.event_hash,
                 event.seq,
@@ -378,11 +367,12 @@ pub fn submit_event(
                 kind,
                 Actor::VendorAgent,
                 &event.payload,
-                required,
+                &route,
+                route.approvals_required(),
                 None,
                 now,
-            ));
-            if let Some(draft) = draft_reply(&commit.session, &org, &event, now) {
+            )?);
+            if let Some(draft) = draft_reply(&commit.session, &org, &event, &route, now)? {
                 commit.new_pending.push(draft);
             }
         }
@@ -439,36 +429,45 @@ fn draft_reply(
     session: &Session,
     org: &Org,
     inbound: &Event,
+    route: &StoredRoute,
     now: OffsetDateTime,
-) -> Option<NewPending> {
-    let policy = org.policy().ok()?;
-    let draft = buyer_agent::draft_counter(
+) -> Result<Option<NewPending>, DomainError> {
+    let Ok(policy) = org.policy() else {
+        return Ok(None);
+    };
+    let Some(draft) = buyer_agent::draft_counter(
         &policy,
         &org.name,
         &inbound.payload,
         session.buyer_rounds,
         now,
-    )?;
+    ) else {
+        return Ok(None);
+    };
     if validate::payload(EventKind::CounterOffer, &draft).is_err() {
         tracing::warn!(session = %session.id, "buyer agent drafted an invalid counter-offer; dropped");
-        return None;
+        return Ok(None);
     }
     let held = match org.screen() {
         Ok(screen) => screen.check(&draft).err().map(|l| l.reason),
         Err(e) => Some(e.to_string()),
     };
-    // Sending a draft is one person's decision; acceptance is what needs more.
+    // Sending a draft is one person's decision (a counter, which decides
+    // the offer's request: someone who may act at its current step);
+    // acceptance is what needs more. The draft keeps the offer's route.
     let required = 1;
     let reference = format!("draft:{}", ids::uuid());
-    Some(pending(
+    pending(
         &reference,
         0,
         Some(&inbound.event_hash),
         EventKind::CounterOffer,
         Actor::Buyer,
         &draft,
+        route,
         required,
         held.as_deref(),
         now,
-    ))
+    )
+    .map(Some)
 }

@@ -154,10 +154,11 @@ async fn summary_text(
     principal: &Approver,
     now: time::OffsetDateTime,
 ) -> Result<(String, Option<time::OffsetDateTime>), ApiError> {
-    let mut summary = service::summary(host, principal).await?;
+    let enrolled = service::enrolled(host, principal).await?;
+    let mut summary = service::summary(host, principal, &enrolled).await?;
     summary
         .sessions
-        .extend(approver_gate::summary(host, principal, now).await?);
+        .extend(approver_gate::summary(host, principal, &enrolled, now).await?);
     summary
         .sessions
         .extend(approver_anex::summary(host, principal, now).await?);

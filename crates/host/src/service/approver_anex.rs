@@ -220,6 +220,7 @@ fn pending_decision(
             previous,
             terms_valid_days: days,
         }),
+        route: None,
     })
 }
 

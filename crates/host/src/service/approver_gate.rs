@@ -36,15 +36,20 @@ async fn visible(host: &Host, key: &GateKey) -> Result<GateState, DomainError> {
 pub async fn summary(
     host: &Host,
     approver: &Approver,
+    enrolled: &[String],
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
     let sandbox = approver.org_handle == crate::admin::SANDBOX_HANDLE;
+    let asking = views::Asking {
+        email: &approver.email,
+        enrolled: &crate::domain::authority::people(enrolled),
+    };
     host.store()
         .gate()
         .gate_summary(&approver.org_handle)
         .await?
         .iter()
-        .map(|row| views::summary_session(row, now, sandbox))
+        .map(|row| views::summary_session(row, now, sandbox, &asking))
         .collect()
 }
 
@@ -84,11 +89,24 @@ pub async fn decide(
             .await?
             .is_some();
         let agent_id = state.session.agent_id.clone();
+        let owner = host
+            .store()
+            .gate()
+            .gate_agent(&agent_id)
+            .await?
+            .and_then(|a| a.owner_email);
+        let enrolled = host
+            .store()
+            .principals()
+            .enrolled_emails(&approver.org_handle)
+            .await?;
         let st = GateDecisionState {
             state,
             org: org.clone(),
             earlier,
             used_for_anp,
+            enrolled,
+            owner,
         };
         let received = Received {
             body: received.body,

@@ -305,7 +305,13 @@ pub async fn decide(
         } else {
             Vec::new()
         };
+        let enrolled = host
+            .store()
+            .principals()
+            .enrolled_emails(&approver.org_handle)
+            .await?;
         let state = DecisionState {
+            enrolled,
             org: row.org,
             standing: row.standing.as_deref().map(parse_event).transpose()?,
             earlier: repo.decision(&req.decision_id).await?,
@@ -331,14 +337,29 @@ pub async fn decide(
     Err(busy())
 }
 
-/// `GET /summary` for an approver's org.
-pub async fn summary(host: &Host, approver: &Approver) -> Result<Summary, DomainError> {
+/// `GET /summary` for an approver's org; `enrolled` are the emails of its
+/// approvers enrolled and not revoked ([`enrolled`]).
+pub async fn summary(
+    host: &Host,
+    approver: &Approver,
+    enrolled: &[String],
+) -> Result<Summary, DomainError> {
     let rows = host
         .store()
         .negotiations()
         .summary(&approver.org_handle)
         .await?;
-    decisions::summary(rows)
+    decisions::summary(rows, &approver.email, enrolled)
+}
+
+/// The emails of the approver's org's approvers enrolled and not revoked:
+/// who holds the roles of its policy of authority now.
+pub async fn enrolled(host: &Host, approver: &Approver) -> Result<Vec<String>, DomainError> {
+    Ok(host
+        .store()
+        .principals()
+        .enrolled_emails(&approver.org_handle)
+        .await?)
 }
 
 /// `POST /enroll`: a one-time code makes an approver.

@@ -118,7 +118,7 @@ fn session_of(r: &Row<'_, '_>) -> Result<GateSession, StoreError> {
 
 macro_rules! request_columns {
     () => {
-        "request_id, message_hash, seq, kind, action, amount, threshold, expires_at, expires_unix, status, approvals_required, body_sha256, created_at, decided_at, reason, counter_terms, held_reason"
+        "request_id, message_hash, seq, kind, action, amount, threshold, expires_at, expires_unix, status, approvals_required, body_sha256, created_at, decided_at, reason, counter_terms, held_reason, route"
     };
 }
 
@@ -142,6 +142,7 @@ fn request_from(r: &Row<'_, '_>, at: usize) -> Result<GateRequestRow, StoreError
         reason: r.get(at + 14)?,
         counter_terms: r.get(at + 15)?,
         held_reason: r.get(at + 16)?,
+        route: r.get(at + 17)?,
     })
 }
 
@@ -151,7 +152,7 @@ fn request_of(r: &Row<'_, '_>) -> Result<GateRequestRow, StoreError> {
 
 macro_rules! receipt_columns {
     () => {
-        "g.request_id, g.approver_id, a.name, a.email, a.revoked_at IS NOT NULL, g.decision, g.receipt, g.recorded_at"
+        "g.request_id, g.approver_id, a.name, a.email, a.revoked_at IS NOT NULL, g.decision, g.receipt, g.recorded_at, g.step, g.role"
     };
 }
 
@@ -166,6 +167,8 @@ fn receipt_from(r: &Row<'_, '_>, at: usize) -> Result<GateReceiptRow, StoreError
         decision: r.get(at + 5)?,
         receipt: r.get(at + 6)?,
         recorded_at: r.get(at + 7)?,
+        step: r.get::<Option<i32>>(at + 8)?.map(|s| s.max(0) as u32),
+        role: r.get(at + 9)?,
     })
 }
 
@@ -218,8 +221,8 @@ fn decision_of(r: &Row<'_, '_>) -> Result<GateDecisionRow, StoreError> {
     })
 }
 
-fn session_and_agent(r: &Row<'_, '_>) -> Result<(GateSession, String), StoreError> {
-    Ok((session_of(r)?, r.get(16)?))
+fn session_and_agent(r: &Row<'_, '_>) -> Result<(GateSession, String, Option<String>), StoreError> {
+    Ok((session_of(r)?, r.get(16)?, r.get(17)?))
 }
 
 fn expired_of(r: &Row<'_, '_>) -> Result<ExpiredRequest, StoreError> {
@@ -340,24 +343,26 @@ async fn apply(db: &impl Conn, c: &GateCommit) -> Result<(), CommitError> {
             concat!(
                 "INSERT INTO gate_requests (org_handle, protocol, session_id, ",
                 request_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
             ),
             &[
                 &k.org_handle, &k.protocol, &k.session_id, &r.request_id, &r.message_hash,
                 &i(r.seq), &r.kind, &r.action, &r.amount, &r.threshold, &r.expires_at,
                 &r.expires_unix, &r.status, &i32_of(r.approvals_required), &r.body_sha256,
                 &r.created_at, &r.decided_at, &r.reason, &r.counter_terms, &r.held_reason,
+                &r.route,
             ],
         )
         .await?;
     }
     for r in &c.receipts {
         db.exec_in_commit(
-            "INSERT INTO gate_receipts (org_handle, protocol, session_id, request_id, approver_id, decision, receipt, recorded_at, ordinal)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO gate_receipts (org_handle, protocol, session_id, request_id, approver_id, decision, receipt, recorded_at, ordinal, step, role)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             &[
                 &k.org_handle, &k.protocol, &k.session_id, &r.request_id, &r.approver_id,
                 &r.decision, &r.receipt, &r.recorded_at, &i32_of(r.ordinal),
+                &r.step.map(i32_of), &r.role,
             ],
         )
         .await?;
@@ -444,7 +449,7 @@ async fn summary(db: &impl Conn, org: &str) -> Result<Vec<GateSummaryRow>, Store
             concat!(
                 "SELECT ",
                 session_columns!("s."),
-                ", a.name FROM gate_sessions s JOIN gate_agents a ON a.id = s.agent_id
+                ", a.name, a.owner_email FROM gate_sessions s JOIN gate_agents a ON a.id = s.agent_id
                  WHERE s.org_handle = ?1 ORDER BY s.created_at, s.protocol, s.session_id"
             ),
             &[&org],
@@ -478,12 +483,13 @@ async fn summary(db: &impl Conn, org: &str) -> Result<Vec<GateSummaryRow>, Store
         )
         .await?;
     let mut out = Vec::with_capacity(sessions.len());
-    for (session, agent_name) in sessions {
+    for (session, agent_name, owner_email) in sessions {
         let requests = take(&mut pending, &session.key);
         let given = take(&mut receipts, &session.key);
         out.push(GateSummaryRow {
             session,
             agent_name,
+            owner_email,
             pending: requests,
             receipts: given,
         });

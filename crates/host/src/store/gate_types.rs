@@ -139,6 +139,10 @@ pub struct GateRequestRow {
     pub counter_terms: Option<String>,
     /// Why screening holds a counter.
     pub held_reason: Option<String>,
+    /// The route the org's policy of authority gave it
+    /// (`domain::authority::StoredRoute`, JSON text); `None` for a request
+    /// from before routing, decided by `approvals_required` alone.
+    pub route: Option<String>,
 }
 
 /// A receipt recorded towards a request.
@@ -160,6 +164,11 @@ pub struct GateReceiptRow {
     pub receipt: String,
     /// When it was recorded.
     pub recorded_at: String,
+    /// The step of the request's chain it counted at (from 1); `None` for
+    /// a receipt from before routing, or a deny.
+    pub step: Option<u32>,
+    /// The role it was signed as; `None` as for `step`.
+    pub role: Option<String>,
 }
 
 /// A session with everything mirrored and asked in it, read in one snapshot.
@@ -182,6 +191,8 @@ pub struct GateSummaryRow {
     pub session: GateSession,
     /// The name of the agent mirroring it.
     pub agent_name: String,
+    /// The approver named as that agent's owner, if any.
+    pub owner_email: Option<String>,
     /// Its pending requests.
     pub pending: Vec<GateRequestRow>,
     /// Their receipts.
@@ -252,6 +263,10 @@ pub struct NewGateReceipt {
     pub recorded_at: String,
     /// 1 for the first receipt of the request, 2 for the next…
     pub ordinal: u32,
+    /// The step of the chain it counts at (from 1), for an approval.
+    pub step: Option<u32>,
+    /// The role it was signed as.
+    pub role: Option<String>,
 }
 
 /// A decision on a gate request to record as received.

@@ -200,15 +200,13 @@ pub(crate) const SHARED: &[Step] = &[
         SELECT id, 1, agent_name, vendor_name, contact_email, registered_at FROM agents;
     "#,
     ),
-    // PostgreSQL: a commit of an ANP session (and, for an append, the log
-    // it answers with) as one call of one server-side function, instead of
-    // BEGIN, a statement per row, COMMIT and a read of the log.
-    Step::Postgres(super::postgres::COMMIT_FUNCTION),
     // The policy of authority (docs/authority.md): every version an org
     // loaded, its text, who loaded it and when; a load never replaces one.
     // A gate agent may name the approver who owns it (its enrollment code
     // carries the email to the agent): an owner is never the only
-    // approval of its agent's request.
+    // approval of its agent's request. An ANP pending decision and a gate
+    // request keep the route they were given (JSON), and each approval or
+    // receipt the step and role it counted at.
     Step::Both(
         r#"
     CREATE TABLE authority_policies (
@@ -221,8 +219,18 @@ pub(crate) const SHARED: &[Step] = &[
     );
     ALTER TABLE gate_codes ADD COLUMN owner_email TEXT;
     ALTER TABLE gate_agents ADD COLUMN owner_email TEXT;
+    ALTER TABLE pending ADD COLUMN route TEXT;
+    ALTER TABLE approvals ADD COLUMN step INTEGER;
+    ALTER TABLE approvals ADD COLUMN role TEXT;
+    ALTER TABLE gate_requests ADD COLUMN route TEXT;
+    ALTER TABLE gate_receipts ADD COLUMN step INTEGER;
+    ALTER TABLE gate_receipts ADD COLUMN role TEXT;
     "#,
     ),
+    // PostgreSQL: a commit of an ANP session (and, for an append, the log
+    // it answers with) as one call of one server-side function, instead of
+    // BEGIN, a statement per row, COMMIT and a read of the log.
+    Step::Postgres(super::postgres::COMMIT_FUNCTION),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling

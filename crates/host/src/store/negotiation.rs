@@ -14,6 +14,18 @@ use super::*;
 
 /// A session's columns, each prefixed by `$p` (a table alias and a dot, or
 /// nothing).
+/// An org's columns under the alias `o`, with the version and text of its
+/// policy of authority in force (NULL when it has none): read with the org,
+/// in the same statement, so routing a request costs no round trip.
+macro_rules! org_columns {
+    () => {
+        "o.handle, o.name, o.sandbox, o.disabled, o.policy,
+         (SELECT ap.version FROM authority_policies ap WHERE ap.org_handle = o.handle ORDER BY ap.version DESC LIMIT 1),
+         (SELECT ap.text FROM authority_policies ap WHERE ap.org_handle = o.handle ORDER BY ap.version DESC LIMIT 1)"
+    };
+}
+pub(super) use org_columns;
+
 macro_rules! session_columns {
     ($p:literal) => {
         concat!(
@@ -117,14 +129,26 @@ pub(super) fn org_of(r: &Row<'_, '_>) -> Result<Org, StoreError> {
     org_from(r, 0)
 }
 
-/// An org whose columns start at `at`.
+/// The number of columns [`org_columns!`] reads.
+pub(super) const ORG_COLUMNS: usize = 7;
+
+/// An org whose columns ([`org_columns!`]) start at `at`.
 fn org_from(r: &Row<'_, '_>, at: usize) -> Result<Org, StoreError> {
+    let version: Option<i64> = r.get(at + 5)?;
+    let text: Option<String> = r.get(at + 6)?;
     Ok(Org {
         handle: r.get(at)?,
         name: r.get(at + 1)?,
         sandbox: r.get(at + 2)?,
         disabled: r.get(at + 3)?,
         policy: r.get(at + 4)?,
+        authority: match (version, text) {
+            (Some(v), Some(text)) => Some(OrgAuthority {
+                version: u(v),
+                text,
+            }),
+            _ => None,
+        },
     })
 }
 
@@ -132,7 +156,7 @@ fn session_row_of(r: &Row<'_, '_>) -> Result<SessionRow, StoreError> {
     Ok(SessionRow {
         session: session_of(r)?,
         org: org_from(r, 12)?,
-        standing: r.get(17)?,
+        standing: r.get(12 + ORG_COLUMNS)?,
     })
 }
 
@@ -149,6 +173,7 @@ fn pending_from(r: &Row<'_, '_>, at: usize) -> Result<PendingRow, StoreError> {
         approvals_required: r.get::<i32>(at + 7)?.max(0) as u32,
         held_reason: r.get(at + 8)?,
         created_at: r.get(at + 9)?,
+        route: r.get(at + 10)?,
     })
 }
 
@@ -162,6 +187,8 @@ fn approval_from(r: &Row<'_, '_>, at: usize) -> Result<ApprovalRow, StoreError> 
         reference: r.get(at)?,
         approver_id: r.get(at + 1)?,
         approval: r.get(at + 2)?,
+        step: r.get::<Option<i32>>(at + 3)?.map(|s| s.max(0) as u32),
+        role: r.get(at + 4)?,
     })
 }
 
@@ -200,7 +227,9 @@ fn session_and_vendor(r: &Row<'_, '_>) -> Result<(Session, AgentRow), StoreError
 const SESSION_STATE: &str = concat!(
     "SELECT ",
     session_columns!("s."),
-    ", o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body
+    ", ",
+    org_columns!(),
+    ", e.body
      FROM sessions s JOIN orgs o ON o.handle = s.org_handle
      LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
      WHERE s.id = ?1"
@@ -218,13 +247,15 @@ const SESSION_STATE_COUNTING: &str = concat!(
          RETURNING count)
      SELECT ",
     session_columns!("s."),
-    ", o.handle, o.name, o.sandbox, o.disabled, o.policy, e.body, (SELECT count FROM counted)
+    ", ",
+    org_columns!(),
+    ", e.body, (SELECT count FROM counted)
      FROM sessions s JOIN orgs o ON o.handle = s.org_handle
      LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
      WHERE s.id = ?1"
 );
 
-const PENDING: &str = "SELECT ref, seq, answers, kind, actor, expires_at, payload, approvals_required, held_reason, created_at
+const PENDING: &str = "SELECT ref, seq, answers, kind, actor, expires_at, payload, approvals_required, held_reason, created_at, route
      FROM pending WHERE session_id = ?1 AND state = 'open' AND (CAST(?2 AS TEXT) IS NULL OR ref = ?2) ORDER BY seq DESC, created_at";
 
 /// Approvals in the order they were given; the last tie-break is the order
@@ -237,14 +268,14 @@ fn approvals_sql(dialect: Dialect, org_wide: bool) -> String {
     // A revoked approver's approval no longer counts towards the policy.
     if org_wide {
         format!(
-            "SELECT p.session_id, p.ref, p.approver_id, p.approval FROM approvals p
+            "SELECT p.session_id, p.ref, p.approver_id, p.approval, p.step, p.role FROM approvals p
              JOIN approvers a ON a.id = p.approver_id JOIN sessions s ON s.id = p.session_id
              WHERE s.org_handle = ?1 AND s.status = 'open' AND a.revoked_at IS NULL
              ORDER BY p.session_id, p.ordinal, p.recorded_at, {last}"
         )
     } else {
         format!(
-            "SELECT p.ref, p.approver_id, p.approval FROM approvals p JOIN approvers a ON a.id = p.approver_id
+            "SELECT p.ref, p.approver_id, p.approval, p.step, p.role FROM approvals p JOIN approvers a ON a.id = p.approver_id
              WHERE p.session_id = ?1 AND p.ref = ?2 AND a.revoked_at IS NULL
              ORDER BY p.ordinal, p.recorded_at, {last}"
         )
@@ -321,16 +352,16 @@ async fn apply(db: &impl Conn, c: &Commit) -> Result<(), CommitError> {
     for p in &c.new_pending {
         let p = &p.row;
         db.exec_in_commit(
-            "INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload, approvals_required, draft, held_reason, state, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'open', ?12)",
-            &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &i32_of(p.approvals_required), &is_draft(&p.reference), &p.held_reason, &p.created_at],
+            "INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload, approvals_required, draft, held_reason, state, created_at, route)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'open', ?12, ?13)",
+            &[&s.id, &p.reference, &i(p.seq), &p.answers, &p.kind, &p.actor, &p.expires_at, &p.payload, &i32_of(p.approvals_required), &is_draft(&p.reference), &p.held_reason, &p.created_at, &p.route],
         )
         .await?;
     }
     for a in &c.approvals {
         db.exec_in_commit(
-            "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &i32_of(a.ordinal)],
+            "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal, step, role) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &i32_of(a.ordinal), &i32_of(a.step), &a.role],
         )
         .await?;
     }
@@ -431,7 +462,7 @@ async fn summary(db: &impl Conn, org: &str) -> Result<Vec<SummaryRow>, StoreErro
         .await?;
     let pending = db
         .rows(
-            "SELECT p.session_id, p.ref, p.seq, p.answers, p.kind, p.actor, p.expires_at, p.payload, p.approvals_required, p.held_reason, p.created_at
+            "SELECT p.session_id, p.ref, p.seq, p.answers, p.kind, p.actor, p.expires_at, p.payload, p.approvals_required, p.held_reason, p.created_at, p.route
              FROM pending p JOIN sessions s ON s.id = p.session_id
              WHERE s.org_handle = ?1 AND s.status = 'open' AND p.state = 'open'
              ORDER BY p.session_id, p.seq DESC, p.created_at",
@@ -493,7 +524,7 @@ macro_rules! negotiation_repo {
                 let handle = handle.to_owned();
                 $run!(self, read, |db| {
                     db.row(
-                        "SELECT handle, name, sandbox, disabled, policy FROM orgs WHERE handle = ?1",
+                        concat!("SELECT ", org_columns!(), " FROM orgs o WHERE o.handle = ?1"),
                         &[&handle],
                         org_of,
                     )
@@ -529,7 +560,7 @@ macro_rules! negotiation_repo {
                     db.row(
                         SESSION_STATE_COUNTING,
                         &[&id, &owner, &w.scope, &w.key, &w.start],
-                        |r| Ok((session_row_of(r)?, r.get::<Option<i64>>(18)?.map(u))),
+                        |r| Ok((session_row_of(r)?, r.get::<Option<i64>>(13 + ORG_COLUMNS)?.map(u))),
                     )
                     .await
                 })

@@ -7,7 +7,7 @@
 
 use async_trait::async_trait;
 
-use super::negotiation::{agent_columns, agent_of, org_of};
+use super::negotiation::{agent_columns, agent_of, org_columns, org_of};
 use super::postgres::{pg_run, PgStore};
 use super::sql::{u, Conn, Dialect, Row};
 use super::sqlite::{lite_run, SqliteStore};
@@ -67,7 +67,7 @@ fn code_of(r: &Row<'_, '_>) -> Result<CodeRow, StoreError> {
 fn listing_of(r: &Row<'_, '_>) -> Result<OrgListing, StoreError> {
     Ok(OrgListing {
         org: org_of(r)?,
-        created_at: r.get(5)?,
+        created_at: r.get(super::negotiation::ORG_COLUMNS)?,
     })
 }
 
@@ -180,6 +180,18 @@ macro_rules! principal_repos {
                          FROM agent_registrations WHERE agent_id = ?1 ORDER BY ordinal",
                         &[&id],
                         registration_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn enrolled_emails(&self, org_handle: &str) -> Result<Vec<String>, StoreError> {
+                let org = org_handle.to_owned();
+                $run!(self, read, |db| {
+                    db.rows(
+                        "SELECT DISTINCT email FROM approvers WHERE org_handle = ?1 AND revoked_at IS NULL ORDER BY email",
+                        &[&org],
+                        text_of,
                     )
                     .await
                 })
@@ -323,7 +335,7 @@ macro_rules! principal_repos {
             async fn orgs(&self) -> Result<Vec<OrgListing>, StoreError> {
                 $run!(self, read, |db| {
                     db.rows(
-                        "SELECT handle, name, sandbox, disabled, policy, created_at FROM orgs ORDER BY sandbox DESC, created_at, handle",
+                        concat!("SELECT ", org_columns!(), ", o.created_at FROM orgs o ORDER BY o.sandbox DESC, o.created_at, o.handle"),
                         &[],
                         listing_of,
                     )

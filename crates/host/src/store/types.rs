@@ -65,6 +65,19 @@ pub struct Org {
     pub disabled: bool,
     /// Stored policy JSON; `None` for the sandbox's built-in policy.
     pub policy: Option<String>,
+    /// The org's policy of authority in force (its latest version), read
+    /// with the org so a request is routed without another round trip;
+    /// `None` until an admin loads one (the old threshold then routes).
+    pub authority: Option<OrgAuthority>,
+}
+
+/// The version of an org's policy of authority in force, as read with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrgAuthority {
+    /// Its version.
+    pub version: u64,
+    /// Its text, as loaded.
+    pub text: String,
 }
 
 /// An org as the admin lists it.
@@ -232,6 +245,10 @@ pub struct PendingRow {
     pub held_reason: Option<String>,
     /// When it was opened.
     pub created_at: String,
+    /// The route it was given under the org's policy of authority
+    /// (`domain::authority::StoredRoute`, JSON text); `None` for a request
+    /// from before routing, decided by `approvals_required` alone.
+    pub route: Option<String>,
 }
 
 /// An approval given towards a pending decision.
@@ -243,6 +260,11 @@ pub struct ApprovalRow {
     pub approver_id: String,
     /// The RFC-002 approval object, JSON text.
     pub approval: String,
+    /// The step of the request's chain it counted at (from 1); `None` for
+    /// an approval from before routing.
+    pub step: Option<u32>,
+    /// The role it was given as; `None` for an approval from before routing.
+    pub role: Option<String>,
 }
 
 /// A decision as first received.
@@ -310,6 +332,10 @@ pub struct NewApproval {
     pub recorded_at: String,
     /// 1 for the first approval of this decision, 2 for the next...
     pub ordinal: u32,
+    /// The step of the chain it counts at, from 1.
+    pub step: u32,
+    /// The role it is given as.
+    pub role: String,
 }
 
 /// A decision to record as received.

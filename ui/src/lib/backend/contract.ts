@@ -618,6 +618,49 @@ event_hash: string,
 verified: boolean, };
 
 /**
+ * Where a decision stands on the chain of approvals its organization's
+ * policy of authority gave it (the host's `route`, docs/authority.md): why
+ * it went there, each step with who approved and who may still act, and
+ * whether this person may act now.
+ */
+export type ApprovalChain = { 
+/**
+ * Why ("Above 10,000 USD: rule 2"); counterparty-free text of the
+ * organization's own policy.
+ */
+reason: string, 
+/**
+ * The rule that fired, from 1; none for a fallback.
+ */
+rule: number | null, 
+/**
+ * The policy version it was routed under; none for the old threshold.
+ */
+policy_version: number | null, 
+/**
+ * The step waiting now, from 1; none once every step is met.
+ */
+current_step: number | null, 
+/**
+ * True when this person may approve now.
+ */
+you_may_approve: boolean, 
+/**
+ * True when this person may decline or counter now (holds an open
+ * role of the current step).
+ */
+you_may_decide: boolean, 
+/**
+ * The role this person decides as at the current step; a Concordia or
+ * OANP receipt of a chain routed by a policy names it (`approver.role`).
+ */
+your_role: string | null, 
+/**
+ * Every step, in order.
+ */
+steps: Array<ChainStep>, };
+
+/**
  * An approval already given, for multi-approver policies.
  */
 export type ApprovalGiven = { 
@@ -770,6 +813,52 @@ signed_as: string,
  * (Concordia, OANP): the words after a decision say which.
  */
 decision_goes_to: DecisionRecipient, };
+
+/**
+ * One role's share of a [`ChainStep`].
+ */
+export type ChainPart = { 
+/**
+ * The role.
+ */
+role: string, 
+/**
+ * How many of its holders must approve.
+ */
+required: number, 
+/**
+ * Who approved as it, in order (emails).
+ */
+approved_by: Array<string>, 
+/**
+ * Who may still approve it now (emails).
+ */
+may_act: Array<string>, };
+
+/**
+ * One step of an [`ApprovalChain`].
+ */
+export type ChainStep = { 
+/**
+ * From 1.
+ */
+number: number, 
+/**
+ * True once every part is met.
+ */
+met: boolean, 
+/**
+ * One role, or several decided in parallel.
+ */
+parts: Array<ChainPart>, 
+/**
+ * How long it may wait, in minutes, when the policy says.
+ */
+respond_within_minutes: number | null, 
+/**
+ * Who it is offered to once that time has passed.
+ */
+escalate_to: string | null, };
 
 /**
  * A change between two amounts in one currency.
@@ -1534,7 +1623,12 @@ unread: boolean,
 /**
  * Why the host holds it (screening), if it does.
  */
-held_reason: string | null, };
+held_reason: string | null, 
+/**
+ * The chain of approvals the host routed it to under the org's policy
+ * of authority, and where it stands (hosts that route only).
+ */
+chain: ApprovalChain | null, };
 
 /**
  * The first rows of the inbox and the counts of all of it.

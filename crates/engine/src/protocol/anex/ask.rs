@@ -98,6 +98,7 @@ pub(crate) fn former(events: &[StoredEvent], event_hash: &str) -> Option<Pending
         amount: None,
         threshold: None,
         anex: None,
+        chain: None,
     })
 }
 

@@ -89,6 +89,7 @@ fn pending(events: &[StoredEvent], seq: u64) -> PendingProposal {
         amount: None,
         threshold: None,
         anex: None,
+        chain: None,
     }
 }
 

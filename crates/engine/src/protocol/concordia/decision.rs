@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use super::log::transcript_id;
 use super::offer::{check_terms, offer_in, parse_amount, price};
 use crate::error::DecideError;
-use crate::protocol::gate_decision::{self, cannot, receipt_amount};
+use crate::protocol::gate_decision::{self, cannot, receipt_amount, signed_role};
 use crate::protocol::DecisionInput;
 use crate::views::DecideAction;
 
@@ -92,7 +92,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         amount,
         threshold_crossed: threshold,
         session_id: transcript_id(&input.request.session_id).to_owned(),
-        role: None,
+        role: signed_role(pending),
     };
     let receipt = build_receipt(&draft, &input.key.verifying_key())
         .and_then(|r| sign_receipt(r, input.key))

@@ -158,6 +158,7 @@ fn pending(events: &[StoredEvent]) -> PendingProposal {
         amount: Some("150000.00 USD".to_owned()),
         threshold: Some("100000.00 USD".to_owned()),
         anex: None,
+        chain: None,
     }
 }
 

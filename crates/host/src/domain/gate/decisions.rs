@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 
 use super::views::{counting_approvals, status_at};
 use super::{parse_stored, GateProtocol};
+use crate::domain::authority::{self, Decidable, StoredRoute};
 use crate::domain::decisions::Received;
 use crate::domain::DomainError;
 use crate::store::{
@@ -35,6 +36,12 @@ pub struct GateDecisionState {
     pub earlier: Option<GateDecisionRow>,
     /// True when the id was used for a decision on an ANP session.
     pub used_for_anp: bool,
+    /// The emails of the org's approvers enrolled and not revoked: who
+    /// holds the roles of the request's route now.
+    pub enrolled: Vec<String>,
+    /// The approver named as the owner of the agent that asked, if any: it
+    /// is never the only approval of its agent's request.
+    pub owner: Option<String>,
 }
 
 /// A decision's result, and what to store for it (`None`: a replay).
@@ -237,7 +244,13 @@ pub fn decide(
             req.decision_id
         )));
     }
-    let GateDecisionState { state, org, .. } = st;
+    let GateDecisionState {
+        state,
+        org,
+        enrolled,
+        owner,
+        ..
+    } = st;
     let Some(request) = state
         .requests
         .iter()
@@ -305,6 +318,53 @@ pub fn decide(
         expected,
         now,
     )?;
+    // The chain of approvals the request was routed to: who may act now,
+    // as which role; a receipt of a routed request names that role.
+    let route = StoredRoute::read(request.route.as_deref(), request.approvals_required)?;
+    let counted: Vec<::authority::Approval> =
+        counting_approvals(&request.request_id, &state.receipts)
+            .map(|r| authority::approval(&r.approver_email, r.step, r.role.as_deref()))
+            .collect();
+    let enrolled = authority::people(&enrolled);
+    let owner = owner.as_deref().map(::authority::Person::new);
+    let chain = Decidable {
+        route: &route,
+        approvals: &counted,
+        enrolled: &enrolled,
+        owner: owner.as_ref(),
+    };
+    if matches!(req.action, DecisionAction::Approve)
+        && counting_approvals(&request.request_id, &state.receipts)
+            .any(|r| r.approver_id == approver.id)
+    {
+        return Err(DomainError::Policy(format!(
+            "You already approved request {}; the policy needs distinct approvers.",
+            request.request_id
+        )));
+    }
+    let admitted = chain.admit(
+        &approver.email,
+        match req.action {
+            DecisionAction::Approve => ::authority::Action::Approve,
+            DecisionAction::Decline => ::authority::Action::Decline,
+            DecisionAction::Counter => ::authority::Action::Counter,
+        },
+    )?;
+    if route.policy_version.is_some() {
+        let signed_as = req
+            .receipt
+            .pointer("/approver/role")
+            .and_then(Value::as_str);
+        if signed_as != Some(admitted.role.as_str()) {
+            return Err(invalid_receipt(format!(
+                "approver.role is {}, but you decide at step {} as {}: sign the receipt as {}",
+                signed_as.map_or("absent".to_owned(), |r| format!("{r:?}")),
+                admitted.step,
+                admitted.role,
+                admitted.role
+            )));
+        }
+    }
     let mine = state
         .receipts
         .iter()
@@ -320,6 +380,8 @@ pub fn decide(
         receipt: receipt_text,
         recorded_at: at.clone(),
         ordinal: mine as u32 + 1,
+        step: Some(admitted.step as u32),
+        role: Some(admitted.role.clone()),
     };
     let mut next = state.session.clone();
     next.updated_at = at.clone();
@@ -327,17 +389,10 @@ pub fn decide(
     let rid = request.request_id.clone();
     let (outcome, detail, settled) = match req.action {
         DecisionAction::Approve => {
-            let given: Vec<&str> = counting_approvals(&rid, &state.receipts)
-                .map(|r| r.approver_id.as_str())
-                .collect();
-            if given.contains(&approver.id.as_str()) {
-                return Err(DomainError::Policy(format!(
-                    "You already approved request {rid}; the policy needs distinct approvers."
-                )));
-            }
-            let count = given.len() as u32 + 1;
+            let count = counted.len() as u32 + 1;
+            let routed = route.policy_version.is_some();
             commit.receipts.push(new_receipt);
-            if count >= request.approvals_required {
+            if admitted.completes {
                 commit.request_changes.push(RequestChange::Settle {
                     request_id: rid.clone(),
                     status: RequestState::Approved.as_str().to_owned(),
@@ -345,27 +400,36 @@ pub fn decide(
                     reason: None,
                     counter_terms: None,
                 });
-                (
-                    DecisionOutcome::Appended,
+                let detail = if routed {
+                    format!(
+                        "Approved at step {} as {}: every step of the chain is met; the agent may accept.",
+                        admitted.step, admitted.role
+                    )
+                } else {
                     format!(
                         "Approved ({count} of {} approvals): the agent may accept.",
                         request.approvals_required
-                    ),
+                    )
+                };
+                (
+                    DecisionOutcome::Appended,
+                    detail,
                     Some(RequestState::Approved),
                 )
             } else {
                 commit.request_changes.push(RequestChange::StillPending {
                     request_id: rid.clone(),
                 });
-                (
-                    DecisionOutcome::AwaitingApprovals,
+                let detail = if routed {
+                    chain.approved_sentence(&approver.email, &admitted)
+                } else {
+                    let required = request.approvals_required.max(count + 1);
                     format!(
-                        "Recorded approval {count} of {}; {} more needed.",
-                        request.approvals_required,
-                        request.approvals_required - count
-                    ),
-                    None,
-                )
+                        "Recorded approval {count} of {required}; {} more needed.",
+                        required - count
+                    )
+                };
+                (DecisionOutcome::AwaitingApprovals, detail, None)
             }
         }
         DecisionAction::Decline => {

@@ -492,7 +492,32 @@ pub fn plan_request(
             anp::api::format_timestamp(expires)
         )));
     }
-    let (threshold, approvals_required) = policy_for(org, &amount, strict);
+    // The org's policy of authority routes it; an org without one keeps
+    // its old threshold, which is also what its receipts name.
+    let mut facts = ::authority::Facts::new(
+        protocol.authority_protocol(),
+        (!strict).then(|| ::authority::Money {
+            value: amount.value,
+            currency: amount.currency.clone(),
+        }),
+    );
+    facts.counterparty = s
+        .counterparty_org
+        .clone()
+        .or_else(|| s.counterparty_name.clone());
+    let route = crate::domain::authority::route(org, &facts)?;
+    let (threshold, approvals_required) = match route.policy_version {
+        None => policy_for(org, &amount, strict),
+        Some(_) => (
+            route
+                .route
+                .threshold
+                .as_ref()
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| format!("0 {}", amount.currency)),
+            route.approvals_required(),
+        ),
+    };
     let row = GateRequestRow {
         request_id: req.request_id.clone(),
         message_hash: req.message_hash.clone(),
@@ -511,6 +536,7 @@ pub fn plan_request(
         reason: None,
         counter_terms: None,
         held_reason: None,
+        route: Some(route.to_text()?),
     };
     let answer = accepted(&row, now);
     let mut next = s.clone();

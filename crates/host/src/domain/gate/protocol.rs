@@ -56,6 +56,14 @@ pub struct Awaited {
 }
 
 impl GateProtocol {
+    /// The protocol as a policy of authority names it.
+    pub fn authority_protocol(self) -> ::authority::Protocol {
+        match self {
+            GateProtocol::Concordia => ::authority::Protocol::Concordia,
+            GateProtocol::Oanp => ::authority::Protocol::Oanp,
+        }
+    }
+
     /// Every protocol the gate speaks.
     pub const ALL: [GateProtocol; 2] = [GateProtocol::Concordia, GateProtocol::Oanp];
 

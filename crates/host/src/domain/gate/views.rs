@@ -3,7 +3,8 @@
 //! the transcript in its own form for the approver's log.
 
 use countersign_host_api::approver::{
-    Counterparty, GateAgentIdentity, GateLog, GivenApproval, PendingDecision, SessionSummary,
+    Counterparty, GateAgentIdentity, GateLog, GivenApproval, PendingDecision, RouteView,
+    SessionSummary,
 };
 use countersign_host_api::gate::{
     DecidedBy, GateAction, GateCounterparty, GateRequestStatus, Head, RequestState,
@@ -12,6 +13,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::keys_of;
+use crate::domain::authority::{self, Decidable, StoredRoute};
 use crate::domain::DomainError;
 use crate::store::{GateReceiptRow, GateRequestRow, GateSession, GateState, GateSummaryRow};
 
@@ -135,41 +137,78 @@ fn counterparty_of(session: &GateSession) -> Result<Counterparty, DomainError> {
     })
 }
 
+/// Who asks for the summary: a request's chain is shown as it stands for
+/// this approver among the org's enrolled ones.
+pub struct Asking<'a> {
+    /// The approver's email.
+    pub email: &'a str,
+    /// The org's approvers enrolled and not revoked.
+    pub enrolled: &'a [::authority::Person],
+}
+
+/// A request's chain of approvals as it stands for `asking`.
+fn route_view(
+    r: &GateRequestRow,
+    receipts: &[GateReceiptRow],
+    owner: Option<&::authority::Person>,
+    asking: &Asking<'_>,
+) -> Result<RouteView, DomainError> {
+    let route = StoredRoute::read(r.route.as_deref(), r.approvals_required)?;
+    let counted: Vec<::authority::Approval> = counting_approvals(&r.request_id, receipts)
+        .map(|a| authority::approval(&a.approver_email, a.step, a.role.as_deref()))
+        .collect();
+    Ok(Decidable {
+        route: &route,
+        approvals: &counted,
+        enrolled: asking.enrolled,
+        owner,
+    }
+    .view(asking.email))
+}
+
 /// A gate session in the approver's summary, with its requests still
-/// pending at `now` as pending decisions; `sandbox` when it belongs to the
-/// built-in sandbox org (as its ANP sessions say).
+/// pending at `now` as pending decisions, each with its chain as it stands
+/// for `asking`; `sandbox` when it belongs to the built-in sandbox org (as
+/// its ANP sessions say).
 pub fn summary_session(
     row: &GateSummaryRow,
     now: OffsetDateTime,
     sandbox: bool,
+    asking: &Asking<'_>,
 ) -> Result<SessionSummary, DomainError> {
     let s = &row.session;
+    let owner = row.owner_email.as_deref().map(::authority::Person::new);
     let pending = row
         .pending
         .iter()
         .filter(|r| status_at(r, now) == RequestState::Pending)
-        .map(|r| PendingDecision {
-            seq: r.seq,
-            event_hash: r.message_hash.clone(),
-            kind: r.kind.clone(),
-            actor: "counterparty".into(),
-            expires_at: r.expires_at.clone(),
-            approvals: counting_approvals(&r.request_id, &row.receipts)
-                .map(|a| GivenApproval {
-                    approved_by: a.approver_email.clone(),
-                    at: a.recorded_at.clone(),
-                })
-                .collect(),
-            approvals_required: r.approvals_required,
-            draft: None,
-            held_reason: r.held_reason.clone(),
-            request_id: Some(r.request_id.clone()),
-            action: Some(r.action.clone()),
-            amount: Some(r.amount.clone()),
-            threshold: Some(r.threshold.clone()),
-            anex: None,
+        .map(|r| -> Result<PendingDecision, DomainError> {
+            Ok(PendingDecision {
+                seq: r.seq,
+                event_hash: r.message_hash.clone(),
+                kind: r.kind.clone(),
+                actor: "counterparty".into(),
+                expires_at: r.expires_at.clone(),
+                approvals: counting_approvals(&r.request_id, &row.receipts)
+                    .map(|a| GivenApproval {
+                        approved_by: a.approver_email.clone(),
+                        at: a.recorded_at.clone(),
+                        step: a.step,
+                        role: a.role.clone(),
+                    })
+                    .collect(),
+                approvals_required: r.approvals_required,
+                draft: None,
+                held_reason: r.held_reason.clone(),
+                request_id: Some(r.request_id.clone()),
+                action: Some(r.action.clone()),
+                amount: Some(r.amount.clone()),
+                threshold: Some(r.threshold.clone()),
+                anex: None,
+                route: Some(route_view(r, &row.receipts, owner.as_ref(), asking)?),
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, DomainError>>()?;
     Ok(SessionSummary {
         id: approver_id_of(s),
         protocol: s.key.protocol.clone(),

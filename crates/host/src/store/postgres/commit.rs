@@ -37,9 +37,10 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
         p_pending_ref TEXT[], p_pending_seq BIGINT[], p_pending_answers TEXT[],
         p_pending_kind TEXT[], p_pending_actor TEXT[], p_pending_expires TEXT[],
         p_pending_payload TEXT[], p_pending_required INTEGER[], p_pending_draft BOOLEAN[],
-        p_pending_held TEXT[], p_pending_created TEXT[],
+        p_pending_held TEXT[], p_pending_created TEXT[], p_pending_route TEXT[],
         p_approval_ref TEXT[], p_approval_approver TEXT[], p_approval_text TEXT[],
         p_approval_recorded TEXT[], p_approval_ordinal INTEGER[],
+        p_approval_step INTEGER[], p_approval_role TEXT[],
         p_decision_id TEXT, p_decision_approver TEXT, p_decision_body BYTEA,
         p_decision_sha256 TEXT, p_decision_headers TEXT, p_decision_outcome TEXT,
         p_decision_detail TEXT, p_decision_received TEXT,
@@ -86,20 +87,23 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
         END LOOP;
         IF cardinality(p_pending_ref) > 0 THEN
             INSERT INTO pending (session_id, ref, seq, answers, kind, actor, expires_at, payload,
-                                 approvals_required, draft, held_reason, state, created_at)
+                                 approvals_required, draft, held_reason, state, created_at, route)
             SELECT p_id, p.ref, p.seq, p.answers, p.kind, p.actor, p.expires, p.payload,
-                   p.required, p.draft, p.held, 'open', p.created
+                   p.required, p.draft, p.held, 'open', p.created, p.route
             FROM unnest(p_pending_ref, p_pending_seq, p_pending_answers, p_pending_kind,
                         p_pending_actor, p_pending_expires, p_pending_payload,
-                        p_pending_required, p_pending_draft, p_pending_held, p_pending_created)
-                 AS p(ref, seq, answers, kind, actor, expires, payload, required, draft, held, created);
+                        p_pending_required, p_pending_draft, p_pending_held, p_pending_created,
+                        p_pending_route)
+                 AS p(ref, seq, answers, kind, actor, expires, payload, required, draft, held, created,
+                      route);
         END IF;
         IF cardinality(p_approval_ref) > 0 THEN
-            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal)
-            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal
+            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal,
+                                   step, role)
+            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal, a.step, a.role
             FROM unnest(p_approval_ref, p_approval_approver, p_approval_text,
-                        p_approval_recorded, p_approval_ordinal)
-                 AS a(ref, approver, approval, recorded, ordinal);
+                        p_approval_recorded, p_approval_ordinal, p_approval_step, p_approval_role)
+                 AS a(ref, approver, approval, recorded, ordinal, step, role);
         END IF;
         IF p_decision_id IS NOT NULL THEN
             INSERT INTO decisions (decision_id, approver_id, session_id, body, body_sha256,
@@ -128,7 +132,8 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
 /// The call, with every parameter in the function's order.
 const CALL: &str = "SELECT * FROM countersign_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
      $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, \
-     $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45)";
+     $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, \
+     $47, $48)";
 
 /// A commit's rows as the function's array parameters, one array per
 /// column.
@@ -151,11 +156,14 @@ struct Columns {
     pending_draft: Vec<bool>,
     pending_held: Vec<Option<String>>,
     pending_created: Vec<String>,
+    pending_route: Vec<Option<String>>,
     approval_ref: Vec<String>,
     approval_approver: Vec<String>,
     approval_text: Vec<String>,
     approval_recorded: Vec<String>,
     approval_ordinal: Vec<i32>,
+    approval_step: Vec<i32>,
+    approval_role: Vec<String>,
 }
 
 impl Columns {
@@ -193,6 +201,7 @@ impl Columns {
             out.pending_draft.push(is_draft(&p.reference));
             out.pending_held.push(p.held_reason.clone());
             out.pending_created.push(p.created_at.clone());
+            out.pending_route.push(p.route.clone());
         }
         for a in &c.approvals {
             out.approval_ref.push(a.reference.clone());
@@ -200,6 +209,8 @@ impl Columns {
             out.approval_text.push(a.approval.clone());
             out.approval_recorded.push(a.recorded_at.clone());
             out.approval_ordinal.push(i32_of(a.ordinal));
+            out.approval_step.push(i32_of(a.step));
+            out.approval_role.push(a.role.clone());
         }
         out
     }
@@ -235,7 +246,7 @@ impl PgStore {
             d.map(|d| d.received_at.as_str()),
         );
         let log_after = log_after.map(i);
-        let params: [&(dyn ToSql + Sync); 45] = [
+        let params: [&(dyn ToSql + Sync); 48] = [
             &c.new_session,
             &s.id,
             &s.agent_id,
@@ -267,11 +278,14 @@ impl PgStore {
             &cols.pending_draft,
             &cols.pending_held,
             &cols.pending_created,
+            &cols.pending_route,
             &cols.approval_ref,
             &cols.approval_approver,
             &cols.approval_text,
             &cols.approval_recorded,
             &cols.approval_ordinal,
+            &cols.approval_step,
+            &cols.approval_role,
             &decision_id,
             &decision_approver,
             &decision_body,

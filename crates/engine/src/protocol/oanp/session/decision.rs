@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::log::session_id;
 use super::offer::{amount_of, check_terms, offer_of};
 use crate::error::DecideError;
-use crate::protocol::gate_decision::{self, cannot, receipt_amount};
+use crate::protocol::gate_decision::{self, cannot, receipt_amount, signed_role};
 use crate::protocol::DecisionInput;
 use crate::views::DecideAction;
 
@@ -82,7 +82,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         amount,
         threshold_crossed: threshold,
         session_id: session.clone(),
-        role: None,
+        role: signed_role(pending),
     };
     let reference = format!("urn:oanp:session:{session}");
     let receipt = build_receipt_referencing(&draft, &input.key.verifying_key(), &reference)

@@ -249,6 +249,7 @@ fn the_awaited_offer_is_read_beside_the_one_it_answers() {
         amount: None,
         threshold: Some("250000 USD".into()),
         anex: None,
+        chain: None,
     };
     let located = offer::locate(&events, &pending).unwrap();
     assert_eq!(located.proposal.amount.unwrap().value, "419.00");

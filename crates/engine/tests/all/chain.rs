@@ -1,0 +1,94 @@
+//! A chain of approvals (docs/authority.md) as the console meets it: the
+//! host routes an ANP offer through the org's policy of authority, the
+//! inbox row carries the chain as it stands for this person, and the
+//! engine signs nothing the chain would refuse.
+
+use countersign_engine::{DecideAction, DecideRequest, Engine, InboxItem};
+
+use crate::common::*;
+
+const THREE_TIER: &str = include_str!("../../../../docs/examples/authority-three-tier.toml");
+
+async fn row(engine: &Engine) -> InboxItem {
+    engine.refresh().await.unwrap();
+    engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|i| !i.is_draft)
+        .expect("the vendor's offer in the inbox")
+}
+
+fn approve(item: &InboxItem) -> DecideRequest {
+    DecideRequest {
+        host_id: item.host_id.clone(),
+        session_id: item.session_id.clone(),
+        in_response_to: item.event_hash.clone(),
+        action: DecideAction::Approve,
+        reason: None,
+        counter: None,
+    }
+}
+
+#[tokio::test]
+async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
+    let world = World::start().await;
+    let (_a, ann) = world.engine("ann@fabrikam.example").await;
+    let (_f, fay) = world.engine("fay@fabrikam.example").await;
+    world
+        .host()
+        .load_authority(&world.org, THREE_TIER, "Ivy Admin")
+        .await
+        .unwrap();
+    let (agent, session) = world.vendor("Northwind").await;
+    // 500 seats at 100: 50,000 USD, a buyer then finance.
+    submit(&agent, &session, anp::EventKind::Offer, offer(100, DAY)).await;
+
+    let seen_by_fay = row(&fay).await;
+    let chain = seen_by_fay
+        .chain
+        .clone()
+        .expect("a routed offer carries its chain");
+    assert_eq!(chain.reason, "Above 10,000 USD: rule 2");
+    assert_eq!(chain.policy_version, Some(1));
+    assert_eq!(chain.current_step, Some(1));
+    assert!(!chain.you_may_approve && !chain.you_may_decide);
+    assert_eq!(seen_by_fay.approvals_required, 2);
+    // Out of turn: refused before anything is signed or sent.
+    let refused = fay.decide(approve(&seen_by_fay)).await.unwrap_err();
+    assert_eq!(refused.code(), "not_your_turn", "{refused}");
+    assert_eq!(
+        refused.to_string(),
+        "Not yours to decide now: step 1 of its chain of approvals waits on buyer, and you hold none of those roles. Nothing was signed or sent."
+    );
+    let log = agent.log(&session, None).await.unwrap();
+    assert!(log.events.iter().all(|e| e.kind != anp::EventKind::Accept));
+
+    // Ann, a buyer, approves: the chain moves on to finance.
+    let seen_by_ann = row(&ann).await;
+    assert!(seen_by_ann.chain.as_ref().unwrap().you_may_approve);
+    let one = ann.decide(approve(&seen_by_ann)).await.unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    assert_eq!(
+        one.detail,
+        "Approved at step 1 as buyer; step 2 waits on finance (1 more)."
+    );
+    // Ann's approval counts already: she may not approve again.
+    let again = row(&ann).await;
+    assert!(!again.chain.as_ref().unwrap().you_may_approve);
+
+    // Now it is Fay's turn, and her approval completes it.
+    let seen_by_fay = row(&fay).await;
+    let chain = seen_by_fay.chain.clone().unwrap();
+    assert_eq!(chain.current_step, Some(2));
+    assert!(chain.you_may_approve);
+    assert_eq!(
+        chain.steps[0].parts[0].approved_by,
+        ["ann@fabrikam.example"]
+    );
+    let two = fay.decide(approve(&seen_by_fay)).await.unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+    let log = agent.log(&session, None).await.unwrap();
+    assert!(log.events.iter().any(|e| e.kind == anp::EventKind::Accept));
+}

@@ -1,0 +1,66 @@
+/** Words for a decision's chain of approvals (the organization's policy of authority, docs/authority.md). */
+import type { ApprovalChain, ChainPart, ChainStep } from "../backend";
+
+/** One step as a line: "Step 2 · finance: 1 of 1 — approved by fay@…" or "… waiting on fay@…, frank@…". */
+export interface StepLine {
+  number: number;
+  text: string;
+  state: "met" | "current" | "later";
+}
+
+function partText(part: ChainPart, current: boolean): string {
+  const count = `${part.approved_by.length} of ${part.required}`;
+  const by = part.approved_by.length > 0 ? ` — approved by ${part.approved_by.join(", ")}` : "";
+  const waiting = current && part.may_act.length > 0 && part.approved_by.length < part.required
+    ? `; may approve: ${part.may_act.join(", ")}` : "";
+  return `${part.role} ${count}${by}${waiting}`;
+}
+
+/** Each step in order, with who approved and who may still act at the current one. */
+export function stepLines(chain: ApprovalChain): StepLine[] {
+  return chain.steps.map((step: ChainStep) => {
+    const current = chain.current_step === step.number;
+    const parts = step.parts.map((p) => partText(p, current)).join(" and ");
+    const within = step.respond_within_minutes ? ` (within ${duration(step.respond_within_minutes)}` +
+      (step.escalate_to ? `, then also ${step.escalate_to})` : ")") : "";
+    return {
+      number: step.number,
+      text: `Step ${step.number} · ${parts}${within}`,
+      state: step.met ? "met" : current ? "current" : "later",
+    };
+  });
+}
+
+function duration(minutes: number): string {
+  if (minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}
+
+/** The roles the current step still waits on. */
+export function waitingOn(chain: ApprovalChain): string[] {
+  const step = chain.steps.find((s) => s.number === chain.current_step);
+  return step ? step.parts.filter((p) => p.approved_by.length < p.required).map((p) => p.role) : [];
+}
+
+/** Whose turn it is, in one sentence for this person. */
+export function turnSentence(chain: ApprovalChain): string {
+  if (chain.current_step === null) return "Every step of its chain is met.";
+  const roles = waitingOn(chain).join(" and ");
+  if (chain.you_may_approve) return `Your turn: step ${chain.current_step} waits on ${roles}, which you hold.`;
+  if (chain.you_may_decide) return `Step ${chain.current_step} waits on ${roles}; your approval already counts on this request, but you may still decline or counter.`;
+  return `Not yours to decide now: step ${chain.current_step} waits on ${roles}, and you hold none of those roles.`;
+}
+
+/** "Above 10,000 USD: rule 2 (policy version 3)", or the old threshold's words. */
+export function whyLine(chain: ApprovalChain): string {
+  return chain.policy_version === null ? chain.reason : `${chain.reason} (policy version ${chain.policy_version})`;
+}
+
+/**
+ * Worth a place on screen: a chain the organization's policy of authority gave, or an old-threshold chain that
+ * needs more than one approval. One approval by anyone, as every org without a policy decides, says nothing new.
+ */
+export function worthShowing(chain: ApprovalChain): boolean {
+  return chain.policy_version !== null || chain.steps.length > 1 || chain.steps.some((s) => s.parts.some((p) => p.required > 1));
+}
