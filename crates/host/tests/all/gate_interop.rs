@@ -37,7 +37,7 @@ fn repo_root() -> PathBuf {
 }
 
 /// The interop Python: `COUNTERSIGN_PYTHON`, else the repository's .venv.
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("COUNTERSIGN_PYTHON") {
         return PathBuf::from(p);
     }

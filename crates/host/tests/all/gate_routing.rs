@@ -9,13 +9,42 @@
 use concordia::approval_receipt::receipt::verify_receipt;
 use countersign_client::{ApproverClient, GateDecisionInput};
 use countersign_host_api::approver::{DecisionOutcome, PendingDecision};
-use serde_json::Value;
+use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::common::*;
 use crate::gate_support::*;
 
 const THREE_TIER: &str = include_str!("../../../../docs/examples/authority-three-tier.toml");
+
+/// The reference SDK's `verify_approval_receipt` on `request`
+/// (`crates/concordia/interop/verify_receipt.py`, in the .venv the suite's
+/// interop tests use).
+fn sdk_verify(request: &Value) -> Value {
+    use std::io::Write;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../concordia/interop/verify_receipt.py");
+    let mut child = std::process::Command::new(crate::gate_interop::python())
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the interop Python starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(request.to_string().as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("the script ends");
+    assert!(
+        out.status.success(),
+        "verify_receipt.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the SDK's answer as JSON")
+}
 
 fn client(t: &TestHost, p: &Party) -> ApproverClient {
     ApproverClient::new(&t.running.base_url(), p.key.clone(), &p.id).unwrap()
@@ -210,6 +239,12 @@ async fn each_receipt_names_the_role_it_was_signed_as_and_the_chain_decides_who_
         let report = verify_receipt(r, &talk.messages[2], None, OffsetDateTime::now_utc(), &[]);
         let failed: Vec<String> = report.failures().map(|f| f.detail.clone()).collect();
         assert!(failed.is_empty(), "{failed:?} {r}");
+    }
+    // The reference Concordia SDK accepts both, roles and all.
+    let now = concordia::approval_receipt::datetime::format_utc(OffsetDateTime::now_utc());
+    for r in receipts {
+        let sdk = sdk_verify(&json!({ "receipt": r, "offer": talk.messages[2], "now": now }));
+        assert_eq!(sdk["valid"], true, "{sdk}");
     }
     // The role is under the signature: changed, the receipt no longer verifies.
     let mut forged = receipts[1].clone();
