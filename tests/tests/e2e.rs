@@ -19,6 +19,8 @@ struct Scenario {
 
 #[path = "e2e/anex.rs"]
 mod anex;
+#[path = "e2e/chain.rs"]
+mod chain;
 #[path = "e2e/compare.rs"]
 mod compare;
 #[path = "e2e/concordia.rs"]
