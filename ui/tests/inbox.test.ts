@@ -240,6 +240,8 @@ describe("inbox", () => {
   it("opens a notification's Approve… at the confirmation and its Decline… at the reason, signing nothing", async () => {
     vi.useFakeTimers({ now: fx.NOW, toFake: ["Date"] });
     const backend = new FakeBackend();
+    const fabrikam = fx.inboxItems()[1];
+    backend.views.set(fabrikam.event_hash, fx.offerView({ item: fabrikam }));
     const { container } = await renderApp(backend);
     const contoso = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" };
     backend.emitOpenOffer(contoso, "approve");
