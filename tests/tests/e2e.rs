@@ -166,13 +166,16 @@ async fn sandbox_inbox_appears_with_what_waits_in_the_title() -> Result<()> {
     assert!(unread > 0, "a fresh console has unread offers");
     // The title counts what waits on the person (read or not), as the engine does.
     let title = app
-        .wait_for("the title to carry the count of decisions waiting", async || {
-            let waiting = app.invoke("app_state", json!({})).await?["waiting"]
-                .as_u64()
-                .unwrap_or(0);
-            let title = app.driver.title().await?;
-            Ok((waiting > 0 && title.starts_with(&format!("({waiting}) "))).then_some(title))
-        })
+        .wait_for(
+            "the title to carry the count of decisions waiting",
+            async || {
+                let waiting = app.invoke("app_state", json!({})).await?["waiting"]
+                    .as_u64()
+                    .unwrap_or(0);
+                let title = app.driver.title().await?;
+                Ok((waiting > 0 && title.starts_with(&format!("({waiting}) "))).then_some(title))
+            },
+        )
         .await?;
     assert!(title.ends_with("Countersign"), "{title}");
     app.screenshot("inbox").await?;

@@ -95,7 +95,10 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
     let session = s.vendor.open_sandbox_session(&s.vendor_name).await?;
     let log = s
         .vendor
-        .offer(&session, outsider::offer(2, 1300, "Act from the notification.", &[]))
+        .offer(
+            &session,
+            outsider::offer(2, 1300, "Act from the notification.", &[]),
+        )
         .await?;
     let offer_hash = last_hash(&log)?;
     titled(&s.app, &title_for(start + 1)).await?;

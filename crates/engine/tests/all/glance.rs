@@ -191,7 +191,10 @@ async fn the_reminder_follows_its_setting_and_skips_what_arrived_that_close() {
         .iter()
         .find(|s| s.id == NOTIFY_EXPIRY_REMINDER)
         .unwrap();
-    assert_eq!((setting.group.as_str(), setting.default.clone()), ("Notifications", json!(60)));
+    assert_eq!(
+        (setting.group.as_str(), setting.default.clone()),
+        ("Notifications", json!(60))
+    );
     engine.refresh().await.unwrap();
     let reminders = recorder.reminders.lock().unwrap().clone();
     assert_eq!(reminders.len(), 1, "{reminders:?}");
@@ -208,7 +211,11 @@ async fn the_reminder_follows_its_setting_and_skips_what_arrived_that_close() {
 #[test]
 fn a_notification_offers_approve_and_decline_only_where_the_server_and_the_protocol_do() {
     use NoticeAction::*;
-    let both = [DecideAction::Approve, DecideAction::Decline, DecideAction::Counter];
+    let both = [
+        DecideAction::Approve,
+        DecideAction::Decline,
+        DecideAction::Counter,
+    ];
     assert_eq!(notice_actions(&both, true), [Open, Approve, Decline]);
     assert!(
         notice_actions(&both, false).is_empty(),
@@ -224,7 +231,11 @@ fn a_notification_offers_approve_and_decline_only_where_the_server_and_the_proto
         .collect();
     assert_eq!(
         words,
-        [("open", "Open"), ("approve", "Approve…"), ("decline", "Decline…")]
+        [
+            ("open", "Open"),
+            ("approve", "Approve…"),
+            ("decline", "Decline…")
+        ]
     );
     // What each key the server reports back opens: the click is "Open";
     // nothing else is ours.
