@@ -66,7 +66,13 @@ done
 dunst_choice="$artifacts/dunst-choice"
 rm -f "$dunst_choice"
 dunstrc="$artifacts/dunstrc"
-printf '[global]\n    dmenu = "%s %s"\n' "$root/tests/dunst-menu.sh" "$dunst_choice" >"$dunstrc"
+menu="$root/tests/dunst-menu.sh $dunst_choice"
+if [ -r /etc/xdg/dunst/dunstrc ]; then
+  # The system's configuration (what dunst read before), but for its menu.
+  sed "s|^\([[:space:]]*\)dmenu = .*|\1dmenu = \"$menu\"|" /etc/xdg/dunst/dunstrc >"$dunstrc"
+else
+  printf '[global]\n    dmenu = "%s"\n' "$menu" >"$dunstrc"
+fi
 dunst -config "$dunstrc" >"$artifacts/dunst.log" 2>&1 &
 pids+=("$!")
 notify_log="$artifacts/notify.log"
