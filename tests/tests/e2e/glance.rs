@@ -124,7 +124,15 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
             source,
         }
     })?;
-    dunstctl(&["context"])?;
+    // dunst's menu lists the notifications on screen: asked again until
+    // ours is among them and the app shows the confirmation.
+    s.app
+        .wait_for("Approve… from dunst's menu", async || {
+            dunstctl(&["context"])?;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            Ok((s.app.focused().await?.as_deref() == Some("approve-confirm")).then_some(()))
+        })
+        .await?;
     wait_focused(&s.app, "approve-confirm").await?;
     let _ = std::fs::remove_file(&choice);
     assert_eq!(text_of(&s.app, "offer-counterparty").await?, s.vendor_name);
