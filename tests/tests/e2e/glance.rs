@@ -4,7 +4,8 @@
 //! touch; a new offer's notification carries "Open", "Approve…" and
 //! "Decline…" (dunst offers actions); "Approve…" picked in dunst's own
 //! context menu opens the app at that offer with the confirmation focused,
-//! having signed nothing, and Enter finishes it.
+//! having signed nothing, and Enter finishes it; "Decline…" opens another
+//! offer at its reason.
 
 use std::time::Duration;
 
@@ -153,5 +154,59 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
     let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
     outsider::verify_accept(&log, &discovery, &offer_hash)?;
     titled(&s.app, &title_for(start)).await?;
+
+    // Another vendor's offer, and its notification's "Decline…": the reason
+    // field has the keys; the reason typed, Enter, Enter sends the decline.
+    let other_name = format!("{} Decline", s.vendor_name);
+    let other =
+        outsider::Vendor::register(&s.host_url, &other_name, "E2E Negotiation Agent").await?;
+    let declined = other.open_sandbox_session(&other_name).await?;
+    other
+        .offer(
+            &declined,
+            outsider::offer(1, 900, "Decline me from the notification.", &[]),
+        )
+        .await?;
+    let title = format!("ANP offer from {other_name} waits for you");
+    notify_call(&s.app, &log_path, &title).await?;
+    std::fs::write(&choice, format!("#Decline…\n({title}) [\n")).map_err(|source| {
+        E2eError::Io {
+            what: "writing the dunst choice".into(),
+            source,
+        }
+    })?;
+    s.app
+        .wait_for("Decline… from dunst's menu", async || {
+            dunstctl(&["context"])?;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            Ok((s.app.focused().await?.as_deref() == Some("decline-reason")).then_some(()))
+        })
+        .await?;
+    let _ = std::fs::remove_file(&choice);
+    assert_eq!(text_of(&s.app, "offer-counterparty").await?, other_name);
+    assert!(
+        other
+            .log(&declined)
+            .await?
+            .events
+            .iter()
+            .all(|e| e.kind.as_str() != "decline"),
+        "nothing is sent from the notification"
+    );
+    s.app.press("Over our budget this year").await?;
+    s.app.press(Key::Enter).await?;
+    wait_focused(&s.app, "confirm-send").await?;
+    s.app.press(Key::Enter).await?;
+    s.app
+        .wait_for("the decline on the host", async || {
+            let log = other.log(&declined).await?;
+            Ok(log
+                .events
+                .iter()
+                .find(|e| e.kind.as_str() == "decline")
+                .map(|e| e.payload["reason"].clone()))
+        })
+        .await
+        .map(|reason| assert_eq!(reason, json!("Over our budget this year")))?;
     s.app.quit().await
 }
