@@ -60,7 +60,20 @@ for _ in $(seq 1 100); do
 done
 
 # Our own notification daemon (one auto-started by D-Bus would have no DISPLAY).
-dunst >"$artifacts/dunst.log" 2>&1 &
+# Its context menu (`dunstctl context`, where a person picks a notification's
+# "Approve…") is tests/dunst-menu.sh, which picks what a test wrote into
+# artifacts/dunst-choice.
+dunst_choice="$artifacts/dunst-choice"
+rm -f "$dunst_choice"
+dunstrc="$artifacts/dunstrc"
+menu="$root/tests/dunst-menu.sh $dunst_choice"
+if [ -r /etc/xdg/dunst/dunstrc ]; then
+  # The system's configuration (what dunst read before), but for its menu.
+  sed "s|^\([[:space:]]*\)dmenu = .*|\1dmenu = \"$menu\"|" /etc/xdg/dunst/dunstrc >"$dunstrc"
+else
+  printf '[global]\n    dmenu = "%s"\n' "$menu" >"$dunstrc"
+fi
+dunst -config "$dunstrc" >"$artifacts/dunst.log" 2>&1 &
 pids+=("$!")
 notify_log="$artifacts/notify.log"
 : >"$notify_log"
@@ -69,6 +82,7 @@ pids+=("$!")
 
 export COUNTERSIGN_E2E_ARTIFACTS="$artifacts"
 export COUNTERSIGN_E2E_NOTIFY_LOG="$notify_log"
+export COUNTERSIGN_E2E_DUNST_CHOICE="$dunst_choice"
 # The test of the installed .deb runs only where .ci/test installed it.
 skip=()
 if [ "${COUNTERSIGN_E2E_INSTALLED:-}" != 1 ]; then

@@ -1,5 +1,6 @@
 //! Forwards the engine's changes to the UI as `engine://changed`, and keeps
-//! the unread count in the window title and the tray current.
+//! the count of decisions waiting on the person in the window title and
+//! the tray current: re-read the moment the inbox changes.
 
 use countersign_engine::{ChangeScope, Engine, EngineEvent};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
@@ -17,10 +18,10 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Runs until the engine closes its channel: each burst of changes is
 /// merged (see [`merge`]) and emitted; after a change to the inbox the
-/// unread count is re-read.
+/// waiting count is re-read.
 pub async fn forward<R: Runtime>(app: AppHandle<R>, engine: Engine) {
     let mut changes = engine.subscribe();
-    show_unread(&app, &engine).await;
+    show_waiting(&app, &engine).await;
     let mut open = true;
     while open {
         let mut burst = match changes.recv().await {
@@ -47,7 +48,7 @@ pub async fn forward<R: Runtime>(app: AppHandle<R>, engine: Engine) {
             }
         }
         if merged.iter().any(|event| event.what == ChangeScope::Inbox) {
-            show_unread(&app, &engine).await;
+            show_waiting(&app, &engine).await;
         }
         crate::memory::release_freed();
     }
@@ -83,16 +84,17 @@ fn merge(burst: Vec<EngineEvent>) -> Vec<EngineEvent> {
     merged
 }
 
-/// Puts the engine's unread count into the window title and the tray.
-pub async fn show_unread<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
+/// Puts the count of decisions waiting on the person (the engine's
+/// `waiting`, not the unread count) into the window title and the tray.
+pub async fn show_waiting<R: Runtime>(app: &AppHandle<R>, engine: &Engine) {
     match engine.app_state().await {
         Ok(state) => {
-            crate::window::set_unread_title(app, state.unread, engine.humanizer());
+            crate::window::set_waiting_title(app, state.waiting, engine.humanizer());
             if let Some(tray) = app.try_state::<Tray<R>>() {
-                tray.set_unread(state.unread, engine.humanizer());
+                tray.set_waiting(state.waiting, engine.humanizer());
             }
         }
-        Err(error) => tracing::warn!("unread count: {error}"),
+        Err(error) => tracing::warn!("waiting count: {error}"),
     }
 }
 

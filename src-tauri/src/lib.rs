@@ -1,7 +1,8 @@
 //! Countersign's desktop shell: a thin Tauri 2 layer over the console engine.
 //! It exposes one command per engine method, forwards the engine's changes
-//! to the UI, shows desktop notifications and keeps the unread count in the
-//! window title and the tray. Every fact comes from `countersign-engine`.
+//! to the UI, shows desktop notifications and keeps the count of decisions
+//! waiting on the person in the window title and the tray. Every fact comes
+//! from `countersign-engine`.
 
 mod commands;
 mod events;

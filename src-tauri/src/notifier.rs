@@ -1,6 +1,12 @@
-//! Desktop notifications through notify-rust: one per new pending decision and
-//! one per disputed session. Clicking one opens that offer or session. The
-//! engine decides when to notify; this module only decides how.
+//! Desktop notifications through notify-rust: one per new pending decision,
+//! one reminder per decision about to expire, one per disputed session.
+//! Clicking one opens that offer or session. Where the notification server
+//! offers actions (its `actions` capability; dunst and GNOME do), a pending
+//! decision's notification also carries "Open", "Approve…" and "Decline…":
+//! each only opens the app at that decision, the confirmation (or the
+//! reason) focused; nothing is signed from the notification. The engine
+//! decides when to notify and which buttons a notice may carry
+//! ([`countersign_engine::notice_actions`]); this module only decides how.
 //!
 //! One worker thread shows them at most once a second; a burst (a host with
 //! hundreds of new offers) becomes one summary instead of hundreds of
@@ -9,7 +15,9 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use countersign_engine::{Humanizer, ProposalRef};
+use countersign_engine::{
+    notice_actions, DecideAction, Humanizer, NoticeAction, ProposalOpening, ProposalRef,
+};
 use tauri::{AppHandle, Emitter, Runtime};
 
 /// The event a notification click sends to the UI (see the console contract).
@@ -53,6 +61,12 @@ pub struct Note {
     /// May a burst it arrives in be announced by one summary (the person's
     /// setting, carried by the engine's notice)? When not, a burst is silent.
     pub summarize: bool,
+    /// The decision forms its buttons may open (the engine's notice's
+    /// `actions`); empty for notes that carry none.
+    pub actions: Vec<DecideAction>,
+    /// A reminder that a decision expires soon (a burst of them is summed
+    /// up in its own words).
+    pub reminder: bool,
 }
 
 /// Sends desktop notifications on behalf of the engine.
@@ -145,39 +159,52 @@ impl Failures {
 /// turned summaries off. A dispute is never folded into a summary: each is
 /// shown on its own and opens its session.
 fn coalesce(batch: Vec<Note>, human: &Humanizer) -> Vec<Note> {
-    let (disputes, offers): (Vec<Note>, Vec<Note>) = batch
+    let (disputes, rest): (Vec<Note>, Vec<Note>) = batch
         .into_iter()
         .partition(|note| matches!(note.open, Opens::Session(_)));
+    let (reminders, offers): (Vec<Note>, Vec<Note>) =
+        rest.into_iter().partition(|note| note.reminder);
     let mut shown = disputes;
-    if offers.len() <= MOST_SHOWN_SEPARATELY {
-        shown.extend(offers);
-    } else if offers.iter().all(|note| note.summarize) {
-        shown.push(summary(offers.len(), human));
+    for (notes, words) in [
+        (offers, "new offers wait for your decision."),
+        (reminders, "decisions waiting on you expire soon."),
+    ] {
+        if notes.len() <= MOST_SHOWN_SEPARATELY {
+            shown.extend(notes);
+        } else if notes.iter().all(|note| note.summarize) {
+            shown.push(summary(notes.len(), words, human));
+        }
     }
     shown
 }
 
-/// One notification standing for `offers` new pending decisions.
-fn summary(offers: usize, human: &Humanizer) -> Note {
+/// One notification standing for `count` notes, counted in `words`.
+fn summary(count: usize, words: &str, human: &Humanizer) -> Note {
     Note {
         title: "Countersign".to_owned(),
-        body: format!(
-            "{} new offers wait for your decision.",
-            human.count(offers as u64)
-        ),
+        body: format!("{} {words}", human.count(count as u64)),
         open: Opens::Window,
         summarize: true,
+        actions: Vec::new(),
+        reminder: false,
     }
 }
 
 /// Shows one note; answers why not when the desktop would not.
 fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) -> Result<(), String> {
+    let server = Server::ask();
     let mut notification = notify_rust::Notification::new();
     notification
         .appname("Countersign")
         .summary(&note.title)
-        .body(&plain_body(&note.body))
+        .body(&plain_body(&note.body, server.markup))
         .action("default", "Open");
+    // Buttons only on a decision's note, and only where the server shows them.
+    if matches!(note.open, Opens::Proposal(_)) {
+        for action in notice_actions(&note.actions, server.actions) {
+            notification.action(action.id(), action.label());
+        }
+    }
     // A rewritten log is no passing news: it stays on screen until the person
     // acts (critical notifications do not time out).
     #[cfg(all(unix, not(target_os = "macos")))]
@@ -195,8 +222,8 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) -> Result<(), String> {
                 .name("notification-click".to_owned())
                 .spawn(move || {
                     handle.wait_for_action(|action| {
-                        if action == "default" {
-                            clicked(&app, &open);
+                        if let Some(action) = NoticeAction::from_id(action) {
+                            clicked(&app, &open, action.opens());
                         }
                     })
                 });
@@ -211,10 +238,12 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, note: Note) -> Result<(), String> {
     }
 }
 
-fn clicked<R: Runtime>(app: &AppHandle<R>, open: &Opens) {
+/// Brings the window forward and opens what the note names: a decision at
+/// the form `decide` names, if any (still to be confirmed in the app).
+fn clicked<R: Runtime>(app: &AppHandle<R>, open: &Opens, decide: Option<DecideAction>) {
     crate::window::focus_main(app);
     let sent = match open {
-        Opens::Proposal(offer) => app.emit(OPEN_PROPOSAL_EVENT, offer),
+        Opens::Proposal(offer) => app.emit(OPEN_PROPOSAL_EVENT, ProposalOpening::of(offer, decide)),
         Opens::Session(session) => app.emit(OPEN_SESSION_EVENT, session),
         Opens::Window => Ok(()),
     };
@@ -223,28 +252,50 @@ fn clicked<R: Runtime>(app: &AppHandle<R>, open: &Opens) {
     }
 }
 
+/// What the notification server said it does, asked once per note (a
+/// server can be replaced while the app runs).
+struct Server {
+    /// It reads the body as markup.
+    markup: bool,
+    /// It shows action buttons.
+    actions: bool,
+}
+
+impl Server {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    fn ask() -> Server {
+        match notify_rust::get_capabilities() {
+            Ok(caps) => Server {
+                markup: caps.iter().any(|c| c == "body-markup"),
+                actions: caps.iter().any(|c| c == "actions"),
+            },
+            // A server that will not say is taken to read markup (an escaped
+            // `&` shown as `&amp;` is better than a vendor's name turned into
+            // a link) and to show no buttons (a click still opens the decision).
+            Err(_) => Server {
+                markup: true,
+                actions: false,
+            },
+        }
+    }
+
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    fn ask() -> Server {
+        Server {
+            markup: false,
+            actions: false,
+        }
+    }
+}
+
 /// The body as plain text for servers that read it as markup: counterparty
 /// text (a vendor's name) must not become a link or an image there.
-fn plain_body(body: &str) -> String {
-    if body_is_markup() {
+fn plain_body(body: &str, markup: bool) -> String {
+    if markup {
         escape_markup(body)
     } else {
         body.to_owned()
     }
-}
-
-#[cfg(all(unix, not(target_os = "macos")))]
-fn body_is_markup() -> bool {
-    // A server that will not say is taken to read markup: an escaped `&`
-    // shown as `&amp;` is better than a vendor's name turned into a link.
-    notify_rust::get_capabilities()
-        .map(|caps| caps.iter().any(|c| c == "body-markup"))
-        .unwrap_or(true)
-}
-
-#[cfg(not(all(unix, not(target_os = "macos"))))]
-fn body_is_markup() -> bool {
-    false
 }
 
 /// Escapes the three characters the freedesktop body markup gives meaning to.
@@ -297,6 +348,8 @@ mod tests {
             body: "b".into(),
             open,
             summarize: true,
+            actions: Vec::new(),
+            reminder: false,
         }
     }
 
@@ -373,6 +426,23 @@ mod tests {
         assert!(matches!(shown[0].open, Opens::Session(_)));
         // A small burst is not a summary: each still shows.
         assert_eq!(coalesce(vec![quiet(note(true)); 2], &english()).len(), 2);
+    }
+
+    #[test]
+    fn a_burst_of_reminders_is_summed_up_as_reminders_not_as_new_offers() {
+        let reminder = |mut n: Note| {
+            n.reminder = true;
+            n
+        };
+        let batch = vec![reminder(note(true)); 4]
+            .into_iter()
+            .chain([note(true)])
+            .collect();
+        let shown = coalesce(batch, &english());
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(!shown[0].reminder, "the one new offer shows on its own");
+        assert_eq!(shown[1].body, "4 decisions waiting on you expire soon.");
+        assert_eq!(shown[1].open, Opens::Window);
     }
 
     #[test]

@@ -6,12 +6,11 @@ use crate::notifier::{DesktopNotifier, Note, Opens, SessionTarget};
 
 impl Notifier for DesktopNotifier {
     fn pending(&self, notice: &PendingNotice) {
-        self.show(Note {
-            title: notice.title.clone(),
-            body: notice.body.clone(),
-            open: proposal(&notice.host_id, &notice.session_id, &notice.event_hash),
-            summarize: notice.burst_summary,
-        });
+        self.show(decision(notice, false));
+    }
+
+    fn reminder(&self, notice: &PendingNotice) {
+        self.show(decision(notice, true));
     }
 
     fn disputed(&self, notice: &DisputeNotice) {
@@ -23,6 +22,8 @@ impl Notifier for DesktopNotifier {
                 session_id: notice.session_id.clone(),
             }),
             summarize: false,
+            actions: Vec::new(),
+            reminder: false,
         });
     }
 
@@ -32,7 +33,22 @@ impl Notifier for DesktopNotifier {
             body: notice.body.clone(),
             open: proposal(&notice.host_id, &notice.session_id, &notice.event_hash),
             summarize: false,
+            actions: Vec::new(),
+            reminder: false,
         });
+    }
+}
+
+/// The note about a pending decision (new, or a `reminder` that it expires
+/// soon): a click opens it, and its buttons the forms its notice allows.
+fn decision(notice: &PendingNotice, reminder: bool) -> Note {
+    Note {
+        title: notice.title.clone(),
+        body: notice.body.clone(),
+        open: proposal(&notice.host_id, &notice.session_id, &notice.event_hash),
+        summarize: notice.burst_summary,
+        actions: notice.actions.clone(),
+        reminder,
     }
 }
 

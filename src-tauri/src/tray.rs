@@ -1,5 +1,6 @@
-//! The tray icon: the unread count where a person glances, with a way back to
-//! the window. Desktops without a tray (or without its library) get no icon
+//! The tray icon: how many decisions wait on this person, where they
+//! glance (the menu's first line, the tooltip and, where the panel shows
+//! one, the number beside the icon), with a way back to the window. Desktops without a tray (or without its library) get no icon
 //! and a log line, never a crash.
 
 use countersign_engine::Humanizer;
@@ -33,11 +34,16 @@ impl<R: Runtime> Tray<R> {
         }
     }
 
-    /// Shows the unread count in the tooltip and the menu.
-    pub fn set_unread(&self, unread: u32, human: &Humanizer) {
-        let text = unread_text(unread, human);
+    /// Shows how many decisions wait on the person: the menu's first
+    /// line, the tooltip, and the number beside the icon (none at zero).
+    pub fn set_waiting(&self, waiting: u32, human: &Humanizer) {
+        let text = waiting_text(waiting, human);
         if let Err(error) = self.icon.set_tooltip(Some(format!("Countersign: {text}"))) {
             tracing::debug!("tray tooltip: {error}");
+        }
+        let beside = (waiting > 0).then(|| human.count(u64::from(waiting)));
+        if let Err(error) = self.icon.set_title(beside) {
+            tracing::debug!("tray title: {error}");
         }
         if let Err(error) = self.status.set_text(text) {
             tracing::debug!("tray menu: {error}");
@@ -45,18 +51,18 @@ impl<R: Runtime> Tray<R> {
     }
 }
 
-/// "no offers waiting", "1 offer waiting", "1,234 offers waiting" (the
-/// count grouped as the machine's locale writes it).
-pub fn unread_text(unread: u32, human: &Humanizer) -> String {
-    match unread {
-        0 => "no offers waiting".to_owned(),
-        1 => "1 offer waiting".to_owned(),
-        n => format!("{} offers waiting", human.count(u64::from(n))),
+/// "Nothing waits on you", "1 decision waits on you", "1,234 decisions
+/// wait on you" (the count grouped as the machine's locale writes it).
+pub fn waiting_text(waiting: u32, human: &Humanizer) -> String {
+    match waiting {
+        0 => "Nothing waits on you".to_owned(),
+        1 => "1 decision waits on you".to_owned(),
+        n => format!("{} decisions wait on you", human.count(u64::from(n))),
     }
 }
 
 fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
-    let status = MenuItem::with_id(app, "status", "no offers waiting", false, None::<&str>)?;
+    let status = MenuItem::with_id(app, "status", "Nothing waits on you", false, None::<&str>)?;
     let open = MenuItem::with_id(app, "open", "Open Countersign", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
@@ -83,16 +89,19 @@ fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Tray<R>> {
 
 #[cfg(test)]
 mod tests {
-    use super::unread_text;
+    use super::waiting_text;
     use countersign_engine::Humanizer;
 
     #[test]
     fn the_tray_counts_as_a_person_writes_numbers() {
         let en = Humanizer::in_zone("en_GB.UTF-8", "UTC");
-        assert_eq!(unread_text(0, &en), "no offers waiting");
-        assert_eq!(unread_text(1, &en), "1 offer waiting");
-        assert_eq!(unread_text(1234, &en), "1,234 offers waiting");
+        assert_eq!(waiting_text(0, &en), "Nothing waits on you");
+        assert_eq!(waiting_text(1, &en), "1 decision waits on you");
+        assert_eq!(waiting_text(1234, &en), "1,234 decisions wait on you");
         let fr = Humanizer::in_zone("fr_FR.UTF-8", "UTC");
-        assert_eq!(unread_text(1234, &fr), "1\u{202f}234 offers waiting");
+        assert_eq!(
+            waiting_text(1234, &fr),
+            "1\u{202f}234 decisions wait on you"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! The one main window: bringing it forward and titling it with the count.
+//! The one main window: bringing it forward and titling it with the count
+//! of decisions waiting on the person.
 
 use countersign_engine::Humanizer;
 use tauri::{AppHandle, Manager, Runtime};
@@ -15,20 +16,21 @@ pub fn focus_main<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// "Countersign" or "(1,234) Countersign": the count a person sees in the
-/// task bar, in the same words as the UI's `document.title`.
-pub fn title(unread: u32, human: &Humanizer) -> String {
-    if unread == 0 {
+/// "Countersign" or "(1,234) Countersign": how many decisions wait on the
+/// person, as they see it in the task bar, in the same words as the UI's
+/// `document.title`.
+pub fn title(waiting: u32, human: &Humanizer) -> String {
+    if waiting == 0 {
         "Countersign".to_owned()
     } else {
-        format!("({}) Countersign", human.count(u64::from(unread)))
+        format!("({}) Countersign", human.count(u64::from(waiting)))
     }
 }
 
-/// Sets the native window title from the unread count.
-pub fn set_unread_title<R: Runtime>(app: &AppHandle<R>, unread: u32, human: &Humanizer) {
+/// Sets the native window title from the count of decisions waiting.
+pub fn set_waiting_title<R: Runtime>(app: &AppHandle<R>, waiting: u32, human: &Humanizer) {
     if let Some(window) = app.get_webview_window(MAIN) {
-        if let Err(error) = window.set_title(&title(unread, human)) {
+        if let Err(error) = window.set_title(&title(waiting, human)) {
             tracing::debug!("window title: {error}");
         }
     }

@@ -56,6 +56,7 @@ fn app_state_reports_the_data_dir_it_was_given() {
     let state = invoke(&webview, "app_state", json!({})).unwrap();
     assert_eq!(state["data_dir"], json!(dir.path().display().to_string()));
     assert_eq!(state["unread"], json!(0));
+    assert_eq!(state["waiting"], json!(0));
     assert!(state["hosts"].as_array().unwrap().is_empty());
 }
 
@@ -65,11 +66,11 @@ fn an_empty_console_has_an_empty_inbox_and_history() {
     let (_app, webview) = app(dir.path());
     assert_eq!(
         invoke(&webview, "inbox", json!({})).unwrap(),
-        json!({"items": [], "total": 0, "unread": 0, "expired": []})
+        json!({"items": [], "total": 0, "unread": 0, "waiting": 0, "expired": []})
     );
     assert_eq!(
         invoke(&webview, "inbox", json!({"query": {"limit": 100}})).unwrap(),
-        json!({"items": [], "total": 0, "unread": 0, "expired": []})
+        json!({"items": [], "total": 0, "unread": 0, "waiting": 0, "expired": []})
     );
     assert_eq!(invoke(&webview, "hosts", json!({})).unwrap(), json!([]));
     assert_eq!(

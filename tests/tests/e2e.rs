@@ -25,6 +25,8 @@ mod chain;
 mod compare;
 #[path = "e2e/concordia.rs"]
 mod concordia;
+#[path = "e2e/glance.rs"]
+mod glance;
 #[path = "e2e/installed.rs"]
 mod installed;
 #[path = "e2e/key.rs"]
@@ -151,7 +153,7 @@ fn last_hash(log: &anp::LogDocument) -> Result<String> {
 
 #[tokio::test]
 #[ignore = "end-to-end: run through tests/e2e.sh"]
-async fn sandbox_inbox_appears_with_unread_count_in_the_title() -> Result<()> {
+async fn sandbox_inbox_appears_with_what_waits_in_the_title() -> Result<()> {
     let app = App::launch().await?;
     let banner = app.testid("sandbox-banner").await?.text().await?;
     assert!(
@@ -164,11 +166,18 @@ async fn sandbox_inbox_appears_with_unread_count_in_the_title() -> Result<()> {
     .await?;
     let unread = app.all("unread-marker").await?.len();
     assert!(unread > 0, "a fresh console has unread offers");
+    // The title counts what waits on the person (read or not), as the engine does.
     let title = app
-        .wait_for("the title to carry the unread count", async || {
-            let title = app.driver.title().await?;
-            Ok(title.starts_with(&format!("({unread}) ")).then_some(title))
-        })
+        .wait_for(
+            "the title to carry the count of decisions waiting",
+            async || {
+                let waiting = app.invoke("app_state", json!({})).await?["waiting"]
+                    .as_u64()
+                    .unwrap_or(0);
+                let title = app.driver.title().await?;
+                Ok((waiting > 0 && title.starts_with(&format!("({waiting}) "))).then_some(title))
+            },
+        )
         .await?;
     assert!(title.ends_with("Countersign"), "{title}");
     app.screenshot("inbox").await?;

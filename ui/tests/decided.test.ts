@@ -55,9 +55,10 @@ describe("after a decision", () => {
     expect(byId(container, "decision-summary").dataset.outcome).toBe("appended");
     expect(container.querySelector("[data-testid='reload-error']")).toBeNull();
     expect(container.querySelector("[data-testid='countdown']")).toBeNull();
-    // Contoso was unread and opened; Northwind stays unread: one new, in the nav and the title.
+    // Contoso was unread and opened; Northwind stays unread: one new, in the nav. Two
+    // decisions still wait on the person (Fabrikam's was read, not decided): the title says 2.
     expect(byId(container, "unread-count").textContent).toBe("1 new");
-    expect(document.title).toBe("(1) Countersign");
+    expect(document.title).toBe("(2) Countersign");
   });
 
   it("leaves a toast saying what was sent, whose link opens the session in history", async () => {

@@ -5,7 +5,7 @@
  */
 import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
-  HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
+  HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
   SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
@@ -61,7 +61,9 @@ export class FakeBackend implements Backend {
   inboxCalls = 0;
   inboxQueries: InboxQuery[] = [];
   private changed: ((event: EngineEvent) => void)[] = [];
-  private opens: ((ref: ProposalRef) => void)[] = [];
+  /** Proposals (their `itemKey`) this approver approved that still wait on others: not counted as waiting. */
+  approvedByMe = new Set<string>();
+  private opens: ((opening: ProposalOpening) => void)[] = [];
   private sessionOpens: ((ref: SessionRef) => void)[] = [];
 
   appState() { return answer(this.app); }
@@ -74,7 +76,9 @@ export class FakeBackend implements Backend {
     const expired = sortByExpiry(this.expiredItems);
     const through = query.through ? all.findIndex((item) => itemKey(item) === itemKey(query.through!)) : -1;
     const count = Math.max(query.limit ?? all.length, through + 1);
-    return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length, expired };
+    // Waiting on this person: what they have not approved themselves (the fake approves as "me@…").
+    const waiting = all.filter((item) => !this.approvedByMe.has(itemKey(item))).length;
+    return { items: all.slice(0, count), total: all.length, unread: all.filter((item) => item.unread).length, waiting, expired };
   }
   proposalView(ref: ProposalRef) {
     const view = this.views.get(ref.event_hash);
@@ -188,15 +192,17 @@ export class FakeBackend implements Backend {
     this.sessionOpens.push(handler);
     return () => { this.sessionOpens = this.sessionOpens.filter((h) => h !== handler); };
   }
-  async onOpenProposal(handler: (ref: ProposalRef) => void) {
+  async onOpenProposal(handler: (opening: ProposalOpening) => void) {
     this.opens.push(handler);
     return () => { this.opens = this.opens.filter((h) => h !== handler); };
   }
 
   /** Emits `engine://changed` as the shell would. */
   emitChanged(event: EngineEvent) { this.changed.forEach((h) => h(event)); }
-  /** Emits `engine://open-proposal` as a notification click would. */
-  emitOpenOffer(ref: ProposalRef) { this.opens.forEach((h) => h(ref)); }
+  /** Emits `engine://open-proposal` as a notification click (or its "Approve…", "Decline…") would. */
+  emitOpenOffer(ref: ProposalRef, decide: ProposalOpening["decide"] = null) {
+    this.opens.forEach((h) => h({ ...ref, decide }));
+  }
   emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
 }
 

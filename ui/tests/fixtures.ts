@@ -17,7 +17,7 @@ export const sandboxHost: HostInfo = {
   updates: { mode: "waiting", detail: "Hears of changes at once: one request waits at the host until something changes." },
 };
 
-export const appState: AppState = { sandbox: true, unread: 2, hosts: [sandboxHost], data_dir: "/data/countersign",
+export const appState: AppState = { sandbox: true, unread: 2, waiting: 3, hosts: [sandboxHost], data_dir: "/data/countersign",
   approver: { name: "Ana Approver", email: "ana@buyer.example" }, locale: "en-GB", time_zone: "UTC", key_kept: true, key_loaded: true };
 
 export const contoso: Counterparty = {

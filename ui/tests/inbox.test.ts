@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
 import { byId, renderApp, settle, texts } from "./helpers";
+import { itemKey } from "../src/lib/model/inbox";
 
 /** A bound for the tests that render and walk 100+ rows: a loaded 2-core machine takes seconds. */
 const HEAVY = 30_000;
@@ -182,15 +183,24 @@ describe("inbox", () => {
     expect(byId(container, "countdown").dataset.expired).toBe("true");
   });
 
-  it("puts the unread count in the window title and follows engine://changed", async () => {
+  it("puts the decisions waiting on you in the window title, read or not, and follows engine://changed", async () => {
     const backend = new FakeBackend();
     const { container } = await renderApp(backend);
-    expect(document.title).toBe("(2) Countersign");
+    expect(document.title).toBe("(3) Countersign");
     backend.items = fx.inboxItems().map((item) => ({ ...item, unread: false })).slice(1);
     backend.emitChanged({ what: "inbox" });
     await settle();
-    expect(document.title).toBe("Countersign");
+    expect(document.title).toBe("(2) Countersign");
     expect(texts(container, "inbox-counterparty")).toEqual(["Fabrikam Inc", "Northwind Traders"]);
+    // Approved here and waiting only on another approver: no longer on you.
+    backend.approvedByMe.add(itemKey(fx.inboxItems()[1]));
+    backend.emitChanged({ what: "inbox" });
+    await settle();
+    expect(document.title).toBe("(1) Countersign");
+    backend.items = [];
+    backend.emitChanged({ what: "inbox" });
+    await settle();
+    expect(document.title).toBe("Countersign");
   });
 
   it("says so when nothing is pending", async () => {
@@ -212,11 +222,12 @@ describe("inbox", () => {
     const user = userEvent.setup();
     const backend = new FakeBackend();
     const { container } = await renderApp(backend);
-    expect(document.title).toBe("(2) Countersign");
+    expect(document.title).toBe("(3) Countersign");
     await user.click(container.querySelectorAll<HTMLElement>("[data-testid='inbox-row']")[1]);
     await settle();
     expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
-    expect(document.title).toBe("(1) Countersign");
+    expect(byId(container, "unread-count").textContent).toBe("1 new");
+    expect(document.title, "opened, it still waits on you").toBe("(3) Countersign");
     expect(backend.seen).toEqual([{ host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" }]);
     await user.click(byId(container, "back-button"));
     await settle();
@@ -224,5 +235,27 @@ describe("inbox", () => {
     backend.emitOpenOffer({ host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" });
     await settle();
     expect(byId(container, "offer-view")).toBeTruthy();
+  });
+
+  it("opens a notification's Approve… at the confirmation and its Decline… at the reason, signing nothing", async () => {
+    vi.useFakeTimers({ now: fx.NOW, toFake: ["Date"] });
+    const backend = new FakeBackend();
+    const fabrikam = fx.inboxItems()[1];
+    backend.views.set(fabrikam.event_hash, fx.offerView({ item: fabrikam }));
+    const { container } = await renderApp(backend);
+    const contoso = { host_id: "h-sandbox", session_id: "s-contoso", event_hash: "hash-contoso-5" };
+    backend.emitOpenOffer(contoso, "approve");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Contoso GmbH");
+    expect(document.activeElement).toBe(byId(container, "approve-confirm"));
+    expect(backend.decided).toEqual([]);
+    // From the inbox, another notification's Decline…: the reason box has the keys.
+    await userEvent.setup().keyboard("{Escape}{Escape}");
+    await settle();
+    backend.emitOpenOffer({ host_id: "h-sandbox", session_id: "s-fabrikam", event_hash: "hash-fabrikam-3" }, "decline");
+    await settle();
+    expect(byId(container, "offer-counterparty").textContent).toBe("Fabrikam Inc");
+    expect(document.activeElement).toBe(byId(container, "decline-reason"));
+    expect(backend.decided).toEqual([]);
   });
 });

@@ -37,16 +37,17 @@ describe("money meaning", () => {
 describe("inbox model", () => {
   it("marks an opened row read and lowers the count of the whole inbox", () => {
     const items = fx.inboxItems();
-    const page = { items, total: 40, unread: 12, expired: [] };
+    const page = { items, total: 40, unread: 12, waiting: 30, expired: [] };
     const unreadOne = items.find((i) => i.unread)!;
     const opened = markOpened(page, unreadOne);
     expect(opened.unread).toBe(11);
     expect(opened.total).toBe(40);
+    expect(opened.waiting, "opened, it still waits").toBe(30);
     expect(opened.items.find((i) => i.event_hash === unreadOne.event_hash)?.unread).toBe(false);
     expect(markOpened(opened, unreadOne)).toBe(opened);
     expect(markOpened(page, { host_id: "h-x", session_id: "s-x", event_hash: "not-shown" })).toBe(page);
   });
-  it("titles the window with the unread count", () => {
+  it("titles the window with the decisions waiting", () => {
     expect(windowTitle(3)).toBe("(3) Countersign");
     expect(windowTitle(0)).toBe("Countersign");
   });

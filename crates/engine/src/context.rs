@@ -54,6 +54,10 @@ pub(crate) struct Context {
     /// Per host, how the console hears of its changes now (set by its
     /// watcher, [`crate::watch`]); a host absent here is polled.
     hearing: Mutex<HashMap<String, Hearing>>,
+    /// How many decisions waited on the person at the reminders' last
+    /// look ([`crate::reminders`]): when one expires with no news from a
+    /// host, the count shown (tray, title) changes all the same.
+    pub waiting_seen: Mutex<Option<usize>>,
 }
 
 /// How the console hears of one host's changes.
@@ -83,6 +87,7 @@ impl Context {
             settings_changed: tokio::sync::Notify::new(),
             sandbox_running: AtomicBool::new(false),
             hearing: Mutex::new(HashMap::new()),
+            waiting_seen: Mutex::new(None),
         }
     }
 

@@ -121,17 +121,18 @@ impl Engine {
         &self.ctx().config.data_dir
     }
 
-    /// The first screen: hosts, unread count, sandbox flag, data dir.
+    /// The first screen: hosts, unread and waiting counts, sandbox flag, data dir.
     pub async fn app_state(&self) -> Result<AppState, EngineError> {
         let hosts = self.hosts().await?;
         let counts_only = InboxQuery {
             limit: Some(0),
             through: None,
         };
-        let unread = self.inbox_of(&hosts, &counts_only)?.unread;
+        let counts = self.inbox_of(&hosts, &counts_only)?;
         Ok(AppState {
             sandbox: !hosts.is_empty() && hosts.iter().all(|h| h.sandbox),
-            unread,
+            unread: counts.unread,
+            waiting: counts.waiting,
             hosts,
             data_dir: self.ctx().config.data_dir.display().to_string(),
             approver: self.approver_profile(),

@@ -4,7 +4,7 @@
 //! once it was decided. Built from the store only, so it works offline and
 //! costs no request.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -139,10 +139,12 @@ pub(crate) fn inbox_page(
                 && r.event_hash == target.event_hash
         })
     });
+    let emails = approver_emails(store)?;
     let mut page = InboxPage {
         items: Vec::new(),
         total: 0,
         unread: 0,
+        waiting: 0,
         expired: Vec::new(),
     };
     for l in &expired {
@@ -161,8 +163,60 @@ pub(crate) fn inbox_page(
         }
         page.total += 1;
         page.unread += u32::from(unread);
+        page.waiting += u32::from(waits_on(&l.pending, emails.get(&l.overview.record.host_id)));
     }
     Ok(page)
+}
+
+/// Per host, the email this console approves as there.
+fn approver_emails(store: &Store) -> Result<HashMap<String, String>, EngineError> {
+    Ok(store
+        .hosts()?
+        .into_iter()
+        .map(|host| (host.host_id, host.approver_email))
+        .collect())
+}
+
+/// True while `pending` waits on the approver `email`: always, unless they
+/// already gave their approval and it waits only on other approvers (a
+/// host without a known email counts it: better one too many than a
+/// decision nobody is told of).
+pub(crate) fn waits_on(pending: &PendingProposal, email: Option<&String>) -> bool {
+    let Some(email) = email.map(|e| e.trim()).filter(|e| !e.is_empty()) else {
+        return true;
+    };
+    !pending
+        .approvals
+        .iter()
+        .any(|a| a.approved_by.trim().eq_ignore_ascii_case(email))
+}
+
+/// One pending decision waiting on the person, as the reminders read it.
+pub(crate) struct Waiting {
+    /// The stored record (host, session, hash).
+    pub record: PendingRecord,
+    /// The host's pending record, read.
+    pub pending: PendingProposal,
+}
+
+/// Every pending decision waiting on the person at `now` (of every host
+/// but `left_out`): listed in the inbox, not expired, not already approved
+/// by them. What the inbox counts as `waiting`, one by one.
+pub(crate) fn waiting(
+    store: &Store,
+    left_out: &HashSet<String>,
+    now: OffsetDateTime,
+) -> Result<Vec<Waiting>, EngineError> {
+    let emails = approver_emails(store)?;
+    Ok(listed(store, left_out)?
+        .into_iter()
+        .filter(|l| !is_expired(&l.pending.expires_at, now))
+        .filter(|l| waits_on(&l.pending, emails.get(&l.overview.record.host_id)))
+        .map(|l| Waiting {
+            record: l.overview.record,
+            pending: l.pending,
+        })
+        .collect())
 }
 
 /// The full row of a listed proposal; `None` when its offer cannot be read.

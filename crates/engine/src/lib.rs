@@ -26,6 +26,7 @@ pub mod owner_only;
 pub mod poller;
 mod protocol;
 mod receipts;
+mod reminders;
 mod settings;
 pub mod store;
 pub mod views;
@@ -40,12 +41,15 @@ pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use humanize::Humanizer;
 pub use keystore::{KeyProtection, KeyStatus, KeyStoreChoice};
-pub use notify::{BreachNotice, DisputeNotice, Notifier, PendingNotice, SilentNotifier};
+pub use notify::{
+    notice_actions, BreachNotice, DisputeNotice, NoticeAction, Notifier, PendingNotice,
+    SilentNotifier,
+};
 pub use poller::PollStats;
 pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
 pub use settings::{
     ApproverCard, Setting, SettingChoice, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL,
     APPROVER_NAME, KEY_CONFIRM_ABOVE, KEY_IDLE_LOCK, NOTIFY_BREACH, NOTIFY_BURST_SUMMARY,
-    NOTIFY_DISPUTE, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL, THEME,
+    NOTIFY_DISPUTE, NOTIFY_EXPIRY_REMINDER, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL, THEME,
 };
 pub use views::*;

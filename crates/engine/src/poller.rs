@@ -19,7 +19,7 @@ use crate::error::EngineError;
 use crate::notify::{BreachNotice, DisputeNotice, PendingNotice};
 use crate::protocol::{Checked, Dispute, Head, PendingProposal, Protocol, Trust};
 use crate::store::{HostRecord, HostRequestRecord, PendingRecord, SessionRecord, StoredEvent};
-use crate::views::{ChangeScope, Counterparty, Side, Verification};
+use crate::views::{ChangeScope, Counterparty, DecideAction, Side, Verification};
 
 /// What the poller has done so far (read by the benchmark and tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -38,6 +38,9 @@ pub struct PollStats {
 
 /// How often (in cycles) one session's whole log is re-audited.
 pub(crate) const AUDIT_EVERY: u64 = 12;
+/// The least pause of the loop when a reminder falls due sooner: a
+/// reminder a second late is on time.
+const REMINDER_SLACK: Duration = Duration::from_secs(1);
 /// Longest backoff after errors.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
@@ -86,9 +89,15 @@ pub(crate) async fn run(ctx: Arc<Context>) {
         // After the first cycle, so each watcher starts from its summary.
         watchers.keep(&ctx, &hosts);
         cycle += 1;
+        // The next reminder falls due by the clock, not by a host's news:
+        // the loop wakes for it even when every host is waited on.
+        let next_reminder = crate::reminders::remind(&ctx);
+        let pause = next_reminder.map_or(ctx.poll_interval(), |due| {
+            due.clamp(REMINDER_SLACK, ctx.poll_interval().max(REMINDER_SLACK))
+        });
         // A new interval takes effect at once, not after the old one ran out.
         tokio::select! {
-            _ = tokio::time::sleep(ctx.poll_interval()) => {}
+            _ = tokio::time::sleep(pause) => {}
             _ = ctx.settings_changed.notified() => {}
         }
     }
@@ -122,6 +131,7 @@ pub(crate) async fn poll_all(ctx: &Context) -> Result<(), EngineError> {
         }
         let _ = poll_host(ctx, &host).await;
     }
+    crate::reminders::remind(ctx);
     Ok(())
 }
 
@@ -686,18 +696,50 @@ fn notify_pending(
     let Some(record) = ctx.store()?.session(&host.host_id, &session.id)? else {
         return Ok(());
     };
-    let amount = crate::inbox::pending_amount(&*ctx.store()?, &record, p);
+    let notice = pending_notice(ctx, &record, p, "waits for you")?;
+    // Already within the reminder's reach: this notice says when it
+    // expires, so its reminder is spent (a second notice at once says nothing new).
+    if crate::reminders::within_reach(ctx, &settings, &p.expires_at) {
+        ctx.store()?.claim_notification(
+            &host.host_id,
+            &session.id,
+            &crate::reminders::subject(&p.event_hash),
+            &ctx.now_text(),
+        )?;
+    }
+    ctx.notifier().pending(&notice);
+    Ok(())
+}
+
+/// The notice about the pending decision `p` of the stored session
+/// `record`, its title ending in `tail` ("waits for you", "expires soon"):
+/// the amount and the expiry as a person writes them, and the decisions a
+/// notification may open the app at.
+pub(crate) fn pending_notice(
+    ctx: &Context,
+    record: &SessionRecord,
+    p: &PendingProposal,
+    tail: &str,
+) -> Result<PendingNotice, EngineError> {
+    let amount = crate::inbox::pending_amount(&*ctx.store()?, record, p);
     let has_amount = amount.is_some();
     let (total, currency) = amount.unwrap_or_else(|| ("?".to_owned(), String::new()));
-    let counterparty_name = session.counterparty.display_name().to_owned();
-    let what = Protocol::parse(&session.protocol)?.seam().notice_lead(p);
+    let counterparty_name = record.counterparty.display_name().to_owned();
+    let seam = Protocol::parse(&record.protocol)?.seam();
+    let what = seam.notice_lead(p);
+    let actions = seam
+        .capabilities(p)
+        .actions
+        .into_iter()
+        .filter(|a| matches!(a, DecideAction::Approve | DecideAction::Decline))
+        .collect();
     let human = ctx.humanizer();
-    let notice = PendingNotice {
-        host_id: host.host_id.clone(),
-        session_id: session.id.clone(),
-        protocol: session.protocol.clone(),
+    Ok(PendingNotice {
+        host_id: record.host_id.clone(),
+        session_id: record.session_id.clone(),
+        protocol: record.protocol.clone(),
         event_hash: p.event_hash.clone(),
-        title: format!("{what} {counterparty_name} waits for you"),
+        title: format!("{what} {counterparty_name} {tail}"),
         // A proposal without an amount (an ANEX ask) is not written as "?".
         body: if has_amount {
             human.amount_and_expiry(&total, &currency, &p.expires_at, ctx.human_now())
@@ -708,10 +750,9 @@ fn notify_pending(
         total,
         currency,
         expires_at: p.expires_at.clone(),
-        burst_summary: settings.on(crate::settings::NOTIFY_BURST_SUMMARY),
-    };
-    ctx.notifier().pending(&notice);
-    Ok(())
+        burst_summary: ctx.settings().on(crate::settings::NOTIFY_BURST_SUMMARY),
+        actions,
+    })
 }
 
 /// Tells the person, once per proposal and never again after a restart,

@@ -24,6 +24,9 @@ pub const NOTIFY_DISPUTE: &str = "notify.dispute";
 pub const NOTIFY_BREACH: &str = "notify.breach";
 /// Notify once for a burst of new proposals (instead of each).
 pub const NOTIFY_BURST_SUMMARY: &str = "notify.burst_summary";
+/// Minutes before a pending decision expires at which it gets its one
+/// reminder (0: no reminders).
+pub const NOTIFY_EXPIRY_REMINDER: &str = "notify.expiry_reminder_minutes";
 /// The approver's name, sent when connecting to a host.
 pub const APPROVER_NAME: &str = "approver.name";
 /// The approver's email, sent when connecting and carried by approvals.
@@ -198,6 +201,19 @@ pub(crate) fn definitions(config: &EngineConfig) -> Vec<SettingDef> {
             "Summary of a burst",
             "When more than three proposals arrive at once, one notification counting them instead of silence.",
         ),
+        SettingDef {
+            id: NOTIFY_EXPIRY_REMINDER,
+            group: "Notifications",
+            label: "Remind before a decision expires",
+            help: "One reminder for each decision still waiting on you this many minutes before it expires; 0 sends none.",
+            kind: SettingKind::Number {
+                min: 0,
+                max: 1440,
+                unit: "minutes".to_owned(),
+            },
+            default: Value::from(60u64),
+            confirm_on: None,
+        },
         SettingDef {
             id: APPROVER_NAME,
             group: "Approver",
@@ -454,6 +470,17 @@ impl Effective {
             .and_then(|(s, _)| s.value.as_u64())
             .unwrap_or(15);
         Duration::from_secs(minutes.saturating_mul(60))
+    }
+
+    /// How long before its expiry a decision still waiting on the person
+    /// gets its one reminder; `None` when reminders are off (0 minutes).
+    pub(crate) fn expiry_reminder(&self) -> Option<Duration> {
+        self.settings
+            .iter()
+            .find(|(s, _)| s.id == NOTIFY_EXPIRY_REMINDER)
+            .and_then(|(s, _)| s.value.as_u64())
+            .filter(|minutes| *minutes > 0)
+            .map(|minutes| Duration::from_secs(minutes.saturating_mul(60)))
     }
 
     /// The amount above which an approval asks to unlock again; `None`

@@ -63,6 +63,7 @@ impl Notifier for Stopwatch {
     fn pending(&self, notice: &PendingNotice) {
         let _ = self.0.send((notice.session_id.clone(), Instant::now()));
     }
+    fn reminder(&self, _: &PendingNotice) {}
     fn disputed(&self, _: &DisputeNotice) {}
     fn breach(&self, _: &BreachNotice) {}
 }

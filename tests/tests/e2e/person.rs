@@ -180,10 +180,11 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
     );
     s.app.screenshot("decided").await?;
 
-    // The unread count agrees with the engine, in the nav and the title.
-    let unread = s.app.invoke("app_state", json!({})).await?["unread"]
-        .as_u64()
-        .unwrap_or(0);
+    // The unread count agrees with the engine in the nav; the title counts
+    // what waits on the person.
+    let state = s.app.invoke("app_state", json!({})).await?;
+    let unread = state["unread"].as_u64().unwrap_or(0);
+    let waiting = state["waiting"].as_u64().unwrap_or(0);
     let nav = text_of(&s.app, "unread-count").await?;
     let expected_nav = if unread == 0 {
         String::new()
@@ -192,10 +193,10 @@ async fn approving_with_the_keyboard_confirms_on_enter_cancels_on_escape_and_rea
     };
     assert_eq!(nav, expected_nav);
     let title = s.app.driver.title().await?;
-    let expected_title = if unread == 0 {
+    let expected_title = if waiting == 0 {
         "Countersign".to_owned()
     } else {
-        format!("({unread}) Countersign")
+        format!("({waiting}) Countersign")
     };
     assert_eq!(title, expected_title);
 

@@ -53,7 +53,7 @@ pub fn declarations() -> Vec<Declaration> {
         ProposalDetail, ProposalDecision, AppendedEvent, DecideAction, DecideRequest,
         DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,
         SessionRow, SessionState, TermRow, AgreedTerms, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
-        AcknowledgementView, ExportFormat, ExportResult, HostUpdates, UpdateMode, ChangeScope, EngineEvent, ProposalRef,
+        AcknowledgementView, ExportFormat, ExportResult, HostUpdates, UpdateMode, ChangeScope, EngineEvent, ProposalRef, ProposalOpening,
         SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
         crate::keystore::KeyStatus, crate::keystore::KeyProtection,
         // ANP offers

@@ -82,6 +82,9 @@ pub struct AppState {
     pub sandbox: bool,
     /// Pending decisions not yet opened.
     pub unread: u32,
+    /// Pending decisions waiting on this person (see [`InboxPage::waiting`]):
+    /// the count the tray and the window title show.
+    pub waiting: u32,
     /// Every connected host.
     pub hosts: Vec<HostInfo>,
     /// Where all state lives (shown so a person can find exports).
@@ -355,6 +358,10 @@ pub struct InboxPage {
     pub total: u32,
     /// Of those, the ones the person has not opened yet.
     pub unread: u32,
+    /// Of those, the ones waiting on this person: all but those they
+    /// already approved that wait only on other approvers. What "waits on
+    /// you" counts (the tray, the window title), across hosts and protocols.
+    pub waiting: u32,
     /// Proposals that expired undecided and were not dismissed, soonest
     /// first: their own section (Dismiss, and Decline where the protocol
     /// still takes one), never counted in `total` or `unread`.
@@ -964,8 +971,9 @@ pub struct EngineEvent {
     pub session_id: Option<String>,
 }
 
-/// Names one proposal: the argument of `proposal_view`, `mark_seen`,
-/// `validate_counter`, and the payload of `engine://open-proposal`.
+/// Names one proposal: the argument of `proposal_view`, `mark_seen` and
+/// `validate_counter` (`engine://open-proposal` carries a
+/// [`ProposalOpening`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProposalRef {
     /// Which host.
@@ -974,6 +982,36 @@ pub struct ProposalRef {
     pub session_id: String,
     /// Which proposal (its `event_hash`).
     pub event_hash: String,
+}
+
+/// What a notification asks the app to open: the payload of
+/// `engine://open-proposal`. `decide` names the decision form to open
+/// with its confirmation (or reason field) focused ("Approve…",
+/// "Decline…" on the notification), so one more key finishes it; the app
+/// still signs nothing until that key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProposalOpening {
+    /// Which host.
+    pub host_id: String,
+    /// Which session.
+    pub session_id: String,
+    /// Which proposal (its `event_hash`).
+    pub event_hash: String,
+    /// The decision form to open at (`approve`, `decline`), or none: just
+    /// the proposal (a click, "Open").
+    pub decide: Option<DecideAction>,
+}
+
+impl ProposalOpening {
+    /// Opens `proposal`, at the decision form `decide` names if any.
+    pub fn of(proposal: &ProposalRef, decide: Option<DecideAction>) -> ProposalOpening {
+        ProposalOpening {
+            host_id: proposal.host_id.clone(),
+            session_id: proposal.session_id.clone(),
+            event_hash: proposal.event_hash.clone(),
+            decide,
+        }
+    }
 }
 
 /// Names one session: the payload of `engine://open-session`.

@@ -482,6 +482,7 @@ pub async fn submit(
 #[derive(Default)]
 pub struct Recorder {
     pub pending: Mutex<Vec<PendingNotice>>,
+    pub reminders: Mutex<Vec<PendingNotice>>,
     pub disputed: Mutex<Vec<DisputeNotice>>,
     pub breaches: Mutex<Vec<BreachNotice>>,
 }
@@ -489,6 +490,9 @@ pub struct Recorder {
 impl Notifier for Recorder {
     fn pending(&self, notice: &PendingNotice) {
         self.pending.lock().unwrap().push(notice.clone());
+    }
+    fn reminder(&self, notice: &PendingNotice) {
+        self.reminders.lock().unwrap().push(notice.clone());
     }
     fn disputed(&self, notice: &DisputeNotice) {
         self.disputed.lock().unwrap().push(notice.clone());

@@ -14,6 +14,7 @@ mod disputes;
 mod files;
 mod gate;
 mod gate_sdk;
+mod glance;
 mod history;
 mod key;
 mod keyring;

@@ -34,6 +34,7 @@ async fn settings_persist_across_a_restart() {
             NOTIFY_DISPUTE,
             NOTIFY_BREACH,
             NOTIFY_BURST_SUMMARY,
+            NOTIFY_EXPIRY_REMINDER,
             APPROVER_NAME,
             APPROVER_EMAIL,
             THEME,

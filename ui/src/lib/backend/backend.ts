@@ -1,6 +1,6 @@
 import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
-  EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalRef, ProposalView,
+  EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView,
   ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus,
 } from "./types";
 
@@ -55,8 +55,8 @@ export interface Backend {
   /** Writes a filed receipt and its log, byte for byte, into the data dir's exports/. */
   exportReceipt(receiptId: string): Promise<ReceiptExport>;
   onChanged(handler: (event: EngineEvent) => void): Promise<Unsubscribe>;
-  /** A notification was clicked: open that proposal. */
-  onOpenProposal(handler: (ref: ProposalRef) => void): Promise<Unsubscribe>;
+  /** A notification was clicked (or its "Approve…", "Decline…"): open that proposal, at that form. */
+  onOpenProposal(handler: (opening: ProposalOpening) => void): Promise<Unsubscribe>;
   /** A dispute notification was clicked: show that session's timeline. */
   onOpenSession(handler: (ref: SessionRef) => void): Promise<Unsubscribe>;
 }

@@ -561,6 +561,11 @@ sandbox: boolean,
  */
 unread: number, 
 /**
+ * Pending decisions waiting on this person (see [`InboxPage::waiting`]):
+ * the count the tray and the window title show.
+ */
+waiting: number, 
+/**
  * Every connected host.
  */
 hosts: Array<HostInfo>, 
@@ -1647,6 +1652,12 @@ total: number,
  */
 unread: number, 
 /**
+ * Of those, the ones waiting on this person: all but those they
+ * already approved that wait only on other approvers. What "waits on
+ * you" counts (the tray, the window title), across hosts and protocols.
+ */
+waiting: number, 
+/**
  * Proposals that expired undecided and were not dismissed, soonest
  * first: their own section (Dismiss, and Decline where the protocol
  * still takes one), never counted in `total` or `unread`.
@@ -2360,8 +2371,35 @@ export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "
 export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer" | "anex_ask";
 
 /**
- * Names one proposal: the argument of `proposal_view`, `mark_seen`,
- * `validate_counter`, and the payload of `engine://open-proposal`.
+ * What a notification asks the app to open: the payload of
+ * `engine://open-proposal`. `decide` names the decision form to open
+ * with its confirmation (or reason field) focused ("Approve…",
+ * "Decline…" on the notification), so one more key finishes it; the app
+ * still signs nothing until that key.
+ */
+export type ProposalOpening = { 
+/**
+ * Which host.
+ */
+host_id: string, 
+/**
+ * Which session.
+ */
+session_id: string, 
+/**
+ * Which proposal (its `event_hash`).
+ */
+event_hash: string, 
+/**
+ * The decision form to open at (`approve`, `decline`), or none: just
+ * the proposal (a click, "Open").
+ */
+decide: DecideAction | null, };
+
+/**
+ * Names one proposal: the argument of `proposal_view`, `mark_seen` and
+ * `validate_counter` (`engine://open-proposal` carries a
+ * [`ProposalOpening`]).
  */
 export type ProposalRef = { 
 /**

@@ -2,7 +2,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import type { Backend, Unsubscribe } from "./backend";
 import { toCommandError } from "./backend";
-import type { EngineEvent, ProposalRef, SessionRef } from "./types";
+import type { EngineEvent, ProposalOpening, SessionRef } from "./types";
 
 /** Calls one shell command, turning any rejection into a readable CommandError. */
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -51,7 +51,7 @@ export function createTauriBackend(): Backend {
     receiptView: (receiptId) => call("receipt_view", { receipt_id: receiptId }),
     exportReceipt: (receiptId) => call("export_receipt", { receipt_id: receiptId }),
     onChanged: (handler) => subscribe<EngineEvent>("engine://changed", handler),
-    onOpenProposal: (handler) => subscribe<ProposalRef>("engine://open-proposal", handler),
+    onOpenProposal: (handler) => subscribe<ProposalOpening>("engine://open-proposal", handler),
     onOpenSession: (handler) => subscribe<SessionRef>("engine://open-session", handler),
   };
 }

@@ -12,13 +12,14 @@ export function markOpened(page: InboxPage, ref: ProposalRef): InboxPage {
     items: page.items.map((item) => (item === opened ? { ...item, unread: false } : item)),
     total: page.total,
     unread: Math.max(0, page.unread - 1),
+    waiting: page.waiting,
     expired: page.expired,
   };
 }
 
-/** The window title, "(1,234) Countersign"; the shell writes the same (src-tauri/src/window.rs). */
-export function windowTitle(unread: number): string {
-  return unread > 0 ? `(${fmt.count(unread)}) Countersign` : "Countersign";
+/** The window title with the decisions waiting on the person, "(1,234) Countersign"; the shell writes the same (src-tauri/src/window.rs). */
+export function windowTitle(waiting: number): string {
+  return waiting > 0 ? `(${fmt.count(waiting)}) Countersign` : "Countersign";
 }
 
 /**
