@@ -177,11 +177,18 @@ fn approver_emails(store: &Store) -> Result<HashMap<String, String>, EngineError
         .collect())
 }
 
-/// True while `pending` waits on the approver `email`: always, unless they
+/// True while `pending` waits on the approver `email`. Where the host
+/// routed it along a chain of approvals, exactly when the chain lets this
+/// person approve at its current step (a step that waits on other roles,
+/// or on other holders once theirs counts, waits on them). Otherwise
+/// always, unless they
 /// already gave their approval and it waits only on other approvers (a
 /// host without a known email counts it: better one too many than a
 /// decision nobody is told of).
 pub(crate) fn waits_on(pending: &PendingProposal, email: Option<&String>) -> bool {
+    if let Some(chain) = &pending.chain {
+        return chain.you_may_approve;
+    }
     let Some(email) = email.map(|e| e.trim()).filter(|e| !e.is_empty()) else {
         return true;
     };

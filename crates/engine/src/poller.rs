@@ -727,11 +727,17 @@ pub(crate) fn pending_notice(
     let counterparty_name = record.counterparty.display_name().to_owned();
     let seam = Protocol::parse(&record.protocol)?.seam();
     let what = seam.notice_lead(p);
+    // Only what the person may do now: a chain of approvals that waits on
+    // someone else offers neither.
     let actions = seam
         .capabilities(p)
         .actions
         .into_iter()
-        .filter(|a| matches!(a, DecideAction::Approve | DecideAction::Decline))
+        .filter(|a| match a {
+            DecideAction::Approve => p.chain.as_ref().is_none_or(|c| c.you_may_approve),
+            DecideAction::Decline => p.chain.as_ref().is_none_or(|c| c.you_may_decide),
+            _ => false,
+        })
         .collect();
     let human = ctx.humanizer();
     Ok(PendingNotice {
