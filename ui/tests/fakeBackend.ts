@@ -206,9 +206,10 @@ export class FakeBackend implements Backend {
   emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
 }
 
-/** As the engine orders the inbox. */
+/** As the engine orders the inbox: what waits on you first, then what waits on others, each soonest expiry first. */
 function sortByExpiry(items: readonly InboxItem[]): InboxItem[] {
   return [...items].sort((a, b) => {
+    if (a.waits_on_you !== b.waits_on_you) return a.waits_on_you ? -1 : 1;
     const byTime = Date.parse(a.expires_at) - Date.parse(b.expires_at);
     if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
     const byName = (a.counterparty.organization ?? a.counterparty.name).localeCompare(b.counterparty.organization ?? b.counterparty.name);

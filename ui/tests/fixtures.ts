@@ -44,7 +44,7 @@ export function inboxItem(overrides: Partial<InboxItem> = {}): InboxItem {
     actor: "vendor_agent", is_draft: false, counterparty: contoso, amount: usd("540000"),
     previous_amount: usd("570000"), change: { absolute: "-30000", percent: "-5.26", effect: "better" }, gap: null,
     expires_at: "2026-11-29T14:05:00Z", verification: "verified", approvals_given: 0, approvals_required: 1,
-    unread: true, held_reason: null, chain: null, ...overrides,
+    unread: true, held_reason: null, chain: null, waits_on_you: true, ...overrides,
   };
 }
 

@@ -26,6 +26,38 @@ describe("inbox", () => {
     expect(texts(container, "inbox-approvals")).toEqual(["1 of 2 approvals", "0 of 1 approval", "0 of 1 approval"]);
   });
 
+  it("lists what waits on you first, then what waits on others, saying on whom", async () => {
+    const waitingOnFinance = {
+      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 1, current_step: 2,
+      you_may_approve: false, you_may_decide: false, your_role: null,
+      steps: [
+        { number: 1, met: true, respond_within_minutes: null, escalate_to: null,
+          parts: [{ role: "buyer", required: 1, approved_by: ["ana@buyer.example"], may_act: [] }] },
+        { number: 2, met: false, respond_within_minutes: null, escalate_to: null,
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@buyer.example"] }] },
+      ],
+    };
+    const backend = new FakeBackend();
+    backend.items = [
+      fx.inboxItem({ counterparty: fx.northwind, session_id: "s-n", event_hash: "h-n" }),
+      fx.inboxItem({ counterparty: fx.fabrikam, session_id: "s-f", event_hash: "h-f", waits_on_you: false, chain: waitingOnFinance }),
+      fx.inboxItem({ counterparty: fx.contoso, session_id: "s-c", event_hash: "h-c", waits_on_you: false, chain: null }),
+    ];
+    const { container } = await renderApp(backend);
+    // Within each part, soonest expiry first (the same here), then by name.
+    expect(texts(container, "inbox-counterparty")).toEqual(["Northwind Traders", "Contoso GmbH", "Fabrikam Inc"]);
+    expect(texts(container, "inbox-section")).toEqual(["Waiting on others: each is at a step that waits on someone else"]);
+    const heading = byId(container, "inbox-section");
+    expect(heading.nextElementSibling?.textContent).toContain("Contoso GmbH");
+    expect(texts(container, "inbox-waits-on")).toEqual(["waits on another approver", "waits on finance"]);
+  });
+
+  it("adds no section when everything waits on you", async () => {
+    const { container } = await renderApp();
+    expect(container.querySelector("[data-testid='inbox-section']")).toBeNull();
+    expect(container.querySelector("[data-testid='inbox-waits-on']")).toBeNull();
+  });
+
   it("shows a vendor's change against its own previous offer, and the gap to our last counter apart", async () => {
     // Northwind cut 547,000 → 536,000 after our 500,000 counter: the engine compares with their
     // previous offer (better for the buyer) and reports our counter as a gap, not as the change.

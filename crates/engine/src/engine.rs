@@ -143,7 +143,8 @@ impl Engine {
         })
     }
 
-    /// Every pending decision across hosts, soonest expiry first.
+    /// Every pending decision across hosts: those waiting on this person
+    /// first, then those waiting on others, each soonest expiry first.
     pub async fn inbox(&self) -> Result<Vec<InboxItem>, EngineError> {
         Ok(self.inbox_page(&InboxQuery::default()).await?.items)
     }

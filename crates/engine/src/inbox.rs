@@ -64,6 +64,7 @@ fn item(
         unread,
         held_reason: pending.held_reason.clone(),
         chain: pending.chain.clone(),
+        waits_on_you: pending.chain.as_ref().is_none_or(|c| c.you_may_approve),
     })
 }
 
@@ -130,6 +131,9 @@ pub(crate) fn inbox_page(
     let (expired, listed): (Vec<Listed>, Vec<Listed>) = listed(store, left_out)?
         .into_iter()
         .partition(|l| is_expired(&l.pending.expires_at, now));
+    let emails = approver_emails(store)?;
+    let others = waiting_on_others(&listed, &emails);
+    let listed = yours_first(listed, &others);
     let limit = query.limit.map_or(usize::MAX, |l| l as usize);
     let through = query.through.as_ref().and_then(|target| {
         listed.iter().position(|l| {
@@ -139,7 +143,6 @@ pub(crate) fn inbox_page(
                 && r.event_hash == target.event_hash
         })
     });
-    let emails = approver_emails(store)?;
     let mut page = InboxPage {
         items: Vec::new(),
         total: 0,
@@ -156,9 +159,10 @@ pub(crate) fn inbox_page(
         let unread = !l.overview.seen;
         let wanted = page.items.len() < limit || through.is_some_and(|t| index <= t);
         if wanted {
-            let Some(row) = row_of(store, l, unread)? else {
+            let Some(mut row) = row_of(store, l, unread)? else {
                 continue;
             };
+            row.waits_on_you = !others.contains(&session_of(l));
             page.items.push(row);
         }
         page.total += 1;
@@ -166,6 +170,44 @@ pub(crate) fn inbox_page(
         page.waiting += u32::from(waits_on(&l.pending, emails.get(&l.overview.record.host_id)));
     }
     Ok(page)
+}
+
+/// The sessions that wait on others, not on this person: every one of
+/// their counterparty's proposals does (our agent's drafts go with the
+/// proposal they answer; a session of drafts alone waits on this person).
+fn waiting_on_others(
+    listed: &[Listed],
+    emails: &HashMap<String, String>,
+) -> HashSet<(String, String)> {
+    let mut yours: HashSet<(String, String)> = HashSet::new();
+    let mut others: HashSet<(String, String)> = HashSet::new();
+    for l in listed.iter().filter(|l| l.pending.draft.is_none()) {
+        let r = &l.overview.record;
+        let key = (r.host_id.clone(), r.session_id.clone());
+        if waits_on(&l.pending, emails.get(&r.host_id)) {
+            yours.insert(key);
+        } else {
+            others.insert(key);
+        }
+    }
+    others.retain(|k| !yours.contains(k));
+    others
+}
+
+fn session_of(l: &Listed) -> (String, String) {
+    let r = &l.overview.record;
+    (r.host_id.clone(), r.session_id.clone())
+}
+
+/// The decisions that wait on this person first, then those that wait on
+/// others (a later step's role, other holders once this person's approval
+/// counts), each part in its order (soonest expiry first, sessions kept
+/// together).
+fn yours_first(listed: Vec<Listed>, others: &HashSet<(String, String)>) -> Vec<Listed> {
+    let (mine, theirs): (Vec<Listed>, Vec<Listed>) = listed
+        .into_iter()
+        .partition(|l| !others.contains(&session_of(l)));
+    mine.into_iter().chain(theirs).collect()
 }
 
 /// Per host, the email this console approves as there.

@@ -1,12 +1,14 @@
 //! A chain of approvals as a person meets it (issue 30): on a real host of
 //! the test's own, the org's policy of authority sends a 23,100 USD offer
 //! to a buyer, then finance. Grace, in finance, opens it first: the
-//! decision panel says why it was routed, shows both steps, and offers
-//! nothing to sign. Once Ann (the buyer, at her own console) approves, the
+//! inbox lists it after what waits on her ("waits on buyer"); the decision
+//! panel says why it was routed, shows both steps, and offers nothing to
+//! sign. Once Ann (the buyer, at her own console) approves, the
 //! panel says it is Grace's turn, and her approval accepts the offer.
 
 use countersign_client::ApproverClient;
 use countersign_e2e::{outsider, App, E2eError, Result};
+use thirtyfour::prelude::*;
 
 use super::{inbox_row_of, last_hash, retype};
 
@@ -117,8 +119,15 @@ async fn a_two_step_chain_waits_on_the_buyer_then_offers_finance_its_turn() -> R
         .await?;
     let offer_hash = last_hash(&log)?;
 
-    // Grace first: routed, both steps shown, nothing to sign.
-    inbox_row_of(&app, "Chain Vendor").await?.click().await?;
+    // Grace's inbox lists it after what waits on her, saying on whom it waits.
+    let row = inbox_row_of(&app, "Chain Vendor").await?;
+    let note = row.find(By::Testid("inbox-waits-on")).await?.text().await?;
+    assert_eq!(note, "waits on buyer");
+    let section = app.testid("inbox-section").await?.text().await?;
+    assert!(section.starts_with("Waiting on others"), "{section}");
+    app.screenshot("chain-inbox").await?;
+    // Opened: routed, both steps shown, nothing to sign.
+    row.click().await?;
     let why = app.testid("chain-why").await?.text().await?;
     assert_eq!(why, "Routed: Above 10,000 USD: rule 1 (policy version 1)");
     let steps = app.all("chain-step").await?;

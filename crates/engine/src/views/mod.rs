@@ -278,6 +278,10 @@ pub struct InboxItem {
     /// The chain of approvals the host routed it to under the org's policy
     /// of authority, and where it stands (hosts that route only).
     pub chain: Option<ApprovalChain>,
+    /// True while it waits on this person; the inbox lists these first,
+    /// then those waiting on others (a later step's role, or other holders
+    /// once this person's approval counts).
+    pub waits_on_you: bool,
 }
 
 /// Where a decision stands on the chain of approvals its organization's

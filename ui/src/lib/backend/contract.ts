@@ -1633,7 +1633,13 @@ held_reason: string | null,
  * The chain of approvals the host routed it to under the org's policy
  * of authority, and where it stands (hosts that route only).
  */
-chain: ApprovalChain | null, };
+chain: ApprovalChain | null, 
+/**
+ * True while it waits on this person; the inbox lists these first,
+ * then those waiting on others (a later step's role, or other holders
+ * once this person's approval counts).
+ */
+waits_on_you: boolean, };
 
 /**
  * The first rows of the inbox and the counts of all of it.

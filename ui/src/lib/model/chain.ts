@@ -64,3 +64,9 @@ export function whyLine(chain: ApprovalChain): string {
 export function worthShowing(chain: ApprovalChain): boolean {
   return chain.policy_version !== null || chain.steps.length > 1 || chain.steps.some((s) => s.parts.some((p) => p.required > 1));
 }
+
+/** An inbox row's note for a decision waiting on others: "waits on finance", or on another approver. */
+export function waitsOnText(chain: ApprovalChain | null): string {
+  const roles = chain ? waitingOn(chain) : [];
+  return roles.length > 0 ? `waits on ${roles.join(" and ")}` : "waits on another approver";
+}

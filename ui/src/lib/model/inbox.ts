@@ -102,3 +102,9 @@ export function gapText(gap: Gap): string {
   const percent = gap.change.percent === null ? "" : ` (${fmt.percent(gap.change.percent).replace(/^[+−-]/, "")})`;
   return `${size}${percent} ${sign > 0 ? "above" : "below"} ${where}`;
 }
+
+/** True where the inbox's decisions waiting on others begin (the engine lists them after those waiting on you). */
+export function othersBegin(items: readonly InboxItem[], i: number): boolean {
+  const item = items[i];
+  return item !== undefined && !item.waits_on_you && (i === 0 || items[i - 1]?.waits_on_you === true);
+}
