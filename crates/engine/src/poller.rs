@@ -666,10 +666,17 @@ fn update_pending(
     ctx.store()?.replace_pending(&host.host_id, &records)?;
     ctx.emit(ChangeScope::Inbox, Some(&host.host_id), None);
     for (session, p) in items {
-        if before.contains(&(session.id.clone(), p.event_hash.clone())) {
-            continue;
+        let new = !before.contains(&(session.id.clone(), p.event_hash.clone()));
+        // A decision routed along a chain of approvals finds this person
+        // when it is their turn (once: the claim is kept), not before; any
+        // other, when it arrives.
+        let now_theirs = match &p.chain {
+            Some(chain) => chain.you_may_approve,
+            None => new,
+        };
+        if now_theirs {
+            notify_pending(ctx, host, session, p)?;
         }
-        notify_pending(ctx, host, session, p)?;
     }
     Ok(())
 }

@@ -36,6 +36,7 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     let world = World::start().await;
     let (_a, ann) = world.engine("ann@fabrikam.example").await;
     let (_f, fay) = world.engine("fay@fabrikam.example").await;
+    let (told_ann, told_fay) = (recorded(&ann), recorded(&fay));
     world
         .host()
         .load_authority(&world.org, THREE_TIER, "Ivy Admin")
@@ -55,8 +56,10 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     assert_eq!(chain.current_step, Some(1));
     assert!(!chain.you_may_approve && !chain.you_may_decide);
     assert_eq!(seen_by_fay.approvals_required, 2);
-    // It waits on the buyer, not on Fay: her count (tray, title) leaves it out.
+    // It waits on the buyer, not on Fay: her count (tray, title) leaves it
+    // out, and nothing calls her yet.
     assert_eq!(fay.app_state().await.unwrap().waiting, 0);
+    assert_eq!(told_fay.pending.lock().unwrap().len(), 0);
     // Out of turn: refused before anything is signed or sent.
     let refused = fay.decide(approve(&seen_by_fay)).await.unwrap_err();
     assert_eq!(refused.code(), "not_your_turn", "{refused}");
@@ -70,6 +73,11 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     // Ann, a buyer, approves: the chain moves on to finance.
     let seen_by_ann = row(&ann).await;
     assert_eq!(ann.app_state().await.unwrap().waiting, 1);
+    assert_eq!(
+        told_ann.pending.lock().unwrap().len(),
+        1,
+        "Ann is told at once"
+    );
     assert!(seen_by_ann.chain.as_ref().unwrap().you_may_approve);
     let one = ann.decide(approve(&seen_by_ann)).await.unwrap();
     assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
@@ -89,6 +97,10 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     // Now it is Fay's turn, and her approval completes it.
     let seen_by_fay = row(&fay).await;
     assert_eq!(fay.app_state().await.unwrap().waiting, 1);
+    // Her turn is when she hears of it, once.
+    assert_eq!(told_fay.pending.lock().unwrap().len(), 1);
+    fay.refresh().await.unwrap();
+    assert_eq!(told_fay.pending.lock().unwrap().len(), 1);
     let chain = seen_by_fay.chain.clone().unwrap();
     assert_eq!(chain.current_step, Some(2));
     assert!(chain.you_may_approve);
