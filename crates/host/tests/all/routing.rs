@@ -379,3 +379,53 @@ async fn an_org_without_a_policy_keeps_its_threshold_and_shows_it_as_its_route()
     );
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn sending_the_buyer_agents_draft_is_a_counter_only_a_holder_of_the_current_step_may_send() {
+    let f = fabrikam().await;
+    // The buyer agent drafts a counter at 90 a seat for an offer at 100.
+    let policy = r#"{ "max_rounds": 2, "concession_per_round": "0.5",
+        "skus": { "CRM-ENT": { "target_unit_price": "90", "walk_away_unit_price": "95" } },
+        "approval": { "above_total": "1000000", "approvers_required": 1 },
+        "may_discuss": ["pricing"] }"#;
+    f.t.host().load_policy(&f.org, policy).await.unwrap();
+    let (session, _) = f.offered(usd_offer(50_000), &f.ann).await;
+    let summary = f.t.summary(&f.fay).await;
+    let draft = summary["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == session.as_str())
+        .unwrap()["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["seq"] == 0)
+        .cloned()
+        .expect("the buyer agent's draft");
+    assert!(
+        draft.get("route").is_none(),
+        "a draft carries no route of its own"
+    );
+    // Sending a draft is an approve of its reference, with no attestation.
+    let send = || json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": draft["event_hash"] });
+    // Fay (finance) may not send it while step 1 waits on a buyer.
+    let (s, r) = f.t.decide(&f.fay, &session, send()).await;
+    assert_eq!(s, 409, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        "Step 1 waits on buyer; you hold none of those roles."
+    );
+    // Ann (buyer) may: the counter-offer goes to the vendor.
+    let (s, r) = f.t.decide(&f.ann, &session, send()).await;
+    assert_eq!(s, 200, "{r}");
+    let last = r["log"]["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["kind"], "counter_offer");
+    assert_eq!(last["payload"]["line_items"][0]["unit_price"], 90);
+    f.t.running.shutdown().await;
+}
