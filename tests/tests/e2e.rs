@@ -676,6 +676,17 @@ async fn a_rewritten_host_log_marks_the_session_disputed() -> Result<()> {
     s.app.quit().await
 }
 
+/// Connects the app to the host at `url` with a one-time `code`, typing
+/// the name and email as a person would, and submits the form.
+async fn connect_as(app: &App, url: &str, code: &str, name: &str, email: &str) -> Result<()> {
+    app.click("connect-toggle").await?;
+    retype(app, "connect-url", url).await?;
+    retype(app, "connect-code", code).await?;
+    retype(app, "connect-name", name).await?;
+    retype(app, "connect-email", email).await?;
+    app.click("connect-submit").await
+}
+
 /// Replaces an input's text the way a person would: select all, type.
 async fn retype(app: &App, id: &str, text: &str) -> Result<()> {
     let input = app.testid(id).await?;
@@ -717,12 +728,7 @@ async fn connecting_to_a_real_host_enrolls_as_the_typed_email_and_shows_its_offe
     let url = running.base_url();
 
     let app = App::launch().await?;
-    app.click("connect-toggle").await?;
-    retype(&app, "connect-url", &url).await?;
-    retype(&app, "connect-code", &code).await?;
-    retype(&app, "connect-name", "Grace Hopper").await?;
-    retype(&app, "connect-email", "grace@contoso.example").await?;
-    app.click("connect-submit").await?;
+    connect_as(&app, &url, &code, "Grace Hopper", "grace@contoso.example").await?;
     let notice = app.testid("connected-notice").await?.text().await?;
     assert!(
         notice.contains("as grace@contoso.example"),

@@ -222,11 +222,7 @@ fn check_locally(
     // The host routed it along a chain of approvals: nothing is signed that
     // the chain, as the host last told it, would refuse.
     if let Some(chain) = &pending.chain {
-        let allowed = match request.action {
-            DecideAction::Approve => chain.you_may_approve,
-            DecideAction::Decline | DecideAction::Counter => chain.you_may_decide,
-        };
-        if !allowed {
+        if !chain.allows(request.action) {
             return Err(DecideError::NotYourTurn(chain_refusal(
                 chain,
                 request.action,

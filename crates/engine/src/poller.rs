@@ -740,11 +740,8 @@ pub(crate) fn pending_notice(
         .capabilities(p)
         .actions
         .into_iter()
-        .filter(|a| match a {
-            DecideAction::Approve => p.chain.as_ref().is_none_or(|c| c.you_may_approve),
-            DecideAction::Decline => p.chain.as_ref().is_none_or(|c| c.you_may_decide),
-            _ => false,
-        })
+        .filter(|a| matches!(a, DecideAction::Approve | DecideAction::Decline))
+        .filter(|a| p.chain.as_ref().is_none_or(|c| c.allows(*a)))
         .collect();
     let human = ctx.humanizer();
     Ok(PendingNotice {

@@ -10,7 +10,7 @@ use countersign_client::ApproverClient;
 use countersign_e2e::{outsider, App, E2eError, Result};
 use thirtyfour::prelude::*;
 
-use super::{inbox_row_of, last_hash, retype};
+use super::{connect_as, inbox_row_of, last_hash};
 
 /// Buyer then finance above 10,000 USD; a buyer alone otherwise.
 const POLICY: &str = r#"
@@ -98,12 +98,14 @@ async fn a_two_step_chain_waits_on_the_buyer_then_offers_finance_its_turn() -> R
         .map_err(client_error("Ann's client"))?;
 
     let app = App::launch().await?;
-    app.click("connect-toggle").await?;
-    retype(&app, "connect-url", &url).await?;
-    retype(&app, "connect-code", &grace_code).await?;
-    retype(&app, "connect-name", "Grace Hopper").await?;
-    retype(&app, "connect-email", "grace@fabrikam.example").await?;
-    app.click("connect-submit").await?;
+    connect_as(
+        &app,
+        &url,
+        &grace_code,
+        "Grace Hopper",
+        "grace@fabrikam.example",
+    )
+    .await?;
     app.testid("connected-notice").await?;
 
     // 3 lines of 10, 11 and 12 seats at 700: 23,100 USD.

@@ -311,6 +311,18 @@ pub struct ApprovalChain {
     pub steps: Vec<ChainStep>,
 }
 
+impl ApprovalChain {
+    /// Whether this person may take `action` now: approve when their
+    /// approval would count, decline or counter when they hold an open role
+    /// of the current step.
+    pub fn allows(&self, action: DecideAction) -> bool {
+        match action {
+            DecideAction::Approve => self.you_may_approve,
+            DecideAction::Decline | DecideAction::Counter => self.you_may_decide,
+        }
+    }
+}
+
 /// One step of an [`ApprovalChain`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ChainStep {

@@ -376,6 +376,23 @@ impl TestHost {
         (v["session_id"].as_str().unwrap().to_owned(), v)
     }
 
+    /// Opens a session of `vendor` with the org `org_handle`; answers its id.
+    pub async fn open_org(&self, vendor: &Party, org_handle: &str) -> String {
+        let (status, body) = self
+            .signed(
+                vendor,
+                "POST",
+                "/api/agent/v1/sessions",
+                &json!({ "target": { "org_handle": org_handle }, "envelope": vendor_envelope() }),
+            )
+            .await;
+        assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+        serde_json::from_slice::<Value>(&body).unwrap()["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
     pub async fn submit(
         &self,
         vendor: &Party,

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{self, offer, roomy_limits, vendor_envelope, Party, TestHost, FAR_FUTURE};
+use crate::common::{self, offer, roomy_limits, Party, TestHost, FAR_FUTURE};
 
 const THREE_TIER: &str = include_str!("../../../../docs/examples/authority-three-tier.toml");
 
@@ -50,20 +50,7 @@ impl Fabrikam {
     /// Opens a session and makes `payload` its offer; answers the session
     /// and the offer's pending decision as the summary shows it to `who`.
     async fn offered(&self, payload: Value, who: &Party) -> (String, Value) {
-        let (s, b) = self
-            .t
-            .signed(
-                &self.vendor,
-                "POST",
-                "/api/agent/v1/sessions",
-                &json!({ "target": { "org_handle": self.org }, "envelope": vendor_envelope() }),
-            )
-            .await;
-        assert_eq!(s, 201, "{}", String::from_utf8_lossy(&b));
-        let session = serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let session = self.t.open_org(&self.vendor, &self.org).await;
         let (s, r) = self
             .t
             .submit(&self.vendor, &session, "offer", payload)
@@ -75,6 +62,17 @@ impl Fabrikam {
 
     /// The vendor's open offer in `session`, as `who` sees it.
     async fn pending(&self, session: &str, who: &Party) -> Value {
+        self.pending_where(session, who, |p| p["seq"] != 0).await
+    }
+
+    /// The first open pending decision in `session` that `which` picks, as
+    /// `who` sees it (`Null` when none).
+    async fn pending_where(
+        &self,
+        session: &str,
+        who: &Party,
+        which: impl Fn(&Value) -> bool,
+    ) -> Value {
         let summary = self.t.summary(who).await;
         summary["sessions"]
             .as_array()
@@ -85,7 +83,7 @@ impl Fabrikam {
             .as_array()
             .unwrap()
             .iter()
-            .find(|p| p["seq"] != 0)
+            .find(|p| which(p))
             .cloned()
             .unwrap_or(Value::Null)
     }
@@ -338,19 +336,7 @@ async fn an_org_without_a_policy_keeps_its_threshold_and_shows_it_as_its_route()
     let ada = t.enroll(&org, "Ada", "ada@tailspin.example").await;
     let vendor = t.register("Contoso").await;
     t.host().verify_agent(&vendor.id).await.unwrap();
-    let (s, b) = t
-        .signed(
-            &vendor,
-            "POST",
-            "/api/agent/v1/sessions",
-            &json!({ "target": { "org_handle": org }, "envelope": vendor_envelope() }),
-        )
-        .await;
-    assert_eq!(s, 201);
-    let session = serde_json::from_slice::<Value>(&b).unwrap()["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = t.open_org(&vendor, &org).await;
     // The old policy: above 250,000, two approvers; this offer is 600,000.
     t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
         .await;
@@ -390,19 +376,8 @@ async fn sending_the_buyer_agents_draft_is_a_counter_only_a_holder_of_the_curren
         "may_discuss": ["pricing"] }"#;
     f.t.host().load_policy(&f.org, policy).await.unwrap();
     let (session, _) = f.offered(usd_offer(50_000), &f.ann).await;
-    let summary = f.t.summary(&f.fay).await;
-    let draft = summary["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == session.as_str())
-        .unwrap()["pending"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["seq"] == 0)
-        .cloned()
-        .expect("the buyer agent's draft");
+    let draft = f.pending_where(&session, &f.fay, |p| p["seq"] == 0).await;
+    assert!(draft.is_object(), "the buyer agent's draft");
     assert!(
         draft.get("route").is_none(),
         "a draft carries no route of its own"

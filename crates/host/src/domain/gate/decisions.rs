@@ -13,7 +13,7 @@ use countersign_host_api::gate::RequestState;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use super::views::{counting_approvals, status_at};
+use super::views::{counted_approvals, counting_approvals, status_at};
 use super::{parse_stored, GateProtocol};
 use crate::domain::authority::{self, Decidable, StoredRoute};
 use crate::domain::decisions::Received;
@@ -321,10 +321,7 @@ pub fn decide(
     // The chain of approvals the request was routed to: who may act now,
     // as which role; a receipt of a routed request names that role.
     let route = StoredRoute::read(request.route.as_deref(), request.approvals_required)?;
-    let counted: Vec<::authority::Approval> =
-        counting_approvals(&request.request_id, &state.receipts)
-            .map(|r| authority::approval(&r.approver_email, r.step, r.role.as_deref()))
-            .collect();
+    let counted = counted_approvals(&request.request_id, &state.receipts);
     let enrolled = authority::people(&enrolled);
     let owner = owner.as_deref().map(::authority::Person::new);
     let chain = Decidable {

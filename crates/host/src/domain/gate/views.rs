@@ -43,6 +43,17 @@ pub fn counting_approvals<'a>(
     })
 }
 
+/// The approvals that still count towards a request, as its chain of
+/// approvals counts them (who, at which step, as which role).
+pub fn counted_approvals(
+    request_id: &str,
+    receipts: &[GateReceiptRow],
+) -> Vec<::authority::Approval> {
+    counting_approvals(request_id, receipts)
+        .map(|a| authority::approval(&a.approver_email, a.step, a.role.as_deref()))
+        .collect()
+}
+
 /// A request as it stands at `now`. `for_approver` adds what only
 /// approvers see (why screening holds a counter).
 pub fn request_status(
@@ -154,9 +165,7 @@ fn route_view(
     asking: &Asking<'_>,
 ) -> Result<RouteView, DomainError> {
     let route = StoredRoute::read(r.route.as_deref(), r.approvals_required)?;
-    let counted: Vec<::authority::Approval> = counting_approvals(&r.request_id, receipts)
-        .map(|a| authority::approval(&a.approver_email, a.step, a.role.as_deref()))
-        .collect();
+    let counted = counted_approvals(&r.request_id, receipts);
     Ok(Decidable {
         route: &route,
         approvals: &counted,
