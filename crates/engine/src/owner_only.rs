@@ -63,7 +63,12 @@ pub fn restrict_tree(dir: &Path) -> io::Result<()> {
     if kind.is_dir() {
         set_mode(dir, DIR_MODE)?;
         for entry in fs::read_dir(dir)? {
-            restrict_tree(&entry?.path())?;
+            // A file another engine on this directory removes meanwhile
+            // (SQLite's journal, a key file being replaced) needs nothing.
+            match restrict_tree(&entry?.path()) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                other => other?,
+            }
         }
     } else if kind.is_file() {
         set_mode(dir, FILE_MODE)?;
