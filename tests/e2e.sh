@@ -75,6 +75,17 @@ else
 fi
 dunst -config "$dunstrc" >"$artifacts/dunst.log" 2>&1 &
 pids+=("$!")
+# A panel's tray (tests/tray-host.py, a StatusNotifierWatcher): the app's
+# tray icon registers with it, and a test reads the icon's label and menu
+# over D-Bus from the item it names in artifacts/tray-items.
+tray_items="$artifacts/tray-items"
+/usr/bin/python3 "$root/tests/tray-host.py" "$tray_items" >"$artifacts/tray-host.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 1 100); do
+  dbus-send --session --dest=org.freedesktop.DBus --type=method_call --print-reply \
+    /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>/dev/null | grep -q org.kde.StatusNotifierWatcher && break
+  sleep 0.1
+done
 notify_log="$artifacts/notify.log"
 : >"$notify_log"
 dbus-monitor --session "interface='org.freedesktop.Notifications',member='Notify'" >"$notify_log" 2>&1 &
@@ -83,6 +94,7 @@ pids+=("$!")
 export COUNTERSIGN_E2E_ARTIFACTS="$artifacts"
 export COUNTERSIGN_E2E_NOTIFY_LOG="$notify_log"
 export COUNTERSIGN_E2E_DUNST_CHOICE="$dunst_choice"
+export COUNTERSIGN_E2E_TRAY_ITEMS="$tray_items"
 # The test of the installed .deb runs only where .ci/test installed it.
 skip=()
 if [ "${COUNTERSIGN_E2E_INSTALLED:-}" != 1 ]; then

@@ -32,6 +32,9 @@ use crate::Result;
 pub enum SummaryFetch {
     /// The host's summary has not changed since the tagged one.
     Unchanged,
+    /// Unchanged, and the host ended the wait early to make room for other
+    /// connections: ask again no sooner than this (its `Retry-After`).
+    AskLater(Duration),
     /// A new summary, and the tag to send next time (none if the host gives none).
     Changed {
         /// The summary.
@@ -235,7 +238,10 @@ impl ApproverClient {
                 summary: value,
                 etag,
             },
-            Conditional::NotModified => SummaryFetch::Unchanged,
+            Conditional::NotModified {
+                retry_after: Some(after),
+            } => SummaryFetch::AskLater(after),
+            Conditional::NotModified { retry_after: None } => SummaryFetch::Unchanged,
         })
     }
 

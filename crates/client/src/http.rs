@@ -191,7 +191,7 @@ impl Http {
     ) -> Result<T> {
         match self.call_conditional(request, signer, idempotent).await? {
             Conditional::Fresh { value, .. } => Ok(value),
-            Conditional::NotModified => Err(ClientError::Decode {
+            Conditional::NotModified { .. } => Err(ClientError::Decode {
                 what: "an unconditional request".to_owned(),
                 detail: "the host answered 304 Not Modified".to_owned(),
             }),
@@ -221,7 +221,9 @@ impl Http {
         let what = format!("{} {}", request.method, request.path);
         let reply = self.send(&request, signer, idempotent).await?;
         if reply.not_modified {
-            return Ok(Conditional::NotModified);
+            return Ok(Conditional::NotModified {
+                retry_after: reply.retry_after,
+            });
         }
         let value = serde_json::from_slice(&reply.bytes).map_err(|e| ClientError::Decode {
             what,
@@ -345,6 +347,7 @@ impl Http {
                 not_modified: true,
                 etag,
                 bytes: Vec::new(),
+                retry_after,
             });
         }
         let bytes = read_capped(response, self.config.max_response_bytes)
@@ -368,6 +371,7 @@ impl Http {
                 not_modified: false,
                 etag,
                 bytes,
+                retry_after: None,
             });
         }
         Err(Failure {
@@ -401,8 +405,9 @@ pub(crate) struct Request<'a> {
 pub(crate) enum Conditional<T> {
     /// `2xx`: the decoded answer and the `ETag` it came with, if any.
     Fresh { value: T, etag: Option<String> },
-    /// `304 Not Modified`: the answer named by `if_none_match` still holds.
-    NotModified,
+    /// `304 Not Modified`: the answer named by `if_none_match` still holds;
+    /// with the `Retry-After` it came with, if any.
+    NotModified { retry_after: Option<Duration> },
 }
 
 /// What one successful try read.
@@ -410,6 +415,8 @@ struct Reply {
     not_modified: bool,
     etag: Option<String>,
     bytes: Vec<u8>,
+    /// A `304`'s `Retry-After`: ask again no sooner.
+    retry_after: Option<Duration>,
 }
 
 impl<'a> Request<'a> {

@@ -53,3 +53,4 @@ pub use settings::{
     NOTIFY_DISPUTE, NOTIFY_EXPIRY_REMINDER, NOTIFY_NEW_PROPOSAL, POLL_INTERVAL, THEME,
 };
 pub use views::*;
+pub use watch::WAIT_SECONDS;

@@ -164,7 +164,7 @@ pub(crate) async fn apply_summary(
             ctx.count(1, bytes);
             (sessions, etag)
         }
-        Ok(SummaryAnswer::Unchanged) => {
+        Ok(SummaryAnswer::Unchanged | SummaryAnswer::AskLater(_)) => {
             if let Some(tag) = known {
                 remember_summary_tag(ctx, &host.host_id, tag);
             }

@@ -10,7 +10,9 @@
 //! `wait` (`400`: its admin switched it off), answers at once without
 //! waiting (a host from before waiting), or something between cuts the
 //! held request early ([`STRIKES`] times running: a proxy's read timeout).
-//! Waiting is tried again after [`TRY_AGAIN`]. A host that cannot be
+//! Waiting is tried again after [`TRY_AGAIN`]. A host at its connection
+//! cap may end a wait early to make room (`304` with `Retry-After`): that
+//! is no strike, and the next request waits as long as it asked. A host that cannot be
 //! reached is marked so and asked again after a short pause; the first
 //! request that reaches it, carrying the last tag applied, answers with
 //! everything that changed meanwhile.
@@ -79,6 +81,9 @@ impl Drop for Watchers {
 enum Outcome {
     /// Changed, or held until the wait ended: waiting works.
     Held,
+    /// Held, then ended early to make room at a busy host: waiting works,
+    /// and the host asks for this pause first.
+    MadeRoom(Duration),
     /// A `304` long before the wait: the host did not hold it.
     Early,
     /// The host refused `wait`.
@@ -92,6 +97,9 @@ enum Outcome {
 fn outcome(answer: &Result<SummaryAnswer, SummaryError>, held: Duration) -> Outcome {
     match answer {
         Ok(SummaryAnswer::Changed { .. }) => Outcome::Held,
+        Ok(SummaryAnswer::AskLater(after)) => {
+            Outcome::MadeRoom((*after).clamp(FIRST_PAUSE, MAX_PAUSE))
+        }
         Ok(SummaryAnswer::Unchanged) if held >= HELD_AT_LEAST => Outcome::Held,
         Ok(SummaryAnswer::Unchanged) => Outcome::Early,
         Err(SummaryError::WaitRefused(_)) => Outcome::Refused,
@@ -153,9 +161,14 @@ async fn watch(ctx: Arc<Context>, host_id: String) {
         ctx.set_hearing(&host_id, Hearing::Waiting);
         let asked = Instant::now();
         let answer = crate::edge::wire::summary_waiting(&io.client, &known, WAIT_SECONDS).await;
+        let mut later = None;
         let why = match outcome(&answer, asked.elapsed()) {
             Outcome::Held => {
                 strikes = 0;
+                None
+            }
+            Outcome::MadeRoom(after) => {
+                later = Some(after);
                 None
             }
             Outcome::Early => {
@@ -196,6 +209,10 @@ async fn watch(ctx: Arc<Context>, host_id: String) {
                 poller::audit_next(&ctx, &host, answered / poller::AUDIT_EVERY).await;
             }
         }
+        if let Some(after) = later {
+            // The host is at its connection cap: come back as it asked.
+            tokio::time::sleep(after).await;
+        }
     }
     ctx.forget_hearing(&host_id);
 }
@@ -221,5 +238,27 @@ async fn apply(
         if let Some(tag) = current {
             poller::remember_summary_tag(ctx, &host.host_id, tag);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_ended_to_make_room_is_no_strike_and_its_pause_is_kept_within_bounds() {
+        let soon = Duration::from_millis(5);
+        let asked = |secs| Ok(SummaryAnswer::AskLater(Duration::from_secs(secs)));
+        assert!(
+            matches!(outcome(&asked(10), soon), Outcome::MadeRoom(d) if d == Duration::from_secs(10))
+        );
+        // The same early answer without Retry-After is a host that does not wait.
+        assert!(matches!(
+            outcome(&Ok(SummaryAnswer::Unchanged), soon),
+            Outcome::Early
+        ));
+        // A host's word on the pause is kept between a second and a minute.
+        assert!(matches!(outcome(&asked(3600), soon), Outcome::MadeRoom(d) if d == MAX_PAUSE));
+        assert!(matches!(outcome(&asked(0), soon), Outcome::MadeRoom(d) if d == FIRST_PAUSE));
     }
 }

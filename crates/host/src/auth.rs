@@ -168,6 +168,9 @@ pub trait Principal: Sized + Send + Sync + 'static {
     fn public_key(&self) -> &str;
     /// Its id, for the per-agent limit.
     fn id(&self) -> &str;
+    /// The organization whose records every request it signs touches (a
+    /// vendor agent has none: its session's organization is its target's).
+    fn org(&self) -> Option<&str>;
 }
 
 #[async_trait]
@@ -187,6 +190,9 @@ impl Principal for AgentRow {
     fn id(&self) -> &str {
         &self.id
     }
+    fn org(&self) -> Option<&str> {
+        None
+    }
 }
 
 #[async_trait]
@@ -202,6 +208,9 @@ impl Principal for ApproverRow {
     fn id(&self) -> &str {
         &self.id
     }
+    fn org(&self) -> Option<&str> {
+        Some(&self.org_handle)
+    }
 }
 
 #[async_trait]
@@ -216,6 +225,9 @@ impl Principal for GateAgentRow {
     }
     fn id(&self) -> &str {
         &self.id
+    }
+    fn org(&self) -> Option<&str> {
+        Some(&self.org_handle)
     }
 }
 

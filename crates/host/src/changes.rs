@@ -1,29 +1,48 @@
 //! Wakes the consoles that wait for a change (`GET /summary?wait=`): every
-//! write that succeeds through any surface announces itself here, and each
-//! waiting request recomputes its summary once and answers as soon as what
-//! its console sees has changed. No timer runs in between: a waiting request
+//! write that succeeds through any surface announces itself here, to the
+//! consoles of the organizations it touched (all of them, when it cannot
+//! say which: [`touch`], [`scoped`]), and each such waiting request
+//! recomputes its summary once and answers as soon as what its console sees
+//! has changed. No timer runs in between: a waiting request
 //! sleeps until an announcement, the next pending request's expiry, or the
 //! end of its wait, whichever comes first.
 //!
 //! Several host processes on one PostgreSQL database hear each other through
 //! the store's [`crate::store::ChangeFeed`] (LISTEN/NOTIFY): each process publishes its
-//! writes, and [`relay_forever`] turns every other process's announcement
+//! writes with the organizations they touched, and [`relay_forever`] turns every other process's announcement
 //! into a local one. When the listening connection drops, announcements may
 //! have been missed: the relay connects again and then wakes every waiter,
 //! which recomputes its summary and answers if anything moved meanwhile.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::Host;
 
-/// A generation counter that every successful write moves on.
+/// One generation counter per organization that a console waits on; every
+/// successful write moves on the counters of the organizations it touched
+/// (or all of them, when it cannot say), so an append in one organization
+/// never wakes the consoles of another.
 #[derive(Debug)]
 pub struct Changes {
-    tx: watch::Sender<u64>,
+    orgs: Mutex<Orgs>,
     origin: String,
 }
+
+/// The counters, and when to next forget those nobody waits on.
+#[derive(Debug)]
+struct Orgs {
+    counters: HashMap<String, watch::Sender<u64>>,
+    sweep_at: usize,
+}
+
+/// The fewest counters kept before ones nobody waits on are forgotten.
+const SWEEP_FLOOR: usize = 64;
 
 impl Default for Changes {
     fn default() -> Self {
@@ -32,30 +51,59 @@ impl Default for Changes {
 }
 
 impl Changes {
-    /// A counter no one waits on yet.
+    /// Counters no one waits on yet.
     pub fn new() -> Changes {
-        let (tx, _) = watch::channel(0);
         Changes {
-            tx,
+            orgs: Mutex::new(Orgs {
+                counters: HashMap::new(),
+                sweep_at: SWEEP_FLOOR,
+            }),
             origin: uuid::Uuid::new_v4().simple().to_string(),
         }
     }
 
-    /// Something a console could see may have changed: wake every waiter.
-    pub fn announce(&self) {
-        self.tx
-            .send_modify(|generation| *generation = generation.wrapping_add(1));
+    /// Something the consoles of `scope` could see may have changed: wake
+    /// each of them.
+    pub fn announce(&self, scope: &Scope) {
+        let Ok(orgs) = self.orgs.lock() else { return };
+        let bump = |tx: &watch::Sender<u64>| {
+            tx.send_modify(|generation| *generation = generation.wrapping_add(1));
+        };
+        match scope {
+            Scope::All => orgs.counters.values().for_each(bump),
+            Scope::Orgs(handles) => handles
+                .iter()
+                .filter_map(|handle| orgs.counters.get(handle))
+                .for_each(bump),
+        }
     }
 
-    /// A receiver that wakes on the next announcement after this call; take
-    /// it before reading what it guards, so no announcement falls between.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.tx.subscribe()
+    /// A receiver that wakes on the next announcement touching `org` after
+    /// this call; take it before reading what it guards, so no announcement
+    /// falls between.
+    pub fn subscribe(&self, org: &str) -> watch::Receiver<u64> {
+        let mut orgs = match self.orgs.lock() {
+            Ok(orgs) => orgs,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if orgs.counters.len() >= orgs.sweep_at {
+            orgs.counters.retain(|_, tx| tx.receiver_count() > 0);
+            orgs.sweep_at = (orgs.counters.len() * 2).max(SWEEP_FLOOR);
+        }
+        orgs.counters
+            .entry(org.to_owned())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
     }
 
     /// How many requests wait now (what tests and metrics read).
     pub fn waiters(&self) -> usize {
-        self.tx.receiver_count()
+        self.orgs.lock().map_or(0, |orgs| {
+            orgs.counters
+                .values()
+                .map(watch::Sender::receiver_count)
+                .sum()
+        })
     }
 
     /// This process's name in the announcements it publishes to the others
@@ -63,6 +111,83 @@ impl Changes {
     pub fn origin(&self) -> &str {
         &self.origin
     }
+}
+
+/// Whose consoles a write may have changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Every organization's (a write that did not say which).
+    All,
+    /// These organizations' (handles).
+    Orgs(Vec<String>),
+}
+
+impl Scope {
+    /// The announcement another process hears: the origin, then the
+    /// organizations' handles, space-separated (none: every organization).
+    /// Handles never hold a space (`anp_org_…`, `sandbox`).
+    fn message(&self, origin: &str) -> String {
+        match self {
+            Scope::All => origin.to_owned(),
+            Scope::Orgs(handles) => {
+                let mut message = origin.to_owned();
+                for handle in handles {
+                    message.push(' ');
+                    message.push_str(handle);
+                }
+                message
+            }
+        }
+    }
+
+    /// The origin and scope of an announcement heard from another process
+    /// (one with no handles, as processes from before scoping send: every
+    /// organization).
+    fn heard(message: &str) -> (&str, Scope) {
+        let mut words = message.split(' ').filter(|w| !w.is_empty());
+        let origin = words.next().unwrap_or_default();
+        let handles: Vec<String> = words.map(str::to_owned).collect();
+        let scope = if handles.is_empty() {
+            Scope::All
+        } else {
+            Scope::Orgs(handles)
+        };
+        (origin, scope)
+    }
+}
+
+tokio::task_local! {
+    /// The organizations the request being served has touched so far.
+    static TOUCHED: RefCell<Vec<String>>;
+}
+
+/// Notes that the request being served touches `org`'s records (called
+/// where a request learns its organization: the signed principal, the
+/// session it writes to). Outside [`scoped`] it does nothing.
+pub(crate) fn touch(org: &str) {
+    let _ = TOUCHED.try_with(|touched| {
+        let mut touched = touched.borrow_mut();
+        if !touched.iter().any(|t| t == org) {
+            touched.push(org.to_owned());
+        }
+    });
+}
+
+/// Runs `request` and answers its output with the scope its writes touched
+/// (every organization when it touched none it could name).
+pub(crate) async fn scoped<F: Future>(request: F) -> (F::Output, Scope) {
+    TOUCHED
+        .scope(RefCell::new(Vec::new()), async {
+            let output = request.await;
+            let touched = TOUCHED.with(|t| t.take());
+            let scope = if touched.is_empty() {
+                Scope::All
+            } else {
+                Scope::Orgs(touched)
+            };
+            (output, scope)
+        })
+        .await
 }
 
 /// Set once the server begins to shut down: a waiting summary answers at
@@ -85,10 +210,10 @@ impl Stopping {
 /// to the other processes on the same database when there can be others. A
 /// failure to tell them is logged, not the request's: the write stands, and
 /// their waiting consoles learn of it at the end of their wait at the latest.
-pub(crate) async fn announce_write(host: &Host) {
-    host.changes().announce();
+pub(crate) async fn announce_write(host: &Host, scope: &Scope) {
+    host.changes().announce(scope);
     if let Some(feed) = host.store().change_feed() {
-        if let Err(e) = feed.publish(host.changes().origin()).await {
+        if let Err(e) = feed.publish(&scope.message(host.changes().origin())).await {
             tracing::warn!(error = %e, "telling the other host processes of a write failed");
         }
     }
@@ -116,7 +241,7 @@ pub(crate) async fn relay_forever(host: Host) {
                     // Whatever was announced while no one listened is
                     // unknown: every waiter looks again.
                     tracing::info!("listening for other host processes' changes again");
-                    host.changes().announce();
+                    host.changes().announce(&Scope::All);
                 }
                 first = false;
                 relay(&host, &mut listener).await;
@@ -138,9 +263,54 @@ pub(crate) async fn relay_forever(host: Host) {
 
 /// Announces every other process's write until the connection drops.
 async fn relay(host: &Host, listener: &mut crate::store::ChangeListener) {
-    while let Some(origin) = listener.next().await {
+    while let Some(message) = listener.next().await {
+        let (origin, scope) = Scope::heard(&message);
         if origin != host.changes().origin() {
-            host.changes().announce();
+            host.changes().announce(&scope);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_announcement_carries_its_orgs_to_the_other_processes() {
+        let scope = Scope::Orgs(vec!["anp_org_1".into(), "sandbox".into()]);
+        let message = scope.message("abc");
+        assert_eq!(message, "abc anp_org_1 sandbox");
+        assert_eq!(Scope::heard(&message), ("abc", scope));
+        assert_eq!(
+            Scope::heard(&Scope::All.message("abc")),
+            ("abc", Scope::All)
+        );
+    }
+
+    #[test]
+    fn an_announcement_from_a_process_before_scoping_wakes_every_org() {
+        assert_eq!(Scope::heard("0123abcd"), ("0123abcd", Scope::All));
+    }
+
+    #[test]
+    fn a_write_wakes_only_the_orgs_it_touched_and_one_that_names_none_wakes_all() {
+        let changes = Changes::new();
+        let (a, b) = (changes.subscribe("a"), changes.subscribe("b"));
+        changes.announce(&Scope::Orgs(vec!["a".into()]));
+        assert!(a.has_changed().unwrap());
+        assert!(!b.has_changed().unwrap());
+        changes.announce(&Scope::All);
+        assert!(b.has_changed().unwrap());
+        assert_eq!(changes.waiters(), 2);
+    }
+
+    #[test]
+    fn counters_nobody_waits_on_are_forgotten() {
+        let changes = Changes::new();
+        for i in 0..(SWEEP_FLOOR * 3) {
+            drop(changes.subscribe(&format!("org{i}")));
+        }
+        let kept = changes.orgs.lock().unwrap().counters.len();
+        assert!(kept <= SWEEP_FLOOR, "{kept} counters kept for no waiter");
     }
 }

@@ -86,7 +86,7 @@ impl Default for Connections {
         Connections {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
-            max_connections: 512,
+            max_connections: 4096,
         }
     }
 }

@@ -40,7 +40,7 @@ pub mod policy;
 pub mod ratelimit;
 mod routes;
 pub mod screening;
-mod server;
+pub(crate) mod server;
 mod service;
 pub mod store;
 mod surface;

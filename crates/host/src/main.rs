@@ -163,9 +163,10 @@ struct ServeArgs {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     body_timeout_secs: u64,
     /// Most connections this process holds open at once (and at most 3/4 of
-    /// its open-file limit); at the cap a new one takes the place of the one
-    /// that has waited longest for a request.
-    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
+    /// its open-file limit, which it raises to the hard limit); at the cap a
+    /// new one takes the place of the one that has waited longest for a
+    /// request, or else of the console's waiting request held longest.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     max_connections: u64,
     /// A network whose addresses gate agents may name as callbacks although
     /// they are not public, e.g. 10.0.0.0/8 or 127.0.0.1/32 for an agent on

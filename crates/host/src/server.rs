@@ -11,9 +11,12 @@
 //!   open-file limit is lower, so it never runs out of descriptors). A
 //!   connection that arrives at the cap takes the place of the one that
 //!   has waited longest for a request (mid-headers or idle): slow clients
-//!   cannot crowd out a client that sends its request at once. Only when
-//!   every connection is busy with a request does the loop wait for one to
-//!   finish (the kernel queues the rest).
+//!   cannot crowd out a client that sends its request at once. When none
+//!   waits for a request, the one whose request has been held longest (a
+//!   console's waiting summary, [`Room`]) is asked to make room: it answers
+//!   at once, asking its console to come back later, and closes. Only when
+//!   every connection is busy with a request that cannot be cut short does
+//!   the loop wait for one to finish (the kernel queues the rest).
 //! - An accept error (`EMFILE` when something else used the descriptors)
 //!   is logged and retried after a pause, never spun on or fatal.
 
@@ -48,6 +51,7 @@ pub async fn run(
     bounds: Connections,
     shutdown: impl Future<Output = ()>,
 ) {
+    raise_open_file_limit();
     let cap = effective_cap(bounds.max_connections);
     let slots = Arc::new(Semaphore::new(cap));
     let open = Arc::new(Open::default());
@@ -73,7 +77,7 @@ pub async fn run(
         let slot = match Arc::clone(&slots).try_acquire_owned() {
             Ok(slot) => slot,
             Err(_) => {
-                open.close_longest_waiting();
+                open.make_room();
                 tokio::select! {
                     slot = Arc::clone(&slots).acquire_owned() => match slot {
                         Ok(slot) => slot,
@@ -124,6 +128,22 @@ fn effective_cap(configured: usize) -> usize {
     cap.max(1)
 }
 
+/// Raises this process's soft limit on open files to the hard limit the
+/// system allows: each connection held (a waiting console's among them)
+/// takes one, and a soft limit of 1,024 (systemd's default) would cap the
+/// connections below the configured number for no reason.
+fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!(
+            open_file_limit = limit,
+            "open-file limit raised to the hard limit"
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not raise the open-file limit; the connection cap follows the current one")
+        }
+    }
+}
+
 /// This process's soft limit on open files (Linux: /proc/self/limits).
 fn open_file_limit() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
@@ -155,8 +175,13 @@ struct ConnState {
     /// The `clock` value when it began waiting for a request; 0 while it
     /// serves one.
     waiting_since: AtomicU64,
+    /// The `clock` value when its request began holding the connection
+    /// until something changes ([`Room::hold`]); 0 otherwise.
+    held_since: AtomicU64,
     /// Told to close.
     close: Notify,
+    /// Its held request is told to answer now.
+    make_room: Notify,
 }
 
 impl Open {
@@ -168,7 +193,9 @@ impl Open {
         let state = Arc::new(ConnState {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             waiting_since: AtomicU64::new(self.tick()),
+            held_since: AtomicU64::new(0),
             close: Notify::new(),
+            make_room: Notify::new(),
         });
         if let Ok(mut all) = self.all.lock() {
             all.insert(state.id, Arc::clone(&state));
@@ -182,20 +209,65 @@ impl Open {
         }
     }
 
-    /// Tells the connection that has waited longest for a request, if any
-    /// is waiting, to close.
-    fn close_longest_waiting(&self) {
+    /// Frees a place for a connection arriving at the cap: closes the
+    /// connection that has waited longest for a request; when none waits,
+    /// asks the request held longest ([`Room::hold`]) to answer now, and its
+    /// connection to close once it has.
+    fn make_room(&self) {
         let Ok(all) = self.all.lock() else { return };
-        let longest = all
-            .values()
-            .filter(|c| c.waiting_since.load(Ordering::Relaxed) != 0)
-            .min_by_key(|c| c.waiting_since.load(Ordering::Relaxed));
-        if let Some(conn) = longest {
+        let oldest = |since: fn(&ConnState) -> u64| {
+            all.values()
+                .filter(|c| since(c) != 0)
+                .min_by_key(|c| since(c))
+                .cloned()
+        };
+        if let Some(conn) = oldest(|c| c.waiting_since.load(Ordering::Relaxed)) {
             tracing::debug!(
                 "at the connection cap: closing the connection that waited longest for a request"
             );
             conn.close.notify_one();
+        } else if let Some(conn) = oldest(|c| c.held_since.load(Ordering::Relaxed)) {
+            tracing::debug!(
+                "at the connection cap: the request held longest answers now to make room"
+            );
+            conn.make_room.notify_one();
+            conn.close.notify_one();
         }
+    }
+}
+
+/// A request's place on its connection: what a request that holds its
+/// connection until something changes (a console's waiting summary) uses
+/// to say so, and to hear when a connection arriving at the cap needs the
+/// place. Every request served by [`run`] carries one as an extension.
+#[derive(Clone)]
+pub struct Room {
+    open: Arc<Open>,
+    state: Arc<ConnState>,
+}
+
+impl Room {
+    /// Marks the request as held until something changes, for as long as
+    /// the guard lives: from then on it may be asked to make room.
+    pub fn hold(&self) -> Holding {
+        self.state
+            .held_since
+            .store(self.open.tick(), Ordering::Relaxed);
+        Holding(Arc::clone(&self.state))
+    }
+
+    /// Resolves when a connection arriving at the cap needs this one's place.
+    pub async fn wanted(&self) {
+        self.state.make_room.notified().await;
+    }
+}
+
+/// While alive, the request is held ([`Room::hold`]).
+pub struct Holding(Arc<ConnState>);
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        self.0.held_since.store(0, Ordering::Relaxed);
     }
 }
 
@@ -254,6 +326,10 @@ async fn serve_connection(
         let busy = Busy::new(&open, &state);
         let mut request = request.map(|body| Deadline::new(body, body_limit));
         request.extensions_mut().insert(ConnectInfo(peer));
+        request.extensions_mut().insert(Room {
+            open: Arc::clone(&open),
+            state: Arc::clone(&state),
+        });
         let answer = router.call(request);
         async move {
             let response = answer.await;

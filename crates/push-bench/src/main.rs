@@ -29,6 +29,8 @@ use countersign_testkit::deployment::{roomy_limits, Deployment, Launch};
 use countersign_testkit::postgres::Cluster;
 use tokio::sync::mpsc;
 
+mod held;
+
 /// p99 must stay under this (ms).
 const TARGET_P99_MS: f64 = 1000.0;
 /// p50 must stay under this (ms).
@@ -51,6 +53,19 @@ struct Args {
     /// counted and scaled to an hour.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     idle_seconds: u64,
+    /// Consoles that hold a waiting request at one host process while its
+    /// append throughput and memory are measured (0 skips that part).
+    #[arg(long, default_value_t = 1000)]
+    waiting: usize,
+    /// Seconds of appends per phase of the waiting part.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    load_seconds: u64,
+    /// Concurrent vendor agents appending in the waiting part.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    agents: u32,
+    /// Only the waiting part (no latency or idle figures).
+    #[arg(long)]
+    waiting_only: bool,
     /// Internal: run as one host process of the PostgreSQL deployment.
     #[arg(long, hide = true)]
     as_host_process: bool,
@@ -101,6 +116,20 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: &Args) -> Result<bool, String> {
+    let met = if args.waiting_only {
+        true
+    } else {
+        latency_and_idle(args).await?
+    };
+    if args.waiting > 0 {
+        let figures = held::run(args.waiting, args.load_seconds, args.agents).await?;
+        held::print(&figures);
+    }
+    Ok(met)
+}
+
+/// The offer-to-notifier latency on both deployments, then both consoles idle.
+async fn latency_and_idle(args: &Args) -> Result<bool, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
     // One host on SQLite, serving in this process.
     let sqlite = Host::open(

@@ -231,6 +231,22 @@ impl Deployment {
     }
 }
 
+/// One host process serving `db` (a SQLite path or a PostgreSQL URL) with
+/// the platform key at `key`, on its own with no proxy in front (no public
+/// URL): what a benchmark reads one process's memory from.
+pub fn spawn_one(launch: &Launch, db: &str, key: &std::path::Path) -> Result<HostProcess, String> {
+    spawn_host(
+        launch,
+        db,
+        key,
+        &[],
+        &Serving {
+            public_url: String::new(),
+            accept_v1: true,
+        },
+    )
+}
+
 fn spawn_host(
     launch: &Launch,
     db_url: &str,
@@ -244,8 +260,10 @@ fn spawn_host(
             c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
                 .arg("--platform-key")
                 .arg(key)
-                .args(["--public-url", &serving.public_url])
                 .args(["--accept-v1-signatures", &serving.accept_v1.to_string()]);
+            if !serving.public_url.is_empty() {
+                c.args(["--public-url", &serving.public_url]);
+            }
             for (flag, value) in flags {
                 c.args([flag, value]);
             }

@@ -1,7 +1,8 @@
 //! What waits on you, at a glance, and notifications a person can act on:
 //! the window's title (the page's and the native window's, as the task bar
-//! reads it) counts the decisions waiting and follows the inbox without a
-//! touch; a new offer's notification carries "Open", "Approve…" and
+//! reads it) and the tray icon (the number beside it and its menu's first
+//! line, as a panel reads them over D-Bus) count the decisions waiting and
+//! follow the inbox without a touch; a new offer's notification carries "Open", "Approve…" and
 //! "Decline…" (dunst offers actions); "Approve…" picked in dunst's own
 //! context menu opens the app at that offer with the confirmation focused,
 //! having signed nothing, and Enter finishes it; "Decline…" opens another
@@ -43,6 +44,99 @@ fn window_names() -> Result<String> {
             source,
         })?;
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs gdbus on the tests' session bus; `None` when the call fails (the
+/// item went away with an earlier app).
+fn gdbus(args: &[&str]) -> Result<Option<String>> {
+    let output = std::process::Command::new("gdbus")
+        .args(["call", "--session"])
+        .args(args)
+        .output()
+        .map_err(|source| E2eError::Io {
+            what: "running gdbus".into(),
+            source,
+        })?;
+    Ok(output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
+}
+
+/// What the panel's tray shows of the app's icon, as a panel reads it over
+/// D-Bus from the item that registered last with tests/tray-host.py: the
+/// label beside the icon (`XAyatanaLabel`) and its menu's layout
+/// (`com.canonical.dbusmenu`, every item's label in it).
+fn tray_shows() -> Result<Option<(String, String)>> {
+    let items = std::env::var_os("COUNTERSIGN_E2E_TRAY_ITEMS").ok_or_else(|| {
+        E2eError::Missing("COUNTERSIGN_E2E_TRAY_ITEMS is not set: run tests/e2e.sh".into())
+    })?;
+    let items = std::fs::read_to_string(items).unwrap_or_default();
+    let Some((bus, path)) = items.lines().last().and_then(|l| l.split_once(' ')) else {
+        return Ok(None);
+    };
+    let property = |name: &str| {
+        gdbus(&[
+            "--dest",
+            bus,
+            "--object-path",
+            path,
+            "--method",
+            "org.freedesktop.DBus.Properties.Get",
+            "org.kde.StatusNotifierItem",
+            name,
+        ])
+    };
+    // `(<'3'>,)` and `(<objectpath '/org/…/Menu'>,)`: the text between quotes.
+    let quoted = |reply: String| reply.split('\'').nth(1).unwrap_or_default().to_owned();
+    let (Some(label), Some(menu)) = (property("XAyatanaLabel")?, property("Menu")?) else {
+        return Ok(None);
+    };
+    let menu = quoted(menu);
+    let layout = gdbus(&[
+        "--dest",
+        bus,
+        "--object-path",
+        &menu,
+        "--method",
+        "com.canonical.dbusmenu.GetLayout",
+        // The arguments after `--`, or gdbus reads `-1` as an option.
+        "--",
+        "0",
+        "-1",
+        "[]",
+    ])?;
+    Ok(layout.map(|layout| (quoted(label), layout)))
+}
+
+/// Waits until the page's title, the native window's and the tray icon
+/// (its label and its menu's first line) all count `waiting` decisions.
+async fn glanced(app: &App, waiting: u64) -> Result<()> {
+    titled(app, &title_for(waiting)).await?;
+    let (label, line) = match waiting {
+        0 => (String::new(), "Nothing waits on you".to_owned()),
+        1 => ("1".to_owned(), "1 decision waits on you".to_owned()),
+        n => (n.to_string(), format!("{n} decisions wait on you")),
+    };
+    let in_menu = format!("'label': <'{line}'>");
+    let shown = app
+        .wait_within(
+            &format!("the tray showing {label:?} and {line:?}"),
+            Duration::from_secs(20),
+            async || {
+                Ok(tray_shows()?
+                    .filter(|(shown, layout)| *shown == label && layout.contains(&in_menu)))
+            },
+        )
+        .await;
+    if shown.is_err() {
+        // What the tray showed instead, for the failure's report.
+        return Err(E2eError::Missing(format!(
+            "the tray does not count {waiting} waiting: it shows {:?}",
+            tray_shows()?
+        )));
+    }
+    Ok(())
 }
 
 /// Waits until both the page's title and the native window's are `title`.
@@ -89,7 +183,7 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
     let s = Scenario::start("Glance").await?;
     opening_burst_announced(&s.app, &log_path, before).await?;
     let start = waiting(&s.app).await?;
-    titled(&s.app, &title_for(start)).await?;
+    glanced(&s.app, start).await?;
 
     // A new offer: the title counts it without a touch (the window is
     // wherever the person left it).
@@ -102,7 +196,7 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
         )
         .await?;
     let offer_hash = last_hash(&log)?;
-    titled(&s.app, &title_for(start + 1)).await?;
+    glanced(&s.app, start + 1).await?;
     assert_eq!(waiting(&s.app).await?, start + 1);
 
     // Its notification carries the three buttons (dunst offers actions).
@@ -153,7 +247,7 @@ async fn a_notifications_approve_opens_the_confirmation_and_the_title_counts_wha
     let (log, _) = s.wait_for_event(&session, "accept").await?;
     let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
     outsider::verify_accept(&log, &discovery, &offer_hash)?;
-    titled(&s.app, &title_for(start)).await?;
+    glanced(&s.app, start).await?;
 
     // Another vendor's offer, and its notification's "Decline…": the reason
     // field has the keys; the reason typed, Enter, Enter sends the decline.

@@ -39,6 +39,9 @@ pub(crate) struct RemoteSession {
 pub(crate) enum SummaryAnswer {
     /// Unchanged since the tagged one.
     Unchanged,
+    /// Unchanged, and the host ended a wait early to make room for other
+    /// connections: wait this long before asking again.
+    AskLater(std::time::Duration),
     /// A new summary.
     Changed {
         /// Every session.
@@ -203,6 +206,7 @@ pub(crate) async fn summary_waiting(
 fn answer_of(fetch: SummaryFetch) -> Result<SummaryAnswer, SummaryError> {
     Ok(match fetch {
         SummaryFetch::Unchanged => SummaryAnswer::Unchanged,
+        SummaryFetch::AskLater(after) => SummaryAnswer::AskLater(after),
         SummaryFetch::Changed { summary, etag } => {
             let bytes = serde_json::to_vec(&summary).map_or(0, |v| v.len() as u64);
             SummaryAnswer::Changed {

@@ -4,7 +4,7 @@
 //! in ANP's shape.
 
 use axum::extract::{Path, State};
-use axum::http::header::{ETAG, IF_NONE_MATCH};
+use axum::http::header::{ETAG, IF_NONE_MATCH, RETRY_AFTER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -52,10 +52,12 @@ pub async fn enroll(
 pub async fn summary(
     State(host): State<Host>,
     stopping: Option<axum::Extension<crate::changes::Stopping>>,
+    room: Option<axum::Extension<crate::server::Room>>,
     signed: Signed<Approver>,
 ) -> Result<Response, ApiError> {
     // A router served without the signal (a test's) never stops waiting early.
     let mut stopping = stopping.map(|axum::Extension(s)| s);
+    let room = room.map(|axum::Extension(r)| r);
     // An unreadable header matches nothing, so the full answer is sent.
     let known = signed
         .incoming
@@ -65,7 +67,11 @@ pub async fn summary(
         .map(str::to_owned);
     let wait = wait_param(&signed.incoming.uri, host.config().wait_for_changes)?;
     let until = tokio::time::Instant::now() + wait;
-    let mut changes = host.changes().subscribe();
+    let mut changes = host.changes().subscribe(&signed.principal.org_handle);
+    // Once waiting, the request gives its connection up to one arriving at
+    // the host's cap (answering `304` with `Retry-After`), so consoles that
+    // wait never keep a vendor's append out.
+    let _held = (!wait.is_zero()).then(|| room.as_ref().map(crate::server::Room::hold));
     loop {
         changes.mark_unchanged();
         let now = host.clock().now();
@@ -77,6 +83,9 @@ pub async fn summary(
         {
             return Ok(([(ETAG, tag)], json_text(text)).into_response());
         }
+        // Not kept while waiting: a thousand waiting consoles would each
+        // hold their organization's whole summary.
+        drop(text);
         let left = until.saturating_duration_since(tokio::time::Instant::now());
         if left.is_zero() {
             return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
@@ -97,6 +106,16 @@ pub async fn summary(
                 // The server is shutting down: answer now, not at the end.
                 return Ok(unchanged.into_response());
             }
+            () = async {
+                match room.as_ref() {
+                    Some(r) => r.wanted().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                // A connection arriving at the cap needs this one's place.
+                let later = MAKE_ROOM_RETRY_SECONDS.to_string();
+                return Ok((unchanged.0, unchanged.1, [(RETRY_AFTER, later)]).into_response());
+            }
             woken = changes.changed() => {
                 if woken.is_err() {
                     return Ok(unchanged.into_response());
@@ -111,6 +130,10 @@ pub async fn summary(
         }
     }
 }
+
+/// How long a console whose waiting request made room at the connection
+/// cap is asked to wait before asking again (`Retry-After`).
+pub const MAKE_ROOM_RETRY_SECONDS: u64 = 10;
 
 /// The longest `?wait=` a console may ask for: under the read timeouts of
 /// common proxies once set as the README's nginx configuration sets them,

@@ -46,7 +46,7 @@ pub fn router(host: Host) -> Router {
 
 /// Every write that succeeds, on any surface (an ANP event, a mirrored gate
 /// batch, an ANEX message, a decision from another console), wakes the
-/// consoles waiting for a change. A read never does; a refused write never
+/// consoles waiting for a change: those of the organizations it touched. A read never does; a refused write never
 /// does. A write that changed nothing a console sees costs each waiter one
 /// recomputed summary, which then goes on waiting.
 async fn announce_writes(State(host): State<Host>, request: Request, next: Next) -> Response {
@@ -54,9 +54,9 @@ async fn announce_writes(State(host): State<Host>, request: Request, next: Next)
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let response = next.run(request).await;
+    let (response, scope) = crate::changes::scoped(next.run(request)).await;
     if writes && response.status().is_success() {
-        crate::changes::announce_write(&host).await;
+        crate::changes::announce_write(&host, &scope).await;
     }
     response
 }

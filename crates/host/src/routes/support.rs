@@ -188,6 +188,9 @@ async fn authenticate<P: Principal>(
         own_authorities: &own_authorities,
     };
     let (principal, headers): (P, _) = auth::authenticate(host, &request, now).await?;
+    if let Some(org) = principal.org() {
+        crate::changes::touch(org);
+    }
     Ok(Signed {
         principal,
         incoming,

@@ -93,7 +93,10 @@ pub async fn authenticate(
         return Ok(None);
     }
     match host.store().negotiations().org(&row.org_handle).await? {
-        Some(org) if !org.disabled => Ok(Some((row, org))),
+        Some(org) if !org.disabled => {
+            crate::changes::touch(&org.handle);
+            Ok(Some((row, org)))
+        }
         _ => Ok(None),
     }
 }

@@ -72,6 +72,7 @@ pub(crate) fn busy() -> DomainError {
 
 /// Applies `commit`; `Ok(false)` when it conflicted and must be planned again.
 async fn try_commit(host: &Host, commit: &Commit) -> Result<bool, DomainError> {
+    crate::changes::touch(&commit.session.org_handle);
     let outcome = host.store().negotiations().commit(commit).await;
     Ok(settled(outcome).await?.is_some())
 }
@@ -84,6 +85,7 @@ async fn try_commit_logged(
     commit: &Commit,
     after: u64,
 ) -> Result<Option<LogSnapshot>, DomainError> {
+    crate::changes::touch(&commit.session.org_handle);
     let outcome = host
         .store()
         .negotiations()
@@ -390,6 +392,8 @@ pub async fn enroll(
     {
         return Err(enrollment::bad_code());
     }
+    // Who holds its roles changed: its colleagues' consoles look again.
+    crate::changes::touch(&approver.org_handle);
     Ok(EnrollResponse {
         approver_id: approver.id,
         fingerprint: approver.fingerprint,

@@ -811,6 +811,41 @@ async fn a_waiting_summary_is_not_answered_by_a_write_that_changes_nothing_it_sh
 }
 
 #[tokio::test]
+async fn an_offer_wakes_the_waiting_consoles_of_its_own_org_and_no_other() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let northwind = t
+        .host()
+        .create_org("Northwind Buying")
+        .await
+        .unwrap()
+        .org_handle;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    // What a waiting summary request of each org holds.
+    let own = t
+        .host()
+        .changes()
+        .subscribe(countersign_host::SANDBOX_HANDLE);
+    let elsewhere = t.host().changes().subscribe(&northwind);
+    let (s, _) = t
+        .submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200);
+    assert!(
+        own.has_changed().unwrap(),
+        "the sandbox's consoles are woken by an offer to the sandbox"
+    );
+    assert!(
+        !elsewhere.has_changed().unwrap(),
+        "Northwind's consoles sleep through another org's offer"
+    );
+    // A write that names no org (a vendor agent registering) wakes every org's.
+    t.register("Fabrikam").await;
+    assert!(elsewhere.has_changed().unwrap());
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_wait_out_of_range_is_refused_with_its_bounds() {
     let t = start(roomy_limits()).await;
     let ada = t

@@ -171,3 +171,98 @@ async fn a_process_with_256_file_descriptors_answers_while_300_slow_clients_are_
     );
     drop(held);
 }
+
+/// A signed request by `party` on a connection of its own (a client with
+/// no pool shared with the test's): status, `Retry-After`, `ETag`.
+async fn on_own_connection(
+    t: &TestHost,
+    party: &Party,
+    method: &str,
+    path: &str,
+    body: Vec<u8>,
+    if_none_match: Option<&str>,
+) -> (u16, Option<String>, Option<String>) {
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap();
+    let signed_path = path.to_owned();
+    let mut req = http
+        .request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            t.url(&signed_path),
+        )
+        .body(body.clone());
+    for (k, v) in t.signature_headers(party, method, &signed_path, &body) {
+        req = req.header(k, v);
+    }
+    if let Some(tag) = if_none_match {
+        req = req.header("if-none-match", tag);
+    }
+    let resp = req.send().await.unwrap();
+    let header = |name: &str| {
+        resp.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let (retry_after, etag) = (header("retry-after"), header("etag"));
+    (resp.status().as_u16(), retry_after, etag)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_cap_a_waiting_console_makes_room_for_a_vendor_and_is_asked_back_later() {
+    // Three slots, every one held by a console waiting for a change (for
+    // up to 90 s); nothing else is connected.
+    let t = start_bounded(bounds(600, 600, 3)).await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+    let path = "/api/console/v1/summary?wait=90";
+    let wait = || on_own_connection(&t, &ada, "GET", path, Vec::new(), Some(&tag));
+    // The vendor's offer, on a new connection once all three wait: at the
+    // cap, the wait held longest gives its place up at once, instead of the
+    // append waiting out the 90 s.
+    let payload = offer(100, FAR_FUTURE);
+    let signature = vendor.authorship("offer", &payload);
+    let body = serde_json::to_vec(
+        &serde_json::json!({ "kind": "offer", "payload": payload, "signature": signature }),
+    )
+    .unwrap();
+    let append = async {
+        t.until_waiting(3).await;
+        tokio::time::timeout(
+            Duration::from_secs(30),
+            on_own_connection(
+                &t,
+                &vendor,
+                "POST",
+                &format!("/api/agent/v1/sessions/{session}/events"),
+                body,
+                None,
+            ),
+        )
+        .await
+        .expect("the append waited for a console's wait to end")
+    };
+    let (a, b, c, appended) = tokio::join!(wait(), wait(), wait(), append);
+    assert_eq!(appended.0, 200);
+    let answers = [a, b, c];
+    // One console was asked to come back in 10 s, nothing having changed
+    // for it yet; the other two heard of the offer at once.
+    let made_room: Vec<_> = answers.iter().filter(|a| a.0 == 304).collect();
+    assert_eq!(made_room.len(), 1, "{answers:?}");
+    assert_eq!(made_room[0].1.as_deref(), Some("10"), "{answers:?}");
+    assert_eq!(made_room[0].2.as_deref(), Some(tag.as_str()));
+    for heard in answers.iter().filter(|a| a.0 != 304) {
+        assert_eq!(heard.0, 200, "{answers:?}");
+        assert_eq!(heard.1, None);
+    }
+}
