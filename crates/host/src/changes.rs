@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::sync::watch;
+use tokio::time::Instant;
 
 use crate::Host;
 
@@ -31,8 +32,17 @@ use crate::Host;
 #[derive(Debug)]
 pub struct Changes {
     orgs: Mutex<Orgs>,
+    /// When each approver's waiting request was last answered with a
+    /// change: what paces the consoles of a large organization.
+    answered: Mutex<HashMap<String, Instant>>,
     origin: String,
 }
+
+/// How much later than the previous one a console's next answer may come,
+/// per console waiting in its organization ([`Changes::not_before`]).
+pub const PACE_PER_WAITER: Duration = Duration::from_millis(2);
+/// The most a console's answers are spaced, however large its organization.
+pub const MAX_PACE: Duration = Duration::from_secs(2);
 
 /// The counters, and when to next forget those nobody waits on.
 #[derive(Debug)]
@@ -58,8 +68,44 @@ impl Changes {
                 counters: HashMap::new(),
                 sweep_at: SWEEP_FLOOR,
             }),
+            answered: Mutex::new(HashMap::new()),
             origin: uuid::Uuid::new_v4().simple().to_string(),
         }
+    }
+
+    /// The earliest a waiting request of `approver` in `org` may answer
+    /// with a change, when that is still ahead: its previous answer plus
+    /// the organization's pace, [`PACE_PER_WAITER`] for each console
+    /// waiting in it, at most [`MAX_PACE`]. A console of a small
+    /// organization hears at once; a thousand consoles of one organization
+    /// each hear at most every two seconds, however fast its offers come,
+    /// so that telling them never starves the appends themselves. Changes
+    /// meanwhile are folded into the one answer.
+    pub fn not_before(&self, approver: &str, org: &str) -> Option<Instant> {
+        let waiting = self.orgs.lock().map_or(0, |orgs| {
+            orgs.counters
+                .get(org)
+                .map_or(0, watch::Sender::receiver_count)
+        });
+        let pace = PACE_PER_WAITER
+            .saturating_mul(u32::try_from(waiting).unwrap_or(u32::MAX))
+            .min(MAX_PACE);
+        let last = self.answered.lock().ok()?.get(approver).copied()?;
+        Some(last + pace).filter(|at| *at > Instant::now())
+    }
+
+    /// Notes that `approver`'s waiting request was just answered with a
+    /// change (what [`Changes::not_before`] paces from).
+    pub fn answered(&self, approver: &str) {
+        let Ok(mut answered) = self.answered.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        if answered.len() >= SWEEP_FLOOR && answered.len().is_power_of_two() {
+            // Only an answer within the longest pace still paces anything.
+            answered.retain(|_, at| now.duration_since(*at) < MAX_PACE);
+        }
+        answered.insert(approver.to_owned(), now);
     }
 
     /// Something the consoles of `scope` could see may have changed: wake
@@ -302,6 +348,34 @@ mod tests {
         changes.announce(&Scope::All);
         assert!(b.has_changed().unwrap());
         assert_eq!(changes.waiters(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_large_orgs_consoles_are_paced_and_a_small_orgs_hear_at_once() {
+        let changes = Changes::new();
+        let many: Vec<_> = (0..500).map(|_| changes.subscribe("big")).collect();
+        let _one = changes.subscribe("small");
+        // Never answered: nothing to pace from.
+        assert_eq!(changes.not_before("ada", "big"), None);
+        changes.answered("ada");
+        changes.answered("bob");
+        let at = changes.not_before("ada", "big").unwrap();
+        assert_eq!(at - Instant::now(), PACE_PER_WAITER * 500);
+        // Bob's console is alone in its org: 2 ms.
+        assert_eq!(
+            changes.not_before("bob", "small").unwrap() - Instant::now(),
+            PACE_PER_WAITER
+        );
+        tokio::time::advance(PACE_PER_WAITER * 500).await;
+        assert_eq!(changes.not_before("ada", "big"), None);
+        // However many wait, a console hears at least every MAX_PACE.
+        let more: Vec<_> = (0..5000).map(|_| changes.subscribe("big")).collect();
+        changes.answered("ada");
+        assert_eq!(
+            changes.not_before("ada", "big").unwrap() - Instant::now(),
+            MAX_PACE
+        );
+        drop((many, more));
     }
 
     #[test]

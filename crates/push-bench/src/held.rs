@@ -34,7 +34,7 @@ pub struct Phase {
     pub holding: u64,
     /// Consoles asked to wait.
     pub asked: usize,
-    /// The host process's resident memory before the load, KiB.
+    /// The host process's resident memory after the load, KiB.
     pub rss_kib: u64,
     /// Appends per second.
     pub rate: f64,
@@ -81,22 +81,27 @@ pub async fn run(waiting: usize, seconds: u64, agents: u32) -> Result<Held, Stri
         &key,
     )?;
     let url = process.url();
-    let buying = org(&admin, "Northwind Buying").await?;
-    let elsewhere = org(&admin, "Contoso Elsewhere").await?;
-    let load = Load::prepare(&url, &buying, agents).await?;
+    let load = Load::prepare(&admin, &url, agents).await?;
 
+    // Each phase's appends go to an organization of their own, so that no
+    // phase inherits another's sessions (a console's summary lists every
+    // session of its organization).
     let mut phases = Vec::new();
-    // A first short load warms the process (allocator, statement caches),
-    // so that the memory read after it is the baseline the others add to.
-    load.run(Duration::from_secs(2)).await;
-    phases.push(phase("none waiting", &process, &load, seconds, None).await?);
+    // A first short load warms the process (allocator, statement caches).
+    load.run(&org(&admin, "Warm-up").await?, Duration::from_secs(2))
+        .await;
+    let alone = org(&admin, "Northwind Buying").await?;
+    phases.push(phase("none waiting", &process, &load, &alone, seconds, None).await?);
 
+    let elsewhere = org(&admin, "Contoso Elsewhere").await?;
     let other = Consoles::start(&admin, &url, &elsewhere, waiting).await?;
+    let beside = org(&admin, "Fabrikam Buying").await?;
     phases.push(
         phase(
             &format!("{waiting} waiting, another org"),
             &process,
             &load,
+            &beside,
             seconds,
             Some(&other),
         )
@@ -104,18 +109,34 @@ pub async fn run(waiting: usize, seconds: u64, agents: u32) -> Result<Held, Stri
     );
     other.stop().await;
 
-    let same = Consoles::start(&admin, &url, &buying, waiting).await?;
+    let watched = org(&admin, "Tailspin Buying").await?;
+    let same = Consoles::start(&admin, &url, &watched, waiting).await?;
     phases.push(
         phase(
             &format!("{waiting} waiting, the same org"),
             &process,
             &load,
+            &watched,
             seconds,
             Some(&same),
         )
         .await?,
     );
     same.stop().await;
+    // The same load again with none waiting: how far the machine drifted
+    // over the run (these machines are shared).
+    let again = org(&admin, "Wingtip Buying").await?;
+    phases.push(
+        phase(
+            "none waiting, again",
+            &process,
+            &load,
+            &again,
+            seconds,
+            None,
+        )
+        .await?,
+    );
     drop(process);
     Ok(Held {
         phases,
@@ -185,13 +206,16 @@ async fn phase(
     name: &str,
     process: &HostProcess,
     load: &Load,
+    org_handle: &str,
     seconds: u64,
     consoles: Option<&Consoles>,
 ) -> Result<Phase, String> {
-    let rss_kib = rss_kib(process.child.id())?;
     let before = consoles.map_or(0, |c| c.answers.load(Ordering::Relaxed));
-    let ran = load.run(Duration::from_secs(seconds)).await;
+    let ran = load.run(org_handle, Duration::from_secs(seconds)).await;
     let after = consoles.map_or(0, |c| c.answers.load(Ordering::Relaxed));
+    // Read after the load, as for the baseline: what the consoles add to a
+    // process that has served the same appends.
+    let rss_kib = rss_kib(process.child.id())?;
     let (p50_ms, p99_ms) = (ms(&ran.latencies, 0.50), ms(&ran.latencies, 0.99));
     Ok(Phase {
         name: name.to_owned(),
@@ -206,10 +230,15 @@ async fn phase(
     })
 }
 
-/// Vendor agents, each with a session of its own in the buying org.
+/// Verified vendor agents.
 struct Load {
     agents: Vec<(Arc<AgentClient>, String)>,
 }
+
+/// Messages an agent appends to one session before it opens another (a
+/// vendor's append is answered with the session's whole log, so a session
+/// that grew without bound would measure its own length).
+const PER_SESSION: u64 = 50;
 
 /// One load's outcome.
 struct Ran {
@@ -219,7 +248,7 @@ struct Ran {
 }
 
 impl Load {
-    async fn prepare(url: &str, org_handle: &str, agents: u32) -> Result<Load, String> {
+    async fn prepare(admin: &Host, url: &str, agents: u32) -> Result<Load, String> {
         let mut prepared = Vec::new();
         for index in 0..agents {
             let key = anp::keys::generate_signing_key();
@@ -228,6 +257,11 @@ impl Load {
                 AgentClient::register(url, &key, &name, "Northwind", "sales@northwind.example")
                     .await
                     .map_err(|e| format!("registering a vendor agent: {e}"))?;
+            // A person at the host verified it: live targets need that.
+            admin
+                .verify_agent(&registered.agent_id)
+                .await
+                .map_err(|e| format!("verifying a vendor agent: {e}"))?;
             let client = AgentClient::with_config(
                 url,
                 key,
@@ -238,38 +272,52 @@ impl Load {
                 },
             )
             .map_err(|e| e.to_string())?;
-            let session = client
-                .open_session(
-                    Target::Org {
-                        org_handle: org_handle.to_owned(),
-                    },
-                    default_envelope("Northwind", &name, "sales@northwind.example"),
-                )
-                .await
-                .map_err(|e| format!("opening a session: {e}"))?
-                .session_id;
-            prepared.push((Arc::new(client), session));
+            prepared.push((Arc::new(client), name));
         }
         Ok(Load { agents: prepared })
     }
 
-    /// Every agent appends messages as fast as the host answers, for `for_`.
-    async fn run(&self, for_: Duration) -> Ran {
+    /// Every agent appends messages to sessions with `org_handle` as fast
+    /// as the host answers, for `for_`, a fresh session every
+    /// [`PER_SESSION`] (opening one is not timed).
+    async fn run(&self, org_handle: &str, for_: Duration) -> Ran {
         let started = Instant::now();
         let deadline = started + for_;
         let mut tasks = Vec::new();
-        for (client, session) in &self.agents {
-            let (client, session) = (Arc::clone(client), session.clone());
+        for (client, name) in &self.agents {
+            let (client, name, org_handle) =
+                (Arc::clone(client), name.clone(), org_handle.to_owned());
             tasks.push(tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 let mut errors = 0;
                 let mut n = 0u64;
+                let mut session = None;
                 while Instant::now() < deadline {
+                    if n.is_multiple_of(PER_SESSION) {
+                        let opened = client
+                            .open_session(
+                                Target::Org {
+                                    org_handle: org_handle.clone(),
+                                },
+                                default_envelope("Northwind", &name, "sales@northwind.example"),
+                            )
+                            .await;
+                        match opened {
+                            Ok(opened) => session = Some(opened.session_id),
+                            Err(_) => {
+                                errors += 1;
+                                continue;
+                            }
+                        }
+                    }
                     n += 1;
+                    let Some(session) = session.as_deref() else {
+                        break;
+                    };
                     let body =
                         serde_json::json!({ "subject": "held", "body": format!("message {n}") });
                     let sent = Instant::now();
-                    match client.submit(&session, EventKind::Message, body).await {
+                    match client.submit(session, EventKind::Message, body).await {
                         Ok(_) => latencies.push(sent.elapsed()),
                         Err(_) => errors += 1,
                     }

@@ -81,6 +81,22 @@ pub async fn summary(
             .as_deref()
             .is_some_and(|header| etag_matches(header, &tag))
         {
+            if !wait.is_zero() {
+                // A large organization's consoles are paced: the change is
+                // told no sooner than this console's pace allows, folding
+                // in whatever else changes meanwhile.
+                let principal = &signed.principal;
+                if let Some(at) = host
+                    .changes()
+                    .not_before(&principal.id, &principal.org_handle)
+                {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(at) => continue,
+                        () = interrupted(&mut stopping, room.as_ref()) => {}
+                    }
+                }
+                host.changes().answered(&principal.id);
+            }
             return Ok(([(ETAG, tag)], json_text(text)).into_response());
         }
         // Not kept while waiting: a thousand waiting consoles would each
@@ -128,6 +144,28 @@ pub async fn summary(
                 }
             }
         }
+    }
+}
+
+/// Resolves when a waiting request must answer now: the server stops, or a
+/// connection arriving at the cap needs this one's place.
+async fn interrupted(
+    stopping: &mut Option<crate::changes::Stopping>,
+    room: Option<&crate::server::Room>,
+) {
+    tokio::select! {
+        () = async {
+            match stopping.as_mut() {
+                Some(s) => s.stopped().await,
+                None => std::future::pending().await,
+            }
+        } => {}
+        () = async {
+            match room {
+                Some(r) => r.wanted().await,
+                None => std::future::pending().await,
+            }
+        } => {}
     }
 }
 

@@ -846,6 +846,55 @@ async fn an_offer_wakes_the_waiting_consoles_of_its_own_org_and_no_other() {
 }
 
 #[tokio::test]
+async fn a_console_of_a_large_org_hears_of_the_next_change_no_sooner_than_its_pace() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    // 499 other consoles of the sandbox org wait (held here, not over
+    // HTTP): with Ada's, 500, a pace of a second between her answers.
+    let others: Vec<_> = (0..499)
+        .map(|_| {
+            t.host()
+                .changes()
+                .subscribe(countersign_host::SANDBOX_HANDLE)
+        })
+        .collect();
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+    // Her first change is told at once.
+    let (waited, _) = tokio::join!(t.summary_waiting(&ada, &tag, "90"), async {
+        t.until_waiting(500).await;
+        t.submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
+            .await
+    });
+    let told = std::time::Instant::now();
+    let (status, tag, _) = waited;
+    assert_eq!(status, 200);
+    // The next, right after, waits out the pace.
+    let (s, _) = t
+        .submit(&vendor, &session, "offer", offer(90, FAR_FUTURE))
+        .await;
+    assert_eq!(s, 200);
+    let (status, _, _) = t.summary_waiting(&ada, &tag.unwrap(), "90").await;
+    assert_eq!(status, 200);
+    let spaced = told.elapsed();
+    let pace = countersign_host::changes::PACE_PER_WAITER * 500;
+    assert!(
+        spaced >= pace / 2,
+        "the second change was told {spaced:?} after the first (pace {pace:?})"
+    );
+    drop(others);
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_wait_out_of_range_is_refused_with_its_bounds() {
     let t = start(roomy_limits()).await;
     let ada = t

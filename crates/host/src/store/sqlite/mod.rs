@@ -92,8 +92,8 @@ pub(crate) use lite_run;
 
 /// How long a connection waits for another writer before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Idle read connections kept open.
-const READERS: usize = 4;
+/// Reads that run at once, and idle read connections kept open.
+const READERS: usize = 8;
 
 /// The nonce file beside the database: `<db>.nonces`.
 pub fn nonce_path(db: &Path) -> PathBuf {
@@ -113,6 +113,10 @@ pub struct SqliteStore {
 struct ReadPool {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// At most [`READERS`] reads run at once: a thousand consoles asking
+    /// together queue here, instead of each taking a blocking thread (and
+    /// its memory) and a connection of its own.
+    running: tokio::sync::Semaphore,
 }
 
 fn connection(path: &Path, durability: Durability) -> Result<Connection, StoreError> {
@@ -179,6 +183,7 @@ impl SqliteStore {
             readers: Arc::new(ReadPool {
                 path: path.to_owned(),
                 idle: Mutex::new(Vec::new()),
+                running: tokio::sync::Semaphore::new(READERS),
             }),
         })
     }
@@ -187,6 +192,12 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        let _turn = self
+            .readers
+            .running
+            .acquire()
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?;
         let pool = self.readers.clone();
         blocking(move || pool.with(f)).await
     }
