@@ -360,6 +360,7 @@ fn refusal_with_expiry(error: SendError, url: &str, expires_at: Option<String>) 
             codes::POLICY => DecideError::Policy(message),
             codes::SESSION_CLOSED => DecideError::SessionClosed,
             codes::UNAUTHORIZED | codes::BAD_SIGNATURE => DecideError::Unauthorized,
+            countersign_host_api::approver::KEY_REVOKED => DecideError::KeyRevoked(message),
             codes::INVALID_REQUEST if message.contains("screen") => DecideError::Screening(message),
             _ => DecideError::Refused { code, message },
         },

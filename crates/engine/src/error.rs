@@ -145,6 +145,10 @@ pub enum DecideError {
     /// this decision now (as the host last said); nothing was signed.
     #[error("Not yours to decide now: {0}. Nothing was signed or sent.")]
     NotYourTurn(String),
+    /// The host's admin revoked this console's approver key (a lost
+    /// laptop); the host's sentence says when, and how to enroll again.
+    #[error("{0}")]
+    KeyRevoked(String),
     /// This approver's key was refused.
     #[error("The host refuses this console's approver key, so it accepts no decision from it: its admin may have revoked the key (as for a lost laptop). Ask the admin for a new enrollment code and connect to the host again.")]
     Unauthorized,
@@ -203,6 +207,7 @@ impl DecideError {
             DecideError::SessionClosed => "session_closed",
             DecideError::NotYourTurn(_) => "not_your_turn",
             DecideError::Unauthorized => "unauthorized",
+            DecideError::KeyRevoked(_) => "key_revoked",
             DecideError::Locked => "locked",
             DecideError::ConfirmAgain { .. } => "confirm_again",
             DecideError::Unreachable(_) => "unreachable",

@@ -18,6 +18,12 @@ use crate::protocol;
 /// Base path of the approver (console) API.
 pub const CONSOLE_API_BASE: &str = "/api/console/v1";
 
+/// The refusal (401) of a request signed by an approver key an admin
+/// revoked (`approver revoke`, a lost laptop): told only to whoever holds
+/// the key (the request's signature verifies against it), with when; any
+/// other unknown signer gets the uniform `unauthorized`.
+pub const KEY_REVOKED: &str = "key_revoked";
+
 /// `POST /api/console/v1/enroll` body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -171,6 +171,15 @@ pub trait Principal: Sized + Send + Sync + 'static {
     /// The organization whose records every request it signs touches (a
     /// vendor agent has none: its session's organization is its target's).
     fn org(&self) -> Option<&str>;
+    /// A revoked principal's key and when it was revoked, where its holder
+    /// is told so ([`countersign_host_api::approver::KEY_REVOKED`]); `None`
+    /// keeps the uniform refusal.
+    async fn revoked(
+        _store: &dyn Storage,
+        _id: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(None)
+    }
 }
 
 #[async_trait]
@@ -201,6 +210,12 @@ impl Principal for ApproverRow {
     const WIRE: Wire = Wire::Countersign;
     async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
         store.principals().active_approver(id).await
+    }
+    async fn revoked(
+        store: &dyn Storage,
+        id: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        store.principals().revoked_approver(id).await
     }
     fn public_key(&self) -> &str {
         &self.public_key
@@ -242,10 +257,19 @@ pub async fn authenticate<P: Principal>(
     now: OffsetDateTime,
 ) -> Result<(P, SignedAs), DomainError> {
     let headers = request.headers;
-    let principal = P::load(host.store().as_ref(), &headers.agent)
-        .await?
-        .ok_or_else(|| refuse("unknown or revoked principal"))?;
     let accept_v1 = host.config().accept_v1_signatures;
+    let Some(principal) = P::load(host.store().as_ref(), &headers.agent).await? else {
+        // Whoever still holds a revoked key is told so, and when; anyone
+        // else learns nothing (the signature must verify against it).
+        if let Some((key, at)) = P::revoked(host.store().as_ref(), &headers.agent).await? {
+            if verify_request(request, &key, P::WIRE, accept_v1, now).is_ok() {
+                return Err(DomainError::KeyRevoked(format!(
+                    "This approver key was revoked by the host's admin at {at} (as for a lost laptop): the host refuses everything signed with it, and nothing was stored. Ask the admin for a new enrollment code and connect this console to the host again."
+                )));
+            }
+        }
+        return Err(refuse("unknown or revoked principal"));
+    };
     let signed_as = verify_request(request, principal.public_key(), P::WIRE, accept_v1, now)?;
     let expires = api::parse_timestamp(&headers.timestamp)
         .map(nonce_expiry)

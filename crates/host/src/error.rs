@@ -116,6 +116,9 @@ impl From<DomainError> for ApiError {
         use DomainError as D;
         match e {
             D::Unauthorized => ApiError::Unauthorized,
+            D::KeyRevoked(m) => {
+                ApiError::refused(401, countersign_host_api::approver::KEY_REVOKED, m)
+            }
             D::Invalid(m) => ApiError::Invalid(m),
             D::BadProof(m) => ApiError::refused(400, codes::BAD_PROOF, m),
             D::BadSignature(m) => ApiError::refused(400, codes::BAD_SIGNATURE, m),

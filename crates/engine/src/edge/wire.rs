@@ -224,6 +224,12 @@ fn unreachable(e: countersign_client::ClientError) -> SummaryError {
         countersign_client::ClientError::Transport { detail, .. } => {
             SummaryError::Unreachable(as_sentence(&detail))
         }
+        // The host's own sentence: when the key was revoked, what to do.
+        countersign_client::ClientError::Http { code, message, .. }
+            if code == countersign_host_api::approver::KEY_REVOKED =>
+        {
+            SummaryError::Unreachable(message)
+        }
         e => SummaryError::Unreachable(e.to_string()),
     }
 }

@@ -252,3 +252,52 @@ async fn a_key_kept_nowhere_enrolls_nowhere_until_a_passphrase_keeps_it() {
     engine.connect_host(&world.url, &code).await.unwrap();
     assert_eq!(engine.hosts().await.unwrap().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_whose_key_was_revoked_is_told_why_its_decision_is_refused_and_how_to_enroll_again(
+) {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ann@fabrikam.example").await;
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap()[0].clone();
+
+    // The host's admin revokes Ann's key (her laptop was lost).
+    let ann = world
+        .host()
+        .list_approvers()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|a| a.email == "ann@fabrikam.example")
+        .unwrap();
+    world
+        .host()
+        .revoke_approver(&ann.approver_id)
+        .await
+        .unwrap();
+
+    let refused = engine
+        .decide(approve(&item.host_id, &session, &item.event_hash))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "key_revoked");
+    let said = refused.to_string();
+    assert!(
+        said.contains("revoked by the host's admin") && said.contains("new enrollment code"),
+        "{said}"
+    );
+    let log = agent.log(&session, None).await.unwrap();
+    assert!(log.events.iter().all(|e| e.kind != EventKind::Accept));
+
+    // Hosts says the same at the next poll, not "cannot be reached".
+    let _ = engine.refresh().await;
+    let host = engine.hosts().await.unwrap().remove(0);
+    assert!(!host.reachable);
+    let shown = host.last_error.unwrap_or_default();
+    assert!(
+        shown.starts_with("This approver key was revoked"),
+        "{shown}"
+    );
+}

@@ -51,6 +51,9 @@ pub enum DomainError {
     /// principal, an unknown or foreign session, an unknown or disabled org.
     #[error("not authorized")]
     Unauthorized,
+    /// A request signed by a revoked approver key (told only to its holder).
+    #[error("{0}")]
+    KeyRevoked(String),
     /// Malformed or rule-breaking input; the sentence names what.
     #[error("{0}")]
     Invalid(String),

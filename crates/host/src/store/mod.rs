@@ -241,6 +241,9 @@ pub trait PrincipalRepo: Send + Sync {
     async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError>;
     /// An approver that is not revoked, of an org that is not disabled.
     async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError>;
+    /// A revoked approver's key and when it was revoked (what the host
+    /// tells the key's holder, and no one else).
+    async fn revoked_approver(&self, id: &str) -> Result<Option<(String, String)>, StoreError>;
     /// The emails of an org's approvers enrolled and not revoked: who holds
     /// a role of its policy of authority now.
     async fn enrolled_emails(&self, org_handle: &str) -> Result<Vec<String>, StoreError>;

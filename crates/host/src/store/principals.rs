@@ -197,6 +197,22 @@ macro_rules! principal_repos {
                 })
             }
 
+            async fn revoked_approver(
+                &self,
+                id: &str,
+            ) -> Result<Option<(String, String)>, StoreError> {
+                let id = id.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        "SELECT public_key, revoked_at FROM approvers
+                         WHERE id = ?1 AND revoked_at IS NOT NULL",
+                        &[&id],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .await
+                })
+            }
+
             async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError> {
                 let id = id.to_owned();
                 $run!(self, read, |db| {

@@ -975,3 +975,81 @@ async fn a_host_with_waiting_switched_off_refuses_wait_and_still_answers_summari
     assert!(text.contains("wait is not offered by this host"), "{text}");
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_revoked_key_is_told_it_was_revoked_and_anyone_else_gets_the_uniform_refusal() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.submit(&vendor, &session, "offer", offer(1200, FAR_FUTURE))
+        .await;
+    let hash = pending_of(&t.summary(&ada).await, &session)[0]["event_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The admin revokes Ada's key (a lost laptop).
+    t.host().revoke_approver(&ada.id).await.unwrap();
+    let revoked_at = t
+        .host()
+        .list_approvers()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|a| a.approver_id == ada.id)
+        .and_then(|a| a.revoked_at)
+        .unwrap();
+
+    // Whoever holds the key is told why, and when: on a read and on a
+    // decision, and the decision is not stored.
+    let (status, body) = t
+        .signed(&ada, "GET", "/api/console/v1/summary", &Value::Null)
+        .await;
+    assert_eq!(status, 401);
+    let e: api::ErrorBody = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e.error.code, "key_revoked");
+    assert!(
+        e.error.message.contains(&revoked_at) && e.error.message.contains("new enrollment code"),
+        "{}",
+        e.error.message
+    );
+    let (status, r) = t
+        .decide(&ada, &session, json!({ "decision_id": uuid::Uuid::new_v4(), "action": "approve", "in_response_to": hash, "approval": ada.approval(&hash, &t.now()) }))
+        .await;
+    assert_eq!(status, 401);
+    assert_eq!(r["error"]["code"], "key_revoked", "{r}");
+    let bob = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Bob",
+            "bob@fabrikam.example",
+        )
+        .await;
+    let pending = pending_of(&t.summary(&bob).await, &session);
+    assert_eq!(
+        pending[0]["approvals"].as_array().map(Vec::len),
+        Some(0),
+        "nothing of Ada's was stored: {pending:?}"
+    );
+
+    // Anyone else naming Ada's id learns nothing: the uniform refusal.
+    let mallory = Party {
+        id: ada.id.clone(),
+        key: anp::keys::generate_signing_key(),
+        email: ada.email.clone(),
+    };
+    let (status, body) = t
+        .signed(&mallory, "GET", "/api/console/v1/summary", &Value::Null)
+        .await;
+    assert_eq!(status, 401);
+    let e: api::ErrorBody = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e.error.code, "unauthorized");
+    assert!(!e.error.message.contains("revoked at"));
+    t.running.shutdown().await;
+}
