@@ -152,8 +152,11 @@ struct Report {
 
 /// The target of issue 3 on a 2-core machine.
 const TARGET_APPENDS_PER_SECOND: f64 = 1000.0;
-/// Signed appends must reach this share of bare inserts at the same durability.
-const TARGET_RATIO: f64 = 0.3;
+/// Signed appends must keep this share of bare inserts at the same
+/// durability: the least measured before the store was written once (issue
+/// 29: "no worse than today's, 0.34 to 0.39 at FULL"), replacing the
+/// withdrawn 0.3 of the first target.
+const TARGET_RATIO: f64 = 0.34;
 /// p99 latency must stay under this, in milliseconds.
 const TARGET_P99_MS: f64 = 50.0;
 
@@ -357,7 +360,7 @@ fn print_text(r: &Report) {
     );
     println!("ratio signed appends / bare inserts: {:.3}", r.ratio);
     println!(
-        "target (>= {TARGET_APPENDS_PER_SECOND:.0} appends/s and >= {TARGET_RATIO} of bare inserts, p99 < {TARGET_P99_MS:.0} ms, no errors): {}",
+        "target (>= {TARGET_APPENDS_PER_SECOND:.0} appends/s and >= {TARGET_RATIO} of bare inserts, no worse than before the store was written once; p99 < {TARGET_P99_MS:.0} ms, no errors): {}",
         if r.target_met { "met" } else { "missed" }
     );
 }
