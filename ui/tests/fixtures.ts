@@ -260,7 +260,7 @@ export function settingsView(): SettingsView {
     data_dir: "/data/countersign",
     key: {
       protection: "passphrase", location: "In approver-key.sealed.json, sealed with your passphrase (Argon2id, XChaCha20-Poly1305).",
-      unlocked: true, loaded: true, advice: null, notice: null, idle_lock_minutes: 15, confirm_above: "0",
+      unlocked: true, loaded: true, advice: null, notice: null, idle_lock_minutes: 15, locks_at: null, confirm_above: "0",
     },
   };
 }

@@ -90,6 +90,23 @@ describe("settings", () => {
     expect(backend.keyLocked).toBe(false);
   });
 
+  it("shows the key locked the moment its idle time runs out, without a touch", async () => {
+    const backend = new FakeBackend();
+    // The engine says the key locks in a fifth of a second; by then it has.
+    const locksAt = new Date(Date.now() + 200).toISOString();
+    backend.settingsNow = { ...backend.settingsNow, key: { ...backend.settingsNow.key, locks_at: locksAt } };
+    const { container } = await openSettings(backend);
+    expect(byId(container, "key-state").textContent).toContain("Unlocked");
+    backend.settingsNow = {
+      ...backend.settingsNow,
+      key: { ...backend.settingsNow.key, unlocked: false, locks_at: null },
+    };
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await settle();
+    expect(byId(container, "key-state").textContent).toContain("Locked");
+    expect(byId(container, "key-unlock")).toBeTruthy();
+  });
+
   it("names the secret store when the key is kept there, and shows the move notice", async () => {
     const backend = new FakeBackend();
     backend.settingsNow = { ...backend.settingsNow, key: { ...backend.settingsNow.key, protection: "secret_store",

@@ -81,6 +81,10 @@ pub struct KeyStatus {
     pub notice: Option<String>,
     /// Minutes without a decision after which the key locks.
     pub idle_lock_minutes: u64,
+    /// When the key locks for idleness unless the person acts first (RFC
+    /// 3339), while it is unlocked: the engine locks it lazily, at the next
+    /// thing asked of it, so the interface reads the status again then.
+    pub locks_at: Option<String>,
     /// Above this amount a decision asks to unlock again (0: never).
     #[ts(type = "string")]
     pub confirm_above: String,
@@ -590,6 +594,12 @@ impl KeyVault {
             advice,
             notice: state.notice.take(),
             idle_lock_minutes: idle.as_secs() / 60,
+            locks_at: state
+                .unlocked
+                .then(|| time::Duration::try_from(idle).ok())
+                .flatten()
+                .and_then(|idle| state.last_activity.checked_add(idle))
+                .map(crate::clock::format_time),
             confirm_above,
         }
     }

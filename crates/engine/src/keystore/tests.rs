@@ -99,8 +99,13 @@ fn the_key_locks_after_the_idle_time_and_not_before() {
     vault.decision_key(at(9), idle, None).unwrap();
     // Activity at minute 9 moved the idle time: still unlocked at 18.
     vault.decision_key(at(18), idle, None).unwrap();
-    assert!(vault.status(at(27), idle, "0".into()).unlocked);
-    assert!(!vault.status(at(28), idle, "0".into()).unlocked);
+    let unlocked = vault.status(at(27), idle, "0".into());
+    assert!(unlocked.unlocked);
+    // It says when it will lock, so that Settings can show it then.
+    assert_eq!(unlocked.locks_at, Some(crate::clock::format_time(at(28))));
+    let locked = vault.status(at(28), idle, "0".into());
+    assert!(!locked.unlocked);
+    assert_eq!(locked.locks_at, None);
     assert!(matches!(
         vault.decision_key(at(28), idle, None),
         Err(DecideError::Locked)

@@ -1725,6 +1725,12 @@ notice: string | null,
  */
 idle_lock_minutes: number, 
 /**
+ * When the key locks for idleness unless the person acts first (RFC
+ * 3339), while it is unlocked: the engine locks it lazily, at the next
+ * thing asked of it, so the interface reads the status again then.
+ */
+locks_at: string | null, 
+/**
  * Above this amount a decision asks to unlock again (0: never).
  */
 confirm_above: string, };
