@@ -29,6 +29,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Waits (up to 10 s) until NAME is owned on the session bus.
+until_on_bus() {
+  for _ in $(seq 1 100); do
+    dbus-send --session --dest=org.freedesktop.DBus --type=method_call --print-reply \
+      /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>/dev/null | grep -q "$1" && return 0
+    sleep 0.1
+  done
+}
+
 # Xvfb picks a free display and writes its number to fd 3.
 display_file="$(mktemp)"
 Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>"$artifacts/xvfb.log" &
@@ -53,11 +62,7 @@ keyring_home="$(mktemp -d)"
 printf 'login password of the e2e keyring' | env HOME="$keyring_home" XDG_DATA_HOME="$keyring_home" \
   gnome-keyring-daemon --unlock --components=secrets --foreground >"$artifacts/keyring.log" 2>&1 &
 pids+=("$!")
-for _ in $(seq 1 100); do
-  dbus-send --session --dest=org.freedesktop.DBus --type=method_call --print-reply \
-    /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>/dev/null | grep -q org.freedesktop.secrets && break
-  sleep 0.1
-done
+until_on_bus org.freedesktop.secrets
 
 # Our own notification daemon (one auto-started by D-Bus would have no DISPLAY).
 # Its context menu (`dunstctl context`, where a person picks a notification's
@@ -81,11 +86,7 @@ pids+=("$!")
 tray_items="$artifacts/tray-items"
 /usr/bin/python3 "$root/tests/tray-host.py" "$tray_items" >"$artifacts/tray-host.log" 2>&1 &
 pids+=("$!")
-for _ in $(seq 1 100); do
-  dbus-send --session --dest=org.freedesktop.DBus --type=method_call --print-reply \
-    /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>/dev/null | grep -q org.kde.StatusNotifierWatcher && break
-  sleep 0.1
-done
+until_on_bus org.kde.StatusNotifierWatcher
 notify_log="$artifacts/notify.log"
 : >"$notify_log"
 dbus-monitor --session "interface='org.freedesktop.Notifications',member='Notify'" >"$notify_log" 2>&1 &

@@ -51,8 +51,7 @@ pub async fn run(
     bounds: Connections,
     shutdown: impl Future<Output = ()>,
 ) {
-    raise_open_file_limit();
-    let cap = effective_cap(bounds.max_connections);
+    let cap = effective_cap(bounds.max_connections, raise_open_file_limit());
     let slots = Arc::new(Semaphore::new(cap));
     let open = Arc::new(Open::default());
     // `stop` tells connections to finish; each holds a `draining` receiver,
@@ -110,8 +109,8 @@ pub async fn run(
 /// The cap in force: the configured one, or three quarters of the open-file
 /// limit when that is lower (the rest is for the database, logs and the
 /// connection being accepted).
-fn effective_cap(configured: usize) -> usize {
-    let cap = match open_file_limit() {
+fn effective_cap(configured: usize, open_file_limit: Option<u64>) -> usize {
+    let cap = match open_file_limit {
         Some(files) => {
             let room = usize::try_from(files / 4 * 3).unwrap_or(usize::MAX);
             if room < configured {
@@ -129,26 +128,20 @@ fn effective_cap(configured: usize) -> usize {
 }
 
 /// Raises this process's soft limit on open files to the hard limit the
-/// system allows: each connection held (a waiting console's among them)
-/// takes one, and a soft limit of 1,024 (systemd's default) would cap the
-/// connections below the configured number for no reason.
-fn raise_open_file_limit() {
+/// system allows, and answers the limit in force: each connection held (a
+/// waiting console's among them) takes one, and a soft limit of 1,024
+/// (systemd's default) would cap the connections below the configured
+/// number for no reason.
+fn raise_open_file_limit() -> Option<u64> {
     match rlimit::increase_nofile_limit(u64::MAX) {
-        Ok(limit) => tracing::debug!(
-            open_file_limit = limit,
-            "open-file limit raised to the hard limit"
-        ),
+        Ok(limit) => Some(limit),
         Err(e) => {
-            tracing::warn!(error = %e, "could not raise the open-file limit; the connection cap follows the current one")
+            tracing::warn!(error = %e, "could not raise the open-file limit; the connection cap follows the current one");
+            rlimit::getrlimit(rlimit::Resource::NOFILE)
+                .ok()
+                .map(|(soft, _)| soft)
         }
     }
-}
-
-/// This process's soft limit on open files (Linux: /proc/self/limits).
-fn open_file_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
 }
 
 /// The peer left before the connection was accepted: nothing to wait for.

@@ -141,9 +141,10 @@ pub async fn run(waiting: usize, seconds: u64, agents: u32) -> Result<Held, Stri
     Ok(Held {
         phases,
         note: format!(
-            "one host process on SQLite at the default bounds (--max-connections {}, open-file limit {})",
+            "one host process on SQLite at the default bounds (--max-connections {}, open-file limit raised to {})",
             countersign_host::Connections::default().max_connections,
-            open_file_limit().map_or("unknown".into(), |n| n.to_string())
+            rlimit::getrlimit(rlimit::Resource::NOFILE)
+                .map_or("unknown".into(), |(_, hard)| hard.to_string())
         ),
     })
 }
@@ -216,7 +217,12 @@ async fn phase(
     // Read after the load, as for the baseline: what the consoles add to a
     // process that has served the same appends.
     let rss_kib = rss_kib(process.child.id())?;
-    let (p50_ms, p99_ms) = (ms(&ran.latencies, 0.50), ms(&ran.latencies, 0.99));
+    let in_ms: Vec<f64> = ran
+        .latencies
+        .iter()
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .collect();
+    let (p50_ms, p99_ms, _) = crate::percentiles(&in_ms);
     Ok(Phase {
         name: name.to_owned(),
         holding: consoles.map_or(0, |c| c.holding.load(Ordering::Relaxed)),
@@ -450,21 +456,4 @@ fn rss_kib(pid: u32) -> Result<u64, String> {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| "the host process's status has no VmRSS".to_owned())
-}
-
-/// This process's soft open-file limit (what a host process started by it
-/// inherits).
-fn open_file_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
-}
-
-/// The `p` quantile of sorted latencies, ms (nearest rank).
-fn ms(sorted: &[Duration], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[i].as_secs_f64() * 1000.0
 }

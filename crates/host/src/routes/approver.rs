@@ -71,7 +71,10 @@ pub async fn summary(
     // Once waiting, the request gives its connection up to one arriving at
     // the host's cap (answering `304` with `Retry-After`), so consoles that
     // wait never keep a vendor's append out.
-    let _held = (!wait.is_zero()).then(|| room.as_ref().map(crate::server::Room::hold));
+    let _held = room
+        .as_ref()
+        .filter(|_| !wait.is_zero())
+        .map(crate::server::Room::hold);
     loop {
         changes.mark_unchanged();
         let now = host.clock().now();
@@ -92,7 +95,7 @@ pub async fn summary(
                 {
                     tokio::select! {
                         () = tokio::time::sleep_until(at) => continue,
-                        () = interrupted(&mut stopping, room.as_ref()) => {}
+                        _ = interrupted(&mut stopping, room.as_ref()) => {}
                     }
                 }
                 host.changes().answered(&principal.id);
@@ -113,24 +116,16 @@ pub async fn summary(
         let sleep = expiry.map_or(left, |d| d.min(left));
         let unchanged = (StatusCode::NOT_MODIFIED, [(ETAG, tag)]);
         tokio::select! {
-            () = async {
-                match stopping.as_mut() {
-                    Some(s) => s.stopped().await,
-                    None => std::future::pending().await,
-                }
-            } => {
-                // The server is shutting down: answer now, not at the end.
-                return Ok(unchanged.into_response());
-            }
-            () = async {
-                match room.as_ref() {
-                    Some(r) => r.wanted().await,
-                    None => std::future::pending().await,
-                }
-            } => {
-                // A connection arriving at the cap needs this one's place.
-                let later = MAKE_ROOM_RETRY_SECONDS.to_string();
-                return Ok((unchanged.0, unchanged.1, [(RETRY_AFTER, later)]).into_response());
+            why = interrupted(&mut stopping, room.as_ref()) => {
+                return Ok(match why {
+                    // The server is shutting down: answer now, not at the end.
+                    Interrupted::Stopping => unchanged.into_response(),
+                    // A connection arriving at the cap needs this one's place.
+                    Interrupted::MakeRoom => {
+                        let later = MAKE_ROOM_RETRY_SECONDS.to_string();
+                        (unchanged.0, unchanged.1, [(RETRY_AFTER, later)]).into_response()
+                    }
+                });
             }
             woken = changes.changed() => {
                 if woken.is_err() {
@@ -147,25 +142,33 @@ pub async fn summary(
     }
 }
 
-/// Resolves when a waiting request must answer now: the server stops, or a
-/// connection arriving at the cap needs this one's place.
+/// Why a waiting request must answer now.
+enum Interrupted {
+    /// The server is shutting down.
+    Stopping,
+    /// A connection arriving at the cap needs this one's place.
+    MakeRoom,
+}
+
+/// Resolves when a waiting request must answer now, saying why (never for
+/// a router served without the signals, as a test's is).
 async fn interrupted(
     stopping: &mut Option<crate::changes::Stopping>,
     room: Option<&crate::server::Room>,
-) {
+) -> Interrupted {
     tokio::select! {
         () = async {
             match stopping.as_mut() {
                 Some(s) => s.stopped().await,
                 None => std::future::pending().await,
             }
-        } => {}
+        } => Interrupted::Stopping,
         () = async {
             match room {
                 Some(r) => r.wanted().await,
                 None => std::future::pending().await,
             }
-        } => {}
+        } => Interrupted::MakeRoom,
     }
 }
 
