@@ -13,7 +13,8 @@ use anp::LogDocument;
 use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
 use countersign_host_api::approver::{
     DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
-    GateDecisionRequest, GateDecisionResponse, GateLog, PendingDecision, Summary, CONSOLE_API_BASE,
+    GateDecisionRequest, GateDecisionResponse, GateLog, PendingDecision, RotateKeyRequest,
+    RotateKeyResponse, Summary, CONSOLE_API_BASE,
 };
 use countersign_host_api::signing::{self, EnrollRole};
 use serde_json::Value;
@@ -187,6 +188,42 @@ impl ApproverClient {
         self.http
             .call(
                 Request::get(format!("{CONSOLE_API_BASE}/keys")),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// Moves this approver to `new_key` (`POST /keys/rotate`): this client's
+    /// key consents and `new_key` proves possession, over one statement
+    /// naming this host, this approver and both keys, made `at`. The host
+    /// retires this client's key and answers the approver id to sign as
+    /// with `new_key` from now on. Asked again (an answer lost on the way),
+    /// it answers the same; so it is retried like a read.
+    pub async fn rotate_key(
+        &self,
+        new_key: &SigningKey,
+        at: OffsetDateTime,
+    ) -> Result<RotateKeyResponse> {
+        let authority = authority_of(self.http.base())?;
+        let new_public_key = keys::public_key_b64(&new_key.verifying_key());
+        let at = api::format_timestamp(at);
+        let statement = signing::rotate_statement(
+            &authority,
+            &self.identity.id,
+            &keys::public_key_b64(&self.identity.key.verifying_key()),
+            &new_public_key,
+            &at,
+        );
+        let body = to_body(&RotateKeyRequest {
+            new_public_key,
+            at,
+            consent: keys::sign_b64(&self.identity.key, statement.as_bytes()),
+            proof: keys::sign_b64(new_key, statement.as_bytes()),
+        })?;
+        self.http
+            .call(
+                Request::post(format!("{CONSOLE_API_BASE}/keys/rotate"), &body),
                 Some(&self.identity),
                 Idempotent::Yes,
             )

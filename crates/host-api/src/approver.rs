@@ -64,6 +64,45 @@ pub struct EnrollResponse {
     pub protocol: String,
 }
 
+/// `POST /api/console/v1/keys/rotate` body, signed (like every approver
+/// request) with the key being retired: the approver moves to a new key.
+/// Both signatures are over [`crate::signing::rotate_statement`] for this
+/// host, this approver, its current key and `new_public_key`, at `at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RotateKeyRequest {
+    /// The new public key, base64url.
+    pub new_public_key: String,
+    /// When the statement was made (RFC 3339, within the host's window).
+    pub at: String,
+    /// The current (old) key's signature of the statement: its consent.
+    pub consent: String,
+    /// The new key's signature of the statement: proof of possession.
+    pub proof: String,
+}
+
+/// `POST /api/console/v1/keys/rotate` answer: the approver as enrolled with
+/// the new key. The same request made again (an answer lost on the way)
+/// answers the same; the old key signs nothing else from `retired_at` on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RotateKeyResponse {
+    /// The approver id to sign with from now on (`x-anp-agent`).
+    pub approver_id: String,
+    /// The new key's fingerprint.
+    pub fingerprint: String,
+    /// The retired approver id (the old key's).
+    pub previous_approver_id: String,
+    /// The old key's fingerprint.
+    pub previous_fingerprint: String,
+    /// When the old key was retired (its `valid_to` in the discovery
+    /// documents) and the new one took over (its `valid_from`).
+    pub retired_at: String,
+}
+
+/// The refusal (409) of a rotation whose old key was already retired in
+/// favour of another key, or revoked: nothing changed.
+pub const KEY_ALREADY_ROTATED: &str = "key_already_rotated";
+
 /// The other side of a session, for every protocol: who the person is
 /// deciding about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -220,6 +220,35 @@ pub fn sign_enroll_proof_v2(
     )
 }
 
+/// The first line of a key rotation statement.
+pub const ROTATE_V1: &str = "countersign/rotate-approver-key/v1";
+
+/// The statement an approver's key rotation is made of, which both keys
+/// sign: the old key's signature is its consent to be retired in favour of
+/// the new one, the new key's proves the console holds it. It names the
+/// host (`authority`), the approver as enrolled (`approver_id`) and both
+/// keys, so a statement made for one host, approver or key proves nothing
+/// for another; `at` (RFC 3339) dates it, and the host refuses one outside
+/// its time window.
+///
+/// ```text
+/// countersign/rotate-approver-key/v1
+/// <authority>
+/// <approver id>
+/// <old public key>
+/// <new public key>
+/// <at>
+/// ```
+pub fn rotate_statement(
+    authority: &str,
+    approver_id: &str,
+    old_public_key: &str,
+    new_public_key: &str,
+    at: &str,
+) -> String {
+    format!("{ROTATE_V1}\n{authority}\n{approver_id}\n{old_public_key}\n{new_public_key}\n{at}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

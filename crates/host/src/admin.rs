@@ -123,6 +123,9 @@ pub struct ApproverInfo {
     pub enrolled_at: String,
     /// Revocation time, if revoked.
     pub revoked_at: Option<String>,
+    /// When it moved to a new key (another approver id), if it did: its
+    /// approvals stand, it signs nothing since.
+    pub retired_at: Option<String>,
 }
 
 /// One gate agent (the org's own agent), as `agent list` prints it.
@@ -478,6 +481,7 @@ pub async fn list_approvers(store: &dyn Storage) -> Result<Vec<ApproverInfo>, Ad
             fingerprint: a.fingerprint,
             enrolled_at: a.enrolled_at,
             revoked_at: a.revoked_at,
+            retired_at: a.retired_at,
         })
         .collect())
 }

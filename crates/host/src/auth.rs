@@ -228,6 +228,40 @@ impl Principal for ApproverRow {
     }
 }
 
+/// An approver asking to move to a new key: signs as an [`Approver`], and
+/// is also admitted once retired by a rotation, so the same rotation asked
+/// again (its answer lost) is answered the same; never a revoked one.
+#[derive(Debug, Clone)]
+pub struct RotatingApprover(pub ApproverRow);
+
+#[async_trait]
+impl Principal for RotatingApprover {
+    type Shape = AnpShape;
+    const WIRE: Wire = Wire::Countersign;
+    async fn load(store: &dyn Storage, id: &str) -> Result<Option<Self>, StoreError> {
+        Ok(store
+            .principals()
+            .rotatable_approver(id)
+            .await?
+            .map(RotatingApprover))
+    }
+    async fn revoked(
+        store: &dyn Storage,
+        id: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        store.principals().revoked_approver(id).await
+    }
+    fn public_key(&self) -> &str {
+        &self.0.public_key
+    }
+    fn id(&self) -> &str {
+        &self.0.id
+    }
+    fn org(&self) -> Option<&str> {
+        Some(&self.0.org_handle)
+    }
+}
+
 #[async_trait]
 impl Principal for GateAgentRow {
     type Shape = GateShape;

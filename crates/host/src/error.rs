@@ -119,6 +119,9 @@ impl From<DomainError> for ApiError {
             D::KeyRevoked(m) => {
                 ApiError::refused(401, countersign_host_api::approver::KEY_REVOKED, m)
             }
+            D::KeyAlreadyRotated(m) => {
+                ApiError::refused(409, countersign_host_api::approver::KEY_ALREADY_ROTATED, m)
+            }
             D::Invalid(m) => ApiError::Invalid(m),
             D::BadProof(m) => ApiError::refused(400, codes::BAD_PROOF, m),
             D::BadSignature(m) => ApiError::refused(400, codes::BAD_SIGNATURE, m),

@@ -538,10 +538,10 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                         a.approver_id,
                         a.org_handle,
                         a.email,
-                        if a.revoked_at.is_some() {
-                            "revoked"
-                        } else {
-                            "active"
+                        match (&a.revoked_at, &a.retired_at) {
+                            (Some(_), _) => "revoked".to_owned(),
+                            (None, Some(at)) => format!("retired {at} (moved to a new key)"),
+                            (None, None) => "active".to_owned(),
                         }
                     )
                 })

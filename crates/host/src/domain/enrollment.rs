@@ -170,6 +170,7 @@ pub fn approver(
         fingerprint: keys::fingerprint(&key),
         enrolled_at: anp::api::format_timestamp(now),
         revoked_at: None,
+        retired_at: None,
     })
 }
 

@@ -10,6 +10,7 @@ pub mod decisions;
 pub mod enrollment;
 pub mod gate;
 pub mod negotiation;
+pub mod rotation;
 
 pub use countersign_host_api::gate::Head;
 
@@ -54,6 +55,10 @@ pub enum DomainError {
     /// A request signed by a revoked approver key (told only to its holder).
     #[error("{0}")]
     KeyRevoked(String),
+    /// A key rotation whose old key was retired in favour of another key,
+    /// or revoked: nothing changed.
+    #[error("{0}")]
+    KeyAlreadyRotated(String),
     /// Malformed or rule-breaking input; the sentence names what.
     #[error("{0}")]
     Invalid(String),

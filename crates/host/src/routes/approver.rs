@@ -9,10 +9,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use countersign_host_api::approver::{DecisionResponse, EnrollRequest};
+use countersign_host_api::approver::{DecisionResponse, EnrollRequest, RotateKeyRequest};
 
 use super::support::{self, after_param, json_text, Registration, Signed};
-use crate::auth::Approver;
+use crate::auth::{Approver, RotatingApprover, SignedAs};
 use crate::body::parse_json;
 use crate::domain::decisions::Received;
 use crate::error::ApiError;
@@ -25,6 +25,7 @@ pub fn router() -> Router<Host> {
         .route("/enroll", post(enroll))
         .route("/summary", get(summary))
         .route("/keys", get(keys))
+        .route("/keys/rotate", post(rotate))
         .route("/sessions/{id}/log", get(log))
         .route("/sessions/{id}/decisions", post(decide))
         .method_not_allowed_fallback(super::method_not_allowed)
@@ -250,6 +251,29 @@ pub async fn keys(
     Ok(Json(
         super::anp::discovery::document(&host, Some(org), true).await?,
     ))
+}
+
+/// `POST /keys/rotate`: the approver moves to a new key, signed (version
+/// 2, which names this host) with the key it retires; idempotent.
+pub async fn rotate(
+    State(host): State<Host>,
+    signed: Signed<RotatingApprover>,
+) -> Result<Json<countersign_host_api::approver::RotateKeyResponse>, ApiError> {
+    let SignedAs::V2(headers) = &signed.headers else {
+        return Err(ApiError::Invalid(
+            "a key rotation must be signed with version 2 of the request string (x-countersign-sig: 2), which names this host.".into(),
+        ));
+    };
+    let req: RotateKeyRequest = parse_json(&signed.incoming.body, "rotate")?;
+    let answer = service::rotate_key(
+        &host,
+        &signed.principal.0,
+        &req,
+        &headers.authority,
+        signed.now,
+    )
+    .await?;
+    Ok(Json(answer))
 }
 
 /// The entity tag of an answer: a hash of its exact bytes, so any

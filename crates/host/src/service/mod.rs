@@ -15,15 +15,17 @@ pub mod gate;
 
 use anp::api::{OpenSessionRequest, RegisterRequest, RegisterResponse, SubmitEventRequest};
 use anp::event::{ChainClaim, LogDocument, LogKeys, PublishedKey, SessionInfo};
-use countersign_host_api::approver::{EnrollRequest, EnrollResponse, Summary};
+use countersign_host_api::approver::{
+    EnrollRequest, EnrollResponse, RotateKeyRequest, RotateKeyResponse, Summary,
+};
 use time::OffsetDateTime;
 
 use crate::auth::{Agent, Approver};
 use crate::domain::decisions::{self, Decided, DecisionState, Received};
 use crate::domain::negotiation::{self, SessionState};
-use crate::domain::{enrollment, parse_event, DomainError};
+use crate::domain::{enrollment, parse_event, rotation, DomainError};
 use crate::ratelimit::Scope;
-use crate::store::{Commit, CommitError, LogSnapshot, Session};
+use crate::store::{ApproverRow, Commit, CommitError, LogSnapshot, Rotated, Session};
 use crate::Host;
 
 /// How often a plan is redone after conflicting commits before giving up.
@@ -362,6 +364,45 @@ pub async fn enrolled(host: &Host, approver: &Approver) -> Result<Vec<String>, D
         .principals()
         .enrolled_emails(&approver.org_handle)
         .await?)
+}
+
+/// `POST /keys/rotate`: the approver `old` (authenticated with its current
+/// key, for the host `authority`) moves to a new key; asked again after it
+/// moved, answers the same.
+pub async fn rotate_key(
+    host: &Host,
+    old: &ApproverRow,
+    req: &RotateKeyRequest,
+    authority: &str,
+    now: OffsetDateTime,
+) -> Result<RotateKeyResponse, DomainError> {
+    let answer = |new: &ApproverRow, at: &str| RotateKeyResponse {
+        approver_id: new.id.clone(),
+        fingerprint: new.fingerprint.clone(),
+        previous_approver_id: old.id.clone(),
+        previous_fingerprint: old.fingerprint.clone(),
+        retired_at: at.to_owned(),
+    };
+    // Checked whether or not it moved already: a rotation asked again
+    // must still be made by both keys, now.
+    let (new, record) = rotation::rotation(old, req, authority, now)?;
+    match host
+        .store()
+        .principals()
+        .rotate_approver(&new, &record)
+        .await?
+    {
+        Rotated::Now(new) => {
+            // Whose key signs for the org changed: its consoles look again.
+            crate::changes::touch(&old.org_handle);
+            Ok(answer(&new, &record.rotated_at))
+        }
+        Rotated::Before(successor) => {
+            rotation::already(&successor, req)?;
+            Ok(answer(&successor, &successor.enrolled_at))
+        }
+        Rotated::Refused => Err(DomainError::Unauthorized),
+    }
 }
 
 /// `POST /enroll`: a one-time code makes an approver.

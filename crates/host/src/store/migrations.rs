@@ -169,8 +169,8 @@ pub(crate) fn shared_for(dialect: Dialect) -> impl Iterator<Item = String> {
         .filter_map(move |step| step.for_dialect(dialect))
 }
 
-/// The steps after the first schema, in order (SQLite's versions 3 to 6,
-/// PostgreSQL's 2 to 6).
+/// The steps after the first schema, in order (SQLite's versions 3 to 7,
+/// PostgreSQL's 2 to 7).
 pub(crate) const SHARED: &[Step] = &[
     // The gate (docs/gate-api.md): the org's own agents, their enrollment
     // codes, mirrored sessions keyed by (org, protocol, session id), their
@@ -230,7 +230,24 @@ pub(crate) const SHARED: &[Step] = &[
     // PostgreSQL: a commit of an ANP session (and, for an append, the log
     // it answers with) as one call of one server-side function, instead of
     // BEGIN, a statement per row, COMMIT and a read of the log.
-    Step::Postgres(super::postgres::COMMIT_FUNCTION),
+    Step::Postgres(super::postgres::COMMIT_FUNCTION), // An approver may move to a new key (docs/approver-api.md, "Moving to
+    // a new key"): the old row is retired at a moment (not revoked: its
+    // approvals still count and verify), a new row holds the new key, and
+    // the statement both keys signed is kept, so anyone can follow the
+    // approver from key to key.
+    Step::Both(
+        r#"
+    ALTER TABLE approvers ADD COLUMN retired_at TEXT;
+    CREATE TABLE approver_rotations (
+        old_id TEXT PRIMARY KEY REFERENCES approvers(id),
+        new_id TEXT NOT NULL UNIQUE REFERENCES approvers(id),
+        statement TEXT NOT NULL,
+        consent TEXT NOT NULL,
+        proof TEXT NOT NULL,
+        rotated_at TEXT NOT NULL
+    );
+    "#,
+    ),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling

@@ -239,7 +239,8 @@ pub trait PrincipalRepo: Send + Sync {
     async fn register_agent(&self, agent: &AgentRow) -> Result<AgentRow, StoreError>;
     /// An agent's registrations, oldest first.
     async fn agent_registrations(&self, id: &str) -> Result<Vec<RegistrationRow>, StoreError>;
-    /// An approver that is not revoked, of an org that is not disabled.
+    /// An approver that is neither revoked nor retired, of an org that is
+    /// not disabled.
     async fn active_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError>;
     /// A revoked approver's key and when it was revoked (what the host
     /// tells the key's holder, and no one else).
@@ -274,6 +275,18 @@ pub trait PrincipalRepo: Send + Sync {
     async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError>;
     /// Every approver key ever enrolled, for discovery, oldest first.
     async fn approver_keys(&self) -> Result<Vec<ApproverRow>, StoreError>;
+    /// An approver that may ask to move to a new key: as
+    /// [`PrincipalRepo::active_approver`], or retired by a rotation (so the
+    /// same rotation asked again is answered the same), never revoked.
+    async fn rotatable_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError>;
+    /// Retires `rotation.old_id` at `rotation.rotated_at` and stores `new`
+    /// (its id `rotation.new_id`), atomically, unless it was retired
+    /// already (then answers its successor) or revoked.
+    async fn rotate_approver(
+        &self,
+        new: &ApproverRow,
+        rotation: &RotationRow,
+    ) -> Result<Rotated, StoreError>;
 }
 
 /// The admin's operations and the host's own metadata.

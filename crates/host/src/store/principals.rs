@@ -27,7 +27,7 @@ const SPEND_AND_COUNT: &str = "WITH spent AS (
 
 macro_rules! approver_columns {
     () => {
-        "a.id, a.org_handle, a.name, a.email, a.public_key, a.fingerprint, a.enrolled_at, a.revoked_at"
+        "a.id, a.org_handle, a.name, a.email, a.public_key, a.fingerprint, a.enrolled_at, a.revoked_at, a.retired_at"
     };
 }
 
@@ -41,6 +41,7 @@ fn approver_of(r: &Row<'_, '_>) -> Result<ApproverRow, StoreError> {
         fingerprint: r.get(5)?,
         enrolled_at: r.get(6)?,
         revoked_at: r.get(7)?,
+        retired_at: r.get(8)?,
     })
 }
 
@@ -149,6 +150,45 @@ async fn register(db: &impl Conn, a: &AgentRow) -> Result<AgentRow, StoreError> 
     })
 }
 
+/// Retires the old approver and stores the new one, inside the dialect's
+/// transaction: the conditional update decides (on PostgreSQL it waits for
+/// a concurrent rotation of the same approver, then finds it retired).
+async fn rotate(db: &impl Conn, a: &ApproverRow, r: &RotationRow) -> Result<Rotated, StoreError> {
+    let retired = db
+        .exec(
+            "UPDATE approvers SET retired_at = ?2 WHERE id = ?1 AND retired_at IS NULL AND revoked_at IS NULL",
+            &[&r.old_id, &r.rotated_at],
+        )
+        .await?;
+    if retired == 1 {
+        db.exec(
+            "INSERT INTO approvers (id, org_handle, name, email, public_key, fingerprint, enrolled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            &[&a.id, &a.org_handle, &a.name, &a.email, &a.public_key, &a.fingerprint, &a.enrolled_at],
+        )
+        .await?;
+        db.exec(
+            "INSERT INTO approver_rotations (old_id, new_id, statement, consent, proof, rotated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            &[&r.old_id, &r.new_id, &r.statement, &r.consent, &r.proof, &r.rotated_at],
+        )
+        .await?;
+        return Ok(Rotated::Now(a.clone()));
+    }
+    let successor = db
+        .row(
+            concat!(
+                "SELECT ",
+                approver_columns!(),
+                " FROM approver_rotations r JOIN approvers a ON a.id = r.new_id
+                 JOIN approvers old ON old.id = r.old_id
+                 WHERE r.old_id = ?1 AND old.revoked_at IS NULL"
+            ),
+            &[&r.old_id],
+            approver_of,
+        )
+        .await?;
+    Ok(successor.map_or(Rotated::Refused, Rotated::Before))
+}
+
 /// The repositories, once; instantiated below for each store with its
 /// `run!`.
 macro_rules! principal_repos {
@@ -189,7 +229,7 @@ macro_rules! principal_repos {
                 let org = org_handle.to_owned();
                 $run!(self, read, |db| {
                     db.rows(
-                        "SELECT DISTINCT email FROM approvers WHERE org_handle = ?1 AND revoked_at IS NULL ORDER BY email",
+                        "SELECT DISTINCT email FROM approvers WHERE org_handle = ?1 AND revoked_at IS NULL AND retired_at IS NULL ORDER BY email",
                         &[&org],
                         text_of,
                     )
@@ -221,7 +261,7 @@ macro_rules! principal_repos {
                             "SELECT ",
                             approver_columns!(),
                             " FROM approvers a JOIN orgs o ON o.handle = a.org_handle
-                             WHERE a.id = ?1 AND a.revoked_at IS NULL AND NOT o.disabled"
+                             WHERE a.id = ?1 AND a.revoked_at IS NULL AND a.retired_at IS NULL AND NOT o.disabled"
                         ),
                         &[&id],
                         approver_of,
@@ -320,6 +360,32 @@ macro_rules! principal_repos {
                     db.exec("DELETE FROM nonces WHERE expires_at < ?1", &[&now_unix])
                         .await
                 })
+            }
+
+            async fn rotatable_approver(&self, id: &str) -> Result<Option<ApproverRow>, StoreError> {
+                let id = id.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        concat!(
+                            "SELECT ",
+                            approver_columns!(),
+                            " FROM approvers a JOIN orgs o ON o.handle = a.org_handle
+                             WHERE a.id = ?1 AND a.revoked_at IS NULL AND NOT o.disabled"
+                        ),
+                        &[&id],
+                        approver_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn rotate_approver(
+                &self,
+                new: &ApproverRow,
+                rotation: &RotationRow,
+            ) -> Result<Rotated, StoreError> {
+                let (a, r) = (new.clone(), rotation.clone());
+                $run!(self, tx, |db| rotate(db, &a, &r).await)
             }
 
             async fn approver_keys(&self) -> Result<Vec<ApproverRow>, StoreError> {

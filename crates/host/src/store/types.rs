@@ -205,6 +205,38 @@ pub struct ApproverRow {
     pub enrolled_at: String,
     /// Revocation time.
     pub revoked_at: Option<String>,
+    /// When the approver moved to a new key and this one was retired (its
+    /// approvals stand; it signs nothing from then on).
+    pub retired_at: Option<String>,
+}
+
+/// A key rotation as the host keeps it: the statement both keys signed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RotationRow {
+    /// The retired approver id.
+    pub old_id: String,
+    /// The approver id of the new key.
+    pub new_id: String,
+    /// `countersign_host_api::signing::rotate_statement`'s text.
+    pub statement: String,
+    /// The old key's signature of it.
+    pub consent: String,
+    /// The new key's signature of it.
+    pub proof: String,
+    /// When it took effect.
+    pub rotated_at: String,
+}
+
+/// What a rotation request came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rotated {
+    /// The old key is retired from now on; the new approver is stored.
+    Now(ApproverRow),
+    /// It had been retired before in favour of this approver (the same
+    /// request again, or another one).
+    Before(ApproverRow),
+    /// The old approver is revoked, or gone: nothing changed.
+    Refused,
 }
 
 /// An enrollment code (stored only as its hash).

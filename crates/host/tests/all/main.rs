@@ -20,6 +20,7 @@ mod gate_interop;
 mod gate_oanp;
 mod gate_routing;
 mod gate_support;
+mod key_rotation;
 mod rate_limits;
 mod refusals;
 mod routing;

@@ -57,7 +57,11 @@ pub async fn document(host: &Host, org: Option<&str>, named: bool) -> Result<Wel
                 fingerprint: a.fingerprint,
                 roles: vec!["approval".into()],
                 valid_from: a.enrolled_at,
-                valid_to: a.revoked_at,
+                // Retired by a rotation or revoked, whichever came first.
+                valid_to: match (a.retired_at, a.revoked_at) {
+                    (Some(r), Some(v)) => Some(r.min(v)),
+                    (r, v) => r.or(v),
+                },
                 approved_by: named.then_some(a.email),
             });
         }
