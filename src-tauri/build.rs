@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "unlock_key",
     "lock_key",
     "set_key_passphrase",
+    "move_to_new_key",
 ];
 
 fn main() {

@@ -5,8 +5,8 @@
 use countersign_engine::{
     AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
     DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, ImportReceipt,
-    InboxPage, InboxQuery, KeyStatus, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval,
-    ReceiptView, SessionDetail, SessionRow, SettingsView,
+    InboxPage, InboxQuery, KeyMove, KeyStatus, ProposalView, ReceiptExport, ReceiptList,
+    ReceiptRemoval, ReceiptView, SessionDetail, SessionRow, SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -221,6 +221,16 @@ pub async fn set_key_passphrase(
     passphrase: String,
 ) -> Reply<KeyStatus> {
     Ok(slot.get()?.set_key_passphrase(passphrase).await?)
+}
+
+/// `move_to_new_key`: moves the approver to a new key at every connected
+/// host (or finishes a move begun); `passphrase` is a sealed key's.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn move_to_new_key(
+    slot: State<'_, EngineSlot>,
+    passphrase: Option<String>,
+) -> Reply<KeyMove> {
+    Ok(slot.get()?.move_to_new_key(passphrase).await?)
 }
 
 /// `export_dispute`: writes a disputed session's evidence into the data dir's `exports/`.

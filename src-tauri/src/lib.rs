@@ -64,6 +64,7 @@ pub fn configure<R: Runtime>(
             commands::unlock_key,
             commands::lock_key,
             commands::set_key_passphrase,
+            commands::move_to_new_key,
             commands::export_dispute,
             commands::acknowledge_dispute,
             commands::import_receipt,

@@ -6,7 +6,7 @@
 import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
   HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
-  SessionDetail, SessionRef, SessionRow, SettingsView,
+  KeyMove, SessionDetail, SessionRef, SessionRow, SettingsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
@@ -111,6 +111,23 @@ export class FakeBackend implements Backend {
     this.keyPassphrase = passphrase;
     this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, protection: "passphrase" as const } };
     return structuredClone(this.settingsNow.key);
+  }
+  keyMoves: (string | null)[] = [];
+  keyMove: KeyMove | Error = { fingerprint: "7b1e22aa90c3d4f5e6", hosts: [], finished: true };
+  async moveToNewKey(passphrase: string | null) {
+    this.keyMoves.push(passphrase);
+    const move = this.keyMove;
+    if (move instanceof Error) throw { code: "invalid_input", message: move.message };
+    if (move.finished) {
+      const old = this.settingsNow.key.fingerprint;
+      this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, fingerprint: move.fingerprint, moving_from: null,
+        keys: [...this.settingsNow.key.keys.map((k) => k.fingerprint === old ? { ...k, retired_at: "2026-12-07T10:00:00Z" } : k),
+          { fingerprint: move.fingerprint, since: "2026-12-07T10:00:00Z", retired_at: null }] } };
+    } else {
+      this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, moving_from: this.settingsNow.key.fingerprint,
+        fingerprint: move.fingerprint } };
+    }
+    return structuredClone(move);
   }
   validateCounter(_ref: ProposalRef, counter: Record<string, unknown>) { this.validated.push(structuredClone(counter)); return answer(this.counterCheck); }
   sessions(filter: HistoryFilter) { this.filters.push(structuredClone(filter)); return answer(this.rows); }

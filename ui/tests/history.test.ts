@@ -132,6 +132,7 @@ describe("history", () => {
     expect(byId(container, "totals-chart").querySelector("svg")?.getAttribute("aria-label"))
       .toBe("Counterparty totals 585,000, 540,000; our totals 520,000");
     expect(texts(container, "decision-row")[0]).toContain("counter");
+    expect(byId(container, "decision-key").textContent).toContain("9f2c41d0");
     await user.keyboard("{Escape}");
     await settle();
     expect(byId(container, "history")).toBeTruthy();

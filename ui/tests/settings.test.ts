@@ -139,4 +139,76 @@ describe("settings", () => {
     expect(backend.keyPassphrase).toBe("correct horse battery");
     expect(byId(container, "key-protection").textContent).toBe("A passphrase you chose");
   });
+  it("moves to a new key only once confirmed with the passphrase, then lists the old key retired", async () => {
+    const backend = new FakeBackend();
+    const { container, user } = await openSettings(backend);
+    expect([...container.querySelectorAll("[data-testid='key-list-row']")].map((r) => (r as HTMLElement).dataset.current)).toEqual(["yes"]);
+    await user.click(byId(container, "key-move"));
+    await settle();
+    const confirm = byId(container, "key-move-confirm") as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    // Cancelled: nothing was asked of the engine.
+    await user.click(byId(container, "key-move-cancel"));
+    await settle();
+    expect(backend.keyMoves).toEqual([]);
+    expect(container.querySelector("[data-testid='key-move-confirm']")).toBeNull();
+    await user.click(byId(container, "key-move"));
+    await settle();
+    await user.type(byId(container, "key-move-passphrase"), "correct horse battery");
+    await user.click(byId(container, "key-move-confirm"));
+    await settle();
+    expect(backend.keyMoves).toEqual(["correct horse battery"]);
+    expect(byId(container, "key-move-done").textContent).toContain("7b1e22aa90c3d4f5");
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='key-list-row']")];
+    expect(rows.map((r) => r.dataset.current)).toEqual(["no", "yes"]);
+    expect(rows[0].textContent).toContain("Retired");
+    expect(rows[1].textContent).toContain("Signs now");
+    expect(byId(container, "approver-fingerprint").textContent).not.toBe("");
+  });
+
+  it("says which key unreached hosts still know, and finishes the move without asking the passphrase again", async () => {
+    const backend = new FakeBackend();
+    backend.keyMove = { fingerprint: "7b1e22aa90c3d4f5e6", finished: false, hosts: [
+      { host_id: "h-1", label: "negotiate.fabrikam.example", moved: false,
+        detail: "The host did not answer (timed out); it keeps the old key until it does." }] };
+    const { container, user } = await openSettings(backend);
+    await user.click(byId(container, "key-move"));
+    await settle();
+    await user.type(byId(container, "key-move-passphrase"), "correct horse battery");
+    await user.click(byId(container, "key-move-confirm"));
+    await settle();
+    const host = byId(container, "key-move-host");
+    expect(host.dataset.moved).toBe("no");
+    expect(host.textContent).toContain("keeps the old key");
+    expect(container.querySelector("[data-testid='key-move-done']")).toBeNull();
+    expect(byId(container, "key-moving").textContent).toContain("9f2c41d07a5be3c8");
+    expect(byId(container, "key-move").textContent).toBe("Finish moving");
+    backend.keyMove = { fingerprint: "7b1e22aa90c3d4f5e6", finished: true, hosts: [
+      { host_id: "h-1", label: "negotiate.fabrikam.example", moved: true, detail: "Moved: the old key was retired at 2026-12-07T10:00:00Z." }] };
+    await user.click(byId(container, "key-move"));
+    await settle();
+    expect(container.querySelector("[data-testid='key-move-passphrase']")).toBeNull();
+    await user.click(byId(container, "key-move-confirm"));
+    await settle();
+    expect(backend.keyMoves).toEqual(["correct horse battery", null]);
+    expect(byId(container, "key-move-host").dataset.moved).toBe("yes");
+  });
+
+  it("shows a refused move in the engine's words, and offers no move while locked", async () => {
+    const backend = new FakeBackend();
+    backend.keyMove = new Error("That passphrase does not open the approver key.");
+    const { container, user } = await openSettings(backend);
+    await user.click(byId(container, "key-move"));
+    await settle();
+    await user.type(byId(container, "key-move-passphrase"), "wrong one entirely");
+    await user.click(byId(container, "key-move-confirm"));
+    await settle();
+    expect(byId(container, "key-error").textContent).toContain("does not open");
+    expect(container.querySelectorAll("[data-testid='key-list-row']").length).toBe(1);
+    await user.click(byId(container, "key-move-cancel"));
+    await user.click(byId(container, "key-lock"));
+    await settle();
+    expect(container.querySelector("[data-testid='key-move']")).toBeNull();
+    expect(byId(container, "key-move-locked").textContent).toContain("Unlock the key first");
+  });
 });

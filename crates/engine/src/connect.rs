@@ -106,8 +106,8 @@ pub(crate) async fn connect(
     if ctx.store()?.host_by_url(&url)?.is_some() {
         return Err(EngineError::AlreadyConnected(url));
     }
-    let enrolled =
-        crate::edge::enroll::enroll(&url, code, profile, &ctx.vault.enrollment_key()?).await?;
+    let key = ctx.vault.enrollment_key()?;
+    let enrolled = crate::edge::enroll::enroll(&url, code, profile, &key).await?;
     let label = url.split("://").nth(1).unwrap_or(&url).to_owned();
     let record = HostRecord {
         host_id: uuid::Uuid::new_v4().to_string(),
@@ -124,8 +124,17 @@ pub(crate) async fn connect(
         last_error: None,
         last_poll_at: None,
         plain_http_allowed_at: plain_http.then(|| ctx.now_text()),
+        key_fingerprint: Some(crate::edge::keyfile::fingerprint(&key.verifying_key())),
     };
-    ctx.store()?.insert_host(&record, &ctx.now_text())?;
+    {
+        let store = ctx.store()?;
+        store.adopt_signing_key(
+            &crate::edge::keyfile::fingerprint(&key.verifying_key()),
+            &crate::edge::keyfile::public_key_text(&key.verifying_key()),
+            &ctx.now_text(),
+        )?;
+        store.insert_host(&record, &ctx.now_text())?;
+    }
     ctx.emit(
         crate::views::ChangeScope::Hosts,
         Some(&record.host_id),

@@ -184,16 +184,28 @@ impl Context {
         self.settings().poll_interval(&self.config)
     }
 
+    /// The fingerprint of the approver key `host` knows (a record of a
+    /// build that kept none: the console's one key then, the current one).
+    pub(crate) fn key_of(&self, host: &HostRecord) -> String {
+        host.key_fingerprint
+            .clone()
+            .unwrap_or_else(|| self.vault.fingerprint())
+    }
+
     /// What the protocols talk to this host with: the approver client (no
-    /// retries; the poller backs off) and the signer, one per host.
+    /// retries; the poller backs off) and the signer, one per host, made
+    /// again when the host's address or this console's approver id there
+    /// changed (it moved to a new key).
     pub(crate) fn host_io(&self, host: &HostRecord) -> Result<Arc<HostIo>, EngineError> {
         let mut clients = self.clients.lock().map_err(|_| poisoned())?;
         if let Some(io) = clients.get(&host.host_id) {
-            if io.url.trim_end_matches('/') == host.url.trim_end_matches('/') {
+            if io.url.trim_end_matches('/') == host.url.trim_end_matches('/')
+                && io.approver_id == host.approver_id
+            {
                 return Ok(io.clone());
             }
         }
-        let key = self.vault.request_key()?;
+        let key = self.vault.request_key_for(&self.key_of(host))?;
         let io = HostIo::new(&host.url, &host.approver_id, &key)
             .map(Arc::new)
             .map_err(EngineError::InvalidInput)?;

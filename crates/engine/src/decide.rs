@@ -11,7 +11,7 @@ use crate::edge::transport::SendError;
 use crate::error::{DecideError, EngineError};
 use crate::inbox;
 use crate::protocol::{DecisionInput, PendingProposal};
-use crate::store::{AppendedRef, DecisionRecord, SessionRecord, Store};
+use crate::store::{AppendedRef, DecisionRecord, HostRecord, SessionRecord, Store};
 use crate::views::{ChangeScope, DecideAction, DecideRequest, DecisionResult, Verification};
 
 fn action_name(action: DecideAction) -> &'static str {
@@ -94,15 +94,8 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
             Some(pending_send) => pending_send,
             None => {
                 let decision_id = uuid::Uuid::new_v4().to_string();
-                let (body, proposal) = new_decision(
-                    ctx,
-                    &store,
-                    &host.approver_email,
-                    &host.url,
-                    &request,
-                    &decision_id,
-                    now,
-                )?;
+                let (body, proposal) =
+                    new_decision(ctx, &store, &host, &request, &decision_id, now)?;
                 let record = DecisionRecord {
                     decision_id,
                     host_id: request.host_id.clone(),
@@ -118,6 +111,7 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
                     at: ctx.now_text(),
                     proposal: Some(proposal),
                     appended: None,
+                    key_fingerprint: Some(ctx.key_of(&host)),
                 };
                 store.insert_decision(&record)?;
                 record
@@ -125,18 +119,31 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
         };
         (host, session, record)
     };
-    let seam = inbox::protocol_of(&session)?.seam();
+    send_stored(ctx, &host, &session, record).await
+}
+
+/// Sends a stored decision, the same bytes under the same `decision_id`
+/// (the host answers a repeat as it answered the first), and records what
+/// the host answered. The caller holds `decide_lock`.
+pub(crate) async fn send_stored(
+    ctx: &Context,
+    host: &HostRecord,
+    session: &SessionRecord,
+    record: DecisionRecord,
+) -> Result<Decided, DecideError> {
+    let action = record.action.as_str();
+    let seam = inbox::protocol_of(session)?.seam();
     let answered = inbox::find_pending(
         &*ctx.store()?,
-        &request.host_id,
-        &request.session_id,
-        &request.in_response_to,
+        &record.host_id,
+        &record.session_id,
+        &record.in_response_to,
     )?
     .map(|(_, p, _)| p);
     let expires_at = answered.as_ref().map(|p| p.expires_at.clone());
     let answered_seq = answered.as_ref().map_or(0, |p| p.seq);
     let decision_id = record.decision_id.clone();
-    let io = ctx.host_io(&host)?;
+    let io = ctx.host_io(host)?;
     let keep_headers = |headers: &str| {
         if let Ok(store) = ctx.store() {
             let _ = store.set_decision_headers(&decision_id, headers);
@@ -145,7 +152,7 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
     let sent = seam
         .send_decision(
             &io,
-            &request.session_id,
+            &record.session_id,
             record.body.as_bytes(),
             &keep_headers,
         )
@@ -175,13 +182,13 @@ pub(crate) async fn decide(ctx: &Context, request: DecideRequest) -> Result<Deci
             }
             ctx.emit(
                 ChangeScope::Inbox,
-                Some(&request.host_id),
-                Some(&request.session_id),
+                Some(&record.host_id),
+                Some(&record.session_id),
             );
             Ok(Decided {
                 sent: true,
-                host_id: request.host_id,
-                session_id: request.session_id,
+                host_id: record.host_id,
+                session_id: record.session_id,
                 decision_id: answer.decision_id,
                 outcome: answer.outcome,
                 detail: answer.detail,
@@ -280,8 +287,7 @@ fn chain_refusal(chain: &crate::views::ApprovalChain, action: DecideAction) -> S
 fn new_decision(
     ctx: &Context,
     store: &Store,
-    approver_email: &str,
-    host_url: &str,
+    host: &HostRecord,
     request: &DecideRequest,
     decision_id: &str,
     now: OffsetDateTime,
@@ -294,7 +300,15 @@ fn new_decision(
     )?
     .ok_or(DecideError::NotPending)?;
     check_locally(ctx, &session, &pending, request, now)?;
-    let key = signing_key(ctx, store, &session, &pending, request, now)?;
+    let key = signing_key(
+        ctx,
+        store,
+        &session,
+        &pending,
+        request,
+        now,
+        &ctx.key_of(host),
+    )?;
     let events = store.events(&request.host_id, &request.session_id)?;
     let body = inbox::protocol_of(&session)?
         .seam()
@@ -303,8 +317,8 @@ fn new_decision(
             pending: &pending,
             events: &events,
             key: &key,
-            approver_email,
-            host_url,
+            approver_email: &host.approver_email,
+            host_url: &host.url,
             decision_id,
             now,
         })?;
@@ -322,6 +336,7 @@ fn signing_key(
     pending: &PendingProposal,
     request: &DecideRequest,
     now: OffsetDateTime,
+    fingerprint: &str,
 ) -> Result<ed25519_dalek::SigningKey, DecideError> {
     // The store is already locked by the caller: read the settings through it.
     let settings = crate::settings::Effective::load(store, &ctx.config)
@@ -337,7 +352,7 @@ fn signing_key(
         _ => None,
     };
     ctx.vault
-        .decision_key(now, settings.idle_lock(), above.as_deref())
+        .decision_key(now, settings.idle_lock(), above.as_deref(), fingerprint)
 }
 
 /// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the

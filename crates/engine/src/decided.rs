@@ -423,6 +423,7 @@ mod tests {
             at: "2026-12-01T09:10:00Z".into(),
             proposal: None,
             appended: None,
+            key_fingerprint: None,
         }
     }
 

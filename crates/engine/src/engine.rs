@@ -60,6 +60,22 @@ impl Engine {
             passphrase: config.key_passphrase.as_deref(),
             now: config.clock.now(),
         })?;
+        if vault.is_kept()? {
+            // The keys of this console's records (a build before keys were
+            // recorded had one): the retiring one, if a move is unfinished,
+            // is the older.
+            let now = crate::clock::format_time(config.clock.now());
+            if let Some(old) = vault.retiring_public() {
+                let fp = crate::edge::keyfile::fingerprint(&old);
+                store.adopt_signing_key(&fp, &crate::edge::keyfile::public_key_text(&old), &now)?;
+            }
+            let current = vault.public_key();
+            store.adopt_signing_key(
+                &vault.fingerprint(),
+                &crate::edge::keyfile::public_key_text(&current),
+                &now,
+            )?;
+        }
         Ok(Engine {
             inner: Arc::new(Inner {
                 ctx: Arc::new(Context::new(config, store, vault)),
@@ -87,6 +103,18 @@ impl Engine {
     async fn start_now(&self) -> Result<(), EngineError> {
         if !self.tasks().is_empty() {
             return Ok(()); // already started: one poller per engine
+        }
+        if self.ctx().vault.retiring_fingerprint().is_some() {
+            // A move to a new key left unfinished (a host unreachable, or a
+            // stop mid-move): carried on now, before the poller signs for
+            // those hosts with a key they may have retired.
+            let ctx = self.inner.ctx.clone();
+            let finishing = tokio::spawn(async move {
+                if let Err(e) = crate::rotate::move_to_new_key(&ctx, None).await {
+                    tracing::warn!(error = %e, "finishing the move to a new key failed");
+                }
+            });
+            self.tasks().push(finishing);
         }
         let poller = tokio::spawn(crate::poller::run(self.inner.ctx.clone()));
         self.tasks().push(poller);
@@ -373,9 +401,37 @@ impl Engine {
         let above = settings
             .confirm_above()
             .map_or_else(|| "0".to_owned(), |d| d.to_string());
-        self.ctx()
+        let mut status = self
+            .ctx()
             .vault
-            .status(self.ctx().now(), settings.idle_lock(), above)
+            .status(self.ctx().now(), settings.idle_lock(), above);
+        status.keys = self
+            .store()
+            .and_then(|s| Ok(s.signing_keys()?))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|k| crate::keystore::KeyUsed {
+                fingerprint: k.fingerprint,
+                since: k.since,
+                retired_at: k.retired_at,
+            })
+            .collect();
+        status
+    }
+
+    /// Moves this console to a new approver key (Settings → "Move to a new
+    /// key"), or finishes a move begun: every host that knows the old key
+    /// first gets the decisions it has not answered, then retires the old
+    /// key and enrolls the new one; the old key is deleted once no host
+    /// knows it. `passphrase`: a sealed key's (the new key is sealed with
+    /// it). Decisions wait meanwhile, and are signed with the key their
+    /// host knows.
+    pub async fn move_to_new_key(
+        &self,
+        passphrase: Option<String>,
+    ) -> Result<crate::rotate::KeyMove, EngineError> {
+        let passphrase = passphrase.map(zeroize::Zeroizing::new);
+        crate::rotate::move_to_new_key(self.ctx(), passphrase.as_ref().map(|p| p.as_str())).await
     }
 
     /// Unlocks the approver key: asks the desktop's secret store again, or

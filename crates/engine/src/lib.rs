@@ -27,6 +27,7 @@ pub mod poller;
 mod protocol;
 mod receipts;
 mod reminders;
+mod rotate;
 mod settings;
 pub mod store;
 pub mod views;
@@ -40,13 +41,14 @@ pub use config::{
 pub use engine::{Engine, DATABASE_FILE};
 pub use error::{CommandError, DecideError, EngineError};
 pub use humanize::Humanizer;
-pub use keystore::{KeyProtection, KeyStatus, KeyStoreChoice};
+pub use keystore::{KeyProtection, KeyStatus, KeyStoreChoice, KeyUsed};
 pub use notify::{
     notice_actions, BreachNotice, DisputeNotice, NoticeAction, Notifier, PendingNotice,
     SilentNotifier,
 };
 pub use poller::PollStats;
 pub use protocol::oanp::ALLOW_TEST_RECEIPTS as OANP_ALLOW_TEST_RECEIPTS;
+pub use rotate::{HostMove, KeyMove};
 pub use settings::{
     ApproverCard, Setting, SettingChoice, SettingDef, SettingKind, SettingsView, APPROVER_EMAIL,
     APPROVER_NAME, KEY_CONFIRM_ABOVE, KEY_IDLE_LOCK, NOTIFY_BREACH, NOTIFY_BURST_SUMMARY,

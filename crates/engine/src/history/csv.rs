@@ -108,10 +108,21 @@ pub(crate) fn write(rows: &[Row<'_>], decisions: &[DecisionRecord]) -> String {
                 "",
                 "",
             ],
-            &flatten(&body),
+            &with_key(flatten(&body), d.key_fingerprint.as_deref()),
         );
     }
     out
+}
+
+/// A decision's terms and, last, the fingerprint of the key that signed it.
+fn with_key(mut terms: Vec<TermRow>, fingerprint: Option<&str>) -> Vec<TermRow> {
+    if let Some(fp) = fingerprint {
+        terms.push(TermRow {
+            name: "signed_with_key".into(),
+            value: fp.to_owned(),
+        });
+    }
+    terms
 }
 
 #[cfg(test)]

@@ -192,6 +192,7 @@ pub(crate) fn session_detail(
             in_response_to: d.in_response_to,
             outcome: d.outcome,
             at: d.at,
+            signed_with: d.key_fingerprint,
         })
         .collect();
     let row = row(store, &s)?;
@@ -228,11 +229,23 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
     let doc = protocol_of(s)?
         .seam()
         .export_record(host.as_ref(), s, &events);
+    let keys = store.signing_keys()?;
     let decisions: Vec<Value> = store
         .decisions(&s.host_id, &s.session_id)?
         .into_iter()
         .map(|d| {
+            // The key that signed it, whole: the export verifies offline
+            // even after this console moved to another key.
+            let key = d.key_fingerprint.as_ref().map(|fp| {
+                let public = keys.iter().find(|k| &k.fingerprint == fp);
+                json!({
+                    "fingerprint": fp,
+                    "public_key": public.map(|k| k.public_key.clone()),
+                    "retired_at": public.and_then(|k| k.retired_at.clone()),
+                })
+            });
             json!({
+                "signed_with_key": key,
                 "decision_id": d.decision_id,
                 "action": d.action,
                 "in_response_to": d.in_response_to,

@@ -12,6 +12,7 @@
 //! inbox keeps filling while decisions are locked.
 
 mod legacy;
+mod rotation;
 pub(crate) mod sealed;
 pub(crate) mod secret_store;
 
@@ -34,6 +35,9 @@ use secret_store::SecretStore;
 pub(crate) const REFERENCE_FILE: &str = "approver-key.ref.json";
 /// Where the passphrase-sealed key is kept.
 pub(crate) const SEALED_FILE: &str = "approver-key.sealed.json";
+/// Where a passphrase-sealed key being retired is kept until every host
+/// has moved to its successor ([`rotation`]).
+pub(crate) const RETIRING_SEALED_FILE: &str = "approver-key.retiring.sealed.json";
 /// How long a fresh unlock counts as the confirmation a decision above the
 /// person's amount asks for.
 pub(crate) const CONFIRMATION_WINDOW: time::Duration = time::Duration::minutes(2);
@@ -88,6 +92,25 @@ pub struct KeyStatus {
     /// Above this amount a decision asks to unlock again (0: never).
     #[ts(type = "string")]
     pub confirm_above: String,
+    /// The fingerprint of the key that signs now.
+    pub fingerprint: String,
+    /// While a move to a new key is not finished at every host: the old
+    /// key's fingerprint (hosts that still know it are signed for with it).
+    pub moving_from: Option<String>,
+    /// Every key this console has signed with, oldest first (filled by the
+    /// engine from its records).
+    pub keys: Vec<KeyUsed>,
+}
+
+/// A key this console has signed with, as Settings lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KeyUsed {
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// When the console began signing with it.
+    pub since: String,
+    /// When it was retired (no host knows it since); `None` while in use.
+    pub retired_at: Option<String>,
 }
 
 /// The reference file: which store item holds the key.
@@ -96,6 +119,17 @@ pub struct KeyStatus {
 struct Reference {
     format: String,
     service: String,
+    account: String,
+    public_key: String,
+    /// The key being retired while hosts still know it ([`rotation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retiring: Option<RetiringReference>,
+}
+
+/// The store item of a key being retired.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetiringReference {
     account: String,
     public_key: String,
 }
@@ -110,10 +144,24 @@ enum Room {
     Sealed(Option<SealedKey>),
 }
 
+/// The key a rotation retires, kept until every host has moved on.
+struct Retiring {
+    public: VerifyingKey,
+    key: Option<SigningKey>,
+    kept: RetiringRoom,
+}
+
+/// Where a retiring key is kept: as the current key is.
+enum RetiringRoom {
+    Store(String),
+    Sealed(SealedKey),
+}
+
 struct State {
     room: Room,
     public: VerifyingKey,
     key: Option<SigningKey>,
+    retiring: Option<Retiring>,
     unlocked: bool,
     last_activity: OffsetDateTime,
     confirmed_at: Option<OffsetDateTime>,
@@ -179,9 +227,20 @@ impl KeyVault {
     pub(crate) fn open(options: VaultOptions<'_>) -> Result<KeyVault, EngineError> {
         let dir = options.data_dir;
         let state = if let Some(reference) = read_json::<Reference>(&dir.join(REFERENCE_FILE))? {
-            Self::open_reference(reference, options.now)?
+            let retiring = reference.retiring.clone();
+            let mut state = Self::open_reference(reference, options.now)?;
+            if let Some(retiring) = retiring {
+                let store = match &state.room {
+                    Room::Store { store, .. } => store.as_ref(),
+                    Room::Sealed(_) => None,
+                };
+                state.retiring = Some(rotation::from_store(store, retiring)?);
+            }
+            state
         } else if let Some(sealed) = read_json::<SealedKey>(&dir.join(SEALED_FILE))? {
-            Self::open_sealed(sealed, options.passphrase, options.now)?
+            let mut state = Self::open_sealed(sealed, options.passphrase, options.now)?;
+            state.retiring = rotation::from_sealed_file(dir, &state, options.passphrase)?;
+            state
         } else {
             Self::first_start(&options)?
         };
@@ -200,6 +259,7 @@ impl KeyVault {
             },
             public,
             key: None,
+            retiring: None,
             unlocked: false,
             last_activity: now,
             confirmed_at: None,
@@ -259,6 +319,7 @@ impl KeyVault {
             unlocked: key.is_some(),
             confirmed_at: None, // given up front, not typed for a decision
             key,
+            retiring: None,
             last_activity: now,
             notice: None,
             problem: None,
@@ -275,6 +336,7 @@ impl KeyVault {
             room: Room::Sealed(None),
             public,
             key: Some(key.clone()),
+            retiring: None,
             unlocked: true,
             last_activity: options.now,
             // A new or moved key, at start: nobody confirmed anything yet.
@@ -342,6 +404,7 @@ impl KeyVault {
             service: secret_store::SERVICE.to_owned(),
             account: account.clone(),
             public_key: keyfile::public_key_text(&key.verifying_key()),
+            retiring: None,
         };
         let text = serde_json::to_vec_pretty(&reference).map_err(|e| e.to_string())?;
         write_atomically(dir, REFERENCE_FILE, &text).map_err(|e| e.to_string())?;
@@ -414,16 +477,25 @@ impl KeyVault {
     /// idle for `idle`; with `needs_confirmation` (the amount is above the
     /// person's), only within [`CONFIRMATION_WINDOW`] of a fresh unlock,
     /// which it uses up.
+    /// `fingerprint` names the key the decision's host knows: the current
+    /// one, or the retiring one until that host has moved.
     pub(crate) fn decision_key(
         &self,
         now: OffsetDateTime,
         idle: Duration,
         needs_confirmation: Option<&str>,
+        fingerprint: &str,
     ) -> Result<SigningKey, DecideError> {
         let mut state = self.state();
         expire_if_idle(&mut state, now, idle);
-        let key = match (&state.key, state.unlocked) {
-            (Some(key), true) => key.clone(),
+        let retiring = state
+            .retiring
+            .as_ref()
+            .filter(|r| keyfile::fingerprint(&r.public) == fingerprint)
+            .map(|r| r.key.clone());
+        let key = match (retiring, &state.key, state.unlocked) {
+            (Some(Some(key)), _, true) => key,
+            (None, Some(key), true) => key.clone(),
             _ => return Err(DecideError::Locked),
         };
         if let Some(amount) = needs_confirmation {
@@ -512,6 +584,7 @@ impl KeyVault {
         state.last_activity = now;
         state.confirmed_at = Some(now);
         state.problem = None;
+        rotation::unlock_retiring(&mut state, passphrase);
         Ok(())
     }
 
@@ -535,6 +608,7 @@ impl KeyVault {
             }
         };
         let sealed = Self::seal_to_file(&self.data_dir, &key, passphrase)?;
+        rotation::reseal_retiring(&self.data_dir, &mut state, passphrase)?;
         let moved = legacy::read(&self.data_dir)?.is_some();
         if moved {
             legacy::remove(&self.data_dir)?;
@@ -601,6 +675,12 @@ impl KeyVault {
                 .and_then(|idle| state.last_activity.checked_add(idle))
                 .map(crate::clock::format_time),
             confirm_above,
+            fingerprint: keyfile::fingerprint(&state.public),
+            moving_from: state
+                .retiring
+                .as_ref()
+                .map(|r| keyfile::fingerprint(&r.public)),
+            keys: Vec::new(),
         }
     }
 }

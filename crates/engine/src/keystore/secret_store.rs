@@ -45,6 +45,14 @@ impl SecretStore {
             .map_err(|e| e.to_string())
     }
 
+    /// Deletes the item under `account` (a retired key); none there is fine.
+    pub(crate) fn delete(&self, account: &str) -> Result<(), String> {
+        match self.entry(account)?.delete_credential() {
+            Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     /// The seed filed under `account`; `Ok(None)` when there is none.
     pub(crate) fn get(&self, account: &str) -> Result<Option<Zeroizing<[u8; 32]>>, String> {
         match self.entry(account)?.get_secret() {

@@ -76,7 +76,7 @@ fn a_sealed_key_stays_locked_until_its_passphrase_is_typed() {
     assert_eq!(vault.public_key(), public, "the public key is known locked");
     assert_eq!(vault.request_key().unwrap_err().code(), "locked");
     assert!(matches!(
-        vault.decision_key(at(0), 15 * MINUTE, None),
+        vault.decision_key(at(0), 15 * MINUTE, None, &vault.fingerprint()),
         Err(DecideError::Locked)
     ));
     let wrong = vault.unlock(Some("not the passphrase at all"), at(1));
@@ -84,7 +84,7 @@ fn a_sealed_key_stays_locked_until_its_passphrase_is_typed() {
     vault.unlock(Some(PASSPHRASE), at(1)).unwrap();
     assert_eq!(
         vault
-            .decision_key(at(2), 15 * MINUTE, None)
+            .decision_key(at(2), 15 * MINUTE, None, &vault.fingerprint())
             .unwrap()
             .verifying_key(),
         public
@@ -96,9 +96,13 @@ fn the_key_locks_after_the_idle_time_and_not_before() {
     let dir = tempfile::tempdir().unwrap();
     let vault = open(dir.path(), Some(PASSPHRASE)).unwrap();
     let idle = 10 * MINUTE;
-    vault.decision_key(at(9), idle, None).unwrap();
+    vault
+        .decision_key(at(9), idle, None, &vault.fingerprint())
+        .unwrap();
     // Activity at minute 9 moved the idle time: still unlocked at 18.
-    vault.decision_key(at(18), idle, None).unwrap();
+    vault
+        .decision_key(at(18), idle, None, &vault.fingerprint())
+        .unwrap();
     let unlocked = vault.status(at(27), idle, "0".into());
     assert!(unlocked.unlocked);
     // It says when it will lock, so that Settings can show it then.
@@ -107,13 +111,15 @@ fn the_key_locks_after_the_idle_time_and_not_before() {
     assert!(!locked.unlocked);
     assert_eq!(locked.locks_at, None);
     assert!(matches!(
-        vault.decision_key(at(28), idle, None),
+        vault.decision_key(at(28), idle, None, &vault.fingerprint()),
         Err(DecideError::Locked)
     ));
     // Requests to hosts go on while decisions are locked.
     assert!(vault.request_key().is_ok());
     vault.unlock(Some(PASSPHRASE), at(30)).unwrap();
-    vault.decision_key(at(31), idle, None).unwrap();
+    vault
+        .decision_key(at(31), idle, None, &vault.fingerprint())
+        .unwrap();
 }
 
 #[test]
@@ -126,29 +132,35 @@ fn above_the_amount_a_decision_asks_for_a_fresh_unlock_once() {
     // Opening the console is not a confirmation: the first decision above
     // the amount asks, and nothing else does.
     assert!(matches!(
-        vault.decision_key(at(1), idle, Some("900000 USD")),
+        vault.decision_key(at(1), idle, Some("900000 USD"), &vault.fingerprint()),
         Err(DecideError::ConfirmAgain { amount }) if amount == "900000 USD"
     ));
-    vault.decision_key(at(1), idle, None).unwrap();
+    vault
+        .decision_key(at(1), idle, None, &vault.fingerprint())
+        .unwrap();
     // A fresh unlock counts for two minutes, once.
     vault.unlock(Some(PASSPHRASE), at(1)).unwrap();
-    vault.decision_key(at(2), idle, Some("900000 USD")).unwrap();
+    vault
+        .decision_key(at(2), idle, Some("900000 USD"), &vault.fingerprint())
+        .unwrap();
     // Used up: the next one above the amount asks again.
     assert!(matches!(
-        vault.decision_key(at(2), idle, Some("900000 USD")),
+        vault.decision_key(at(2), idle, Some("900000 USD"), &vault.fingerprint()),
         Err(DecideError::ConfirmAgain { amount }) if amount == "900000 USD"
     ));
     // Below the amount nothing is asked.
-    vault.decision_key(at(2), idle, None).unwrap();
+    vault
+        .decision_key(at(2), idle, None, &vault.fingerprint())
+        .unwrap();
     vault.unlock(Some(PASSPHRASE), at(5)).unwrap();
     // Stale after the window.
     assert!(matches!(
-        vault.decision_key(at(8), idle, Some("900000 USD")),
+        vault.decision_key(at(8), idle, Some("900000 USD"), &vault.fingerprint()),
         Err(DecideError::ConfirmAgain { .. })
     ));
     vault.unlock(Some(PASSPHRASE), at(9)).unwrap();
     vault
-        .decision_key(at(10), idle, Some("900000 USD"))
+        .decision_key(at(10), idle, Some("900000 USD"), &vault.fingerprint())
         .unwrap();
 }
 
@@ -208,4 +220,94 @@ fn a_failed_move_keeps_the_plain_key() {
         key.to_bytes(),
         "the plain key is still there"
     );
+}
+
+#[test]
+fn a_move_keeps_both_keys_sealed_until_it_is_finished_and_neither_in_the_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = open(dir.path(), Some(PASSPHRASE)).unwrap();
+    let old = vault.request_key().unwrap();
+    let old_fp = vault.fingerprint();
+
+    // A wrong passphrase moves nothing.
+    let refused = vault.begin_rotation(Some("not the passphrase at all"), at(1));
+    assert!(refused.unwrap_err().to_string().contains("does not open"));
+    assert_eq!(vault.fingerprint(), old_fp);
+    assert!(!dir.path().join(RETIRING_SEALED_FILE).exists());
+    // Locked, nothing moves either.
+    vault.lock();
+    assert_eq!(
+        vault
+            .begin_rotation(Some(PASSPHRASE), at(1))
+            .unwrap_err()
+            .code(),
+        "locked"
+    );
+    vault.unlock(Some(PASSPHRASE), at(1)).unwrap();
+
+    vault.begin_rotation(Some(PASSPHRASE), at(2)).unwrap();
+    let new = vault.request_key().unwrap();
+    assert_ne!(new.to_bytes(), old.to_bytes());
+    assert_eq!(vault.retiring_fingerprint(), Some(old_fp.clone()));
+    // A host that still knows the old key is signed for with it.
+    assert_eq!(
+        vault.request_key_for(&old_fp).unwrap().to_bytes(),
+        old.to_bytes()
+    );
+    assert_eq!(
+        vault
+            .decision_key(at(2), 15 * MINUTE, None, &old_fp)
+            .unwrap()
+            .to_bytes(),
+        old.to_bytes()
+    );
+    // Begun again: the same new key (a move is carried on, not restarted).
+    vault.begin_rotation(None, at(3)).unwrap();
+    assert_eq!(vault.request_key().unwrap().to_bytes(), new.to_bytes());
+    assert_seed_nowhere(dir.path(), &old);
+    assert_seed_nowhere(dir.path(), &new);
+
+    // Reopened (a stop mid-move): both keys come back with one passphrase,
+    // also after the passphrase changed mid-move.
+    let reopened = open(dir.path(), Some(PASSPHRASE)).unwrap();
+    assert_eq!(reopened.request_key().unwrap().to_bytes(), new.to_bytes());
+    assert_eq!(reopened.retiring_fingerprint(), Some(old_fp.clone()));
+    let changed = "another passphrase for these tests";
+    reopened.set_passphrase(changed).unwrap();
+    let reopened = open(dir.path(), Some(changed)).unwrap();
+    assert_eq!(
+        reopened.request_key_for(&old_fp).unwrap().to_bytes(),
+        old.to_bytes()
+    );
+
+    // Finished: the old key is gone from disk and from memory.
+    reopened.finish_rotation().unwrap();
+    assert!(!dir.path().join(RETIRING_SEALED_FILE).exists());
+    assert_eq!(reopened.retiring_fingerprint(), None);
+    let again = open(dir.path(), Some(changed)).unwrap();
+    assert_eq!(again.retiring_fingerprint(), None);
+    assert_eq!(again.request_key().unwrap().to_bytes(), new.to_bytes());
+    assert_seed_nowhere(dir.path(), &old);
+    assert_seed_nowhere(dir.path(), &new);
+}
+
+#[test]
+fn a_stop_before_the_new_key_was_sealed_leaves_the_old_key_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = open(dir.path(), Some(PASSPHRASE)).unwrap();
+    let key = vault.request_key().unwrap();
+    // What a stop between the two writes leaves: the old key in both files.
+    std::fs::copy(
+        dir.path().join(SEALED_FILE),
+        dir.path().join(RETIRING_SEALED_FILE),
+    )
+    .unwrap();
+    let reopened = open(dir.path(), Some(PASSPHRASE)).unwrap();
+    assert_eq!(reopened.request_key().unwrap().to_bytes(), key.to_bytes());
+    assert_eq!(
+        reopened.retiring_fingerprint(),
+        None,
+        "no move is under way"
+    );
+    assert!(!dir.path().join(RETIRING_SEALED_FILE).exists(), "tidied");
 }

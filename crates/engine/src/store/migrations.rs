@@ -202,6 +202,20 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX receipt_removals_by_receipt ON receipt_removals (receipt_id);
     "#,
+    // 9: which approver key each host knows and each decision was signed
+    // with, and every key this console has signed with (moving to a new
+    // key retires one; the decisions it signed stay verifiable with it).
+    // Before this, a console had one key: opening fills the blanks with it.
+    r#"
+    ALTER TABLE hosts ADD COLUMN key_fingerprint TEXT;
+    ALTER TABLE decisions ADD COLUMN key_fingerprint TEXT;
+    CREATE TABLE signing_keys (
+        fingerprint TEXT PRIMARY KEY,
+        public_key TEXT NOT NULL,
+        since TEXT NOT NULL,
+        retired_at TEXT
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -50,6 +50,23 @@ pub struct HostRecord {
     /// When the person allowed plain HTTP to this host off loopback (the
     /// lab override at connect); `None` when they did not.
     pub plain_http_allowed_at: Option<String>,
+    /// The fingerprint of the approver key this host knows (enrolled, or
+    /// moved to); `None` only in a record of a build that kept no such
+    /// thing, which opening fills in.
+    pub key_fingerprint: Option<String>,
+}
+
+/// A key this console has signed with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigningKeyRecord {
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// Its public half (base64url).
+    pub public_key: String,
+    /// When the console began signing with it (or first recorded it).
+    pub since: String,
+    /// When it was retired: no host knows it since.
+    pub retired_at: Option<String>,
 }
 
 /// A session, its pin and its verification state.
@@ -173,6 +190,8 @@ pub struct DecisionRecord {
     pub proposal: Option<String>,
     /// The event the host says the decision appended.
     pub appended: Option<AppendedRef>,
+    /// The fingerprint of the approver key that signed it.
+    pub key_fingerprint: Option<String>,
 }
 
 /// An event a decision appended to the log, as the host's answer names it.
@@ -250,6 +269,7 @@ fn host_from_row(r: &Row<'_>) -> rusqlite::Result<HostRecord> {
         last_error: r.get("last_error")?,
         last_poll_at: r.get("last_poll_at")?,
         plain_http_allowed_at: r.get("plain_http_allowed_at")?,
+        key_fingerprint: r.get("key_fingerprint")?,
     })
 }
 
@@ -322,6 +342,7 @@ fn decision_from_row(r: &Row<'_>) -> rusqlite::Result<DecisionRecord> {
             }),
             _ => None,
         },
+        key_fingerprint: r.get("key_fingerprint")?,
     })
 }
 
@@ -395,12 +416,12 @@ impl Store {
         self.conn.execute(
             "INSERT INTO hosts (host_id, protocol, url, label, sandbox, approver_id, approver_email,
              platform_key, platform_fingerprint, approver_keys, reachable, last_error, last_poll_at, created_at,
-             plain_http_allowed_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             plain_http_allowed_at, key_fingerprint)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 h.host_id, h.protocol, h.url, h.label, h.sandbox, h.approver_id, h.approver_email,
                 h.platform_key, h.platform_fingerprint, h.approver_keys, h.reachable, h.last_error,
-                h.last_poll_at, now, h.plain_http_allowed_at
+                h.last_poll_at, now, h.plain_http_allowed_at, h.key_fingerprint
             ],
         )?;
         Ok(())
@@ -456,6 +477,83 @@ impl Store {
             params![host_id, url],
         )?;
         Ok(())
+    }
+
+    /// Records that `host_id` moved this console to the key `fingerprint`,
+    /// where it is the approver `approver_id` now.
+    pub fn set_host_key(
+        &self,
+        host_id: &str,
+        approver_id: &str,
+        fingerprint: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE hosts SET approver_id = ?2, key_fingerprint = ?3 WHERE host_id = ?1",
+            params![host_id, approver_id, fingerprint],
+        )?;
+        Ok(())
+    }
+
+    /// Records a key this console signs with (from `since`), and fills the
+    /// key of every host and decision a build before keys were recorded
+    /// left blank with it (such a console had one key).
+    pub fn adopt_signing_key(
+        &self,
+        fingerprint: &str,
+        public_key: &str,
+        since: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO signing_keys (fingerprint, public_key, since) VALUES (?1, ?2, ?3)
+             ON CONFLICT (fingerprint) DO NOTHING",
+            params![fingerprint, public_key, since],
+        )?;
+        self.conn.execute(
+            "UPDATE hosts SET key_fingerprint = ?1 WHERE key_fingerprint IS NULL",
+            [fingerprint],
+        )?;
+        self.conn.execute(
+            "UPDATE decisions SET key_fingerprint = ?1 WHERE key_fingerprint IS NULL",
+            [fingerprint],
+        )?;
+        Ok(())
+    }
+
+    /// Records that the key `fingerprint` was retired at `at` (no host
+    /// knows it any more).
+    pub fn retire_signing_key(&self, fingerprint: &str, at: &str) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "UPDATE signing_keys SET retired_at = COALESCE(retired_at, ?2) WHERE fingerprint = ?1",
+            params![fingerprint, at],
+        )?;
+        Ok(())
+    }
+
+    /// Every key this console has signed with, oldest first:
+    /// (fingerprint, public key, since, retired at).
+    pub fn signing_keys(&self) -> rusqlite::Result<Vec<SigningKeyRecord>> {
+        let mut st = self.conn.prepare(
+            "SELECT fingerprint, public_key, since, retired_at FROM signing_keys ORDER BY since, fingerprint",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(SigningKeyRecord {
+                fingerprint: r.get(0)?,
+                public_key: r.get(1)?,
+                since: r.get(2)?,
+                retired_at: r.get(3)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Decisions stored but not yet answered by `host_id` (an attempt that
+    /// did not reach it): what must reach it before it moves to a new key.
+    pub fn unsent_decisions(&self, host_id: &str) -> rusqlite::Result<Vec<DecisionRecord>> {
+        let mut st = self.conn.prepare(
+            "SELECT * FROM decisions WHERE host_id = ?1 AND outcome = 'pending' ORDER BY at",
+        )?;
+        let rows = st.query_map([host_id], decision_from_row)?;
+        rows.collect()
     }
 
     /// Replaces the published approver keys.
@@ -791,14 +889,15 @@ impl Store {
     pub fn insert_decision(&self, d: &DecisionRecord) -> rusqlite::Result<()> {
         self.conn.execute(
             "INSERT INTO decisions (decision_id, host_id, session_id, in_response_to, action, body, headers, outcome, detail, at,
-             proposal, appended_seq, appended_hash, appended_kind)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+             proposal, appended_seq, appended_hash, appended_kind, key_fingerprint)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 d.decision_id, d.host_id, d.session_id, d.in_response_to, d.action, d.body,
                 d.headers, d.outcome, d.detail, d.at, d.proposal,
                 d.appended.as_ref().map(|a| a.seq),
                 d.appended.as_ref().map(|a| a.event_hash.clone()),
-                d.appended.as_ref().map(|a| a.kind.clone())
+                d.appended.as_ref().map(|a| a.kind.clone()),
+                d.key_fingerprint
             ],
         )?;
         Ok(())

@@ -55,7 +55,8 @@ pub fn declarations() -> Vec<Declaration> {
         SessionRow, SessionState, TermRow, AgreedTerms, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
         AcknowledgementView, ExportFormat, ExportResult, HostUpdates, UpdateMode, ChangeScope, EngineEvent, ProposalRef, ProposalOpening,
         SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
-        crate::keystore::KeyStatus, crate::keystore::KeyProtection,
+        crate::keystore::KeyStatus, crate::keystore::KeyProtection, crate::keystore::KeyUsed,
+        crate::rotate::KeyMove, crate::rotate::HostMove,
         // ANP offers
         AnpOfferView, AnpOffer, AnpLineItem, AnpOfferDiff, AnpConditionsDiff, LineStatus,
         AnpLineItemDiff, AnpFieldChange, AnpTotalChange, AnpTotal,

@@ -876,6 +876,9 @@ pub struct DecisionRow {
     /// sent; null for a protocol whose decisions carry none.
     #[ts(type = "Record<string, unknown> | null")]
     pub receipt: Option<Value>,
+    /// The fingerprint of the approver key that signed it (a console that
+    /// moved to a new key shows which signed each decision).
+    pub signed_with: Option<String>,
 }
 
 /// A session in full.

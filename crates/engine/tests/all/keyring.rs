@@ -159,6 +159,41 @@ fn the_key_lives_in_a_real_secret_service_and_in_a_sealed_file_where_none_answer
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let unlocked = runtime.block_on(engine.unlock_key(None)).unwrap();
     assert!(unlocked.unlocked);
+
+    // Moving to a new key files it in the store and, with no host left
+    // knowing the old one, deletes the old key's item.
+    let old_fp = engine.key_status().fingerprint;
+    let reference = data.path().join("approver-key.ref.json");
+    let naming_old = std::fs::read_to_string(&reference).unwrap();
+    let moved = runtime.block_on(engine.move_to_new_key(None)).unwrap();
+    assert!(moved.finished && moved.hosts.is_empty(), "{moved:?}");
+    let status = engine.key_status();
+    assert_ne!(status.fingerprint, old_fp);
+    assert_eq!(status.protection, KeyProtection::SecretStore);
+    assert_eq!(status.moving_from, None);
+    drop(engine);
+    let engine = Engine::open(config(data.path())).unwrap();
+    let reread = engine.key_status();
+    assert_eq!(
+        reread.fingerprint, status.fingerprint,
+        "the new key is read back"
+    );
+    assert!(reread.unlocked);
+    drop(engine);
+    assert_seed_in_no_file(data.path(), &key.to_bytes());
+    // The old key's item is gone: a reference naming it finds nothing.
+    let naming_new = std::fs::read_to_string(&reference).unwrap();
+    std::fs::write(&reference, &naming_old).unwrap();
+    let engine = Engine::open(config(data.path())).unwrap();
+    let status = engine.key_status();
+    assert!(!status.loaded, "the retired key is still in the store");
+    assert!(
+        status.advice.unwrap().contains("no longer holds"),
+        "says why"
+    );
+    drop(engine);
+    std::fs::write(&reference, &naming_new).unwrap();
+    let engine = Engine::open(config(data.path())).unwrap();
     drop(engine);
 
     // With the keyring gone, the key is not found in the clear anywhere:

@@ -21,6 +21,7 @@ mod keyring;
 mod notices;
 mod oanp_gate;
 mod receipts;
+mod rotation;
 mod seam;
 mod settings;
 mod waiting;

@@ -1,7 +1,7 @@
 import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
   EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView,
-  ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus,
+  ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus, KeyMove,
 } from "./types";
 
 /** Stops a subscription. */
@@ -40,6 +40,8 @@ export interface Backend {
   lockKey(): Promise<KeyStatus>;
   /** Seals the unlocked key with a passphrase (where no secret store keeps it). */
   setKeyPassphrase(passphrase: string): Promise<KeyStatus>;
+  /** Moves the approver to a new key at every connected host, or finishes a move begun (a sealed key's passphrase seals the new one). */
+  moveToNewKey(passphrase: string | null): Promise<KeyMove>;
   /** Writes a disputed session's evidence (both copies byte for byte) into the data dir's exports/. */
   exportDispute(ref: SessionRef): Promise<ExportResult>;
   /** Notes the person's acknowledgement; the session stays disputed. */

@@ -1232,7 +1232,12 @@ at: string,
  * for ANEX its `scope.terms` is the terms record decided), exactly as
  * sent; null for a protocol whose decisions carry none.
  */
-receipt: Record<string, unknown> | null, };
+receipt: Record<string, unknown> | null, 
+/**
+ * The fingerprint of the approver key that signed it (a console that
+ * moved to a new key shows which signed each decision).
+ */
+signed_with: string | null, };
 
 /**
  * A disputed session at a glance, and what a person can do next.
@@ -1496,6 +1501,27 @@ plain_http_allowed_at: string | null,
 updates: HostUpdates, };
 
 /**
+ * One host's part of a move.
+ */
+export type HostMove = { 
+/**
+ * Local host id.
+ */
+host_id: string, 
+/**
+ * Its name for people.
+ */
+label: string, 
+/**
+ * True once the host knows the new key (and refuses the old).
+ */
+moved: boolean, 
+/**
+ * What happened, for people.
+ */
+detail: string, };
+
+/**
  * How the console hears of one host's changes (the Hosts screen says it).
  */
 export type HostUpdates = { 
@@ -1687,6 +1713,23 @@ limit?: number | null,
 through?: ProposalRef | null, };
 
 /**
+ * What moving to a new key came to, host by host.
+ */
+export type KeyMove = { 
+/**
+ * The fingerprint of the key that signs from now on.
+ */
+fingerprint: string, 
+/**
+ * Each host that knew the old key, and whether it moved.
+ */
+hosts: Array<HostMove>, 
+/**
+ * True when every host moved and the old key is deleted.
+ */
+finished: boolean, };
+
+/**
  * How the key is protected, as Settings names it.
  */
 export type KeyProtection = "secret_store" | "passphrase" | "unsaved";
@@ -1733,7 +1776,38 @@ locks_at: string | null,
 /**
  * Above this amount a decision asks to unlock again (0: never).
  */
-confirm_above: string, };
+confirm_above: string, 
+/**
+ * The fingerprint of the key that signs now.
+ */
+fingerprint: string, 
+/**
+ * While a move to a new key is not finished at every host: the old
+ * key's fingerprint (hosts that still know it are signed for with it).
+ */
+moving_from: string | null, 
+/**
+ * Every key this console has signed with, oldest first (filled by the
+ * engine from its records).
+ */
+keys: Array<KeyUsed>, };
+
+/**
+ * A key this console has signed with, as Settings lists it.
+ */
+export type KeyUsed = { 
+/**
+ * Its fingerprint.
+ */
+fingerprint: string, 
+/**
+ * When the console began signing with it.
+ */
+since: string, 
+/**
+ * When it was retired (no host knows it since); `None` while in use.
+ */
+retired_at: string | null, };
 
 /**
  * What became of a line.

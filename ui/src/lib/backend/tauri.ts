@@ -43,6 +43,7 @@ export function createTauriBackend(): Backend {
     unlockKey: (passphrase) => call("unlock_key", { passphrase }),
     lockKey: () => call("lock_key"),
     setKeyPassphrase: (passphrase) => call("set_key_passphrase", { passphrase }),
+    moveToNewKey: (passphrase) => call("move_to_new_key", { passphrase }),
     exportDispute: (ref) => call("export_dispute", { ...ref }),
     acknowledgeDispute: (ref, note) => call("acknowledge_dispute", { ...ref, note }),
     importReceipt: (request) => call("import_receipt", { request }),

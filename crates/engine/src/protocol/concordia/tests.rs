@@ -463,6 +463,7 @@ fn host() -> crate::store::HostRecord {
         last_error: None,
         last_poll_at: None,
         plain_http_allowed_at: None,
+        key_fingerprint: None,
     }
 }
 
