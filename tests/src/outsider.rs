@@ -157,6 +157,8 @@ pub struct VerifiedAccept {
     pub approved_by: String,
     /// The accept event's seq.
     pub seq: u64,
+    /// The fingerprint of the published key its approval verifies under.
+    pub key_fingerprint: String,
 }
 
 /// Finds the `accept` of `offer_hash` in `log`, checks the whole chain with
@@ -206,18 +208,34 @@ pub fn verify_accept(
             "the organization's discovery document publishes no approval key (for {approved_by})"
         )));
     }
-    let verified = approval_keys.iter().any(|k| {
+    // The key must also have been valid when the approval was made: from
+    // its `valid_from`, and before its `valid_to` when it was retired or
+    // revoked since.
+    let signed_at = anp::api::parse_timestamp(&at)
+        .ok_or_else(|| E2eError::Unexpected(format!("approval.at is not a time: {at}")))?;
+    let valid_then = |k: &&&anp::api::DiscoveredKey| {
+        let from = anp::api::parse_timestamp(&k.valid_from);
+        let to = k.valid_to.as_deref().map(anp::api::parse_timestamp);
+        from.is_some_and(|from| from <= signed_at)
+            && match to {
+                None => true,
+                Some(Some(to)) => signed_at < to,
+                Some(None) => false,
+            }
+    };
+    let verified = approval_keys.iter().filter(valid_then).find(|k| {
         keys::parse_public_key(&k.public_key)
             .map(|key| keys::verify_b64(&key, message.as_bytes(), &signature))
             .unwrap_or(false)
     });
-    if !verified {
+    let Some(key) = verified else {
         return Err(E2eError::Unexpected(
-            "the approval signature verifies under none of the organization's approval keys".into(),
+            "the approval signature verifies under none of the organization's approval keys valid when it was made".into(),
         ));
-    }
+    };
     Ok(VerifiedAccept {
         approved_by,
         seq: accept.seq,
+        key_fingerprint: key.fingerprint.clone(),
     })
 }

@@ -127,6 +127,7 @@ export class FakeBackend implements Backend {
       this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, moving_from: this.settingsNow.key.fingerprint,
         fingerprint: move.fingerprint } };
     }
+    this.settingsNow = { ...this.settingsNow, approver: { ...this.settingsNow.approver, key_fingerprint: move.fingerprint } };
     return structuredClone(move);
   }
   validateCounter(_ref: ProposalRef, counter: Record<string, unknown>) { this.validated.push(structuredClone(counter)); return answer(this.counterCheck); }

@@ -2,7 +2,11 @@
 //! goes into the desktop's secret store (the suite's gnome-keyring), never
 //! into a file; the desktop's session locking locks it, and the inbox keeps
 //! filling; a decision above the amount the person set asks to unlock, and
-//! then goes on to the vendor, signed.
+//! then goes on to the vendor, signed. Then the person moves to a new key
+//! from Settings: every approval signed before still verifies, for anyone,
+//! with the old key as the host keeps publishing it (with its end); the
+//! next approval is signed with the new key; History names the key that
+//! signed each decision.
 
 use std::process::Command;
 
@@ -84,6 +88,81 @@ async fn the_key_lives_in_the_secret_store_locks_with_the_session_and_asks_again
     // Locked, the inbox still fills; approving asks to unlock first.
     let small = offered(&s, 1, "While the session is locked.").await?;
     approve_and_unlock(&s, &small, "key is locked", "key-asks-unlock").await?;
+
+    // Moving to a new key, confirmed in a second step (the secret store is
+    // asked again; no passphrase to type).
+    s.app.click("nav-settings").await?;
+    let old_fp = text_of(&s.app, "approver-fingerprint").await?;
+    s.app.click("key-move").await?;
+    s.app.click("key-move-confirm").await?;
+    let done = s
+        .app
+        .wait_for("the move to be reported done", async || {
+            Ok(match s.app.driver.find(By::Testid("key-move-done")).await {
+                Ok(e) => Some(e.text().await?),
+                Err(_) => None,
+            })
+        })
+        .await?;
+    s.app.screenshot("key-moved").await?;
+    let new_fp = s
+        .app
+        .wait_for("Settings to show the new key", async || {
+            let shown = text_of(&s.app, "approver-fingerprint").await?;
+            Ok((shown != old_fp).then_some(shown))
+        })
+        .await?;
+    assert!(done.contains(&new_fp[..16]), "{done}");
+    let rows = s.app.all("key-list-row").await?;
+    assert_eq!(rows.len(), 2, "both keys are listed");
+    assert!(rows[0].text().await?.contains("Retired"));
+    assert!(rows[1].text().await?.contains("Signs now"));
+
+    // What the old key signed verifies, for an outsider, with the old key
+    // as published now (valid until the move); nothing is lost.
+    let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
+    for (session, hash) in [&above, &small] {
+        let log = s.vendor.log(session).await?;
+        let verified = outsider::verify_accept(&log, &discovery, hash)?;
+        assert_eq!(verified.key_fingerprint, old_fp, "signed by the old key");
+    }
+    // The next approval is signed with the new key (11,400 USD is above
+    // the amount, so it asks again first).
+    let after = offered(&s, 1, "After the move.").await?;
+    approve_and_unlock(&s, &after, "above your limit", "key-after-move").await?;
+    let log = s.vendor.log(&after.0).await?;
+    let discovery = outsider::well_known(&s.host_url, outsider::SANDBOX_ORG).await?;
+    let verified = outsider::verify_accept(&log, &discovery, &after.1)?;
+    assert_eq!(verified.key_fingerprint, new_fp, "signed by the new key");
+
+    // History names the key that signed each decision.
+    for (session, fp) in [(&small.0, &old_fp), (&after.0, &new_fp)] {
+        s.app.click("nav-history").await?;
+        s.app
+            .wait_for("the session's history row", async || {
+                for row in s.app.all("history-row").await? {
+                    if row.attr("data-session").await?.as_deref() == Some(session.as_str()) {
+                        return Ok(Some(row));
+                    }
+                }
+                Ok(None)
+            })
+            .await?
+            .click()
+            .await?;
+        let shown = s
+            .app
+            .wait_for("the decision's key", async || {
+                Ok(match s.app.driver.find(By::Testid("decision-key")).await {
+                    Ok(e) => Some(e.text().await?),
+                    Err(_) => None,
+                })
+            })
+            .await?;
+        let shown: String = shown.split_whitespace().collect();
+        assert_eq!(&shown, fp, "History names the key that signed it");
+    }
+    s.app.screenshot("key-history").await?;
     s.app.quit().await
 }
 
