@@ -145,6 +145,7 @@ describe("settings", () => {
     expect([...container.querySelectorAll("[data-testid='key-list-row']")].map((r) => (r as HTMLElement).dataset.current)).toEqual(["yes"]);
     await user.click(byId(container, "key-move"));
     await settle();
+    expect(byId(container, "key-move-question").textContent).toContain("Move from key 9f2c41d07a5be3c8 to a new key?");
     const confirm = byId(container, "key-move-confirm") as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
     // Cancelled: nothing was asked of the engine.
@@ -204,7 +205,7 @@ describe("settings", () => {
     await user.type(byId(container, "key-move-passphrase"), "wrong one entirely");
     await user.click(byId(container, "key-move-confirm"));
     await settle();
-    expect(byId(container, "key-error").textContent).toContain("does not open");
+    expect(byId(container, "key-move-error").textContent).toContain("does not open");
     expect(container.querySelectorAll("[data-testid='key-list-row']").length).toBe(1);
     await user.click(byId(container, "key-move-cancel"));
     await user.click(byId(container, "key-lock"));

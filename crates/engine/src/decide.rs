@@ -357,7 +357,7 @@ fn signing_key(
 
 /// A protocol time as the person reads it ("Tue 1 Dec, 09:53" in the
 /// machine's locale and zone); text that is not a time as it is.
-fn readable_time(ctx: &Context, text: &str) -> String {
+pub(crate) fn readable_time(ctx: &Context, text: &str) -> String {
     match text.parse::<humanize::Timestamp>() {
         Ok(at) => ctx.humanizer().absolute(at, ctx.human_now()),
         Err(_) => text.to_owned(),

@@ -163,12 +163,12 @@ async fn move_host(
             }
         }
     }
+    let at = crate::decide::readable_time(ctx, &answer.retired_at);
     Ok(if sent > 0 {
         format!(
-            "Moved: {sent} decision(s) waiting for it were sent first, signed as made; the old key was retired at {}.",
-            answer.retired_at
+            "Moved: {sent} decision(s) waiting for it were sent first, signed as made; the host retired the old key {at}."
         )
     } else {
-        format!("Moved: the old key was retired at {}.", answer.retired_at)
+        format!("Moved: the host retired the old key {at}.")
     })
 }

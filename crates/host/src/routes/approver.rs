@@ -76,8 +76,23 @@ pub async fn summary(
         .as_ref()
         .filter(|_| !wait.is_zero())
         .map(crate::server::Room::hold);
+    let mut woken = false;
     loop {
         changes.mark_unchanged();
+        // Woken after a wait: an approver revoked (or moved to a new key)
+        // meanwhile hears nothing more on this request; the next one it
+        // signs is refused, with the reason.
+        if std::mem::replace(&mut woken, true)
+            && host
+                .store()
+                .principals()
+                .active_approver(&signed.principal.id)
+                .await?
+                .is_none()
+        {
+            let tag = known.clone().unwrap_or_default();
+            return Ok((StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response());
+        }
         let now = host.clock().now();
         let (text, next_expiry) = summary_text(&host, &signed.principal, now).await?;
         let tag = etag_of(&text);

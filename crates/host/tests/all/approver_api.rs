@@ -785,6 +785,44 @@ async fn a_waiting_summary_answers_as_soon_as_an_offer_arrives() {
 }
 
 #[tokio::test]
+async fn a_console_revoked_while_its_summary_waits_hears_nothing_more_on_it() {
+    let t = start(roomy_limits()).await;
+    let vendor = t.register("Contoso").await;
+    let ada = t
+        .enroll(
+            countersign_host::SANDBOX_HANDLE,
+            "Ada",
+            "ada@fabrikam.example",
+        )
+        .await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (_, tag, _) = t.summary_if(&ada, None).await;
+    let tag = tag.unwrap();
+
+    // Ada's request waits; the admin revokes her key (a lost laptop); an
+    // offer then arrives in her organization and wakes the request.
+    let (waited, (s, _)) = tokio::join!(t.summary_waiting(&ada, &tag, "90"), async {
+        t.until_waiting(1).await;
+        t.host().revoke_approver(&ada.id).await.unwrap();
+        t.submit(&vendor, &session, "offer", offer(100, FAR_FUTURE))
+            .await
+    });
+    assert_eq!(s, 200);
+    let (status, _, body) = waited;
+    assert_eq!(
+        status,
+        304,
+        "the revoked key was answered: {}",
+        String::from_utf8_lossy(&body)
+    );
+    assert!(body.is_empty());
+    // Its next request is refused, with the reason.
+    let (status, _, _) = t.summary_if(&ada, None).await;
+    assert_eq!(status, 401);
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_waiting_summary_is_not_answered_by_a_write_that_changes_nothing_it_shows() {
     let t = start(roomy_limits()).await;
     let vendor = t.register("Contoso").await;
