@@ -6,7 +6,8 @@
 //! from Settings: every approval signed before still verifies, for anyone,
 //! with the old key as the host keeps publishing it (with its end); the
 //! next approval is signed with the new key; History names the key that
-//! signed each decision.
+//! signed each decision. Last, the idle lock engages by itself after the
+//! minute the person set.
 
 use std::process::Command;
 
@@ -163,6 +164,36 @@ async fn the_key_lives_in_the_secret_store_locks_with_the_session_and_asks_again
         assert_eq!(&shown, fp, "History names the key that signed it");
     }
     s.app.screenshot("key-history").await?;
+
+    // The idle lock engages by itself: at one minute without a decision,
+    // Settings reads locked without a touch.
+    s.app.click("nav-settings").await?;
+    setting(&s.app, "setting-input", "key.idle_lock_minutes")
+        .await?
+        .click()
+        .await?;
+    s.app.press(Key::Control + "a").await?;
+    s.app.press("1").await?;
+    s.app.press(Key::Enter).await?;
+    setting(&s.app, "setting-saved", "key.idle_lock_minutes").await?;
+    assert!(text_of(&s.app, "key-state").await?.starts_with("Unlocked"));
+    let idle_from = std::time::Instant::now();
+    s.app
+        .wait_within(
+            "the key to lock after a minute idle",
+            std::time::Duration::from_secs(100),
+            async || {
+                let state = text_of(&s.app, "key-state").await?;
+                Ok(state.starts_with("Locked").then_some(()))
+            },
+        )
+        .await?;
+    assert!(
+        idle_from.elapsed() >= std::time::Duration::from_secs(50),
+        "locked before its idle time: {:?}",
+        idle_from.elapsed()
+    );
+    s.app.screenshot("key-idle-locked").await?;
     s.app.quit().await
 }
 
