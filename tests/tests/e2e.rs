@@ -384,6 +384,16 @@ async fn opening_burst_announced(
             || since.matches("member=Notify").count() >= 5;
         Ok(settled.then_some(()))
     })
+    .await?;
+    // The sandbox's demo colleague approves the first step of Northwind's
+    // chain by herself, a few seconds in: until then that offer waits on
+    // her, after it on the person, so counts are read once she has.
+    app.click("nav-inbox").await?;
+    app.wait_for("the demo colleague's step", async || {
+        let rows = app.all("inbox-row").await?;
+        let waits_on_others = app.all("inbox-waits-on").await?;
+        Ok((!rows.is_empty() && waits_on_others.is_empty()).then_some(()))
+    })
     .await
 }
 

@@ -23,14 +23,17 @@ use crate::{ApproverClient, Result};
 /// An ApprovalReceipt over an ANEX terms record, signed by `key` at
 /// `issued_at`: `scope.offer_hash` the record's hash and `scope.terms` the
 /// record, [`NO_AMOUNT`] for amount and threshold, approving
-/// `urn:anex:conversation:<id>`, expiring with the terms. The one builder
-/// the approver client and the console both sign with, so the host's check
-/// of it has one counterpart.
+/// `urn:anex:conversation:<id>`, expiring with the terms, and with `role`
+/// as `approver.role` where the org's policy of authority routed the ask
+/// (the role the host says the signer decides as). The one builder the
+/// approver client and the console both sign with, so the host's check of
+/// it has one counterpart.
 pub fn sign_anex_receipt(
     decision: Decision,
     record: &TermsRecord,
     key: &SigningKey,
     issued_at: OffsetDateTime,
+    role: Option<&str>,
 ) -> Result<Value> {
     let zero = || NO_AMOUNT.parse().map_err(bad);
     let draft = ReceiptDraft {
@@ -42,7 +45,7 @@ pub fn sign_anex_receipt(
         amount: zero()?,
         threshold_crossed: zero()?,
         session_id: record.conversation_id.as_str().to_owned(),
-        role: None,
+        role: role.map(str::to_owned),
     };
     let mut receipt = build_receipt(&draft, &key.verifying_key()).map_err(bad)?;
     receipt["scope"]["terms"] = record.to_json();
@@ -145,13 +148,19 @@ impl ApproverClient {
     }
 
     /// An ApprovalReceipt over `record`, signed now by this approver's key
-    /// ([`sign_anex_receipt`]).
-    pub fn anex_receipt(&self, decision: Decision, record: &TermsRecord) -> Result<Value> {
+    /// as `role` ([`sign_anex_receipt`]).
+    pub fn anex_receipt(
+        &self,
+        decision: Decision,
+        record: &TermsRecord,
+        role: Option<&str>,
+    ) -> Result<Value> {
         sign_anex_receipt(
             decision,
             record,
             &self.identity.key,
             OffsetDateTime::now_utc(),
+            role,
         )
     }
 
@@ -160,6 +169,19 @@ impl ApproverClient {
         action: DecisionAction,
         pending: &AnexPending,
         terms: &AnexTerms,
+    ) -> Result<AnexDecisionRequest> {
+        self.anex_request_as(action, pending, terms, None)
+    }
+
+    /// A decision on the pending ask, its receipt signed as `role`: the
+    /// role the summary's `route.your_role` names where the org's policy of
+    /// authority routed the ask (`None` under the old threshold).
+    pub fn anex_request_as(
+        &self,
+        action: DecisionAction,
+        pending: &AnexPending,
+        terms: &AnexTerms,
+        role: Option<&str>,
     ) -> Result<AnexDecisionRequest> {
         let record = anex_record(pending, terms, OffsetDateTime::now_utc())?;
         let decision = if action == DecisionAction::Decline {
@@ -171,7 +193,7 @@ impl ApproverClient {
             decision_id: new_decision_id(),
             action,
             in_response_to: pending.answers.clone(),
-            receipt: self.anex_receipt(decision, &record)?,
+            receipt: self.anex_receipt(decision, &record, role)?,
             reason: None,
             counter_terms: None,
         })
@@ -180,6 +202,16 @@ impl ApproverClient {
     /// Proposes the ask as asked: an `approve` receipt over its record.
     pub fn approve_anex(&self, pending: &AnexPending) -> Result<AnexDecisionRequest> {
         self.anex_request(DecisionAction::Approve, pending, &as_asked(pending))
+    }
+
+    /// As [`ApproverClient::approve_anex`], the receipt signed as `role`
+    /// (a step of the ask's chain of approvals).
+    pub fn approve_anex_as(
+        &self,
+        pending: &AnexPending,
+        role: Option<&str>,
+    ) -> Result<AnexDecisionRequest> {
+        self.anex_request_as(DecisionAction::Approve, pending, &as_asked(pending), role)
     }
 
     /// Proposes narrower terms (optional items removed, promises added):

@@ -136,16 +136,7 @@ async fn move_host(
         }
     }
     let io = ctx.host_io(host).map_err(|e| e.to_string())?;
-    let answer = io
-        .client
-        .rotate_key(new_key, ctx.now())
-        .await
-        .map_err(|e| match e {
-            countersign_client::ClientError::Transport { detail, .. } => {
-                format!("The host did not answer ({detail}); it keeps the old key until it does.")
-            }
-            other => format!("The host refused the move: {other}"),
-        })?;
+    let answer = crate::edge::enroll::rotate_key(&io.client, new_key, ctx.now()).await?;
     let fingerprint = crate::edge::keyfile::fingerprint(&new_key.verifying_key());
     ctx.store()
         .and_then(|s| Ok(s.set_host_key(&host.host_id, &answer.approver_id, &fingerprint)?))

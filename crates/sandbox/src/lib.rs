@@ -19,6 +19,7 @@
 //! | `concordia_negotiation` | the org's Concordia buying agent and a scripted seller |
 //! | `oanp_negotiation` | the org's OANP buyer, a scripted merchant and arbiter |
 //! | `anex_onboarding` | a supplier's onboarding agent asking over A2A |
+//! | `colleague` | the sandbox's policy of authority and Grace, the demo colleague who approves its first steps |
 //! | `gate_agent` | what the org's scripted gate agents share |
 
 #![warn(missing_docs)]
@@ -29,6 +30,7 @@ use countersign_engine::{owner_only, Engine, EngineError};
 
 mod anex_onboarding;
 mod anp_vendors;
+mod colleague;
 mod concordia_negotiation;
 mod gate_agent;
 mod oanp_negotiation;
@@ -165,13 +167,32 @@ pub async fn start(engine: &Engine) -> Result<Option<Sandbox>, SandboxError> {
             .map_err(sandbox_error)?;
         engine.connect_sandbox(&url, &code.code, &profile).await?;
     }
+    // The policy of authority names the person as enrolled here (a later
+    // change of email in Settings does not change an enrollment).
+    let you = engine
+        .hosts()
+        .await?
+        .into_iter()
+        .find(|h| h.sandbox)
+        .map(|h| h.approver_email)
+        .ok_or_else(|| sandbox_error("the console is not enrolled with the sandbox"))?;
+    let demo_host = DemoHost {
+        url: url.clone(),
+        host: host.clone(),
+        dir: dir.clone(),
+    };
+    // Grace is enrolled before the policy names her.
+    colleague::enroll(&demo_host).await?;
+    colleague::load_policy(&host, &dir, &you).await?;
     if let Err(e) = anex_onboarding::prepare(&host, countersign_host::SANDBOX_HANDLE, &dir).await {
         tracing::warn!("sandbox demo of anex not prepared: {e}");
     }
     engine.file_sandbox_receipt(oanp::report::PROTOCOL, DEMO_RECEIPT_NAME, DEMO_RECEIPT)?;
     engine.set_sandbox_running(true);
-    let demo_host = DemoHost { url, host, dir };
     let demos = vec![
+        spawn("colleague", demo_host.clone(), |h| async move {
+            colleague::run(&h).await
+        }),
         spawn("anp", demo_host.clone(), |h| async move {
             anp_vendors::run(&h).await
         }),

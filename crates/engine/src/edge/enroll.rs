@@ -102,3 +102,20 @@ pub(crate) async fn refresh_approver_keys(client: &ApproverClient) -> Option<Str
     let doc = client.keys().await.ok()?;
     serde_json::to_string(&approver_keys(&doc)).ok()
 }
+
+/// Moves this console's approver at the host `client` talks to onto
+/// `new_key` (`POST /keys/rotate`, signed by the key `client` holds, which
+/// consents): answers the host's record of the move, or a sentence saying
+/// why the host did not move (it did not answer, or it refused).
+pub(crate) async fn rotate_key(
+    client: &ApproverClient,
+    new_key: &SigningKey,
+    now: time::OffsetDateTime,
+) -> Result<countersign_host_api::approver::RotateKeyResponse, String> {
+    client.rotate_key(new_key, now).await.map_err(|e| match e {
+        countersign_client::ClientError::Transport { detail, .. } => {
+            format!("The host did not answer ({detail}); it keeps the old key until it does.")
+        }
+        other => format!("The host refused the move: {other}"),
+    })
+}

@@ -811,3 +811,101 @@ async fn hostile_counterparty_text_stays_data_in_the_inbox_view_and_history() {
         assert!(text.contains(line), "{line} in {text}");
     }
 }
+
+/// Bank details asked over ANEX need two of finance (docs/authority.md).
+const AUTHORITY: &str = r#"
+[roles]
+finance = ["ann@fabrikam.example", "frank@fabrikam.example"]
+
+[[rule]]
+name = "Bank details asked over ANEX"
+protocol = ["anex"]
+data_item = ["bank_details"]
+[[rule.step]]
+role = "finance"
+count = 2
+
+[unnamed_currency]
+reason = "other currencies go to finance"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything else goes to finance"
+[[no_rule.step]]
+role = "finance"
+"#;
+
+#[tokio::test]
+async fn a_routed_ask_is_approved_as_finance_and_answered_only_at_the_last_step() {
+    let world = World::start().await;
+    world
+        .host()
+        .load_authority(&world.org, AUTHORITY, "the test")
+        .await
+        .unwrap();
+    let (_dir, engine, requester, view) =
+        asked(&world, "Northwind Supplies Ltd", "supplier onboarding").await;
+    let chain = view.item.chain.clone().expect("the ask is routed");
+    assert_eq!(chain.reason, "Bank details asked over ANEX: rule 1");
+    assert!(chain.you_may_approve);
+    assert_eq!(chain.your_role.as_deref(), Some("finance"));
+
+    // Ann's approval counts; the requester hears nothing yet.
+    let done = engine
+        .decide(request(&view, DecideAction::Approve, None, None))
+        .await
+        .unwrap();
+    assert_eq!(done.outcome, "awaiting_approvals", "{}", done.detail);
+    assert_eq!(requester.task().await["metadata"][URI]["awaiting"], "owner");
+    let detail = engine
+        .session_detail(&view.item.host_id, &view.item.session_id)
+        .await
+        .unwrap();
+    let receipt = detail.decisions[0].receipt.as_ref().expect("the receipt");
+    assert_eq!(receipt["approver"]["role"], "finance", "signed as its role");
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+    let chain = item.chain.expect("still routed");
+    assert!(!chain.you_may_approve, "Ann counts once: {chain:?}");
+    assert_eq!(
+        chain.steps[0].parts[0].approved_by,
+        ["ann@fabrikam.example"]
+    );
+
+    // Frank, the second of finance, completes it: the PROPOSE goes out.
+    let key = anp::keys::generate_signing_key();
+    let code = world.code("frank@fabrikam.example").await;
+    let enrolled = countersign_client::ApproverClient::enroll(
+        &world.url,
+        &code,
+        "Frank",
+        "frank@fabrikam.example",
+        &key,
+    )
+    .await
+    .unwrap();
+    let frank =
+        countersign_client::ApproverClient::new(&world.url, key, &enrolled.approver_id).unwrap();
+    let summary = frank.summary().await.unwrap();
+    let session = summary
+        .sessions
+        .iter()
+        .find(|s| s.protocol == "anex")
+        .unwrap();
+    let pending = session.pending[0].anex.clone().unwrap();
+    let last = frank
+        .decide_anex(
+            &session.id,
+            &frank.approve_anex_as(&pending, Some("finance")).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(last.answer["performative"], "PROPOSE", "{}", last.detail);
+    assert_eq!(
+        requester.task().await["metadata"][URI]["awaiting"],
+        "counterparty"
+    );
+    engine.refresh().await.unwrap();
+    assert!(engine.inbox().await.unwrap().is_empty());
+}

@@ -102,6 +102,32 @@ pub struct PendingAsk {
     pub task_id: String,
     /// When it started waiting.
     pub since: String,
+    /// The chain of approvals the ask was routed to when it arrived, under
+    /// the organization's policy of authority (a `StoredRoute`, JSON);
+    /// absent for an ask from before routing, which one approver decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// The approvals given so far along that chain (the ask is answered
+    /// once the last step is met).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<AskApproval>,
+}
+
+/// An approval given on the way along an ask's chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskApproval {
+    /// The decision's id.
+    pub decision_id: String,
+    /// The approver's id.
+    pub approver_id: String,
+    /// Who, as the approval names them (the enrolled email).
+    pub approved_by: String,
+    /// When.
+    pub at: String,
+    /// The step it counted at, from 1.
+    pub step: u32,
+    /// The role it counted as.
+    pub role: String,
 }
 
 /// A receipt a person signed, kept in the conversation for its log.
@@ -179,6 +205,9 @@ pub struct Context<'a> {
     pub policy: Option<&'a Policy>,
     /// The data set (`None`: none loaded).
     pub data: Option<&'a DataSet>,
+    /// The organization (its policy of authority routes an ask that waits
+    /// for the owner).
+    pub org: &'a crate::store::Org,
     /// Now.
     pub now: OffsetDateTime,
 }
@@ -461,6 +490,22 @@ pub fn receive(
     Ok(Outcome::Stored { doc, task_id })
 }
 
+/// Routes an ask for the owner through the organization's policy of
+/// authority: an ANEX ask names no amount, its data items and the
+/// counterparty as the admin registered it. The stored route's text.
+fn route_ask(ctx: &Context<'_>, asked: &Terms) -> Result<String, String> {
+    let mut facts = ::authority::Facts::new(::authority::Protocol::Anex, None);
+    facts.counterparty = Some(ctx.counterparty.name.clone());
+    facts.data_items = asked
+        .access
+        .iter()
+        .map(|i| i.name.as_str().to_owned())
+        .collect();
+    super::authority::route(ctx.org, &facts)
+        .and_then(|r| r.to_text())
+        .map_err(|e| e.to_string())
+}
+
 fn set(doc: &mut Doc, task: usize, state: TaskState, awaiting: Awaiting) {
     doc.tasks[task].state = state;
     doc.tasks[task].awaiting = awaiting;
@@ -521,10 +566,13 @@ fn respond(
                     Ok(Some(answer))
                 }
                 _ => {
+                    let route = route_ask(ctx, asked)?;
                     doc.pending = Some(PendingAsk {
                         answers: m.message_id().as_str().to_owned(),
                         task_id: doc.tasks[task].id.clone(),
                         since: text_time(ctx.now),
+                        route: Some(route),
+                        approvals: Vec::new(),
                     });
                     set(doc, task, TaskState::InputRequired, Awaiting::Owner);
                     doc.tasks[task].status_message = None;

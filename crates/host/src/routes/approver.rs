@@ -241,7 +241,7 @@ async fn summary_text(
         .extend(approver_gate::summary(host, principal, &enrolled, now).await?);
     summary
         .sessions
-        .extend(approver_anex::summary(host, principal, now).await?);
+        .extend(approver_anex::summary(host, principal, &enrolled, now).await?);
     let next_expiry = summary
         .sessions
         .iter()

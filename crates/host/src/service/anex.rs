@@ -28,8 +28,8 @@ pub enum Answer {
     Task {
         /// The conversation.
         row: AnexConversationRow,
-        /// Its document.
-        doc: Doc,
+        /// Its document (boxed: it is much larger than a bare message).
+        doc: Box<Doc>,
         /// The task.
         task_id: String,
     },
@@ -164,6 +164,7 @@ pub async fn send(
         org_name: &org.name,
         policy: policy.as_ref(),
         data: data.as_ref(),
+        org,
         now,
     };
     // A task id names its context; an explicit contextId must agree.
@@ -251,7 +252,7 @@ pub async fn send(
                 if try_commit(host, &commit).await? {
                     return Ok(Answer::Task {
                         row: new_row,
-                        doc,
+                        doc: Box::new(doc),
                         task_id,
                     });
                 }

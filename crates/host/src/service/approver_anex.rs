@@ -15,8 +15,8 @@ use countersign_host_api::anex::{
     AnexTerms, NO_AMOUNT,
 };
 use countersign_host_api::approver::{
-    Counterparty as SummaryCounterparty, DecisionAction, DecisionOutcome, PendingDecision,
-    SessionSummary,
+    Counterparty as SummaryCounterparty, DecisionAction, DecisionOutcome, GivenApproval,
+    PendingDecision, SessionSummary,
 };
 use countersign_host_api::protocol;
 use serde_json::Value;
@@ -26,6 +26,7 @@ use super::anex::files;
 use super::{busy, ATTEMPTS};
 use crate::auth::Approver;
 use crate::domain::anex::{self as domain, phase_name, replay, Doc, OwnerAnswer, Signed};
+use crate::domain::authority::{self, Decidable, StoredRoute};
 use crate::domain::DomainError;
 use crate::store::{AnexCommit, AnexConversationRow, AnexDecisionRow, CommitError};
 use crate::Host;
@@ -48,8 +49,10 @@ fn message_hash(m: &Value) -> String {
 pub async fn summary(
     host: &Host,
     approver: &Approver,
+    enrolled: &[String],
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
+    let enrolled = authority::people(enrolled);
     let rows = host
         .store()
         .anex()
@@ -74,8 +77,22 @@ pub async fn summary(
         let cp = counterparties.get(&row.counterparty_id);
         let mut pending = Vec::new();
         if let Some(p) = &doc.pending {
-            if let Some(found) = pending_decision(&doc, &conversation, p, cp, policy.as_ref(), now)
+            if let Some(mut found) =
+                pending_decision(&doc, &conversation, p, cp, policy.as_ref(), now)
             {
+                let chain = Chain::of(p)?;
+                found.route = Some(chain.decidable(&enrolled).view(&approver.email));
+                found.approvals_required = chain.route.approvals_required();
+                found.approvals = p
+                    .approvals
+                    .iter()
+                    .map(|a| GivenApproval {
+                        approved_by: a.approved_by.clone(),
+                        at: a.at.clone(),
+                        step: Some(a.step),
+                        role: Some(a.role.clone()),
+                    })
+                    .collect();
                 pending.push(found);
             }
         }
@@ -224,6 +241,37 @@ fn pending_decision(
     })
 }
 
+/// An ask's chain of approvals: the route it was given when it arrived
+/// (one approver for an ask from before routing) and the approvals given.
+struct Chain {
+    route: StoredRoute,
+    counted: Vec<::authority::Approval>,
+}
+
+impl Chain {
+    fn of(p: &domain::PendingAsk) -> Result<Chain, DomainError> {
+        Ok(Chain {
+            route: StoredRoute::read(p.route.as_deref(), 1)?,
+            counted: p
+                .approvals
+                .iter()
+                .map(|a| authority::approval(&a.approved_by, Some(a.step), Some(&a.role)))
+                .collect(),
+        })
+    }
+
+    /// The chain as it stands among the org's `enrolled` approvers (no one
+    /// in the organization owns a counterparty's agent).
+    fn decidable<'a>(&'a self, enrolled: &'a [::authority::Person]) -> Decidable<'a> {
+        Decidable {
+            route: &self.route,
+            approvals: &self.counted,
+            enrolled,
+            owner: None,
+        }
+    }
+}
+
 /// A conversation of the approver's org.
 async fn visible(
     host: &Host,
@@ -309,6 +357,7 @@ pub async fn decide(
     let body_sha256 = jcs::sha256_hex(body);
     let (policy, _) = files(host, &approver.org_handle).await?;
     let org = super::org_of(host, &approver.org_handle).await?;
+    let enrolled = super::enrolled(host, approver).await?;
     for _ in 0..ATTEMPTS {
         let row = visible(host, approver, context_id).await?;
         let mut doc = doc_of(&row)?;
@@ -378,8 +427,92 @@ pub async fn decide(
         };
         let answers = Id::parse(&pending.answers)
             .map_err(|e| DomainError::Internal(format!("stored message id: {e}")))?;
+        // The chain the ask was routed to: who may act now, as which role.
+        let chain = Chain::of(pending)?;
+        let people = authority::people(&enrolled);
+        let decidable = chain.decidable(&people);
+        if matches!(req.action, DecisionAction::Approve)
+            && pending
+                .approvals
+                .iter()
+                .any(|a| a.approver_id == approver.id)
+        {
+            return Err(DomainError::Policy(
+                "You already approved this ask; the policy needs distinct approvers.".into(),
+            ));
+        }
+        let admitted = decidable.admit(
+            &approver.email,
+            match req.action {
+                DecisionAction::Approve => ::authority::Action::Approve,
+                DecisionAction::Decline => ::authority::Action::Decline,
+                DecisionAction::Counter => ::authority::Action::Counter,
+            },
+        )?;
+        if chain.route.policy_version.is_some() {
+            let signed_as = req
+                .receipt
+                .pointer("/approver/role")
+                .and_then(Value::as_str);
+            if signed_as != Some(admitted.role.as_str()) {
+                return Err(invalid(format!(
+                    "receipt: approver.role is {}, but you decide at step {} as {}: sign the receipt as {}",
+                    signed_as.map_or("absent".to_owned(), |r| format!("{r:?}")),
+                    admitted.step,
+                    admitted.role,
+                    admitted.role
+                )));
+            }
+        }
         let days = policy.as_ref().map_or(90, |p| p.terms_valid_days);
         let record = check_receipt(approver, &req, &conversation, &answers, &terms, days, now)?;
+        let received_at = anp::api::format_timestamp(now);
+        if matches!(req.action, DecisionAction::Approve) && !admitted.completes {
+            // A step of the chain is met, or part of one: recorded with the
+            // receipt; the requester hears nothing until the last step.
+            let detail = decidable.approved_sentence(&approver.email, &admitted);
+            let given = domain::AskApproval {
+                decision_id: req.decision_id.clone(),
+                approver_id: approver.id.clone(),
+                approved_by: approver.email.clone(),
+                at: received_at.clone(),
+                step: admitted.step as u32,
+                role: admitted.role.clone(),
+            };
+            if let Some(p) = doc.pending.as_mut() {
+                p.approvals.push(given);
+            }
+            doc.receipts.push(Signed {
+                decision_id: req.decision_id.clone(),
+                receipt: req.receipt.clone(),
+            });
+            let commit = commit_of(
+                &row,
+                &doc,
+                &req,
+                approver,
+                context_id,
+                &body_sha256,
+                "awaiting_approvals",
+                &detail,
+                &received_at,
+            )?;
+            match host.store().anex().anex_commit(&commit).await {
+                Ok(()) => {
+                    return Ok(AnexDecisionResponse {
+                        decision_id: req.decision_id.clone(),
+                        outcome: DecisionOutcome::AwaitingApprovals,
+                        detail,
+                        answer: Value::Null,
+                    });
+                }
+                Err(CommitError::Conflict) => {
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                Err(CommitError::Store(e)) => return Err(e.into()),
+            }
+        }
         let answer = match &reason {
             Some(reason) => domain::owner_answers(&mut doc, OwnerAnswer::Refuse { reason }, now),
             None => domain::owner_answers(
@@ -401,26 +534,17 @@ pub async fn decide(
             DecisionAction::Approve => "proposed as asked: the requester was sent a PROPOSE",
             DecisionAction::Counter => "countered: the requester was sent a PROPOSE of your terms",
         };
-        let text = serde_json::to_string(&doc).map_err(|e| DomainError::Internal(e.to_string()))?;
-        let received_at = anp::api::format_timestamp(now);
-        let commit = AnexCommit {
-            conversation: AnexConversationRow {
-                doc: text,
-                version: row.version + 1,
-                updated_at: received_at.clone(),
-                ..row.clone()
-            },
-            expected_version: Some(row.version),
-            decision: Some(AnexDecisionRow {
-                decision_id: req.decision_id.clone(),
-                approver_id: approver.id.clone(),
-                context_id: context_id.to_owned(),
-                body_sha256: body_sha256.clone(),
-                outcome: "appended".into(),
-                detail: detail.into(),
-                received_at,
-            }),
-        };
+        let commit = commit_of(
+            &row,
+            &doc,
+            &req,
+            approver,
+            context_id,
+            &body_sha256,
+            "appended",
+            detail,
+            &received_at,
+        )?;
         match host.store().anex().anex_commit(&commit).await {
             Ok(()) => {
                 return Ok(AnexDecisionResponse {
@@ -435,6 +559,41 @@ pub async fn decide(
         }
     }
     Err(busy())
+}
+
+/// The conversation as `doc` now stands and the decision's record, written
+/// together (only if no one else wrote the conversation meanwhile).
+#[allow(clippy::too_many_arguments)]
+fn commit_of(
+    row: &AnexConversationRow,
+    doc: &Doc,
+    req: &AnexDecisionRequest,
+    approver: &Approver,
+    context_id: &str,
+    body_sha256: &str,
+    outcome: &str,
+    detail: &str,
+    received_at: &str,
+) -> Result<AnexCommit, DomainError> {
+    let text = serde_json::to_string(doc).map_err(|e| DomainError::Internal(e.to_string()))?;
+    Ok(AnexCommit {
+        conversation: AnexConversationRow {
+            doc: text,
+            version: row.version + 1,
+            updated_at: received_at.to_owned(),
+            ..row.clone()
+        },
+        expected_version: Some(row.version),
+        decision: Some(AnexDecisionRow {
+            decision_id: req.decision_id.clone(),
+            approver_id: approver.id.clone(),
+            context_id: context_id.to_owned(),
+            body_sha256: body_sha256.to_owned(),
+            outcome: outcome.into(),
+            detail: detail.into(),
+            received_at: received_at.to_owned(),
+        }),
+    })
 }
 
 /// A decision id seen before: the same body answers what it answered then.
@@ -457,6 +616,14 @@ fn replayed(
         .find(|m| m.get("in_reply_to").and_then(Value::as_str) == Some(req.in_response_to.as_str()))
         .cloned()
         .unwrap_or(Value::Null);
+    if earlier.outcome == "awaiting_approvals" {
+        return Ok(AnexDecisionResponse {
+            decision_id: req.decision_id.clone(),
+            outcome: DecisionOutcome::AwaitingApprovals,
+            detail: earlier.detail.clone(),
+            answer: Value::Null,
+        });
+    }
     Ok(AnexDecisionResponse {
         decision_id: req.decision_id.clone(),
         outcome: DecisionOutcome::Appended,

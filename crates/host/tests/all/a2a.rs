@@ -353,7 +353,7 @@ async fn a_cfp_within_policy_is_answered_at_once_and_data_is_exactly_what_was_ac
     assert_eq!(session["pending"], json!([]));
 }
 
-async fn beyond_policy(t: &TestHost, s: &Setup) -> (String, String, Value) {
+pub async fn beyond_policy(t: &TestHost, s: &Setup) -> (String, String, Value) {
     let ask = cfp(
         s,
         &[

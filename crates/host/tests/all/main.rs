@@ -5,6 +5,7 @@
 mod a2a;
 mod a2a_interop;
 mod agent_api;
+mod anex_routing;
 mod approver_api;
 mod authority;
 mod callback_proxies;

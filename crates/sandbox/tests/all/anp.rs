@@ -52,6 +52,50 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     for item in inbox.iter().filter(|i| i.protocol == "anp") {
         assert_eq!(item.counterparty.verified, Some(true), "{item:?}");
     }
+    // A chain on first launch: Northwind's offer above 100,000 USD needs a
+    // buyer, then finance (the person); Grace, the demo colleague, approves
+    // the first step by herself, and then it waits on the person.
+    let chain = northwind
+        .chain
+        .clone()
+        .expect("Northwind's offer is routed");
+    assert_eq!(chain.reason, "Northwind Software above 100,000 USD: rule 1");
+    let roles: Vec<&str> = chain
+        .steps
+        .iter()
+        .map(|s| s.parts[0].role.as_str())
+        .collect();
+    assert_eq!(roles, ["buyer", "finance"]);
+    let mut northwind = northwind;
+    for _ in 0..60 {
+        if northwind.waits_on_you {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        engine.refresh().await.unwrap();
+        northwind = engine
+            .inbox()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|i| i.event_hash == northwind.event_hash)
+            .expect("still pending");
+    }
+    let chain = northwind.chain.clone().unwrap();
+    assert!(northwind.waits_on_you, "Grace approved step 1: {chain:?}");
+    assert_eq!(chain.current_step, Some(2));
+    assert_eq!(
+        chain.steps[0].parts[0].approved_by,
+        ["grace@colleague.sandbox.example"]
+    );
+    assert_eq!(chain.your_role.as_deref(), Some("finance"));
+    // Everything else waits on the person alone, as before.
+    for item in inbox
+        .iter()
+        .filter(|i| i.protocol == "anp" && i.counterparty.display_name() != "Northwind Software")
+    {
+        assert!(item.waits_on_you, "{item:?}");
+    }
     engine
         .decide(DecideRequest {
             host_id: northwind.host_id.clone(),

@@ -126,8 +126,15 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
     };
     let record = countersign_client::anex_record(&pending, &terms, input.now)
         .map_err(|e| cannot(e.to_string()))?;
-    let receipt = countersign_client::sign_anex_receipt(decision, &record, input.key, input.now)
-        .map_err(|e| cannot(e.to_string()))?;
+    let role = crate::protocol::gate_decision::signed_role(input.pending);
+    let receipt = countersign_client::sign_anex_receipt(
+        decision,
+        &record,
+        input.key,
+        input.now,
+        role.as_deref(),
+    )
+    .map_err(|e| cannot(e.to_string()))?;
     let body = AnexDecisionRequest {
         decision_id: input.decision_id.to_owned(),
         action,

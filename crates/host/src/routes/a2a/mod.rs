@@ -396,6 +396,7 @@ impl Call<'_> {
                     org_name: &self.org.name,
                     policy: policy.as_ref(),
                     data: data.as_ref(),
+                    org: self.org,
                     now,
                 };
                 let Some(answer) = crate::domain::anex::unreadable(&ctx, &e) else {
