@@ -6,6 +6,7 @@ mod anex_sdk;
 mod chain;
 mod clock;
 mod common;
+mod concurrent;
 mod connect;
 mod contract;
 mod core;
