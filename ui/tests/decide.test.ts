@@ -357,9 +357,9 @@ describe("a chain of approvals (the organization's policy of authority)", () => 
     reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, current_step: 2,
     you_may_approve: false, you_may_decide: false, your_role: null,
     steps: [
-      { number: 1, met: true, respond_within_minutes: null, escalate_to: null,
+      { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
         parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [] }] },
-      { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo",
+      { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo", due_at: null, escalated: false,
         parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "frank@fabrikam.example"] }] },
     ],
     ...overrides,
@@ -399,6 +399,21 @@ describe("a chain of approvals (the organization's policy of authority)", () => 
     expect(container.querySelector("[data-testid='decline-button']")).not.toBeNull();
   });
 
+  it("says when the current step is due, and once past it, that the escalation role may act too", async () => {
+    const due = chain({ steps: [chain().steps[0], { ...chain().steps[1], due_at: "2026-11-29T18:00:00Z" }] });
+    let { container } = await withChain(due);
+    expect(texts(container, "chain-step")[1]).toMatch(/\(within 8 h, due .+, then also cfo\)$/);
+    const escalated = chain({
+      you_may_approve: true, you_may_decide: true, your_role: "cfo",
+      steps: [chain().steps[0], { ...chain().steps[1], due_at: "2026-11-29T18:00:00Z", escalated: true,
+        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "carol@fabrikam.example"] }] }],
+    });
+    ({ container } = await withChain(escalated));
+    expect(texts(container, "chain-step")[1]).toContain("(past its 8 h: offered to cfo too)");
+    expect(byId(container, "chain-turn").textContent).toBe(
+      "Your turn: step 2 is past its time and offered to cfo too, which you hold.");
+  });
+
   it("shows counterparty-free policy text as text, never as markup", async () => {
     const { container } = await withChain(chain({ reason: "<img src=x onerror=alert(1)>: rule 1", policy_version: null }));
     expect(byId(container, "chain-why").textContent).toBe("Routed: <img src=x onerror=alert(1)>: rule 1");
@@ -412,7 +427,7 @@ describe("an old-threshold chain of one approval", () => {
     backend.views.set("hash-contoso-5", fx.offerView({ item: fx.inboxItem({ chain: {
       reason: "Up to 250000 (legacy approval.above_total): rule 2", rule: 2, policy_version: null, current_step: 1,
       you_may_approve: true, you_may_decide: true, your_role: "approver",
-      steps: [{ number: 1, met: false, respond_within_minutes: null, escalate_to: null,
+      steps: [{ number: 1, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
         parts: [{ role: "approver", required: 1, approved_by: [], may_act: ["ana@buyer.example"] }] }] } }) }));
     const { container } = await renderOffer(backend);
     expect(container.querySelector("[data-testid='chain']")).toBeNull();

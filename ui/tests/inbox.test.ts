@@ -31,9 +31,9 @@ describe("inbox", () => {
       reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 1, current_step: 2,
       you_may_approve: false, you_may_decide: false, your_role: null,
       steps: [
-        { number: 1, met: true, respond_within_minutes: null, escalate_to: null,
+        { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
           parts: [{ role: "buyer", required: 1, approved_by: ["ana@buyer.example"], may_act: [] }] },
-        { number: 2, met: false, respond_within_minutes: null, escalate_to: null,
+        { number: 2, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
           parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@buyer.example"] }] },
       ],
     };

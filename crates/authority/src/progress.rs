@@ -13,6 +13,11 @@
 //! - The owner of the agent that made the request may approve, but never
 //!   be its only approval: an approval by the owner that would complete the
 //!   request with no one else's is refused.
+//! - A step that has waited longer than its `respond_within` (from the
+//!   moment it opened: the request's arrival for the first, the approval
+//!   that met the step before for the others) escalates: it is offered to
+//!   the holders of its `escalate_to` role too, whose approval counts
+//!   towards it as that role. Time is passed in (unix seconds), never read.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +33,10 @@ pub struct Approval {
     pub step: usize,
     /// As which role.
     pub role: String,
+    /// When it was recorded (unix seconds), where known: the moment the
+    /// step it met was met, from which the next step's time runs.
+    #[serde(default)]
+    pub at: Option<i64>,
 }
 
 /// Everything progress is computed from.
@@ -43,6 +52,11 @@ pub struct Standing<'a> {
     pub enrolled: &'a [Person],
     /// The approver named as the agent's owner, if any.
     pub owner: Option<&'a Person>,
+    /// When the request arrived (unix seconds): its first step's time runs
+    /// from here. `None`: no step escalates.
+    pub asked_at: Option<i64>,
+    /// Now (unix seconds). `None`: no step escalates.
+    pub now: Option<i64>,
 }
 
 /// One role's share of a step, as it stands.
@@ -77,6 +91,12 @@ pub struct StepProgress {
     pub parts: Vec<PartProgress>,
     /// True once every part is met.
     pub met: bool,
+    /// For the current step with a response time: when it is due (unix
+    /// seconds), past which it escalates.
+    pub due_at: Option<i64>,
+    /// True when the current step is past its time and offered to its
+    /// escalation role too.
+    pub escalated: bool,
 }
 
 /// A request's whole chain, as it stands.
@@ -177,7 +197,10 @@ fn counted<'a>(standing: &Standing<'a>) -> Vec<&'a Approval> {
             .step
             .checked_sub(1)
             .and_then(|i| standing.route.chain.steps.get(i))
-            .is_some_and(|s| s.parts.iter().any(|p| p.role == a.role));
+            .is_some_and(|s| {
+                s.parts.iter().any(|p| p.role == a.role)
+                    || s.escalate_to.as_deref() == Some(a.role.as_str())
+            });
         if in_chain && !seen.contains(&&a.person) {
             seen.push(&a.person);
             out.push(a);
@@ -214,13 +237,40 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
                 may_act: Vec::new(),
             });
         }
+        // Approvals given as the escalation role fill the step's open parts
+        // in order.
+        if let Some(escalation) = step.escalate_to.as_deref() {
+            let part_roles: Vec<&str> = step.parts.iter().map(|p| p.role.as_str()).collect();
+            if !part_roles.contains(&escalation) {
+                for a in counted
+                    .iter()
+                    .filter(|a| a.step == number && a.role == escalation)
+                {
+                    if let Some(open) = parts.iter_mut().find(|p| !p.met()) {
+                        open.approved_by.push(a.person.clone());
+                    }
+                }
+            }
+        }
         let met = parts.iter().all(PartProgress::met);
         if !met && current.is_none() {
             current = Some(number);
         }
-        steps.push(StepProgress { number, parts, met });
+        steps.push(StepProgress {
+            number,
+            parts,
+            met,
+            due_at: None,
+            escalated: false,
+        });
     }
     if let Some(n) = current {
+        let (due_at, escalated) = due(standing, &counted, n);
+        steps[n - 1].due_at = due_at;
+        steps[n - 1].escalated = escalated;
+        let escalation = escalated
+            .then(|| standing.route.chain.steps[n - 1].escalate_to.as_deref())
+            .flatten();
         let others_counted = |p: &Person| counted.iter().any(|a| &a.person != p);
         let last = n == steps.len();
         let unmet = steps[n - 1].parts.iter().filter(|p| !p.met()).count();
@@ -230,7 +280,13 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
             }
             let completes_alone =
                 last && unmet == 1 && part.required - part.approved_by.len() as u32 == 1;
-            part.may_act = holders(standing, &part.role)
+            let mut may = holders(standing, &part.role);
+            for p in escalation.map(|r| holders(standing, r)).unwrap_or_default() {
+                if !may.contains(&p) {
+                    may.push(p);
+                }
+            }
+            part.may_act = may
                 .into_iter()
                 .filter(|p| !counted.iter().any(|a| &a.person == p))
                 .filter(|p| !(completes_alone && standing.owner == Some(p) && !others_counted(p)))
@@ -242,6 +298,30 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
         current,
         steps,
     }
+}
+
+/// When step `n` (the current one) is due, and whether it is past it: its
+/// time runs from the request's arrival (step 1) or from the last approval
+/// counted at the step before.
+fn due(standing: &Standing<'_>, counted: &[&Approval], n: usize) -> (Option<i64>, bool) {
+    let step = &standing.route.chain.steps[n - 1];
+    let Some(minutes) = step.respond_within_minutes else {
+        return (None, false);
+    };
+    let opened = if n == 1 {
+        standing.asked_at
+    } else {
+        counted
+            .iter()
+            .filter(|a| a.step == n - 1)
+            .map(|a| a.at)
+            .collect::<Option<Vec<i64>>>()
+            .and_then(|times| times.into_iter().max())
+    };
+    let due_at = opened.map(|t| t + i64::from(minutes) * 60);
+    let escalated = step.escalate_to.is_some()
+        && matches!((due_at, standing.now), (Some(due), Some(now)) if now >= due);
+    (due_at, escalated)
 }
 
 /// Whether `person` may take `action` now, and as which role; `as_role`
@@ -268,24 +348,39 @@ pub fn admit(
         }
     }
     let open: Vec<&PartProgress> = step.parts.iter().filter(|p| !p.met()).collect();
-    let waiting_on: Vec<String> = open.iter().map(|p| p.role.clone()).collect();
-    let held: Vec<&PartProgress> = open
+    // Past its time, the step is offered to its escalation role too.
+    let escalation = step
+        .escalated
+        .then(|| standing.route.chain.steps[n - 1].escalate_to.clone())
+        .flatten();
+    let mut waiting_on: Vec<String> = open.iter().map(|p| p.role.clone()).collect();
+    if let Some(role) = escalation.as_ref().filter(|r| !waiting_on.contains(r)) {
+        waiting_on.push(role.clone());
+    }
+    // (role acted as, the part it counts towards)
+    let mut held: Vec<(String, &PartProgress)> = open
         .iter()
         .copied()
         .filter(|p| holders(standing, &p.role).contains(person))
+        .map(|p| (p.role.clone(), p))
         .collect();
-    let part = match as_role {
+    if let (Some(role), Some(first)) = (escalation.as_ref(), open.first().copied()) {
+        if !held.iter().any(|(r, _)| r == role) && holders(standing, role).contains(person) {
+            held.push((role.clone(), first));
+        }
+    }
+    let (role, part) = match as_role {
         Some(role) => held
             .iter()
-            .find(|p| p.role == role)
-            .copied()
+            .find(|(r, _)| r == role)
+            .cloned()
             .ok_or_else(|| Refusal::NotInRole {
                 role: role.to_owned(),
                 step: n,
                 waiting_on: waiting_on.clone(),
-                held: held.iter().map(|p| p.role.clone()).collect(),
+                held: held.iter().map(|(r, _)| r.clone()).collect(),
             })?,
-        None => held.first().copied().ok_or_else(|| Refusal::NotAtStep {
+        None => held.first().cloned().ok_or_else(|| Refusal::NotAtStep {
             step: n,
             waiting_on: waiting_on.clone(),
         })?,
@@ -301,7 +396,7 @@ pub fn admit(
     }
     Ok(Admitted {
         step: n,
-        role: part.role.clone(),
+        role,
         completes,
     })
 }

@@ -234,6 +234,14 @@ pub struct RouteStep {
     /// The role it is offered to once that time has passed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalate_to: Option<String>,
+    /// For the current step with a response time: when it is due (RFC
+    /// 3339), from the moment it opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<String>,
+    /// True once the current step is past its time and offered to its
+    /// escalation role too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub escalated: bool,
 }
 
 /// One role's share of a step.

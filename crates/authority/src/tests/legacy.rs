@@ -70,12 +70,15 @@ fn every_enrolled_approver_holds_the_legacy_role() {
         person: enrolled[0].clone(),
         step: 1,
         role: "approver".into(),
+        at: None,
     }];
     let s = Standing {
         route: &r,
         approvals: &first,
         enrolled: &enrolled,
         owner: None,
+        asked_at: None,
+        now: None,
     };
     assert_eq!(
         progress(&s).steps[0].parts[0].may_act,

@@ -44,6 +44,7 @@ fn given(list: &[(&str, usize, &str)]) -> Vec<Approval> {
             person: p(who),
             step: *step,
             role: (*role).into(),
+            at: None,
         })
         .collect()
 }
@@ -59,6 +60,8 @@ fn standing<'a>(
         approvals,
         enrolled,
         owner,
+        asked_at: None,
+        now: None,
     }
 }
 
@@ -287,4 +290,111 @@ fn a_holder_who_is_not_enrolled_cannot_act() {
         admit(&s, &p("carol@x.example"), Action::Approve, None),
         Err(Refusal::NotAtStep { .. })
     ));
+}
+
+/// A buyer, then finance within 4 hours (escalating to the CFO).
+const ESCALATING: &str = "[[rule.step]]\nrole = \"buyer\"\n[[rule.step]]\nrole = \"finance\"\nrespond_within = \"4h\"\nescalate_to = \"cfo\"\n";
+
+const ASKED: i64 = 1_000_000;
+const HOUR: i64 = 3600;
+
+#[test]
+fn a_step_past_its_time_is_offered_to_its_escalation_role_too_and_not_before() {
+    let r = chain(ESCALATING);
+    let e = enrolled();
+    // Ann met step 1 an hour after the request arrived: step 2's four
+    // hours run from then.
+    let ann = vec![Approval {
+        person: p("ann@x.example"),
+        step: 1,
+        role: "buyer".into(),
+        at: Some(ASKED + HOUR),
+    }];
+    let at = |now: i64| Standing {
+        asked_at: Some(ASKED),
+        now: Some(now),
+        ..standing(&r, &ann, &e, None)
+    };
+    let carol = p("carol@x.example");
+    // One second before it is due: the CFO may not act yet.
+    let before = at(ASKED + 5 * HOUR - 1);
+    let step = &progress(&before).steps[1];
+    assert_eq!(step.due_at, Some(ASKED + 5 * HOUR));
+    assert!(!step.escalated);
+    assert!(!step.parts[0].may_act.contains(&carol));
+    let refused = admit(&before, &carol, Action::Approve, None).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "Step 2 waits on finance; you hold none of those roles."
+    );
+    // At the moment it is due: the CFO may approve, as cfo, and it counts.
+    let due = at(ASKED + 5 * HOUR);
+    let step = &progress(&due).steps[1];
+    assert!(step.escalated);
+    assert!(step.parts[0].may_act.contains(&carol));
+    assert!(
+        step.parts[0].may_act.contains(&p("fay@x.example")),
+        "finance still may"
+    );
+    let admitted = admit(&due, &carol, Action::Approve, None).unwrap();
+    assert_eq!((admitted.step, admitted.role.as_str()), (2, "cfo"));
+    assert!(admitted.completes);
+    // Carol's approval, recorded as cfo at step 2, meets it.
+    let both = vec![
+        ann[0].clone(),
+        Approval {
+            person: carol.clone(),
+            step: 2,
+            role: "cfo".into(),
+            at: Some(ASKED + 5 * HOUR),
+        },
+    ];
+    let done = Standing {
+        asked_at: Some(ASKED),
+        now: Some(ASKED + 5 * HOUR),
+        ..standing(&r, &both, &e, None)
+    };
+    let progress = progress(&done);
+    assert!(progress.complete, "{progress:?}");
+    assert_eq!(progress.steps[1].parts[0].approved_by, [carol]);
+}
+
+#[test]
+fn without_the_clock_or_a_response_time_nothing_escalates() {
+    let r = chain(ESCALATING);
+    let e = enrolled();
+    let ann = vec![Approval {
+        person: p("ann@x.example"),
+        step: 1,
+        role: "buyer".into(),
+        at: Some(ASKED),
+    }];
+    // No now: never escalated, however old.
+    let no_clock = Standing {
+        asked_at: Some(ASKED),
+        now: None,
+        ..standing(&r, &ann, &e, None)
+    };
+    assert!(!progress(&no_clock).steps[1].escalated);
+    // An approval whose time is unknown: step 2's opening is unknown.
+    let unknown = vec![Approval {
+        at: None,
+        ..ann[0].clone()
+    }];
+    let s = Standing {
+        asked_at: Some(ASKED),
+        now: Some(ASKED + 100 * HOUR),
+        ..standing(&r, &unknown, &e, None)
+    };
+    assert!(!progress(&s).steps[1].escalated);
+    // A step with no response time: never.
+    let plain = chain("[[rule.step]]\nrole = \"buyer\"\n");
+    let none = given(&[]);
+    let s = Standing {
+        asked_at: Some(ASKED),
+        now: Some(ASKED + 100 * HOUR),
+        ..standing(&plain, &none, &e, None)
+    };
+    let step = &progress(&s).steps[0];
+    assert_eq!((step.due_at, step.escalated), (None, false));
 }

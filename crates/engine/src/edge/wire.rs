@@ -120,6 +120,8 @@ fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::Appr
                     .collect(),
                 respond_within_minutes: s.respond_within_minutes,
                 escalate_to: s.escalate_to.clone(),
+                due_at: s.due_at.clone(),
+                escalated: s.escalated,
             })
             .collect(),
     }

@@ -336,6 +336,12 @@ pub struct ChainStep {
     pub respond_within_minutes: Option<u32>,
     /// Who it is offered to once that time has passed.
     pub escalate_to: Option<String>,
+    /// For the current step with a response time: when it is due (RFC
+    /// 3339), from the moment it opened.
+    pub due_at: Option<String>,
+    /// True once the current step is past its time and offered to its
+    /// escalation role too.
+    pub escalated: bool,
 }
 
 /// One role's share of a [`ChainStep`].

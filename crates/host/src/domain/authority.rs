@@ -162,6 +162,33 @@ pub struct Decidable<'a> {
     pub enrolled: &'a [Person],
     /// The approver named as the requesting agent's owner, if any.
     pub owner: Option<&'a Person>,
+    /// When the request arrived and now: a step past its response time is
+    /// offered to its escalation role too.
+    pub timing: Timing,
+}
+
+/// The times a chain's escalation runs on (unix seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// When the request arrived (its first step opened).
+    pub asked_at: Option<i64>,
+    /// Now.
+    pub now: Option<i64>,
+}
+
+impl Timing {
+    /// A request that arrived at `asked_at` (RFC 3339, as stored), at `now`.
+    pub fn new(asked_at: &str, now: time::OffsetDateTime) -> Timing {
+        Timing {
+            asked_at: unix(asked_at),
+            now: Some(now.unix_timestamp()),
+        }
+    }
+}
+
+/// A stored time as unix seconds, if it reads.
+fn unix(text: &str) -> Option<i64> {
+    anp::api::parse_timestamp(text).map(time::OffsetDateTime::unix_timestamp)
 }
 
 impl Decidable<'_> {
@@ -171,6 +198,8 @@ impl Decidable<'_> {
             approvals: self.approvals,
             enrolled: self.enrolled,
             owner: self.owner,
+            asked_at: self.timing.asked_at,
+            now: self.timing.now,
         }
     }
 
@@ -185,11 +214,14 @@ impl Decidable<'_> {
     /// what an approval by `email`, admitted as `admitted`, leaves to do.
     pub fn approved_sentence(&self, email: &str, admitted: &Admitted) -> String {
         let mut after = self.approvals.to_vec();
-        after.push(approval(
+        let mut given = approval(
             email,
             Some(admitted.step as u32),
             Some(&admitted.role),
-        ));
+            None,
+        );
+        given.at = self.timing.now;
+        after.push(given);
         let next = Decidable {
             approvals: &after,
             ..*self
@@ -218,22 +250,12 @@ impl Decidable<'_> {
                 .any(|p| p.may_act.contains(&me))
         });
         let route = &self.route.route;
-        // The role a decision by this approver is made as: the first open
-        // part of the current step whose role it holds (what `admit` picks).
-        let your_role = progress.current.and_then(|n| {
-            progress.steps[n - 1]
-                .parts
-                .iter()
-                .filter(|p| !p.met())
-                .find(|p| match route.holders.get(&p.role) {
-                    Some(Holders::People(people)) => {
-                        people.contains(&me) && self.enrolled.contains(&me)
-                    }
-                    Some(Holders::EveryApprover) => self.enrolled.contains(&me),
-                    None => false,
-                })
-                .map(|p| p.role.clone())
-        });
+        // The role a decision by this approver is made as at the current
+        // step (what `admit` picks: a role of an open part it holds, or the
+        // escalation role once the step is past its time).
+        let your_role = rules::admit(&self.standing(), &me, Action::Decline, None)
+            .ok()
+            .map(|a| a.role);
         let you_may_decide = your_role.is_some();
         RouteView {
             reason: route.reason.clone(),
@@ -266,6 +288,11 @@ impl Decidable<'_> {
                         .collect(),
                     respond_within_minutes: step.respond_within_minutes,
                     escalate_to: step.escalate_to.clone(),
+                    due_at: s
+                        .due_at
+                        .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok())
+                        .map(anp::api::format_timestamp),
+                    escalated: s.escalated,
                 })
                 .collect(),
         }
@@ -300,11 +327,17 @@ pub fn people(emails: &[String]) -> Vec<Person> {
 /// One approval as the chain counts it: who (its signed `approved_by`), at
 /// which step, as which role; an approval stored before routing counts at
 /// step 1 in the legacy role.
-pub fn approval(approved_by: &str, step: Option<u32>, role: Option<&str>) -> Approval {
+pub fn approval(
+    approved_by: &str,
+    step: Option<u32>,
+    role: Option<&str>,
+    at: Option<&str>,
+) -> Approval {
     Approval {
         person: Person::new(approved_by),
         step: step.unwrap_or(1) as usize,
         role: role.unwrap_or(rules::LEGACY_ROLE).to_owned(),
+        at: at.and_then(unix),
     }
 }
 
@@ -365,12 +398,13 @@ mod tests {
         let r = StoredRoute::read(None, 2).expect("read");
         assert_eq!(r.approvals_required(), 2);
         let enrolled = people(&["a@x.example".into(), "b@x.example".into()]);
-        let given = [approval("a@x.example", None, None)];
+        let given = [approval("a@x.example", None, None, None)];
         let d = Decidable {
             route: &r,
             approvals: &given,
             enrolled: &enrolled,
             owner: None,
+            timing: Timing::default(),
         };
         assert!(d.admit("a@x.example", Action::Approve).is_err());
         let ok = d.admit("B@x.example", Action::Approve).expect("admit");

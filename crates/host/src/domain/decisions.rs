@@ -41,8 +41,9 @@ fn parse_actor(text: &str) -> Actor {
 fn counted(rows: &[ApprovalRow]) -> Result<Vec<::authority::Approval>, DomainError> {
     rows.iter()
         .map(|row| {
-            approval_of(row)
-                .map(|a| authority::approval(&a.approved_by, row.step, row.role.as_deref()))
+            approval_of(row).map(|a| {
+                authority::approval(&a.approved_by, row.step, row.role.as_deref(), Some(&a.at))
+            })
         })
         .collect()
 }
@@ -55,6 +56,7 @@ pub fn summary(
     rows: Vec<SummaryRow>,
     email: &str,
     enrolled: &[String],
+    now: OffsetDateTime,
 ) -> Result<Summary, DomainError> {
     let enrolled = authority::people(enrolled);
     let mut sessions = Vec::with_capacity(rows.len());
@@ -90,6 +92,7 @@ pub fn summary(
                         approvals: &counted,
                         enrolled: &enrolled,
                         owner: None,
+                        timing: authority::Timing::new(&p.created_at, now),
                     }
                     .view(email),
                 )
@@ -363,6 +366,7 @@ fn apply(
         enrolled: &enrolled,
         // ANP vendor agents are the other side's: no one here owns them.
         owner: None,
+        timing: authority::Timing::new(&pending.created_at, now),
     };
     // A decline or a counter decides the request: only someone who may act
     // at its current step may send one (discarding a draft sends nothing).

@@ -242,11 +242,22 @@ async fn summary_text(
     summary
         .sessions
         .extend(approver_anex::summary(host, principal, &enrolled, now).await?);
+    // A pending request expiring, or a step of its chain falling due (and
+    // escalating), changes the answer with no write.
     let next_expiry = summary
         .sessions
         .iter()
         .flat_map(|s| s.pending.iter())
-        .filter_map(|p| anp::api::parse_timestamp(&p.expires_at))
+        .flat_map(|p| {
+            let due = p
+                .route
+                .iter()
+                .flat_map(|r| r.steps.iter())
+                .filter(|step| !step.escalated)
+                .filter_map(|step| step.due_at.as_deref());
+            std::iter::once(p.expires_at.as_str()).chain(due)
+        })
+        .filter_map(anp::api::parse_timestamp)
         .filter(|at| *at > now)
         .min();
     let text = serde_json::to_string(&summary).map_err(|e| ApiError::Internal(e.to_string()))?;

@@ -81,7 +81,7 @@ pub async fn summary(
                 pending_decision(&doc, &conversation, p, cp, policy.as_ref(), now)
             {
                 let chain = Chain::of(p)?;
-                found.route = Some(chain.decidable(&enrolled).view(&approver.email));
+                found.route = Some(chain.decidable(&enrolled, now).view(&approver.email));
                 found.approvals_required = chain.route.approvals_required();
                 found.approvals = p
                     .approvals
@@ -246,28 +246,37 @@ fn pending_decision(
 struct Chain {
     route: StoredRoute,
     counted: Vec<::authority::Approval>,
+    since: String,
 }
 
 impl Chain {
     fn of(p: &domain::PendingAsk) -> Result<Chain, DomainError> {
         Ok(Chain {
+            since: p.since.clone(),
             route: StoredRoute::read(p.route.as_deref(), 1)?,
             counted: p
                 .approvals
                 .iter()
-                .map(|a| authority::approval(&a.approved_by, Some(a.step), Some(&a.role)))
+                .map(|a| {
+                    authority::approval(&a.approved_by, Some(a.step), Some(&a.role), Some(&a.at))
+                })
                 .collect(),
         })
     }
 
-    /// The chain as it stands among the org's `enrolled` approvers (no one
-    /// in the organization owns a counterparty's agent).
-    fn decidable<'a>(&'a self, enrolled: &'a [::authority::Person]) -> Decidable<'a> {
+    /// The chain as it stands at `now` among the org's `enrolled`
+    /// approvers (no one in the organization owns a counterparty's agent).
+    fn decidable<'a>(
+        &'a self,
+        enrolled: &'a [::authority::Person],
+        now: OffsetDateTime,
+    ) -> Decidable<'a> {
         Decidable {
             route: &self.route,
             approvals: &self.counted,
             enrolled,
             owner: None,
+            timing: authority::Timing::new(&self.since, now),
         }
     }
 }
@@ -430,7 +439,7 @@ pub async fn decide(
         // The chain the ask was routed to: who may act now, as which role.
         let chain = Chain::of(pending)?;
         let people = authority::people(&enrolled);
-        let decidable = chain.decidable(&people);
+        let decidable = chain.decidable(&people, now);
         if matches!(req.action, DecisionAction::Approve)
             && pending
                 .approvals

@@ -353,7 +353,7 @@ pub async fn summary(
         .negotiations()
         .summary(&approver.org_handle)
         .await?;
-    decisions::summary(rows, &approver.email, enrolled)
+    decisions::summary(rows, &approver.email, enrolled, host.clock().now())
 }
 
 /// The emails of the approver's org's approvers enrolled and not revoked:

@@ -404,3 +404,73 @@ async fn sending_the_buyer_agents_draft_is_a_counter_only_a_holder_of_the_curren
     assert_eq!(last["payload"]["line_items"][0]["unit_price"], 90);
     f.t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_step_past_its_response_time_is_offered_to_its_escalation_role_and_not_a_second_before() {
+    let f = fabrikam().await;
+    let (session, p) = f.offered(usd_offer(50_000), &f.carol).await;
+    let hash = hash_of(&p);
+    let (s, r) = f.approve(&f.ann, &session, &hash).await;
+    assert_eq!(
+        (s, r["outcome"].as_str()),
+        (200, Some("awaiting_approvals")),
+        "{r}"
+    );
+    // Step 2 (finance, 8 hours, then the CFO) opened with Ann's approval.
+    let p = f.pending(&session, &f.carol).await;
+    let step = &p["route"]["steps"][1];
+    let due = anp::api::parse_timestamp(step["due_at"].as_str().expect("due_at")).unwrap();
+    let opened = anp::api::parse_timestamp(p["approvals"][0]["at"].as_str().unwrap()).unwrap();
+    assert_eq!(due.unix_timestamp() - opened.unix_timestamp(), 8 * 3600);
+    assert_eq!(step["escalated"], Value::Null, "not yet: {step}");
+    assert_eq!(p["route"]["you_may_act"], false);
+    let (s, r) = f.approve(&f.carol, &session, &hash).await;
+    assert_eq!(s, 409, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Step 2 waits on finance"),
+        "{r}"
+    );
+
+    // One second before it is due: still finance's alone.
+    let clock = f.t.host().clock();
+    let left = due - anp::api::parse_timestamp(&f.t.now()).unwrap();
+    clock.advance((left - time::Duration::seconds(1)).try_into().unwrap());
+    let p = f.pending(&session, &f.carol).await;
+    assert_eq!(p["route"]["you_may_act"], false, "{p}");
+    // Due: offered to the CFO too (finance still may), and the CFO's
+    // approval, as cfo, accepts the offer.
+    clock.advance(std::time::Duration::from_secs(2));
+    let p = f.pending(&session, &f.carol).await;
+    let route = &p["route"];
+    assert_eq!(route["steps"][1]["escalated"], true, "{route}");
+    assert_eq!(route["you_may_act"], true);
+    assert_eq!(route["your_role"], "cfo");
+    assert_eq!(
+        route["steps"][1]["parts"][0]["may_act"],
+        json!(["fay@fabrikam.example", "carol@fabrikam.example"])
+    );
+    let (s, r) = f.approve(&f.carol, &session, &hash).await;
+    assert_eq!((s, r["outcome"].as_str()), (200, Some("appended")), "{r}");
+    let (recorded, _) = (
+        f.t.host()
+            .store()
+            .negotiations()
+            .approvals(&session, &hash)
+            .await
+            .unwrap(),
+        (),
+    );
+    let roles: Vec<(Option<u32>, Option<String>)> =
+        recorded.iter().map(|a| (a.step, a.role.clone())).collect();
+    assert_eq!(
+        roles,
+        [
+            (Some(1), Some("buyer".into())),
+            (Some(2), Some("cfo".into()))
+        ]
+    );
+    f.t.running.shutdown().await;
+}

@@ -863,7 +863,17 @@ respond_within_minutes: number | null,
 /**
  * Who it is offered to once that time has passed.
  */
-escalate_to: string | null, };
+escalate_to: string | null, 
+/**
+ * For the current step with a response time: when it is due (RFC
+ * 3339), from the moment it opened.
+ */
+due_at: string | null, 
+/**
+ * True once the current step is past its time and offered to its
+ * escalation role too.
+ */
+escalated: boolean, };
 
 /**
  * A change between two amounts in one currency.

@@ -1,5 +1,6 @@
 /** Words for a decision's chain of approvals (the organization's policy of authority, docs/authority.md). */
 import type { ApprovalChain, ChainPart, ChainStep } from "../backend";
+import * as fmt from "./format";
 
 /** One step as a line: "Step 2 · finance: 1 of 1 — approved by fay@…" or "… waiting on fay@…, frank@…". */
 export interface StepLine {
@@ -21,8 +22,11 @@ export function stepLines(chain: ApprovalChain): StepLine[] {
   return chain.steps.map((step: ChainStep) => {
     const current = chain.current_step === step.number;
     const parts = step.parts.map((p) => partText(p, current)).join(" and ");
-    const within = step.respond_within_minutes ? ` (within ${duration(step.respond_within_minutes)}` +
-      (step.escalate_to ? `, then also ${step.escalate_to})` : ")") : "";
+    const within = step.escalated && step.escalate_to
+      ? ` (past its ${duration(step.respond_within_minutes ?? 0)}: offered to ${step.escalate_to} too)`
+      : step.respond_within_minutes ? ` (within ${duration(step.respond_within_minutes)}` +
+        (current && step.due_at ? `, due ${fmt.absolute(step.due_at)}` : "") +
+        (step.escalate_to ? `, then also ${step.escalate_to})` : ")") : "";
     return {
       number: step.number,
       text: `Step ${step.number} · ${parts}${within}`,
@@ -40,13 +44,21 @@ function duration(minutes: number): string {
 /** The roles the current step still waits on. */
 export function waitingOn(chain: ApprovalChain): string[] {
   const step = chain.steps.find((s) => s.number === chain.current_step);
-  return step ? step.parts.filter((p) => p.approved_by.length < p.required).map((p) => p.role) : [];
+  if (!step) return [];
+  const roles = step.parts.filter((p) => p.approved_by.length < p.required).map((p) => p.role);
+  // Past its time, the step is offered to its escalation role too.
+  if (step.escalated && step.escalate_to && !roles.includes(step.escalate_to)) roles.push(step.escalate_to);
+  return roles;
 }
 
 /** Whose turn it is, in one sentence for this person. */
 export function turnSentence(chain: ApprovalChain): string {
   if (chain.current_step === null) return "Every step of its chain is met.";
   const roles = waitingOn(chain).join(" and ");
+  const step = chain.steps.find((s) => s.number === chain.current_step);
+  if (chain.you_may_approve && step?.escalated && step.escalate_to && chain.your_role === step.escalate_to) {
+    return `Your turn: step ${chain.current_step} is past its time and offered to ${step.escalate_to} too, which you hold.`;
+  }
   if (chain.you_may_approve) return `Your turn: step ${chain.current_step} waits on ${roles}, which you hold.`;
   if (chain.you_may_decide) return `Step ${chain.current_step} waits on ${roles}; your approval already counts on this request, but you may still decline or counter.`;
   return `Not yours to decide now: step ${chain.current_step} waits on ${roles}, and you hold none of those roles.`;

@@ -329,6 +329,7 @@ pub fn decide(
         approvals: &counted,
         enrolled: &enrolled,
         owner: owner.as_ref(),
+        timing: authority::Timing::new(&request.created_at, now),
     };
     if matches!(req.action, DecisionAction::Approve)
         && counting_approvals(&request.request_id, &state.receipts)

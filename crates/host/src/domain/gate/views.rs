@@ -50,7 +50,14 @@ pub fn counted_approvals(
     receipts: &[GateReceiptRow],
 ) -> Vec<::authority::Approval> {
     counting_approvals(request_id, receipts)
-        .map(|a| authority::approval(&a.approver_email, a.step, a.role.as_deref()))
+        .map(|a| {
+            authority::approval(
+                &a.approver_email,
+                a.step,
+                a.role.as_deref(),
+                Some(&a.recorded_at),
+            )
+        })
         .collect()
 }
 
@@ -163,6 +170,7 @@ fn route_view(
     receipts: &[GateReceiptRow],
     owner: Option<&::authority::Person>,
     asking: &Asking<'_>,
+    now: OffsetDateTime,
 ) -> Result<RouteView, DomainError> {
     let route = StoredRoute::read(r.route.as_deref(), r.approvals_required)?;
     let counted = counted_approvals(&r.request_id, receipts);
@@ -171,6 +179,7 @@ fn route_view(
         approvals: &counted,
         enrolled: asking.enrolled,
         owner,
+        timing: authority::Timing::new(&r.created_at, now),
     }
     .view(asking.email))
 }
@@ -214,7 +223,7 @@ pub fn summary_session(
                 amount: Some(r.amount.clone()),
                 threshold: Some(r.threshold.clone()),
                 anex: None,
-                route: Some(route_view(r, &row.receipts, owner.as_ref(), asking)?),
+                route: Some(route_view(r, &row.receipts, owner.as_ref(), asking, now)?),
             })
         })
         .collect::<Result<Vec<_>, DomainError>>()?;
