@@ -293,7 +293,7 @@ describe("an ANEX ask", () => {
     const detail = fx.sessionDetail();
     detail.row = { ...detail.row, session_id: ref.session_id, protocol: "anex" };
     detail.decisions = [{
-      decision_id: "d-anex", action: "counter", in_response_to: ref.event_hash, outcome: "appended", at: "2026-11-29T11:00:00Z", signed_with: "9f2c41d07a5be3c8",
+      decision_id: "d-anex", action: "counter", in_response_to: ref.event_hash, outcome: "appended", at: "2026-11-29T11:00:00Z", signed_with: "9f2c41d07a5be3c8", chain: null,
       receipt: { id: "urn:countersign:receipt:1f2e", scope: { decision: "approve", offer_hash: "sha256:7e7e",
         terms: { access: ["bank_details", `legal_name${IMG}`], promise: [RETENTION, NO_SHARING] } } },
     }];

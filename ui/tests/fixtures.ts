@@ -204,7 +204,7 @@ export function sessionDetail(): SessionDetail {
       counterparty: [{ round: 1, seq: 1, total: "585000" }, { round: 2, seq: 5, total: "540000" }],
       ours: [{ round: 1, seq: 3, total: "520000" }],
     },
-    decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z", receipt: null , signed_with: "9f2c41d07a5be3c8" }],
+    decisions: [{ decision_id: "d-1", action: "counter", in_response_to: "hash-contoso-1", outcome: "appended", at: "2026-11-28T09:00:00Z", receipt: null , signed_with: "9f2c41d07a5be3c8", chain: null }],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
     agreed: null,
     dispute: null,
@@ -374,9 +374,9 @@ export function concordiaSessionDetail(): SessionDetail {
       ours: [{ round: 1, seq: 3, total: "40000" }, { round: 2, seq: 7, total: "40000" }],
     },
     decisions: [
-      { decision_id: "d-c1", action: "decline", in_response_to: "sha256:4444", outcome: "appended", at: at(5), receipt: null , signed_with: "9f2c41d07a5be3c8" },
-      { decision_id: "d-c2", action: "counter", in_response_to: "sha256:6666", outcome: "appended", at: at(7), receipt: null , signed_with: "9f2c41d07a5be3c8" },
-      { decision_id: "d-c3", action: "approve", in_response_to: "sha256:8888", outcome: "appended", at: at(9), receipt: null , signed_with: "9f2c41d07a5be3c8" },
+      { decision_id: "d-c1", action: "decline", in_response_to: "sha256:4444", outcome: "appended", at: at(5), receipt: null , signed_with: "9f2c41d07a5be3c8", chain: null },
+      { decision_id: "d-c2", action: "counter", in_response_to: "sha256:6666", outcome: "appended", at: at(7), receipt: null , signed_with: "9f2c41d07a5be3c8", chain: null },
+      { decision_id: "d-c3", action: "approve", in_response_to: "sha256:8888", outcome: "appended", at: at(9), receipt: null , signed_with: "9f2c41d07a5be3c8", chain: null },
     ],
     verification: { state: "verified", detail: null, failing_seq: null, checks: [] },
     agreed: {

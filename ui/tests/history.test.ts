@@ -133,9 +133,29 @@ describe("history", () => {
       .toBe("Counterparty totals 585,000, 540,000; our totals 520,000");
     expect(texts(container, "decision-row")[0]).toContain("counter");
     expect(byId(container, "decision-key").textContent).toContain("9f2c41d0");
+    expect(container.querySelector("[data-testid='decision-chain']")).toBeNull();
     await user.keyboard("{Escape}");
     await settle();
     expect(byId(container, "history")).toBeTruthy();
+  });
+
+  it("names the chain each decision was made on: the step, the role, the rule and who approved before", async () => {
+    const backend = new FakeBackend();
+    const detail = fx.sessionDetail();
+    detail.decisions = [{ ...detail.decisions[0], action: "approve", chain: {
+      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, step: 2, role: "finance",
+      steps: [
+        { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
+          parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [] }] },
+        { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo", due_at: null, escalated: false,
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["ana@buyer.example"] }] },
+      ] } }];
+    backend.detail = detail;
+    const { container } = await renderApp(backend);
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await settle();
+    expect(byId(container, "decision-chain").textContent).toBe(
+      "As finance at step 2 · Above 10,000 USD: rule 2 (policy version 3) · before it: step 1 buyer ann@fabrikam.example");
   });
 
   it("exports JSON and CSV and shows where the file was written", async () => {

@@ -108,10 +108,40 @@ pub(crate) fn write(rows: &[Row<'_>], decisions: &[DecisionRecord]) -> String {
                 "",
                 "",
             ],
-            &with_key(flatten(&body), d.key_fingerprint.as_deref()),
+            &with_chain(
+                with_key(flatten(&body), d.key_fingerprint.as_deref()),
+                super::decision_chain(d.proposal.as_deref()).as_ref(),
+            ),
         );
     }
     out
+}
+
+/// A decision's terms and, after them, the chain it was made on: the rule
+/// and policy version, and the step and role it was made at and as.
+fn with_chain(
+    mut terms: Vec<TermRow>,
+    chain: Option<&crate::views::DecisionChain>,
+) -> Vec<TermRow> {
+    if let Some(c) = chain {
+        let mut add = |name: &str, value: String| {
+            terms.push(TermRow {
+                name: name.into(),
+                value,
+            })
+        };
+        add("chain.reason", c.reason.clone());
+        if let Some(v) = c.policy_version {
+            add("chain.policy_version", v.to_string());
+        }
+        if let Some(step) = c.step {
+            add("chain.step", step.to_string());
+        }
+        if let Some(role) = &c.role {
+            add("chain.role", role.clone());
+        }
+    }
+    terms
 }
 
 /// A decision's terms and, last, the fingerprint of the key that signed it.

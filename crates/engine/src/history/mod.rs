@@ -190,6 +190,7 @@ pub(crate) fn session_detail(
             decision_id: d.decision_id,
             action: d.action,
             in_response_to: d.in_response_to,
+            chain: decision_chain(d.proposal.as_deref()),
             outcome: d.outcome,
             at: d.at,
             signed_with: d.key_fingerprint,
@@ -246,6 +247,7 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
             });
             json!({
                 "signed_with_key": key,
+                "chain": decision_chain(d.proposal.as_deref()),
                 "decision_id": d.decision_id,
                 "action": d.action,
                 "in_response_to": d.in_response_to,
@@ -264,6 +266,21 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
         verification: json!(verification_view(s)),
     };
     Ok(protocol_of(s)?.seam().export_document(doc, parts))
+}
+
+/// The chain a decision was made on, from the pending record it answered
+/// (kept with the decision): as the host said when it was made.
+pub(crate) fn decision_chain(proposal: Option<&str>) -> Option<crate::views::DecisionChain> {
+    let pending: crate::protocol::PendingProposal = serde_json::from_str(proposal?).ok()?;
+    let chain = pending.chain?;
+    Some(crate::views::DecisionChain {
+        reason: chain.reason,
+        rule: chain.rule,
+        policy_version: chain.policy_version,
+        step: chain.current_step,
+        role: chain.your_role,
+        steps: chain.steps,
+    })
 }
 
 fn export_csv(

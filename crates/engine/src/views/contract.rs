@@ -52,7 +52,7 @@ pub fn declarations() -> Vec<Declaration> {
         Scalar, VerificationView, ApprovalGiven, CounterForm, Capabilities, DecisionRecipient, ProposalView,
         ProposalDetail, ProposalDecision, AppendedEvent, DecideAction, DecideRequest,
         DecisionResult, FieldError, CounterCheck, ProposalDiff, StateFilter, HistoryFilter,
-        SessionRow, SessionState, TermRow, AgreedTerms, TimelineEvent, SeriesPoint, Series, DecisionRow, SessionDetail, DisputeView,
+        SessionRow, SessionState, TermRow, AgreedTerms, TimelineEvent, SeriesPoint, Series, DecisionRow, DecisionChain, SessionDetail, DisputeView,
         AcknowledgementView, ExportFormat, ExportResult, HostUpdates, UpdateMode, ChangeScope, EngineEvent, ProposalRef, ProposalOpening,
         SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
         crate::keystore::KeyStatus, crate::keystore::KeyProtection, crate::keystore::KeyUsed,

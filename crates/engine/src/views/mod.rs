@@ -885,6 +885,29 @@ pub struct DecisionRow {
     /// The fingerprint of the approver key that signed it (a console that
     /// moved to a new key shows which signed each decision).
     pub signed_with: Option<String>,
+    /// The chain of approvals it was made on, where the host routed the
+    /// request along one (as the host said when it was made).
+    pub chain: Option<DecisionChain>,
+}
+
+/// The chain of approvals a decision made here was part of: why the
+/// request was routed, under which rule and policy version, the step and
+/// role this decision was made at and as, and each step as it stood then
+/// (who had approved, as which role).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DecisionChain {
+    /// Why ("Above 10,000 USD: rule 2").
+    pub reason: String,
+    /// The rule that fired, from 1; none for a fallback.
+    pub rule: Option<u32>,
+    /// The policy version it was routed under; none for the old threshold.
+    pub policy_version: Option<u64>,
+    /// The step this decision was made at.
+    pub step: Option<u32>,
+    /// The role it was made as.
+    pub role: Option<String>,
+    /// Every step as it stood when the decision was made.
+    pub steps: Vec<ChainStep>,
 }
 
 /// A session in full.

@@ -112,4 +112,53 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     assert_eq!(two.outcome, "appended", "{}", two.detail);
     let log = agent.log(&session, None).await.unwrap();
     assert!(log.events.iter().any(|e| e.kind == anp::EventKind::Accept));
+
+    // History and the exports name the chain each decision was made on:
+    // the rule and policy version, the step and role, who approved before.
+    let detail = fay
+        .session_detail(&seen_by_fay.host_id, &session)
+        .await
+        .unwrap();
+    let made = detail.decisions[0].chain.clone().expect("the chain");
+    assert_eq!(made.reason, "Above 10,000 USD: rule 2");
+    assert_eq!(made.policy_version, Some(1));
+    assert_eq!(
+        (made.step, made.role.as_deref()),
+        (Some(2), Some("finance"))
+    );
+    assert_eq!(made.steps[0].parts[0].approved_by, ["ann@fabrikam.example"]);
+    let json = fay
+        .export_session(
+            &seen_by_fay.host_id,
+            &session,
+            countersign_engine::ExportFormat::Json,
+        )
+        .await
+        .unwrap();
+    let exported: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json.path).unwrap()).unwrap();
+    let chain = &exported["decisions"][0]["chain"];
+    assert_eq!(chain["role"], "finance", "{chain}");
+    assert_eq!(chain["step"], 2);
+    assert_eq!(chain["policy_version"], 1);
+    let csv = fay
+        .export_session(
+            &seen_by_fay.host_id,
+            &session,
+            countersign_engine::ExportFormat::Csv,
+        )
+        .await
+        .unwrap();
+    let rows = csv_rows(&std::fs::read_to_string(&csv.path).unwrap());
+    let named = |term: &str| {
+        rows.iter()
+            .find(|r| r[0] == "decision" && r[10] == term)
+            .map(|r| r[11].clone())
+    };
+    assert_eq!(named("chain.role").as_deref(), Some("finance"));
+    assert_eq!(named("chain.step").as_deref(), Some("2"));
+    assert_eq!(
+        named("chain.reason").as_deref(),
+        Some("Above 10,000 USD: rule 2")
+    );
 }

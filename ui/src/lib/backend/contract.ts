@@ -1187,6 +1187,38 @@ reason?: string | null,
 counter?: Record<string, unknown>, };
 
 /**
+ * The chain of approvals a decision made here was part of: why the
+ * request was routed, under which rule and policy version, the step and
+ * role this decision was made at and as, and each step as it stood then
+ * (who had approved, as which role).
+ */
+export type DecisionChain = { 
+/**
+ * Why ("Above 10,000 USD: rule 2").
+ */
+reason: string, 
+/**
+ * The rule that fired, from 1; none for a fallback.
+ */
+rule: number | null, 
+/**
+ * The policy version it was routed under; none for the old threshold.
+ */
+policy_version: number | null, 
+/**
+ * The step this decision was made at.
+ */
+step: number | null, 
+/**
+ * The role it was made as.
+ */
+role: string | null, 
+/**
+ * Every step as it stood when the decision was made.
+ */
+steps: Array<ChainStep>, };
+
+/**
  * Who a decision is sent to.
  */
 export type DecisionRecipient = "counterparty" | "own_agent";
@@ -1247,7 +1279,12 @@ receipt: Record<string, unknown> | null,
  * The fingerprint of the approver key that signed it (a console that
  * moved to a new key shows which signed each decision).
  */
-signed_with: string | null, };
+signed_with: string | null, 
+/**
+ * The chain of approvals it was made on, where the host routed the
+ * request along one (as the host said when it was made).
+ */
+chain: DecisionChain | null, };
 
 /**
  * A disputed session at a glance, and what a person can do next.

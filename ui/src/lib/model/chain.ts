@@ -1,5 +1,5 @@
 /** Words for a decision's chain of approvals (the organization's policy of authority, docs/authority.md). */
-import type { ApprovalChain, ChainPart, ChainStep } from "../backend";
+import type { ApprovalChain, ChainPart, ChainStep, DecisionChain } from "../backend";
 import * as fmt from "./format";
 
 /** One step as a line: "Step 2 · finance: 1 of 1 — approved by fay@…" or "… waiting on fay@…, frank@…". */
@@ -81,4 +81,18 @@ export function worthShowing(chain: ApprovalChain): boolean {
 export function waitsOnText(chain: ApprovalChain | null): string {
   const roles = chain ? waitingOn(chain) : [];
   return roles.length > 0 ? `waits on ${roles.join(" and ")}` : "waits on another approver";
+}
+
+/**
+ * A decision's place on its chain, for History: "As finance at step 2 · Above 10,000 USD: rule 2 (policy version 3) ·
+ * before it: step 1 buyer ann@fabrikam.example". Null for a one-approval chain of the old threshold (nothing to say).
+ */
+export function decisionChainLine(c: DecisionChain): string | null {
+  const plain = c.policy_version === null && c.steps.length <= 1 && c.steps.every((s) => s.parts.every((p) => p.required <= 1));
+  if (plain) return null;
+  const place = c.role && c.step !== null ? `As ${c.role} at step ${c.step}` : "On its chain";
+  const why = c.policy_version === null ? c.reason : `${c.reason} (policy version ${c.policy_version})`;
+  const before = c.steps.flatMap((s) => s.parts.filter((p) => p.approved_by.length > 0)
+    .map((p) => `step ${s.number} ${p.role} ${p.approved_by.join(", ")}`));
+  return [place, why, ...(before.length > 0 ? [`before it: ${before.join("; ")}`] : [])].join(" · ");
 }
