@@ -301,3 +301,90 @@ async fn the_agents_owner_is_never_its_requests_only_approval() {
     assert_eq!(status["receipts"][0]["scope"]["threshold_crossed"], "0 USD");
     d.t.running.shutdown().await;
 }
+
+/// Hardware goes to finance; everything else to a buyer.
+const BY_CATEGORY: &str = r#"
+[roles]
+buyer = ["ann@fabrikam.example", "bob@fabrikam.example"]
+finance = ["fay@fabrikam.example"]
+
+[[rule]]
+name = "Hardware"
+category = ["hardware"]
+[[rule.step]]
+role = "finance"
+
+[[rule]]
+name = "The SKU RACK-42"
+sku = ["RACK-42"]
+[[rule.step]]
+role = "finance"
+[[rule.step]]
+role = "buyer"
+
+[unnamed_currency]
+reason = "other currencies go to finance"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything else: a buyer"
+[[no_rule.step]]
+role = "buyer"
+"#;
+
+#[tokio::test]
+async fn a_concordia_offer_is_routed_by_the_category_and_sku_its_terms_name() {
+    let d = desk().await;
+    let org =
+        d.t.host()
+            .list_orgs()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|o| o.name == "Fabrikam")
+            .unwrap()
+            .org_handle;
+    d.t.host()
+        .load_authority(&org, BY_CATEGORY, "Ivy Admin")
+        .await
+        .unwrap();
+    let reason = |session: &'static str, extra: Value| {
+        let d = &d;
+        async move {
+            let mut talk = Talk::opened(session);
+            let mut body = Talk::offer("60000", 3600);
+            for (k, v) in extra.as_object().unwrap() {
+                body["terms"][k] = v.clone();
+            }
+            talk.say(SELLER, "negotiate.offer", body);
+            d.t.mirror(&d.agent, &talk).await;
+            let (s, v) = d.t.ask(&d.agent, &talk, "r1", 2, None, 1800).await;
+            assert_eq!(s, 201, "{v}");
+            let (pending, _) = d.pending(&d.fay, session).await;
+            pending.route.unwrap().reason
+        }
+    };
+    assert_eq!(
+        reason("s-cat-1", json!({"category": {"value": "hardware"}})).await,
+        "Hardware: rule 1"
+    );
+    assert_eq!(
+        reason(
+            "s-cat-2",
+            json!({"category": {"value": ["software", "hardware"]}})
+        )
+        .await,
+        "Hardware: rule 1"
+    );
+    assert_eq!(
+        reason("s-cat-3", json!({"sku": {"value": "RACK-42"}})).await,
+        "The SKU RACK-42: rule 2"
+    );
+    // No rule names software (and none names USD in a band).
+    assert_eq!(
+        reason("s-cat-4", json!({"category": {"value": "software"}})).await,
+        "USD is named by no rule: fallback (other currencies go to finance)"
+    );
+    d.t.running.shutdown().await;
+}

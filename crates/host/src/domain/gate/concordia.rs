@@ -200,10 +200,19 @@ pub fn awaited(
     if let Some(ttl) = message.ttl {
         earliest(message.timestamp + Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX / 4)));
     }
+    // A `category` or `sku` term (`{"value": "hardware"}`, or a list).
+    let term = |name: &str| match &offer.kind {
+        OfferKind::Basic { terms } | OfferKind::Partial { terms, .. } => {
+            super::protocol::named(terms.get(name).map(|t| &t.value))
+        }
+        _ => Vec::new(),
+    };
     Ok(Awaited {
         kind: message.kind.as_str().to_owned(),
         amount: amount_of(offer),
         expires,
+        skus: term("sku"),
+        categories: term("category"),
     })
 }
 

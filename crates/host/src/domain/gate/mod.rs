@@ -505,6 +505,8 @@ pub fn plan_request(
         .counterparty_org
         .clone()
         .or_else(|| s.counterparty_name.clone());
+    facts.skus = awaited.skus.clone();
+    facts.categories = awaited.categories.clone();
     let route = crate::domain::authority::route(org, &facts)?;
     let (threshold, approvals_required) = match route.policy_version {
         None => policy_for(org, &amount, strict),

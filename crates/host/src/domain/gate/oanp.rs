@@ -238,10 +238,14 @@ pub fn awaited(
     let offer = envelope
         .offer()
         .map_err(|e| not_standing(index, &format!("its terms cannot be read ({e})")))?;
+    // A `category` or `sku` member of the terms (a text, or a list).
+    let member = |name: &str| super::protocol::named(offer.terms.extra.get(name));
     Ok(Awaited {
         kind: envelope.kind.as_str().to_owned(),
         amount: amount_of(&offer.terms),
         expires: None,
+        skus: member("sku"),
+        categories: member("category"),
     })
 }
 

@@ -53,6 +53,28 @@ pub struct Awaited {
     pub amount: Option<Amount>,
     /// When the offer stops standing on its own terms, if it says.
     pub expires: Option<OffsetDateTime>,
+    /// The SKUs its terms name (a `sku` term or member), for the policy of
+    /// authority's `sku` rules.
+    pub skus: Vec<String>,
+    /// The categories its terms name (a `category` term or member), for
+    /// the policy of authority's `category` rules.
+    pub categories: Vec<String>,
+}
+
+/// The text values of a term or member (`"hardware"`, or a list of them):
+/// what a `sku` or `category` names. Anything else names nothing.
+pub fn named(value: Option<&serde_json::Value>) -> Vec<String> {
+    match value {
+        Some(serde_json::Value::String(s)) if !s.trim().is_empty() => vec![s.trim().to_owned()],
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 impl GateProtocol {
