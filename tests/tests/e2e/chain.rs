@@ -183,3 +183,61 @@ async fn a_two_step_chain_waits_on_the_buyer_then_offers_finance_its_turn() -> R
     running.shutdown().await;
     result
 }
+
+/// A new user meets a chain on first launch: the sandbox's policy sends
+/// Northwind Software's 570,000 USD offer to a buyer, then finance; Grace,
+/// the demo colleague, approves the first step by herself, and the offer
+/// then waits on the person, whose approval (as finance) accepts it; the
+/// history names the chain it was made on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end-to-end: run through tests/e2e.sh"]
+async fn the_sandbox_shows_a_chain_on_first_launch_approved_by_the_colleague_then_yours(
+) -> Result<()> {
+    let app = App::launch().await?;
+    let row = inbox_row_of(&app, "Northwind Software").await?;
+    row.click().await?;
+    app.wait_for("the colleague's step, then the person's turn", async || {
+        Ok((turn(&app).await? == "yours").then_some(()))
+    })
+    .await?;
+    let why = app.testid("chain-why").await?.text().await?;
+    assert_eq!(
+        why,
+        "Routed: Northwind Software above 100,000 USD: rule 1 (policy version 1)"
+    );
+    let steps = app.all("chain-step").await?;
+    assert_eq!(steps.len(), 2);
+    assert!(steps[0]
+        .text()
+        .await?
+        .contains("approved by grace@colleague.sandbox.example"));
+    assert!(steps[1]
+        .text()
+        .await?
+        .starts_with("Step 2 · finance 0 of 1"));
+    app.screenshot("sandbox-chain").await?;
+    app.click("approve-button").await?;
+    app.click("approve-confirm").await?;
+    let outcome = app.testid("outcome").await?.text().await?;
+    assert!(outcome.contains("Approved"), "{outcome}");
+    // History names the chain the decision was made on.
+    app.click("nav-history").await?;
+    app.wait_for("Northwind's history row", async || {
+        for r in app.all("history-row").await? {
+            if r.text().await?.contains("Northwind Software") {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    })
+    .await?
+    .click()
+    .await?;
+    let chain = app.testid("decision-chain").await?.text().await?;
+    assert_eq!(
+        chain,
+        "As finance at step 2 · Northwind Software above 100,000 USD: rule 1 (policy version 1) · before it: step 1 buyer grace@colleague.sandbox.example"
+    );
+    app.screenshot("sandbox-chain-history").await?;
+    app.quit().await
+}
