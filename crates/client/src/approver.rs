@@ -428,6 +428,31 @@ impl ApproverClient {
             .await
     }
 
+    /// Moves a pending gate request's deadline later, with a reason kept
+    /// beside it (`POST …/requests/<request_id>/deadline`); answers the
+    /// request as it then stands. Only an approver who may decide the
+    /// request now may, never past the offer's own validity.
+    pub async fn extend_gate_deadline(
+        &self,
+        id: &str,
+        request_id: &str,
+        request: &countersign_host_api::gate::ExtendDeadlineRequest,
+    ) -> Result<countersign_host_api::gate::GateRequestStatus> {
+        gate_segment("session id", id)?;
+        path_segment("request id", request_id)?;
+        let body = to_body(request)?;
+        self.http
+            .call(
+                Request::post(
+                    format!("{CONSOLE_API_BASE}/sessions/{id}/requests/{request_id}/deadline"),
+                    &body,
+                ),
+                Some(&self.identity),
+                Idempotent::No,
+            )
+            .await
+    }
+
     /// Submits a decision on a gate request (`id` is `<protocol>:<session_id>`).
     /// Retried like every decision: the host answers a repeated
     /// `decision_id` with the first outcome.

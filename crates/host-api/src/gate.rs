@@ -294,6 +294,37 @@ pub struct GateRequestStatus {
     /// Approvers only: why screening holds a counter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_reason: Option<String>,
+    /// Each time an approver extended its deadline, oldest first (the
+    /// deadline is the organization's own; `expires_at` is the latest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<DeadlineExtension>,
+}
+
+/// An approver's extension of a gate request's deadline, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineExtension {
+    /// Who extended it (the approver's email).
+    pub by: String,
+    /// The deadline before.
+    pub from: String,
+    /// The deadline after.
+    pub to: String,
+    /// Why, in the approver's words (the organization's own record).
+    pub reason: String,
+    /// When.
+    pub at: String,
+}
+
+/// `POST /api/console/v1/sessions/<protocol>:<id>/requests/<request_id>/deadline`:
+/// a later deadline for a pending gate request, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtendDeadlineRequest {
+    /// The new deadline (RFC 3339): later than the current one, no later
+    /// than the offer's own validity and 30 days from now.
+    pub expires_at: String,
+    /// Why (one line, 1 to 500 characters), kept with the request.
+    pub reason: String,
 }
 
 /// The body of a callback hint: not the decision, only that there is one

@@ -28,6 +28,10 @@ pub fn router() -> Router<Host> {
         .route("/keys/rotate", post(rotate))
         .route("/sessions/{id}/log", get(log))
         .route("/sessions/{id}/decisions", post(decide))
+        .route(
+            "/sessions/{id}/requests/{request_id}/deadline",
+            post(extend_deadline),
+        )
         .method_not_allowed_fallback(super::method_not_allowed)
 }
 
@@ -341,6 +345,35 @@ pub async fn log(
             let log = approver_anex::log(&host, &signed.principal, context_id, after).await?;
             Ok(Json(log).into_response())
         }
+    }
+}
+
+/// `POST /sessions/:id/requests/:request_id/deadline`: a later deadline for
+/// a pending gate request (the organization's own), with a reason. ANP
+/// offers and ANEX asks have none to extend: an ANP offer's expiry is the
+/// vendor's.
+pub async fn extend_deadline(
+    State(host): State<Host>,
+    Path((id, request_id)): Path<(String, String)>,
+    signed: Signed<Approver>,
+) -> Result<Response, ApiError> {
+    match SessionRef::parse(&id) {
+        SessionRef::Gate(protocol, sid) => {
+            let status = approver_gate::extend_deadline(
+                &host,
+                &signed.principal,
+                protocol,
+                sid,
+                &request_id,
+                &signed.incoming.body,
+                signed.now,
+            )
+            .await?;
+            Ok(Json(status).into_response())
+        }
+        _ => Err(ApiError::Invalid(
+            "only a gate request's deadline is the organization's to extend: an ANP offer's expiry is the vendor's (counter with a later expiry instead), and an ANEX ask has none.".into(),
+        )),
     }
 }
 

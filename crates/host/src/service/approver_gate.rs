@@ -66,6 +66,55 @@ pub async fn log(
     views::gate_log(&state, after, now)
 }
 
+/// `POST /sessions/<protocol>:<id>/requests/<request_id>/deadline`: an
+/// approver who may decide the request moves its deadline later, with a
+/// reason kept beside it; answers the request as it then stands.
+pub async fn extend_deadline(
+    host: &Host,
+    approver: &Approver,
+    protocol: GateProtocol,
+    session_id: &str,
+    request_id: &str,
+    body: &[u8],
+    now: OffsetDateTime,
+) -> Result<countersign_host_api::gate::GateRequestStatus, DomainError> {
+    let req: countersign_host_api::gate::ExtendDeadlineRequest =
+        crate::body::parse_json(body, "deadline")?;
+    let key = key_of(approver, protocol, session_id);
+    let org = super::org_of(host, &approver.org_handle).await?;
+    for _ in 0..ATTEMPTS {
+        let state = visible(host, &key).await?;
+        let owner = host
+            .store()
+            .gate()
+            .gate_agent(&state.session.agent_id)
+            .await?
+            .and_then(|a| a.owner_email);
+        let enrolled = super::enrolled(host, approver).await?;
+        let st = GateDecisionState {
+            state,
+            org: org.clone(),
+            earlier: None,
+            used_for_anp: false,
+            enrolled,
+            owner,
+        };
+        let commit =
+            crate::domain::gate::deadline::extend(protocol, approver, &st, request_id, &req, now)?;
+        if !try_commit(host, &commit).await? {
+            continue;
+        }
+        let after = visible(host, &key).await?;
+        let request = after
+            .requests
+            .iter()
+            .find(|r| r.request_id == request_id)
+            .ok_or_else(|| DomainError::Internal("an extended request vanished".into()))?;
+        return views::request_status(request, &after.receipts, now, true);
+    }
+    Err(busy())
+}
+
 /// `POST /sessions/<protocol>:<id>/decisions`: applies (or replays) one
 /// decision and answers the request as it then stands.
 pub async fn decide(

@@ -118,7 +118,7 @@ fn session_of(r: &Row<'_, '_>) -> Result<GateSession, StoreError> {
 
 macro_rules! request_columns {
     () => {
-        "request_id, message_hash, seq, kind, action, amount, threshold, expires_at, expires_unix, status, approvals_required, body_sha256, created_at, decided_at, reason, counter_terms, held_reason, route"
+        "request_id, message_hash, seq, kind, action, amount, threshold, expires_at, expires_unix, status, approvals_required, body_sha256, created_at, decided_at, reason, counter_terms, held_reason, route, extensions"
     };
 }
 
@@ -143,6 +143,7 @@ fn request_from(r: &Row<'_, '_>, at: usize) -> Result<GateRequestRow, StoreError
         counter_terms: r.get(at + 15)?,
         held_reason: r.get(at + 16)?,
         route: r.get(at + 17)?,
+        extensions: r.get(at + 18)?,
     })
 }
 
@@ -320,6 +321,21 @@ async fn apply(db: &impl Conn, c: &GateCommit) -> Result<(), CommitError> {
                 )
                 .await?
             }
+            RequestChange::Extend {
+                request_id,
+                from_unix,
+                expires_at,
+                expires_unix,
+                extensions,
+            } => {
+                db.exec(
+                    "UPDATE gate_requests SET expires_at = ?5, expires_unix = ?6, extensions = ?7
+                     WHERE org_handle = ?1 AND protocol = ?2 AND session_id = ?3 AND request_id = ?4
+                       AND status = 'pending' AND expires_unix = ?8",
+                    &[&k.org_handle, &k.protocol, &k.session_id, request_id, expires_at, expires_unix, extensions, from_unix],
+                )
+                .await?
+            }
             RequestChange::StillPending { request_id } => {
                 // Locked on PostgreSQL: the sweeper's update of this row
                 // waits for this commit, or this commit finds it expired.
@@ -343,14 +359,14 @@ async fn apply(db: &impl Conn, c: &GateCommit) -> Result<(), CommitError> {
             concat!(
                 "INSERT INTO gate_requests (org_handle, protocol, session_id, ",
                 request_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
             ),
             &[
                 &k.org_handle, &k.protocol, &k.session_id, &r.request_id, &r.message_hash,
                 &i(r.seq), &r.kind, &r.action, &r.amount, &r.threshold, &r.expires_at,
                 &r.expires_unix, &r.status, &i32_of(r.approvals_required), &r.body_sha256,
                 &r.created_at, &r.decided_at, &r.reason, &r.counter_terms, &r.held_reason,
-                &r.route,
+                &r.route, &r.extensions,
             ],
         )
         .await?;

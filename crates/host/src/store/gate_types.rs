@@ -143,6 +143,8 @@ pub struct GateRequestRow {
     /// (`domain::authority::StoredRoute`, JSON text); `None` for a request
     /// from before routing, decided by `approvals_required` alone.
     pub route: Option<String>,
+    /// Each extension of its deadline (`DeadlineExtension`s, JSON text).
+    pub extensions: Option<String>,
 }
 
 /// A receipt recorded towards a request.
@@ -245,6 +247,20 @@ pub enum RequestChange {
     StillPending {
         /// Which request.
         request_id: String,
+    },
+    /// An approver extended its deadline: only while it is pending and its
+    /// deadline is still the one the extension started from.
+    Extend {
+        /// Which request.
+        request_id: String,
+        /// The deadline it started from (unix seconds).
+        from_unix: i64,
+        /// The new deadline, RFC 3339.
+        expires_at: String,
+        /// The new deadline, unix seconds.
+        expires_unix: i64,
+        /// Every extension so far, this one included (JSON text).
+        extensions: String,
     },
 }
 

@@ -169,8 +169,8 @@ pub(crate) fn shared_for(dialect: Dialect) -> impl Iterator<Item = String> {
         .filter_map(move |step| step.for_dialect(dialect))
 }
 
-/// The steps after the first schema, in order (SQLite's versions 3 to 7,
-/// PostgreSQL's 2 to 7).
+/// The steps after the first schema, in order (SQLite's versions 3 to 8,
+/// PostgreSQL's 2 to 8).
 pub(crate) const SHARED: &[Step] = &[
     // The gate (docs/gate-api.md): the org's own agents, their enrollment
     // codes, mirrored sessions keyed by (org, protocol, session id), their
@@ -248,6 +248,10 @@ pub(crate) const SHARED: &[Step] = &[
     );
     "#,
     ),
+    // A gate request's deadline is the organization's own: an approver may
+    // extend it, and each extension (who, from, to, why, when) is kept with
+    // the request (JSON).
+    Step::Both("ALTER TABLE gate_requests ADD COLUMN extensions TEXT;"),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling

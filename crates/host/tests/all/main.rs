@@ -16,6 +16,7 @@ mod deployment;
 mod durability;
 mod gate;
 mod gate_client;
+mod gate_deadline;
 mod gate_decisions;
 mod gate_interop;
 mod gate_oanp;

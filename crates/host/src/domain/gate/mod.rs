@@ -7,6 +7,7 @@
 //! [`DomainError`] naming what was wrong.
 
 mod concordia;
+pub mod deadline;
 pub mod decisions;
 mod oanp;
 pub mod protocol;
@@ -539,6 +540,7 @@ pub fn plan_request(
         counter_terms: None,
         held_reason: None,
         route: Some(route.to_text()?),
+        extensions: None,
     };
     let answer = accepted(&row, now);
     let mut next = s.clone();

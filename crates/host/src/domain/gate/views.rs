@@ -128,7 +128,23 @@ pub fn request_status(
         } else {
             None
         },
+        extensions: extensions_of(row)?,
     })
+}
+
+/// The extensions of a request's deadline, as recorded.
+pub fn extensions_of(
+    row: &GateRequestRow,
+) -> Result<Vec<countersign_host_api::gate::DeadlineExtension>, DomainError> {
+    row.extensions
+        .as_deref()
+        .map(|text| {
+            serde_json::from_str(text).map_err(|e| {
+                DomainError::Internal(format!("stored deadline extensions unreadable: {e}"))
+            })
+        })
+        .transpose()
+        .map(Option::unwrap_or_default)
 }
 
 /// `<protocol>:<session_id>`: how the approver API names a gate session.
