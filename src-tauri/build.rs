@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "lock_key",
     "set_key_passphrase",
     "move_to_new_key",
+    "extend_deadline",
 ];
 
 fn main() {

@@ -68,6 +68,23 @@ pub async fn decide(slot: State<'_, EngineSlot>, request: DecideRequest) -> Repl
     Ok(slot.get()?.decide(request).await?)
 }
 
+/// `extend_deadline`: moves a gate request's deadline (the organization's
+/// own) later, with a reason.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn extend_deadline(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    session_id: String,
+    event_hash: String,
+    expires_at: String,
+    reason: String,
+) -> Reply<()> {
+    Ok(slot
+        .get()?
+        .extend_deadline(&host_id, &session_id, &event_hash, &expires_at, &reason)
+        .await?)
+}
+
 /// `validate_counter`: checks an edited counter (in the protocol's own form)
 /// as the protocol does.
 #[tauri::command(rename_all = "snake_case")]

@@ -65,6 +65,7 @@ pub fn configure<R: Runtime>(
             commands::lock_key,
             commands::set_key_passphrase,
             commands::move_to_new_key,
+            commands::extend_deadline,
             commands::export_dispute,
             commands::acknowledge_dispute,
             commands::import_receipt,

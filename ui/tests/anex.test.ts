@@ -57,7 +57,7 @@ function anexAsk(overrides: Partial<AnexAskView> = {}): AnexAskView {
 const anexCapabilities: Capabilities = {
   actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "anex_terms",
   decline_label: "Refuse the request", decline_reasons: ["We do not share this data with this requester", "The purpose is not one we agree to"],
-  decision_goes_to: "counterparty",
+  decision_goes_to: "counterparty", deadline_is_ours: false, expiry_note: null,
   signed_as: "an ApprovalReceipt over the terms record, signed with your key (its did:key)",
 };
 

@@ -296,3 +296,53 @@ describe("concordia diff directions", () => {
     expect(rows[2].textContent).toContain("worse for the buyer");
   });
 });
+
+describe("a gate request's deadline", () => {
+  it("is extended with a later time and a reason, and a refusal is said beside the form", async () => {
+    const backend = withView();
+    const { container } = await renderConcordia(backend);
+    const user = userEvent.setup();
+    await user.click(byId(container, "extend-deadline"));
+    const confirm = byId(container, "extend-confirm") as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    // Earlier than the current deadline: said, and nothing can be sent.
+    const until = byId(container, "extend-until") as HTMLInputElement;
+    await user.type(until, "2020-01-01T10:00");
+    await user.type(byId(container, "extend-reason"), "Finance reviews it this afternoon");
+    await settle();
+    expect(byId(container, "extend-earlier").textContent).toContain("later than the current deadline");
+    expect(confirm.disabled).toBe(true);
+    await user.clear(until);
+    await user.type(until, "2099-01-01T15:00");
+    await settle();
+    expect(confirm.disabled).toBe(false);
+    await user.click(confirm);
+    await settle();
+    expect(backend.extensions).toHaveLength(1);
+    expect(backend.extensions[0].ref).toEqual(ref);
+    expect(backend.extensions[0].expiresAt).toBe(new Date("2099-01-01T15:00").toISOString());
+    expect(backend.extensions[0].reason).toBe("Finance reviews it this afternoon");
+    expect(byId(container, "deadline-moved").textContent).toContain("Deadline moved to");
+    // The host's refusal, in its words.
+    backend.extendAnswer = new Error("expires_at is past the offer's own validity (2026-12-09T17:00:00Z)");
+    await user.click(byId(container, "extend-deadline"));
+    await user.type(byId(container, "extend-until"), "2099-01-02T15:00");
+    await user.type(byId(container, "extend-reason"), "again");
+    await user.click(byId(container, "extend-confirm"));
+    await settle();
+    expect(byId(container, "extend-error").textContent).toContain("past the offer's own validity");
+  });
+
+  it("is the counterparty's on an ANP offer: a sentence says so, and nothing offers to extend it", async () => {
+    const backend = new FakeBackend();
+    const view = fx.offerView();
+    view.capabilities = { ...view.capabilities, expiry_note: "This offer's expiry is the vendor's, so it cannot be extended here: a counter with a later expiry keeps the negotiation open." };
+    backend.views.set(view.item.event_hash, view);
+    const { container } = render(ProposalView, {
+      props: { backend, proposalRef: { host_id: view.item.host_id, session_id: view.item.session_id, event_hash: view.item.event_hash }, onBack: () => {} },
+    });
+    await settle();
+    expect(byId(container, "expiry-note").textContent).toContain("the vendor's");
+    expect(container.querySelector("[data-testid='extend-deadline']")).toBeNull();
+  });
+});

@@ -112,6 +112,12 @@ export class FakeBackend implements Backend {
     this.settingsNow = { ...this.settingsNow, key: { ...this.settingsNow.key, protection: "passphrase" as const } };
     return structuredClone(this.settingsNow.key);
   }
+  extensions: { ref: ProposalRef; expiresAt: string; reason: string }[] = [];
+  extendAnswer: Error | null = null;
+  async extendDeadline(ref: ProposalRef, expiresAt: string, reason: string) {
+    this.extensions.push({ ref: structuredClone(ref), expiresAt, reason });
+    if (this.extendAnswer) throw { code: "invalid_request", message: this.extendAnswer.message };
+  }
   keyMoves: (string | null)[] = [];
   keyMove: KeyMove | Error = { fingerprint: "7b1e22aa90c3d4f5e6", hosts: [], finished: true };
   async moveToNewKey(passphrase: string | null) {

@@ -135,7 +135,7 @@ export const PURCHASE_REASONS = ["Price is above our budget", "Terms are not acc
 /** What the engine says an ANP offer's decision panel may offer. */
 export const anpCapabilities: Capabilities = {
   actions: ["approve", "decline", "counter"], after_expiry: ["decline"], decline_needs_reason: true, counter_form: "anp_offer",
-  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "counterparty",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "counterparty", deadline_is_ours: false, expiry_note: null,
   signed_as: "an RFC-002 approval signed with your key, in an accept event",
 };
 
@@ -332,7 +332,7 @@ export function concordiaDetail(overrides: Partial<ConcordiaOfferView> = {}): Co
 /** What the engine says a Concordia offer's decision panel may offer. */
 export const concordiaCapabilities: Capabilities = {
   actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "concordia_terms",
-  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
+  decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent", deadline_is_ours: true, expiry_note: null,
   signed_as: "an ApprovalReceipt signed with your key (its did:key)",
 };
 

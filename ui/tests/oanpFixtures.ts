@@ -335,7 +335,7 @@ export function oanpOfferView(overrides: Partial<OanpOfferView> = {}): ProposalV
     verification: { state: "unproven", detail: null, failing_seq: null, checks: [] },
     approvals: [], expired: false, pending: true, decision: null,
     capabilities: { actions: ["approve", "decline", "counter"], after_expiry: [], decline_needs_reason: true, counter_form: "oanp_terms",
-      decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent",
+      decline_label: "Decline offer", decline_reasons: [...PURCHASE_REASONS], decision_goes_to: "own_agent", deadline_is_ours: true, expiry_note: null,
       signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session" },
   };
 }

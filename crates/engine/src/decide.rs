@@ -365,7 +365,11 @@ pub(crate) fn readable_time(ctx: &Context, text: &str) -> String {
 }
 
 /// The host's refusal of a decision, as a typed error a person can read.
-fn refusal_with_expiry(error: SendError, url: &str, expires_at: Option<String>) -> DecideError {
+pub(crate) fn refusal_with_expiry(
+    error: SendError,
+    url: &str,
+    expires_at: Option<String>,
+) -> DecideError {
     match error {
         SendError::Refused { code, message } => match code.as_str() {
             codes::OFFER_EXPIRED => DecideError::Expired {
@@ -385,4 +389,53 @@ fn refusal_with_expiry(error: SendError, url: &str, expires_at: Option<String>) 
             message: detail,
         },
     }
+}
+
+/// Moves a gate request's deadline later, with a reason: only where the
+/// deadline is the organization's own (the seam says so), and only for a
+/// person the request's chain lets decide now.
+pub(crate) async fn extend_deadline(
+    ctx: &Context,
+    host_id: &str,
+    session_id: &str,
+    event_hash: &str,
+    expires_at: &str,
+    reason: &str,
+) -> Result<(), DecideError> {
+    let (host, pending, session) = {
+        let store = ctx.store()?;
+        let host = store.host(host_id)?.ok_or_else(|| EngineError::NotFound {
+            what: "host",
+            id: host_id.to_owned(),
+        })?;
+        let (_, pending, session) = inbox::find_pending(&store, host_id, session_id, event_hash)?
+            .ok_or(DecideError::NotPending)?;
+        (host, pending, session)
+    };
+    let seam = inbox::protocol_of(&session)?.seam();
+    if !seam.capabilities(&pending).deadline_is_ours {
+        return Err(EngineError::InvalidInput(
+            "This proposal's expiry is the counterparty's, not the organization's: counter with a later expiry to move it.".into(),
+        )
+        .into());
+    }
+    if let Some(chain) = pending.chain.as_ref().filter(|c| !c.you_may_decide) {
+        return Err(DecideError::NotYourTurn(chain_refusal(
+            chain,
+            DecideAction::Decline,
+        )));
+    }
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(DecideError::ReasonRequired);
+    }
+    let request_id = pending.request_id.clone().ok_or(DecideError::NotPending)?;
+    let io = ctx.host_io(&host)?;
+    crate::edge::wire::extend_deadline(&io.client, session_id, &request_id, expires_at, reason)
+        .await
+        .map_err(|e| {
+            refusal_with_expiry(e, &host.url, Some(readable_time(ctx, &pending.expires_at)))
+        })?;
+    ctx.emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
+    Ok(())
 }

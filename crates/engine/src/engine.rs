@@ -232,6 +232,29 @@ impl Engine {
         crate::decide::result(self.ctx(), decided)
     }
 
+    /// Moves a gate request's deadline (the organization's own) later, with
+    /// a reason kept beside it at the host, then reads the host again.
+    pub async fn extend_deadline(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        event_hash: &str,
+        expires_at: &str,
+        reason: &str,
+    ) -> Result<(), DecideError> {
+        crate::decide::extend_deadline(
+            self.ctx(),
+            host_id,
+            session_id,
+            event_hash,
+            expires_at,
+            reason,
+        )
+        .await?;
+        let _ = self.refresh().await;
+        Ok(())
+    }
+
     /// Checks an edited counter (in the protocol's own form) by the
     /// protocol's rules, with its diff against the proposal it answers.
     pub async fn validate_counter(

@@ -248,3 +248,31 @@ fn as_sentence(detail: &str) -> String {
     }
     out
 }
+
+/// Asks the host to move a gate request's deadline to `expires_at`, with
+/// `reason` (`POST …/requests/<request_id>/deadline`).
+pub(crate) async fn extend_deadline(
+    client: &countersign_client::ApproverClient,
+    session_id: &str,
+    request_id: &str,
+    expires_at: &str,
+    reason: &str,
+) -> Result<(), crate::edge::transport::SendError> {
+    let request = countersign_host_api::gate::ExtendDeadlineRequest {
+        expires_at: expires_at.to_owned(),
+        reason: reason.to_owned(),
+    };
+    client
+        .extend_gate_deadline(session_id, request_id, &request)
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            countersign_client::ClientError::Http { code, message, .. } => {
+                crate::edge::transport::SendError::Refused { code, message }
+            }
+            countersign_client::ClientError::Transport { detail, .. } => {
+                crate::edge::transport::SendError::Unreachable(detail)
+            }
+            other => crate::edge::transport::SendError::Garbled(other.to_string()),
+        })
+}

@@ -511,6 +511,13 @@ pub struct Capabilities {
     /// answer), or the organization's own agent, which then acts on it
     /// (Concordia, OANP): the words after a decision say which.
     pub decision_goes_to: DecisionRecipient,
+    /// The proposal's deadline is the organization's own (a gate request's,
+    /// which its agent asked for), so a person who may decide it may extend
+    /// it; otherwise it is the counterparty's (an ANP offer's expiry).
+    pub deadline_is_ours: bool,
+    /// Where the expiry is the counterparty's and a counter can move it:
+    /// the sentence saying so beside the decision (ANP's offers).
+    pub expiry_note: Option<String>,
 }
 
 /// Who a decision is sent to.

@@ -1283,3 +1283,98 @@ async fn hostile_counterparty_text_reaches_the_console_as_data_byte_for_byte() {
         .unwrap();
     receipts_verify(&status, &talk.messages[i], "approve");
 }
+
+#[tokio::test]
+async fn a_gate_requests_deadline_is_extended_with_a_reason_and_an_anp_offers_is_not() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_extend", 86400);
+    agent.create_session(&talk.create()).await.unwrap();
+    // Due in ten minutes; the offer itself stands for a day.
+    ask(&agent, &talk, i, "req-extend", 600).await;
+    let item = row(&engine, &talk).await;
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert!(view.capabilities.deadline_is_ours);
+
+    // No reason: refused before anything is sent.
+    let refused = engine
+        .extend_deadline(
+            &item.host_id,
+            &item.session_id,
+            &item.event_hash,
+            &at(3600),
+            " ",
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "reason_required");
+    // Earlier than now's deadline: the host's sentence.
+    let refused = engine
+        .extend_deadline(
+            &item.host_id,
+            &item.session_id,
+            &item.event_hash,
+            &at(60),
+            "why",
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("later than the current deadline"),
+        "{refused}"
+    );
+
+    engine
+        .extend_deadline(
+            &item.host_id,
+            &item.session_id,
+            &item.event_hash,
+            &at(3600),
+            "Legal reviews the warranty clause this afternoon",
+        )
+        .await
+        .unwrap();
+    // The agent reads the new deadline and why; the inbox shows it.
+    let status = agent.request(&talk.session_id, "req-extend").await.unwrap();
+    assert_eq!(status.extensions.len(), 1, "{status:?}");
+    assert_eq!(status.extensions[0].by, "ada@fabrikam.example");
+    assert_eq!(
+        status.extensions[0].reason,
+        "Legal reviews the warranty clause this afternoon"
+    );
+    let moved = row(&engine, &talk).await;
+    assert_eq!(moved.expires_at, status.expires_at);
+    assert_ne!(moved.expires_at, item.expires_at);
+
+    // An ANP offer's expiry is the vendor's: not the console's to extend.
+    let (vendor, session) = world.vendor("Northwind").await;
+    submit(&vendor, &session, anp::EventKind::Offer, offer(1140, DAY)).await;
+    engine.refresh().await.unwrap();
+    let anp_item = engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|i| i.session_id == session)
+        .unwrap();
+    let refused = engine
+        .extend_deadline(
+            &anp_item.host_id,
+            &session,
+            &anp_item.event_hash,
+            &at(7200),
+            "why",
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("the counterparty's"),
+        "{refused}"
+    );
+}

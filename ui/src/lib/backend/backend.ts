@@ -42,6 +42,8 @@ export interface Backend {
   setKeyPassphrase(passphrase: string): Promise<KeyStatus>;
   /** Moves the approver to a new key at every connected host, or finishes a move begun (a sealed key's passphrase seals the new one). */
   moveToNewKey(passphrase: string | null): Promise<KeyMove>;
+  /** Moves a gate request's deadline (the organization's own) later, with a reason kept at the host. */
+  extendDeadline(ref: ProposalRef, expiresAt: string, reason: string): Promise<void>;
   /** Writes a disputed session's evidence (both copies byte for byte) into the data dir's exports/. */
   exportDispute(ref: SessionRef): Promise<ExportResult>;
   /** Notes the person's acknowledgement; the session stays disputed. */

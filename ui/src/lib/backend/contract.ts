@@ -817,7 +817,18 @@ signed_as: string,
  * answer), or the organization's own agent, which then acts on it
  * (Concordia, OANP): the words after a decision say which.
  */
-decision_goes_to: DecisionRecipient, };
+decision_goes_to: DecisionRecipient, 
+/**
+ * The proposal's deadline is the organization's own (a gate request's,
+ * which its agent asked for), so a person who may decide it may extend
+ * it; otherwise it is the counterparty's (an ANP offer's expiry).
+ */
+deadline_is_ours: boolean, 
+/**
+ * Where the expiry is the counterparty's and a counter can move it:
+ * the sentence saying so beside the decision (ANP's offers).
+ */
+expiry_note: string | null, };
 
 /**
  * One role's share of a [`ChainStep`].

@@ -44,6 +44,7 @@ export function createTauriBackend(): Backend {
     lockKey: () => call("lock_key"),
     setKeyPassphrase: (passphrase) => call("set_key_passphrase", { passphrase }),
     moveToNewKey: (passphrase) => call("move_to_new_key", { passphrase }),
+    extendDeadline: (ref, expiresAt, reason) => call("extend_deadline", { ...ref, expires_at: expiresAt, reason }),
     exportDispute: (ref) => call("export_dispute", { ...ref }),
     acknowledgeDispute: (ref, note) => call("acknowledge_dispute", { ...ref, note }),
     importReceipt: (request) => call("import_receipt", { request }),

@@ -112,6 +112,8 @@ impl Seam for Anex {
                 "an ApprovalReceipt over the terms record, signed with your key (its did:key)"
                     .to_owned(),
             decision_goes_to: crate::views::DecisionRecipient::Counterparty,
+            deadline_is_ours: false,
+            expiry_note: None,
         }
     }
 

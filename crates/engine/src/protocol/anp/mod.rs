@@ -82,6 +82,8 @@ impl Seam for Anp {
                 "an RFC-002 approval signed with your key, in an accept event".to_owned()
             },
             decision_goes_to: crate::views::DecisionRecipient::Counterparty,
+            deadline_is_ours: false,
+            expiry_note: Some("This offer's expiry is the vendor's, so it cannot be extended here: a counter with a later expiry keeps the negotiation open.".to_owned()),
         }
     }
 

@@ -87,6 +87,8 @@ impl Seam for Concordia {
             counter_form: Some(CounterForm::ConcordiaTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key)".to_owned(),
             decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
+            deadline_is_ours: true,
+            expiry_note: None,
         }
     }
 

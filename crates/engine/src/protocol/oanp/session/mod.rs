@@ -90,6 +90,8 @@ impl Seam for OanpSession {
             counter_form: Some(CounterForm::OanpTerms),
             signed_as: "an ApprovalReceipt signed with your key (its did:key), referencing the OANP session".to_owned(),
             decision_goes_to: crate::views::DecisionRecipient::OwnAgent,
+            deadline_is_ours: true,
+            expiry_note: None,
         }
     }
 
