@@ -132,6 +132,10 @@ describe("a Concordia offer", () => {
       expect(texts(container, "concordia-threshold")).toEqual([words]);
       unmount();
     }
+    // A zero threshold (a policy of authority whose rule names no band) says nothing.
+    const zero = fx.concordiaView({ request: { request_id: "req_5f0c", action: "accept", amount: fx.usd("48000"), threshold: fx.usd("0") } });
+    const { container } = await renderConcordia(withView(zero));
+    expect(texts(container, "concordia-threshold")).toEqual([]);
   });
 
   it("speaks of messages in its verification, and reads as decided by a receipt the host recorded", async () => {
@@ -298,35 +302,34 @@ describe("concordia diff directions", () => {
 });
 
 describe("a gate request's deadline", () => {
-  it("is extended with a later time and a reason, and a refusal is said beside the form", async () => {
-    const backend = withView();
+  it("is extended by a chosen time with a reason, and a refusal is said beside the form", async () => {
+    const view = fx.concordiaView();
+    const backend = withView(view);
     const { container } = await renderConcordia(backend);
     const user = userEvent.setup();
     await user.click(byId(container, "extend-deadline"));
     const confirm = byId(container, "extend-confirm") as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
-    // Earlier than the current deadline: said, and nothing can be sent.
-    const until = byId(container, "extend-until") as HTMLInputElement;
-    await user.type(until, "2020-01-01T10:00");
-    await user.type(byId(container, "extend-reason"), "Finance reviews it this afternoon");
+    // A time without a reason, or a reason without a time: nothing can be sent.
+    await user.selectOptions(byId(container, "extend-by"), "1 day");
     await settle();
-    expect(byId(container, "extend-earlier").textContent).toContain("later than the current deadline");
     expect(confirm.disabled).toBe(true);
-    await user.clear(until);
-    await user.type(until, "2099-01-01T15:00");
+    expect(byId(container, "extend-to").textContent).toContain("New deadline:");
+    await user.type(byId(container, "extend-reason"), "Finance reviews it this afternoon");
     await settle();
     expect(confirm.disabled).toBe(false);
     await user.click(confirm);
     await settle();
     expect(backend.extensions).toHaveLength(1);
     expect(backend.extensions[0].ref).toEqual(ref);
-    expect(backend.extensions[0].expiresAt).toBe(new Date("2099-01-01T15:00").toISOString());
+    expect(backend.extensions[0].expiresAt)
+      .toBe(new Date(Date.parse(view.item.expires_at) + 24 * 3600_000).toISOString());
     expect(backend.extensions[0].reason).toBe("Finance reviews it this afternoon");
     expect(byId(container, "deadline-moved").textContent).toContain("Deadline moved to");
     // The host's refusal, in its words.
     backend.extendAnswer = new Error("expires_at is past the offer's own validity (2026-12-09T17:00:00Z)");
     await user.click(byId(container, "extend-deadline"));
-    await user.type(byId(container, "extend-until"), "2099-01-02T15:00");
+    await user.selectOptions(byId(container, "extend-by"), "7 days");
     await user.type(byId(container, "extend-reason"), "again");
     await user.click(byId(container, "extend-confirm"));
     await settle();

@@ -433,8 +433,16 @@ pub(crate) async fn extend_deadline(
     let io = ctx.host_io(&host)?;
     crate::edge::wire::extend_deadline(&io.client, session_id, &request_id, expires_at, reason)
         .await
-        .map_err(|e| {
-            refusal_with_expiry(e, &host.url, Some(readable_time(ctx, &pending.expires_at)))
+        .map_err(|e| match e {
+            // Not a decision the host refused: what it said of the deadline.
+            SendError::Refused { code, message } if code == codes::INVALID_REQUEST => {
+                DecideError::Engine(EngineError::HostRefused { code, message })
+            }
+            other => refusal_with_expiry(
+                other,
+                &host.url,
+                Some(readable_time(ctx, &pending.expires_at)),
+            ),
         })?;
     ctx.emit(ChangeScope::Inbox, Some(host_id), Some(session_id));
     Ok(())
