@@ -501,6 +501,7 @@ mod tests {
             reason: None,
             counter_terms: None,
             held_reason: None,
+            extensions: Vec::new(),
         }
     }
 

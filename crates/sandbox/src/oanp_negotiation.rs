@@ -539,6 +539,7 @@ mod tests {
             reason: None,
             counter_terms: None,
             held_reason: None,
+            extensions: Vec::new(),
         }
     }
 
