@@ -444,3 +444,116 @@ async fn a_merchant_agent_asks_before_accepting_the_buyers_offer() {
     );
     t.running.shutdown().await;
 }
+
+/// A session whose merchant counter names `category` in its terms.
+fn with_category(session_id: &str, category: Value) -> Log {
+    let mut log = Log {
+        session_id: session_id.into(),
+        envelopes: Vec::new(),
+    };
+    log.say("session.open", "buyer", json!({"max_rounds": 5}));
+    log.say("session.ack", "merchant", json!({}));
+    log.say(
+        "session.accept",
+        "arbiter",
+        json!({"session_rules": {"max_rounds": 5, "fair_band": "0.05"}}),
+    );
+    log.say(
+        "offer.propose",
+        "buyer",
+        json!({"round": 1, "terms": terms(39900, &[])}),
+    );
+    log.say(
+        "arbitration.evaluate",
+        "arbiter",
+        json!({"verdict": "unfair_to_merchant", "fairness_score": "0.9500"}),
+    );
+    let mut counter = terms(41900, &["warranty"]);
+    counter["category"] = category;
+    log.say(
+        "offer.counter",
+        "merchant",
+        json!({"round": 1, "terms": counter}),
+    );
+    log.say(
+        "arbitration.evaluate",
+        "arbiter",
+        json!({"verdict": "fair", "fairness_score": "1.0000"}),
+    );
+    log
+}
+
+#[tokio::test]
+async fn an_oanp_offer_is_routed_by_the_category_its_terms_name() {
+    let t = start(roomy_limits()).await;
+    let agent = oanp_agent(&t).await;
+    let fay = t.enroll(ORG, "Fay", "fay@fabrikam.example").await;
+    t.host()
+        .load_authority(
+            ORG,
+            r#"
+[roles]
+finance = ["fay@fabrikam.example"]
+
+[[rule]]
+name = "Monitors"
+category = ["monitors"]
+[[rule.step]]
+role = "finance"
+count = 1
+
+[unnamed_currency]
+reason = "other currencies: finance"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything else: finance"
+[[no_rule.step]]
+role = "finance"
+"#,
+            "the test",
+        )
+        .await
+        .unwrap();
+    for (session, category, reason) in [
+        ("ses_cat_a", json!("monitors"), "Monitors: rule 1"),
+        (
+            "ses_cat_b",
+            json!(["cables", "monitors"]),
+            "Monitors: rule 1",
+        ),
+        (
+            "ses_cat_c",
+            json!("cables"),
+            "USD is named by no rule: fallback (other currencies: finance)",
+        ),
+    ] {
+        let log = with_category(session, category);
+        let (s, v) = t
+            .gate(&agent, "POST", "/sessions", &log.create(&log.envelopes))
+            .await;
+        assert_eq!(s, 201, "{v}");
+        let body = json!({"request_id": "r1", "message_hash": log.hash(5), "action": "accept",
+                          "expires_at": approval_receipt::datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::hours(1))});
+        let (s, v) = t
+            .gate(
+                &agent,
+                "POST",
+                &format!("/sessions/{session}/requests"),
+                &body,
+            )
+            .await;
+        assert_eq!(s, 201, "{v}");
+        let summary = t.summary(&fay).await;
+        let pending = summary["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == format!("oanp:{session}"))
+            .unwrap()["pending"][0]
+            .clone();
+        assert_eq!(pending["route"]["reason"], reason, "{pending}");
+    }
+    t.running.shutdown().await;
+}
