@@ -103,6 +103,20 @@ pub struct ReceiptDraft {
     pub session_id: String,
     /// The approver's role label, if the org has one.
     pub role: Option<String>,
+    /// When the approver decides as a stand-in: for whom, under which
+    /// delegation (`approver.on_behalf_of`, which the schema's open
+    /// `approver` object admits).
+    pub on_behalf_of: Option<OnBehalfOf>,
+}
+
+/// A stand-in's decision, named in the receipt it signs: "Grace, for Ann
+/// as Finance".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnBehalfOf {
+    /// The holder decided for (their email, as the host knows them).
+    pub person: String,
+    /// The delegation (`urn:countersign:delegation:<id>`).
+    pub delegation: String,
 }
 
 /// When a receipt should expire (DESIGN.md): the offer's own `valid_until`,
@@ -179,6 +193,12 @@ pub fn build_receipt_referencing(
     let mut approver_obj = json!({ "identity": did_key::encode(approver) });
     if let Some(role) = &draft.role {
         approver_obj["role"] = json!(role);
+    }
+    if let Some(stand_in) = &draft.on_behalf_of {
+        approver_obj["on_behalf_of"] = json!({
+            "person": stand_in.person,
+            "delegation": stand_in.delegation,
+        });
     }
     Ok(json!({
         "artifact_type": "ApprovalReceipt",

@@ -13,6 +13,10 @@
 //!   whether the request is complete; and whether this person may approve,
 //!   decline or counter now, as which role ([`Refusal`] says why not).
 //!
+//! A [`StandIn`] lets one approver act for another in some of their roles
+//! for a stated time; an approval made so names both, and both count as
+//! used on that request.
+//!
 //! [`legacy`] reads the host's old one-number policy as a policy of
 //! authority, so every org that never loads one keeps its routing.
 //!
@@ -24,6 +28,7 @@ mod legacy;
 mod policy;
 mod progress;
 mod route;
+mod standin;
 
 #[cfg(test)]
 mod tests;
@@ -36,6 +41,7 @@ pub use policy::{
 };
 pub use progress::{
     admit, progress, Action, Admitted, Approval, PartProgress, Progress, Refusal, Standing,
-    StepProgress,
+    StepProgress, StoodIn,
 };
 pub use route::{route, Facts, Fired, Money, Route};
+pub use standin::StandIn;

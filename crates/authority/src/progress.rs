@@ -18,11 +18,16 @@
 //!   that met the step before for the others) escalates: it is offered to
 //!   the holders of its `escalate_to` role too, whose approval counts
 //!   towards it as that role. Time is passed in (unix seconds), never read.
+//! - A stand-in in force may act for the holder who delegated the role, as
+//!   that holder would (their role, their step); the approval names both,
+//!   and both count as used on the request. Someone who holds a role in
+//!   their own right acts in it before acting for anyone.
 
 use serde::{Deserialize, Serialize};
 
 use crate::policy::{Holders, Need, Person};
 use crate::route::Route;
+use crate::standin::{Actor, StandIn};
 
 /// One approval already given.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +42,25 @@ pub struct Approval {
     /// step it met was met, from which the next step's time runs.
     #[serde(default)]
     pub at: Option<i64>,
+    /// For whom, when made by a stand-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_person: Option<Person>,
+}
+
+impl Approval {
+    /// True when `person` made it or it was made for them.
+    fn uses(&self, person: &Person) -> bool {
+        &self.person == person || self.for_person.as_ref() == Some(person)
+    }
+}
+
+/// An approval a stand-in made, for the record of a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoodIn {
+    /// Who approved.
+    pub person: Person,
+    /// For whom.
+    pub for_person: Person,
 }
 
 /// Everything progress is computed from.
@@ -55,8 +79,12 @@ pub struct Standing<'a> {
     /// When the request arrived (unix seconds): its first step's time runs
     /// from here. `None`: no step escalates.
     pub asked_at: Option<i64>,
-    /// Now (unix seconds). `None`: no step escalates.
+    /// Now (unix seconds). `None`: no step escalates and no stand-in is
+    /// in force.
     pub now: Option<i64>,
+    /// The org's delegations; those in force at `now` let their `to` act
+    /// for their `from`.
+    pub stand_ins: &'a [StandIn],
 }
 
 /// One role's share of a step, as it stands.
@@ -70,6 +98,9 @@ pub struct PartProgress {
     pub required: u32,
     /// Who has approved as this role at this step, in order.
     pub approved_by: Vec<Person>,
+    /// Those of `approved_by` who stood in for someone, and for whom.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stood_in: Vec<StoodIn>,
     /// Who may still approve it: holders not yet counted on this request
     /// (empty unless the step is the current one).
     pub may_act: Vec<Person>,
@@ -130,6 +161,10 @@ pub struct Admitted {
     pub role: String,
     /// For an approval: true when it completes the request.
     pub completes: bool,
+    /// When the person acts as a stand-in: for whom.
+    pub for_person: Option<Person>,
+    /// When the person acts as a stand-in: the delegation's id.
+    pub stand_in: Option<String>,
 }
 
 /// Why a person may not act on a request now.
@@ -187,8 +222,48 @@ fn holders(standing: &Standing<'_>, role: &str) -> Vec<Person> {
     }
 }
 
+/// Who may act as `role`: its holders in their own right first, then the
+/// stand-ins in force for one of them (never for themselves).
+pub(crate) fn actors(standing: &Standing<'_>, role: &str) -> Vec<Actor> {
+    let holders = holders(standing, role);
+    let mut out: Vec<Actor> = holders
+        .iter()
+        .map(|p| Actor {
+            person: p.clone(),
+            for_person: None,
+            stand_in: None,
+        })
+        .collect();
+    let Some(now) = standing.now else {
+        return out;
+    };
+    for s in standing.stand_ins {
+        if s.in_force(now)
+            && s.roles.iter().any(|r| r == role)
+            && holders.contains(&s.from)
+            && standing.enrolled.contains(&s.to)
+            && s.to != s.from
+        {
+            out.push(Actor {
+                person: s.to.clone(),
+                for_person: Some(s.from.clone()),
+                stand_in: Some(s.id.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// True when `actor` may still count on a request with these approvals:
+/// neither they nor whoever they stand in for is used.
+fn fresh(actor: &Actor, counted: &[&Approval]) -> bool {
+    !counted
+        .iter()
+        .any(|a| a.uses(&actor.person) || actor.for_person.as_ref().is_some_and(|f| a.uses(f)))
+}
+
 /// The approvals that count: each person's first, at a step and role the
-/// chain has.
+/// chain has; an approval made for someone uses them too.
 fn counted<'a>(standing: &Standing<'a>) -> Vec<&'a Approval> {
     let mut seen: Vec<&Person> = Vec::new();
     let mut out = Vec::new();
@@ -201,8 +276,13 @@ fn counted<'a>(standing: &Standing<'a>) -> Vec<&'a Approval> {
                 s.parts.iter().any(|p| p.role == a.role)
                     || s.escalate_to.as_deref() == Some(a.role.as_str())
             });
-        if in_chain && !seen.contains(&&a.person) {
+        let fresh =
+            !seen.contains(&&a.person) && a.for_person.as_ref().is_none_or(|f| !seen.contains(&f));
+        if in_chain && fresh {
             seen.push(&a.person);
+            if let Some(f) = &a.for_person {
+                seen.push(f);
+            }
             out.push(a);
         }
     }
@@ -224,16 +304,16 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
                 Need::Count(n) => n,
                 Need::All => (holders.len() as u32).max(1),
             };
-            let approved_by: Vec<Person> = counted
+            let here: Vec<&&Approval> = counted
                 .iter()
                 .filter(|a| a.step == number && a.role == part.role)
-                .map(|a| a.person.clone())
                 .collect();
             parts.push(PartProgress {
                 role: part.role.clone(),
                 need: part.need,
                 required,
-                approved_by,
+                approved_by: here.iter().map(|a| a.person.clone()).collect(),
+                stood_in: here.iter().filter_map(|a| stood_in(a)).collect(),
                 may_act: Vec::new(),
             });
         }
@@ -248,6 +328,7 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
                 {
                     if let Some(open) = parts.iter_mut().find(|p| !p.met()) {
                         open.approved_by.push(a.person.clone());
+                        open.stood_in.extend(stood_in(a));
                     }
                 }
             }
@@ -271,7 +352,16 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
         let escalation = escalated
             .then(|| standing.route.chain.steps[n - 1].escalate_to.as_deref())
             .flatten();
-        let others_counted = |p: &Person| counted.iter().any(|a| &a.person != p);
+        let others_counted = |p: &Actor| {
+            counted
+                .iter()
+                .any(|a| !a.uses(&p.person) && p.for_person.as_ref().is_none_or(|f| !a.uses(f)))
+        };
+        let owns = |p: &Actor| {
+            standing
+                .owner
+                .is_some_and(|o| o == &p.person || p.for_person.as_ref() == Some(o))
+        };
         let last = n == steps.len();
         let unmet = steps[n - 1].parts.iter().filter(|p| !p.met()).count();
         for part in &mut steps[n - 1].parts {
@@ -280,17 +370,15 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
             }
             let completes_alone =
                 last && unmet == 1 && part.required - part.approved_by.len() as u32 == 1;
-            let mut may = holders(standing, &part.role);
-            for p in escalation.map(|r| holders(standing, r)).unwrap_or_default() {
-                if !may.contains(&p) {
-                    may.push(p);
+            let mut may = actors(standing, &part.role);
+            may.extend(escalation.map(|r| actors(standing, r)).unwrap_or_default());
+            for actor in may {
+                let allowed = fresh(&actor, &counted)
+                    && !(completes_alone && owns(&actor) && !others_counted(&actor));
+                if allowed && !part.may_act.contains(&actor.person) {
+                    part.may_act.push(actor.person);
                 }
             }
-            part.may_act = may
-                .into_iter()
-                .filter(|p| !counted.iter().any(|a| &a.person == p))
-                .filter(|p| !(completes_alone && standing.owner == Some(p) && !others_counted(p)))
-                .collect();
         }
     }
     Progress {
@@ -298,6 +386,14 @@ pub fn progress(standing: &Standing<'_>) -> Progress {
         current,
         steps,
     }
+}
+
+/// The record of an approval made by a stand-in.
+fn stood_in(a: &Approval) -> Option<StoodIn> {
+    a.for_person.as_ref().map(|f| StoodIn {
+        person: a.person.clone(),
+        for_person: f.clone(),
+    })
 }
 
 /// When step `n` (the current one) is due, and whether it is past it: its
@@ -340,7 +436,7 @@ pub fn admit(
     let step = &now.steps[n - 1];
     let counted = counted(standing);
     if action == Action::Approve {
-        if let Some(mine) = counted.iter().find(|a| &a.person == person) {
+        if let Some(mine) = counted.iter().find(|a| a.uses(person)) {
             return Err(Refusal::AlreadyCounted {
                 step: mine.step,
                 role: mine.role.clone(),
@@ -357,28 +453,45 @@ pub fn admit(
     if let Some(role) = escalation.as_ref().filter(|r| !waiting_on.contains(r)) {
         waiting_on.push(role.clone());
     }
-    // (role acted as, the part it counts towards)
-    let mut held: Vec<(String, &PartProgress)> = open
-        .iter()
-        .copied()
-        .filter(|p| holders(standing, &p.role).contains(person))
-        .map(|p| (p.role.clone(), p))
-        .collect();
-    if let (Some(role), Some(first)) = (escalation.as_ref(), open.first().copied()) {
-        if !held.iter().any(|(r, _)| r == role) && holders(standing, role).contains(person) {
-            held.push((role.clone(), first));
+    // (role acted as, the part it counts towards, as whom): every open part
+    // the person may act at, in their own right before as a stand-in.
+    let mine = |role: &str| -> Vec<Actor> {
+        actors(standing, role)
+            .into_iter()
+            .filter(|a| &a.person == person && (action != Action::Approve || fresh(a, &counted)))
+            .collect()
+    };
+    let mut held: Vec<(String, &PartProgress, Actor)> = Vec::new();
+    for own_right in [true, false] {
+        for p in open.iter().copied() {
+            if let Some(a) = mine(&p.role)
+                .into_iter()
+                .find(|a| a.for_person.is_none() == own_right)
+            {
+                held.push((p.role.clone(), p, a));
+            }
+        }
+        if let (Some(role), Some(first)) = (escalation.as_ref(), open.first().copied()) {
+            if !held.iter().any(|(r, _, _)| r == role) {
+                if let Some(a) = mine(role)
+                    .into_iter()
+                    .find(|a| a.for_person.is_none() == own_right)
+                {
+                    held.push((role.clone(), first, a));
+                }
+            }
         }
     }
-    let (role, part) = match as_role {
+    let (role, part, actor) = match as_role {
         Some(role) => held
             .iter()
-            .find(|(r, _)| r == role)
+            .find(|(r, _, _)| r == role)
             .cloned()
             .ok_or_else(|| Refusal::NotInRole {
                 role: role.to_owned(),
                 step: n,
                 waiting_on: waiting_on.clone(),
-                held: held.iter().map(|(r, _)| r.clone()).collect(),
+                held: held.iter().map(|(r, _, _)| r.clone()).collect(),
             })?,
         None => held.first().cloned().ok_or_else(|| Refusal::NotAtStep {
             step: n,
@@ -389,7 +502,10 @@ pub fn admit(
         && n == now.steps.len()
         && open.len() == 1
         && part.required - part.approved_by.len() as u32 == 1;
-    if completes && standing.owner == Some(person) && counted.is_empty() {
+    let owns = standing
+        .owner
+        .is_some_and(|o| o == person || actor.for_person.as_ref() == Some(o));
+    if completes && owns && counted.is_empty() {
         return Err(Refusal::OwnerAlone {
             roles: vec![part.role.clone()],
         });
@@ -398,5 +514,7 @@ pub fn admit(
         step: n,
         role,
         completes,
+        for_person: actor.for_person,
+        stand_in: actor.stand_in,
     })
 }

@@ -12,9 +12,9 @@ use anp::keys::{self, SigningKey};
 use anp::LogDocument;
 use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
 use countersign_host_api::approver::{
-    DecisionAction, DecisionRequest, DecisionResponse, EnrollRequest, EnrollResponse,
-    GateDecisionRequest, GateDecisionResponse, GateLog, PendingDecision, RotateKeyRequest,
-    RotateKeyResponse, Summary, CONSOLE_API_BASE,
+    DecisionAction, DecisionRequest, DecisionResponse, DelegateRequest, Delegation, DelegationList,
+    EnrollRequest, EnrollResponse, GateDecisionRequest, GateDecisionResponse, GateLog,
+    PendingDecision, RotateKeyRequest, RotateKeyResponse, Summary, CONSOLE_API_BASE,
 };
 use countersign_host_api::signing::{self, EnrollRole};
 use serde_json::Value;
@@ -224,6 +224,81 @@ impl ApproverClient {
         self.http
             .call(
                 Request::post(format!("{CONSOLE_API_BASE}/keys/rotate"), &body),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// Lets the approver at `to` act for this approver in `roles` from
+    /// `from_date` to `to_date` inclusive (days `YYYY-MM-DD` in `zone`, an
+    /// IANA name), signing the delegation statement with this client's key,
+    /// made `at`. `delegation_id` is the client's own, so the same request
+    /// sent again (an answer lost) is answered the same; retried like a read.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn delegate(
+        &self,
+        delegation_id: &str,
+        to: &str,
+        roles: &[String],
+        from_date: &str,
+        to_date: &str,
+        zone: &str,
+        at: OffsetDateTime,
+    ) -> Result<Delegation> {
+        let authority = authority_of(self.http.base())?;
+        let at = api::format_timestamp(at);
+        let to = to.trim().to_ascii_lowercase();
+        let statement = signing::delegation_statement(
+            &authority,
+            delegation_id,
+            &self.identity.id,
+            &to,
+            roles,
+            from_date,
+            to_date,
+            zone,
+            &at,
+        );
+        let body = to_body(&DelegateRequest {
+            delegation_id: delegation_id.to_owned(),
+            to,
+            roles: roles.to_vec(),
+            from_date: from_date.to_owned(),
+            to_date: to_date.to_owned(),
+            zone: zone.to_owned(),
+            at,
+            signature: keys::sign_b64(&self.identity.key, statement.as_bytes()),
+        })?;
+        self.http
+            .call(
+                Request::post(format!("{CONSOLE_API_BASE}/delegations"), &body),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// The delegations this approver gave and received, the roles it holds
+    /// and the colleagues who may stand in.
+    pub async fn delegations(&self) -> Result<DelegationList> {
+        self.http
+            .call(
+                Request::get(format!("{CONSOLE_API_BASE}/delegations")),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// Ends a delegation given by or to this approver now; asked again, it
+    /// answers the same.
+    pub async fn revoke_delegation(&self, delegation_id: &str) -> Result<Delegation> {
+        path_segment("delegation id", delegation_id)?;
+        let path = format!("{CONSOLE_API_BASE}/delegations/{delegation_id}/revoke");
+        self.http
+            .call(
+                Request::post(path, b"{}"),
                 Some(&self.identity),
                 Idempotent::Yes,
             )
@@ -510,6 +585,15 @@ impl ApproverClient {
                 .as_ref()
                 .filter(|r| r.policy_version.is_some())
                 .and_then(|r| r.your_role.clone()),
+            // A stand-in names whom it decides for, as the host says.
+            on_behalf_of: p
+                .route
+                .as_ref()
+                .and_then(|r| r.your_stand_in.as_ref())
+                .map(|s| approval_receipt::receipt::OnBehalfOf {
+                    person: s.person.clone(),
+                    delegation: s.delegation.clone(),
+                }),
         };
         let key = &self.identity.key;
         let receipt =

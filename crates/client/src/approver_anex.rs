@@ -6,7 +6,7 @@
 use anex::record::Party;
 use anex::{AgentId, Id, ItemName, Promise, TermsRecord, Text};
 use anp::keys::SigningKey;
-use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDraft};
+use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, OnBehalfOf, ReceiptDraft};
 use countersign_host_api::anex::{
     AnexDecisionRequest, AnexDecisionResponse, AnexLog, AnexPending, AnexTerms, NO_AMOUNT,
 };
@@ -34,6 +34,7 @@ pub fn sign_anex_receipt(
     key: &SigningKey,
     issued_at: OffsetDateTime,
     role: Option<&str>,
+    on_behalf_of: Option<approval_receipt::receipt::OnBehalfOf>,
 ) -> Result<Value> {
     let zero = || NO_AMOUNT.parse().map_err(bad);
     let draft = ReceiptDraft {
@@ -46,6 +47,7 @@ pub fn sign_anex_receipt(
         threshold_crossed: zero()?,
         session_id: record.conversation_id.as_str().to_owned(),
         role: role.map(str::to_owned),
+        on_behalf_of,
     };
     let mut receipt = build_receipt(&draft, &key.verifying_key()).map_err(bad)?;
     receipt["scope"]["terms"] = record.to_json();
@@ -148,12 +150,14 @@ impl ApproverClient {
     }
 
     /// An ApprovalReceipt over `record`, signed now by this approver's key
-    /// as `role` ([`sign_anex_receipt`]).
+    /// as `role`, for the holder `on_behalf_of` names when standing in
+    /// ([`sign_anex_receipt`]).
     pub fn anex_receipt(
         &self,
         decision: Decision,
         record: &TermsRecord,
         role: Option<&str>,
+        on_behalf_of: Option<OnBehalfOf>,
     ) -> Result<Value> {
         sign_anex_receipt(
             decision,
@@ -161,6 +165,7 @@ impl ApproverClient {
             &self.identity.key,
             OffsetDateTime::now_utc(),
             role,
+            on_behalf_of,
         )
     }
 
@@ -170,18 +175,21 @@ impl ApproverClient {
         pending: &AnexPending,
         terms: &AnexTerms,
     ) -> Result<AnexDecisionRequest> {
-        self.anex_request_as(action, pending, terms, None)
+        self.anex_request_as(action, pending, terms, None, None)
     }
 
     /// A decision on the pending ask, its receipt signed as `role`: the
     /// role the summary's `route.your_role` names where the org's policy of
-    /// authority routed the ask (`None` under the old threshold).
+    /// authority routed the ask (`None` under the old threshold), for the
+    /// holder `on_behalf_of` names when the summary's `route.your_stand_in`
+    /// says this approver stands in.
     pub fn anex_request_as(
         &self,
         action: DecisionAction,
         pending: &AnexPending,
         terms: &AnexTerms,
         role: Option<&str>,
+        on_behalf_of: Option<OnBehalfOf>,
     ) -> Result<AnexDecisionRequest> {
         let record = anex_record(pending, terms, OffsetDateTime::now_utc())?;
         let decision = if action == DecisionAction::Decline {
@@ -193,7 +201,7 @@ impl ApproverClient {
             decision_id: new_decision_id(),
             action,
             in_response_to: pending.answers.clone(),
-            receipt: self.anex_receipt(decision, &record, role)?,
+            receipt: self.anex_receipt(decision, &record, role, on_behalf_of)?,
             reason: None,
             counter_terms: None,
         })
@@ -211,7 +219,13 @@ impl ApproverClient {
         pending: &AnexPending,
         role: Option<&str>,
     ) -> Result<AnexDecisionRequest> {
-        self.anex_request_as(DecisionAction::Approve, pending, &as_asked(pending), role)
+        self.anex_request_as(
+            DecisionAction::Approve,
+            pending,
+            &as_asked(pending),
+            role,
+            None,
+        )
     }
 
     /// Proposes narrower terms (optional items removed, promises added):

@@ -219,6 +219,7 @@ fn receipts(out: &mut Out, dir: &Path) {
         threshold_crossed: "100000.00 USD".parse::<Amount>().expect("amount"),
         session_id: "ses_cs_0001".into(),
         role: Some("procurement_authority".into()),
+        on_behalf_of: None,
     };
     let build = |d: Decision| {
         sign_receipt(

@@ -182,6 +182,9 @@ pub struct GivenApproval {
     /// The role it was given as (a role of the org's policy of authority).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
+    /// When a stand-in gave it: for whom (an email).
+    #[serde(default, rename = "for", skip_serializing_if = "Option::is_none")]
+    pub for_person: Option<String>,
 }
 
 /// Where a request stands on the chain of approvals its organization's
@@ -215,6 +218,11 @@ pub struct RouteView {
     /// current step (a gate receipt names it as `approver.role`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub your_role: Option<String>,
+    /// When the approver asking decides as someone's stand-in: for whom and
+    /// under which delegation (a gate or ANEX receipt names it as
+    /// `approver.on_behalf_of`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub your_stand_in: Option<OnBehalfOf>,
     /// Every step, in order.
     pub steps: Vec<RouteStep>,
 }
@@ -254,8 +262,145 @@ pub struct RoutePart {
     /// Who has approved as this role at this step (emails), in order.
     pub approved_by: Vec<String>,
     /// Who may still approve it now (emails; empty unless the step is the
-    /// current one).
+    /// current one), stand-ins in force among them.
     pub may_act: Vec<String>,
+    /// Those of `approved_by` who approved as someone's stand-in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stood_in: Vec<StoodIn>,
+}
+
+/// An approval made by a stand-in: "grace@…, for ann@…".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoodIn {
+    /// Who approved (an email).
+    pub by: String,
+    /// For whom (an email).
+    #[serde(rename = "for")]
+    pub for_person: String,
+}
+
+/// What a receipt signed by a stand-in names as `approver.on_behalf_of`,
+/// and what the route view tells a stand-in to sign.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnBehalfOf {
+    /// The holder the decision is made for (their email).
+    pub person: String,
+    /// The delegation it is made under (`urn:countersign:delegation:<id>`).
+    pub delegation: String,
+}
+
+/// The URN a receipt names a delegation by.
+pub fn delegation_urn(delegation_id: &str) -> String {
+    format!("urn:countersign:delegation:{delegation_id}")
+}
+
+/// `POST /api/console/v1/delegations`: the approver asking (the delegator)
+/// lets `to` act for them in `roles` from `from_date` to `to_date`
+/// inclusive, days in `zone`. `signature` is the delegator's key's
+/// signature of [`crate::signing::delegation_statement`] over exactly these
+/// values and this host's authority, so the record proves who gave what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelegateRequest {
+    /// Chosen by the console (1 to 64 of `A-Za-z0-9-`), so a request sent
+    /// again is recognised.
+    pub delegation_id: String,
+    /// The stand-in: an approver of the same organization (their email).
+    pub to: String,
+    /// The roles handed over: each one the delegator holds in the
+    /// organization's policy now.
+    pub roles: Vec<String>,
+    /// The first day (`YYYY-MM-DD`), in `zone`.
+    pub from_date: String,
+    /// The last day, inclusive (`YYYY-MM-DD`), in `zone`.
+    pub to_date: String,
+    /// The delegator's time zone (an IANA name such as `Europe/Berlin`).
+    pub zone: String,
+    /// When the statement was made (RFC 3339, within the host's window).
+    pub at: String,
+    /// The delegator's signature of the statement (base64url).
+    pub signature: String,
+}
+
+/// Where a delegation stands at the host's now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelegationState {
+    /// Its first day has not begun.
+    Scheduled,
+    /// Its stand-in may act now.
+    InForce,
+    /// Its last day is over.
+    Ended,
+    /// Revoked by either side.
+    Revoked,
+}
+
+/// One delegation as the host keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delegation {
+    /// Its id.
+    pub delegation_id: String,
+    /// The delegator's email and name.
+    pub from: String,
+    /// The delegator's name.
+    pub from_name: String,
+    /// The stand-in's email.
+    pub to: String,
+    /// The stand-in's name.
+    pub to_name: String,
+    /// The roles handed over.
+    pub roles: Vec<String>,
+    /// First day, in `zone`.
+    pub from_date: String,
+    /// Last day, inclusive, in `zone`.
+    pub to_date: String,
+    /// The delegator's zone.
+    pub zone: String,
+    /// The first moment it is in force (RFC 3339, UTC).
+    pub starts_at: String,
+    /// The first moment it is no longer in force (RFC 3339, UTC): the end
+    /// of the last day in `zone`.
+    pub ends_at: String,
+    /// Where it stands now.
+    pub state: DelegationState,
+    /// When the host recorded it.
+    pub created_at: String,
+    /// When it was revoked, if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+    /// Who revoked it (an email), if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_by: Option<String>,
+    /// The statement the delegator signed, as signed.
+    pub statement: String,
+    /// The delegator's signature of it (base64url).
+    pub signature: String,
+}
+
+/// `GET /api/console/v1/delegations`: what the approver asking gave and
+/// received, newest first, and what a new delegation may name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DelegationList {
+    /// Given by the approver asking.
+    pub given: Vec<Delegation>,
+    /// Given to the approver asking.
+    pub received: Vec<Delegation>,
+    /// The roles the approver asking holds in the policy now (what they
+    /// may hand over); empty when the organization has no policy loaded.
+    pub my_roles: Vec<String>,
+    /// The organization's other approvers (who may stand in).
+    pub colleagues: Vec<Colleague>,
+}
+
+/// An approver of the same organization.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Colleague {
+    /// Their email.
+    pub email: String,
+    /// Their name.
+    pub name: String,
 }
 
 /// One decision waiting for a person, for every protocol.

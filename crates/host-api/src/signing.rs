@@ -220,6 +220,45 @@ pub fn sign_enroll_proof_v2(
     )
 }
 
+/// The first line of a delegation statement.
+pub const DELEGATE_V1: &str = "countersign/delegate-roles/v1";
+
+/// The statement a delegation is made of, which the delegator's key signs:
+/// the host (`authority`), the delegation's id, the delegator as enrolled
+/// (`approver_id`), the stand-in's email, the roles (comma-separated, in
+/// the order given), the first and last day and the zone they are days in,
+/// and when it was made (`at`, RFC 3339).
+///
+/// ```text
+/// countersign/delegate-roles/v1
+/// <authority>
+/// <delegation id>
+/// <approver id>
+/// <to>
+/// <role>,<role>
+/// <from date>
+/// <to date>
+/// <zone>
+/// <at>
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn delegation_statement(
+    authority: &str,
+    delegation_id: &str,
+    approver_id: &str,
+    to: &str,
+    roles: &[String],
+    from_date: &str,
+    to_date: &str,
+    zone: &str,
+    at: &str,
+) -> String {
+    format!(
+        "{DELEGATE_V1}\n{authority}\n{delegation_id}\n{approver_id}\n{to}\n{}\n{from_date}\n{to_date}\n{zone}\n{at}",
+        roles.join(",")
+    )
+}
+
 /// The first line of a key rotation statement.
 pub const ROTATE_V1: &str = "countersign/rotate-approver-key/v1";
 

@@ -28,6 +28,7 @@ fn draft(decision: Decision) -> ReceiptDraft {
         threshold_crossed: "100000.00 USD".parse().unwrap(),
         session_id: "ses_1".into(),
         role: None,
+        on_behalf_of: None,
     }
 }
 

@@ -71,6 +71,7 @@ fn every_enrolled_approver_holds_the_legacy_role() {
         step: 1,
         role: "approver".into(),
         at: None,
+        for_person: None,
     }];
     let s = Standing {
         route: &r,
@@ -79,6 +80,7 @@ fn every_enrolled_approver_holds_the_legacy_role() {
         owner: None,
         asked_at: None,
         now: None,
+        stand_ins: &[],
     };
     assert_eq!(
         progress(&s).steps[0].parts[0].may_act,

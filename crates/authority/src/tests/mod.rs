@@ -5,6 +5,7 @@ mod format;
 mod legacy;
 mod progress;
 mod route;
+mod standin;
 
 use crate::{parse, Policy};
 

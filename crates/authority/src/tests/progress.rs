@@ -6,7 +6,7 @@ use crate::{
     Route, Standing,
 };
 
-fn p(email: &str) -> Person {
+pub(super) fn p(email: &str) -> Person {
     Person::new(email)
 }
 
@@ -20,7 +20,7 @@ fn enrolled() -> Vec<Person> {
 }
 
 /// The route of a policy whose one rule has these steps.
-fn chain(steps: &str) -> Route {
+pub(super) fn chain(steps: &str) -> Route {
     let policy = parse(&with_rules(
         ROLES,
         &format!("[[rule]]\nname = \"r\"\n{steps}"),
@@ -45,6 +45,7 @@ fn given(list: &[(&str, usize, &str)]) -> Vec<Approval> {
             step: *step,
             role: (*role).into(),
             at: None,
+            for_person: None,
         })
         .collect()
 }
@@ -62,6 +63,7 @@ fn standing<'a>(
         owner,
         asked_at: None,
         now: None,
+        stand_ins: &[],
     }
 }
 
@@ -309,6 +311,7 @@ fn a_step_past_its_time_is_offered_to_its_escalation_role_too_and_not_before() {
         step: 1,
         role: "buyer".into(),
         at: Some(ASKED + HOUR),
+        for_person: None,
     }];
     let at = |now: i64| Standing {
         asked_at: Some(ASKED),
@@ -347,6 +350,7 @@ fn a_step_past_its_time_is_offered_to_its_escalation_role_too_and_not_before() {
             step: 2,
             role: "cfo".into(),
             at: Some(ASKED + 5 * HOUR),
+            for_person: None,
         },
     ];
     let done = Standing {
@@ -368,6 +372,7 @@ fn without_the_clock_or_a_response_time_nothing_escalates() {
         step: 1,
         role: "buyer".into(),
         at: Some(ASKED),
+        for_person: None,
     }];
     // No now: never escalated, however old.
     let no_clock = Standing {

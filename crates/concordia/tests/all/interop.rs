@@ -218,6 +218,7 @@ fn receipt_over(
             .expect("session")
             .to_owned(),
         role: Some("procurement_authority".into()),
+        on_behalf_of: None,
     };
     sign_receipt(
         build_receipt(&draft, &key.verifying_key()).expect("built"),

@@ -102,6 +102,10 @@ fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::Appr
         you_may_approve: r.you_may_act,
         you_may_decide: r.you_may_decide,
         your_role: r.your_role.clone(),
+        your_stand_in: r.your_stand_in.as_ref().map(|s| crate::views::StandingIn {
+            for_person: s.person.clone(),
+            delegation: s.delegation.clone(),
+        }),
         steps: r
             .steps
             .iter()
@@ -116,6 +120,14 @@ fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::Appr
                         required: p.required,
                         approved_by: p.approved_by.clone(),
                         may_act: p.may_act.clone(),
+                        stood_in: p
+                            .stood_in
+                            .iter()
+                            .map(|s| crate::views::StoodIn {
+                                by: s.by.clone(),
+                                for_person: s.for_person.clone(),
+                            })
+                            .collect(),
                     })
                     .collect(),
                 respond_within_minutes: s.respond_within_minutes,

@@ -83,6 +83,21 @@ pub(crate) fn read_answer(body: &[u8]) -> Result<DecisionAnswer, DecideError> {
     })
 }
 
+/// Whom a receipt is signed for, when the host says this person decides
+/// as a stand-in (`approver.on_behalf_of`).
+pub(crate) fn signed_stand_in(
+    pending: &crate::protocol::PendingProposal,
+) -> Option<approval_receipt::receipt::OnBehalfOf> {
+    pending
+        .chain
+        .as_ref()
+        .and_then(|c| c.your_stand_in.as_ref())
+        .map(|s| approval_receipt::receipt::OnBehalfOf {
+            person: s.for_person.clone(),
+            delegation: s.delegation.clone(),
+        })
+}
+
 /// The role a receipt is signed as: the one the host says this person
 /// decides as, where the org's policy of authority routed the request (a
 /// chain with a policy version); none under the old threshold, whose

@@ -307,8 +307,22 @@ pub struct ApprovalChain {
     /// The role this person decides as at the current step; a Concordia or
     /// OANP receipt of a chain routed by a policy names it (`approver.role`).
     pub your_role: Option<String>,
+    /// When this person decides as someone's stand-in: for whom, and the
+    /// delegation a Concordia, OANP or ANEX receipt names
+    /// (`approver.on_behalf_of`).
+    #[serde(default)]
+    pub your_stand_in: Option<StandingIn>,
     /// Every step, in order.
     pub steps: Vec<ChainStep>,
+}
+
+/// Acting for another approver under a delegation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StandingIn {
+    /// The holder the decision is made for (an email).
+    pub for_person: String,
+    /// The delegation (`urn:countersign:delegation:<id>`).
+    pub delegation: String,
 }
 
 impl ApprovalChain {
@@ -353,8 +367,20 @@ pub struct ChainPart {
     pub required: u32,
     /// Who approved as it, in order (emails).
     pub approved_by: Vec<String>,
-    /// Who may still approve it now (emails).
+    /// Who may still approve it now (emails), stand-ins among them.
     pub may_act: Vec<String>,
+    /// Those of `approved_by` who approved as someone's stand-in.
+    #[serde(default)]
+    pub stood_in: Vec<StoodIn>,
+}
+
+/// An approval a stand-in made: who, for whom (emails).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StoodIn {
+    /// Who approved.
+    pub by: String,
+    /// For whom.
+    pub for_person: String,
 }
 
 /// Which part of the inbox to build. The UI shows a page at a time, so the

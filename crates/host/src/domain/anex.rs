@@ -128,6 +128,9 @@ pub struct AskApproval {
     pub step: u32,
     /// The role it counted as.
     pub role: String,
+    /// When a stand-in gave it: for whom (an email).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_person: Option<String>,
 }
 
 /// A receipt a person signed, kept in the conversation for its log.

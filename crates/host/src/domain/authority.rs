@@ -11,9 +11,11 @@
 
 use ::authority::{
     self as rules, Action, Admitted, Approval, Chain, Facts, Fired, Holders, Money, Need, Part,
-    Person, Policy, Progress, Protocol, Route, Standing, Step,
+    Person, Policy, Progress, Protocol, Route, StandIn, Standing, Step,
 };
-use countersign_host_api::approver::{RoutePart, RouteStep, RouteView};
+use countersign_host_api::approver::{
+    delegation_urn, OnBehalfOf, RoutePart, RouteStep, RouteView, StoodIn,
+};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -165,6 +167,8 @@ pub struct Decidable<'a> {
     /// When the request arrived and now: a step past its response time is
     /// offered to its escalation role too.
     pub timing: Timing,
+    /// The org's delegations in force (stand-ins), by [`crate::domain::delegation::stand_ins`].
+    pub stand_ins: &'a [StandIn],
 }
 
 /// The times a chain's escalation runs on (unix seconds).
@@ -200,6 +204,7 @@ impl Decidable<'_> {
             owner: self.owner,
             asked_at: self.timing.asked_at,
             now: self.timing.now,
+            stand_ins: self.stand_ins,
         }
     }
 
@@ -221,15 +226,17 @@ impl Decidable<'_> {
             None,
         );
         given.at = self.timing.now;
+        given.for_person = admitted.for_person.clone();
         after.push(given);
         let next = Decidable {
             approvals: &after,
             ..*self
         };
         format!(
-            "Approved at step {} as {}; {}.",
+            "Approved at step {} as {}{}; {}.",
             admitted.step,
             admitted.role,
+            for_whom(admitted),
             waiting_on(&next.progress())
         )
     }
@@ -253,9 +260,9 @@ impl Decidable<'_> {
         // The role a decision by this approver is made as at the current
         // step (what `admit` picks: a role of an open part it holds, or the
         // escalation role once the step is past its time).
-        let your_role = rules::admit(&self.standing(), &me, Action::Decline, None)
-            .ok()
-            .map(|a| a.role);
+        let yours = rules::admit(&self.standing(), &me, Action::Decline, None).ok();
+        let your_stand_in = yours.as_ref().and_then(on_behalf_of);
+        let your_role = yours.map(|a| a.role);
         let you_may_decide = your_role.is_some();
         RouteView {
             reason: route.reason.clone(),
@@ -269,6 +276,7 @@ impl Decidable<'_> {
             you_may_act,
             you_may_decide,
             your_role,
+            your_stand_in,
             steps: progress
                 .steps
                 .iter()
@@ -284,6 +292,14 @@ impl Decidable<'_> {
                             required: p.required,
                             approved_by: p.approved_by.iter().map(|x| x.to_string()).collect(),
                             may_act: p.may_act.iter().map(|x| x.to_string()).collect(),
+                            stood_in: p
+                                .stood_in
+                                .iter()
+                                .map(|s| StoodIn {
+                                    by: s.person.to_string(),
+                                    for_person: s.for_person.to_string(),
+                                })
+                                .collect(),
                         })
                         .collect(),
                     respond_within_minutes: step.respond_within_minutes,
@@ -295,6 +311,55 @@ impl Decidable<'_> {
                     escalated: s.escalated,
                 })
                 .collect(),
+        }
+    }
+}
+
+/// What a receipt signed by a stand-in admitted as `admitted` names as
+/// `approver.on_behalf_of`; `None` for a decision in one's own right.
+pub fn on_behalf_of(admitted: &Admitted) -> Option<OnBehalfOf> {
+    match (&admitted.for_person, &admitted.stand_in) {
+        (Some(person), Some(id)) => Some(OnBehalfOf {
+            person: person.to_string(),
+            delegation: delegation_urn(id),
+        }),
+        _ => None,
+    }
+}
+
+/// " for ann@…" after a role, when the decision is a stand-in's.
+pub fn for_whom(admitted: &Admitted) -> String {
+    admitted
+        .for_person
+        .as_ref()
+        .map(|p| format!(" for {p}"))
+        .unwrap_or_default()
+}
+
+/// Checks that a receipt's `approver.on_behalf_of` says what the chain
+/// admitted: the holder and delegation for a stand-in, absent otherwise.
+pub fn check_on_behalf_of(receipt: &Value, admitted: &Admitted) -> Result<(), String> {
+    let signed = receipt.pointer("/approver/on_behalf_of");
+    match (signed, on_behalf_of(admitted)) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(
+            "approver.on_behalf_of is present, but you decide in your own right: sign without it"
+                .into(),
+        ),
+        (None, Some(want)) => Err(format!(
+            "approver.on_behalf_of is absent, but you decide as the stand-in of {} (delegation {}): sign it with on_behalf_of {{\"person\": {:?}, \"delegation\": {:?}}}",
+            want.person, want.delegation, want.person, want.delegation
+        )),
+        (Some(v), Some(want)) => {
+            let read: Option<OnBehalfOf> = serde_json::from_value(v.clone()).ok();
+            if read.as_ref() == Some(&want) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "approver.on_behalf_of is {v}, but you decide as the stand-in of {} under delegation {}",
+                    want.person, want.delegation
+                ))
+            }
         }
     }
 }
@@ -338,7 +403,17 @@ pub fn approval(
         step: step.unwrap_or(1) as usize,
         role: role.unwrap_or(rules::LEGACY_ROLE).to_owned(),
         at: at.and_then(unix),
+        for_person: None,
     }
+}
+
+/// Whom a stored receipt was signed for (its `approver.on_behalf_of`'s
+/// person), as the chain counts it.
+pub fn signed_for(receipt: &Value) -> Option<Person> {
+    receipt
+        .pointer("/approver/on_behalf_of/person")
+        .and_then(Value::as_str)
+        .map(Person::new)
 }
 
 #[cfg(test)]
@@ -405,6 +480,7 @@ mod tests {
             enrolled: &enrolled,
             owner: None,
             timing: Timing::default(),
+            stand_ins: &[],
         };
         assert!(d.admit("a@x.example", Action::Approve).is_err());
         let ok = d.admit("B@x.example", Action::Approve).expect("admit");

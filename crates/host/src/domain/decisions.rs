@@ -42,7 +42,10 @@ fn counted(rows: &[ApprovalRow]) -> Result<Vec<::authority::Approval>, DomainErr
     rows.iter()
         .map(|row| {
             approval_of(row).map(|a| {
-                authority::approval(&a.approved_by, row.step, row.role.as_deref(), Some(&a.at))
+                let mut counted =
+                    authority::approval(&a.approved_by, row.step, row.role.as_deref(), Some(&a.at));
+                counted.for_person = row.for_email.as_deref().map(::authority::Person::new);
+                counted
             })
         })
         .collect()
@@ -56,6 +59,7 @@ pub fn summary(
     rows: Vec<SummaryRow>,
     email: &str,
     enrolled: &[String],
+    stand_ins: &[::authority::StandIn],
     now: OffsetDateTime,
 ) -> Result<Summary, DomainError> {
     let enrolled = authority::people(enrolled);
@@ -78,6 +82,7 @@ pub fn summary(
                         at: signed.at,
                         step: a.step,
                         role: a.role.clone(),
+                        for_person: a.for_email.clone(),
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
@@ -93,6 +98,7 @@ pub fn summary(
                         enrolled: &enrolled,
                         owner: None,
                         timing: authority::Timing::new(&p.created_at, now),
+                        stand_ins,
                     }
                     .view(email),
                 )
@@ -238,6 +244,8 @@ pub struct DecisionState {
     /// The emails of the org's approvers enrolled and not revoked: who
     /// holds the roles of the request's route now.
     pub enrolled: Vec<String>,
+    /// The org's delegations in force now.
+    pub stand_ins: Vec<::authority::StandIn>,
 }
 
 /// `POST /sessions/:id/decisions`: plans (or replays) one decision.
@@ -345,6 +353,7 @@ fn apply(
         answered,
         earlier: _,
         enrolled,
+        stand_ins,
     } = state;
     let pending = match pending {
         Some(p) if session.status == "open" => p,
@@ -367,6 +376,7 @@ fn apply(
         // ANP vendor agents are the other side's: no one here owns them.
         owner: None,
         timing: authority::Timing::new(&pending.created_at, now),
+        stand_ins: &stand_ins,
     };
     // A decline or a counter decides the request: only someone who may act
     // at its current step may send one (discarding a draft sends nothing).
@@ -547,6 +557,7 @@ fn approve(
         ordinal: given.len() as u32 + 1,
         step: admitted.step as u32,
         role: admitted.role.clone(),
+        for_email: admitted.for_person.as_ref().map(ToString::to_string),
     });
     given.push((approver.id.clone(), approval.clone()));
     if !admitted.completes {

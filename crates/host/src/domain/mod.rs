@@ -7,6 +7,7 @@
 pub mod anex;
 pub mod authority;
 pub mod decisions;
+pub mod delegation;
 pub mod enrollment;
 pub mod gate;
 pub mod negotiation;

@@ -26,6 +26,8 @@ pub fn router() -> Router<Host> {
         .route("/summary", get(summary))
         .route("/keys", get(keys))
         .route("/keys/rotate", post(rotate))
+        .route("/delegations", get(delegations).post(delegate))
+        .route("/delegations/{id}/revoke", post(revoke_delegation))
         .route("/sessions/{id}/log", get(log))
         .route("/sessions/{id}/decisions", post(decide))
         .route(
@@ -304,6 +306,57 @@ pub async fn rotate(
     )
     .await?;
     Ok(Json(answer))
+}
+
+/// `GET /delegations`: the stand-ins the approver gave and received.
+pub async fn delegations(
+    State(host): State<Host>,
+    signed: Signed<Approver>,
+) -> Result<Json<countersign_host_api::approver::DelegationList>, ApiError> {
+    Ok(Json(
+        service::delegations::list(&host, &signed.principal, signed.now).await?,
+    ))
+}
+
+/// `POST /delegations`: the approver lets another act for them in some
+/// roles for some days; signed (version 2, which names this host), with
+/// the statement signed too. `201` when new, `200` when sent again.
+pub async fn delegate(
+    State(host): State<Host>,
+    signed: Signed<Approver>,
+) -> Result<Response, ApiError> {
+    let SignedAs::V2(headers) = &signed.headers else {
+        return Err(ApiError::Invalid(
+            "a delegation must be signed with version 2 of the request string (x-countersign-sig: 2), which names this host.".into(),
+        ));
+    };
+    let req: countersign_host_api::approver::DelegateRequest =
+        parse_json(&signed.incoming.body, "delegation")?;
+    let (answer, fresh) = service::delegations::delegate(
+        &host,
+        &signed.principal,
+        &req,
+        &headers.authority,
+        signed.now,
+    )
+    .await?;
+    let status = if fresh {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(answer)).into_response())
+}
+
+/// `POST /delegations/{id}/revoke`: either side ends a delegation now.
+pub async fn revoke_delegation(
+    State(host): State<Host>,
+    Path(id): Path<String>,
+    signed: Signed<Approver>,
+) -> Result<Json<countersign_host_api::approver::Delegation>, ApiError> {
+    Ok(Json(
+        service::delegations::revoke(&host, &signed.principal, &id, signed.now).await?,
+    ))
 }
 
 /// The entity tag of an answer: a hash of its exact bytes, so any

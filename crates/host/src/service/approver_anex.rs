@@ -53,6 +53,7 @@ pub async fn summary(
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
     let enrolled = authority::people(enrolled);
+    let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
     let rows = host
         .store()
         .anex()
@@ -81,7 +82,11 @@ pub async fn summary(
                 pending_decision(&doc, &conversation, p, cp, policy.as_ref(), now)
             {
                 let chain = Chain::of(p)?;
-                found.route = Some(chain.decidable(&enrolled, now).view(&approver.email));
+                found.route = Some(
+                    chain
+                        .decidable(&enrolled, &stand_ins, now)
+                        .view(&approver.email),
+                );
                 found.approvals_required = chain.route.approvals_required();
                 found.approvals = p
                     .approvals
@@ -91,6 +96,7 @@ pub async fn summary(
                         at: a.at.clone(),
                         step: Some(a.step),
                         role: Some(a.role.clone()),
+                        for_person: a.for_person.clone(),
                     })
                     .collect();
                 pending.push(found);
@@ -258,7 +264,14 @@ impl Chain {
                 .approvals
                 .iter()
                 .map(|a| {
-                    authority::approval(&a.approved_by, Some(a.step), Some(&a.role), Some(&a.at))
+                    let mut counted = authority::approval(
+                        &a.approved_by,
+                        Some(a.step),
+                        Some(&a.role),
+                        Some(&a.at),
+                    );
+                    counted.for_person = a.for_person.as_deref().map(::authority::Person::new);
+                    counted
                 })
                 .collect(),
         })
@@ -269,6 +282,7 @@ impl Chain {
     fn decidable<'a>(
         &'a self,
         enrolled: &'a [::authority::Person],
+        stand_ins: &'a [::authority::StandIn],
         now: OffsetDateTime,
     ) -> Decidable<'a> {
         Decidable {
@@ -277,6 +291,7 @@ impl Chain {
             enrolled,
             owner: None,
             timing: authority::Timing::new(&self.since, now),
+            stand_ins,
         }
     }
 }
@@ -439,7 +454,8 @@ pub async fn decide(
         // The chain the ask was routed to: who may act now, as which role.
         let chain = Chain::of(pending)?;
         let people = authority::people(&enrolled);
-        let decidable = chain.decidable(&people, now);
+        let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
+        let decidable = chain.decidable(&people, &stand_ins, now);
         if matches!(req.action, DecisionAction::Approve)
             && pending
                 .approvals
@@ -473,6 +489,8 @@ pub async fn decide(
                 )));
             }
         }
+        authority::check_on_behalf_of(&req.receipt, &admitted)
+            .map_err(|m| invalid(format!("receipt: {m}")))?;
         let days = policy.as_ref().map_or(90, |p| p.terms_valid_days);
         let record = check_receipt(approver, &req, &conversation, &answers, &terms, days, now)?;
         let received_at = anp::api::format_timestamp(now);
@@ -487,6 +505,7 @@ pub async fn decide(
                 at: received_at.clone(),
                 step: admitted.step as u32,
                 role: admitted.role.clone(),
+                for_person: admitted.for_person.as_ref().map(ToString::to_string),
             };
             if let Some(p) = doc.pending.as_mut() {
                 p.approvals.push(given);

@@ -40,9 +40,11 @@ pub async fn summary(
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
     let sandbox = approver.org_handle == crate::admin::SANDBOX_HANDLE;
+    let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
     let asking = views::Asking {
         email: &approver.email,
         enrolled: &crate::domain::authority::people(enrolled),
+        stand_ins: &stand_ins,
     };
     host.store()
         .gate()
@@ -98,6 +100,7 @@ pub async fn extend_deadline(
             used_for_anp: false,
             enrolled,
             owner,
+            stand_ins: super::stand_ins(host, &approver.org_handle, now).await?,
         };
         let commit =
             crate::domain::gate::deadline::extend(protocol, approver, &st, request_id, &req, now)?;
@@ -156,6 +159,7 @@ pub async fn decide(
             used_for_anp,
             enrolled,
             owner,
+            stand_ins: super::stand_ins(host, &approver.org_handle, now).await?,
         };
         let received = Received {
             body: received.body,

@@ -11,6 +11,7 @@
 pub mod anex;
 pub mod approver_anex;
 pub mod approver_gate;
+pub mod delegations;
 pub mod gate;
 
 use anp::api::{OpenSessionRequest, RegisterRequest, RegisterResponse, SubmitEventRequest};
@@ -314,8 +315,10 @@ pub async fn decide(
             .principals()
             .enrolled_emails(&approver.org_handle)
             .await?;
+        let stand_ins = stand_ins(host, &approver.org_handle, now).await?;
         let state = DecisionState {
             enrolled,
+            stand_ins,
             org: row.org,
             standing: row.standing.as_deref().map(parse_event).transpose()?,
             earlier: repo.decision(&req.decision_id).await?,
@@ -353,7 +356,23 @@ pub async fn summary(
         .negotiations()
         .summary(&approver.org_handle)
         .await?;
-    decisions::summary(rows, &approver.email, enrolled, host.clock().now())
+    let now = host.clock().now();
+    let stand_ins = stand_ins(host, &approver.org_handle, now).await?;
+    decisions::summary(rows, &approver.email, enrolled, &stand_ins, now)
+}
+
+/// The org's delegations in force at `now`: who may stand in for whom.
+pub async fn stand_ins(
+    host: &Host,
+    org_handle: &str,
+    now: OffsetDateTime,
+) -> Result<Vec<::authority::StandIn>, DomainError> {
+    let rows = host
+        .store()
+        .authority()
+        .delegations_in_force(org_handle, now.unix_timestamp())
+        .await?;
+    Ok(crate::domain::delegation::stand_ins(&rows))
 }
 
 /// The emails of the approver's org's approvers enrolled and not revoked:

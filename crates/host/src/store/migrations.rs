@@ -252,6 +252,33 @@ pub(crate) const SHARED: &[Step] = &[
     // extend it, and each extension (who, from, to, why, when) is kept with
     // the request (JSON).
     Step::Both("ALTER TABLE gate_requests ADD COLUMN extensions TEXT;"),
+    // Stand-ins (docs/authority.md): an approver lets another act for them
+    // in some roles for a stated span of days. The signed request and the
+    // statement signed are kept whole; the window is kept in UTC seconds
+    // too, for the decisions that ask which are in force. An ANP approval
+    // made by a stand-in names whom it was for.
+    Step::Both(
+        r#"
+    CREATE TABLE delegations (
+        id TEXT PRIMARY KEY,
+        org_handle TEXT NOT NULL REFERENCES orgs(handle),
+        from_id TEXT NOT NULL REFERENCES approvers(id),
+        from_email TEXT NOT NULL,
+        to_email TEXT NOT NULL,
+        request TEXT NOT NULL,
+        statement TEXT NOT NULL,
+        starts_at {big} NOT NULL,
+        ends_at {big} NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        revoked_by TEXT
+    );
+    CREATE INDEX delegations_org ON delegations(org_handle, ends_at);
+    ALTER TABLE approvals ADD COLUMN for_email TEXT;
+    "#,
+    ),
+    // PostgreSQL: the commit function stores whom an approval was for.
+    Step::Postgres(super::postgres::COMMIT_FUNCTION_V2),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling

@@ -336,6 +336,35 @@ pub trait AuthorityRepo: Send + Sync {
         org_handle: &str,
         version: Option<u64>,
     ) -> Result<Option<AuthorityRow>, StoreError>;
+    /// Stores a delegation; when its id is taken answers the one stored
+    /// under it instead (`Err(row)`), storing nothing.
+    async fn insert_delegation(
+        &self,
+        row: &DelegationRow,
+    ) -> Result<Result<(), DelegationRow>, StoreError>;
+    /// The org's delegations given by or to `email`, newest first.
+    async fn delegations_of(
+        &self,
+        org_handle: &str,
+        email: &str,
+    ) -> Result<Vec<DelegationRow>, StoreError>;
+    /// The org's delegations not revoked and in force at `now` (unix
+    /// seconds).
+    async fn delegations_in_force(
+        &self,
+        org_handle: &str,
+        now: i64,
+    ) -> Result<Vec<DelegationRow>, StoreError>;
+    /// Revokes the delegation `id` of the org given by or to `by` (keeping
+    /// the first revocation); answers it as it is after, or `None` when
+    /// there is no such delegation of theirs.
+    async fn revoke_delegation(
+        &self,
+        org_handle: &str,
+        id: &str,
+        by: &str,
+        at: &str,
+    ) -> Result<Option<DelegationRow>, StoreError>;
 }
 
 /// The gate's agents, sessions, requests, receipts and decisions.

@@ -189,6 +189,7 @@ fn approval_from(r: &Row<'_, '_>, at: usize) -> Result<ApprovalRow, StoreError> 
         approval: r.get(at + 2)?,
         step: r.get::<Option<i32>>(at + 3)?.map(|s| s.max(0) as u32),
         role: r.get(at + 4)?,
+        for_email: r.get(at + 5)?,
     })
 }
 
@@ -268,14 +269,14 @@ fn approvals_sql(dialect: Dialect, org_wide: bool) -> String {
     // A revoked approver's approval no longer counts towards the policy.
     if org_wide {
         format!(
-            "SELECT p.session_id, p.ref, p.approver_id, p.approval, p.step, p.role FROM approvals p
+            "SELECT p.session_id, p.ref, p.approver_id, p.approval, p.step, p.role, p.for_email FROM approvals p
              JOIN approvers a ON a.id = p.approver_id JOIN sessions s ON s.id = p.session_id
              WHERE s.org_handle = ?1 AND s.status = 'open' AND a.revoked_at IS NULL
              ORDER BY p.session_id, p.ordinal, p.recorded_at, {last}"
         )
     } else {
         format!(
-            "SELECT p.ref, p.approver_id, p.approval, p.step, p.role FROM approvals p JOIN approvers a ON a.id = p.approver_id
+            "SELECT p.ref, p.approver_id, p.approval, p.step, p.role, p.for_email FROM approvals p JOIN approvers a ON a.id = p.approver_id
              WHERE p.session_id = ?1 AND p.ref = ?2 AND a.revoked_at IS NULL
              ORDER BY p.ordinal, p.recorded_at, {last}"
         )
@@ -360,8 +361,8 @@ async fn apply(db: &impl Conn, c: &Commit) -> Result<(), CommitError> {
     }
     for a in &c.approvals {
         db.exec_in_commit(
-            "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal, step, role) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &i32_of(a.ordinal), &i32_of(a.step), &a.role],
+            "INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal, step, role, for_email) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            &[&s.id, &a.reference, &a.approver_id, &a.approval, &a.recorded_at, &i32_of(a.ordinal), &i32_of(a.step), &a.role, &a.for_email],
         )
         .await?;
     }

@@ -144,6 +144,37 @@ pub struct AuthorityRow {
     pub loaded_at: String,
 }
 
+/// A delegation of roles from one approver to another (a stand-in), as
+/// the delegator signed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelegationRow {
+    /// Chosen by the delegator's console.
+    pub id: String,
+    /// The org.
+    pub org_handle: String,
+    /// The delegator's approver id when they signed.
+    pub from_id: String,
+    /// The delegator's email (lower-cased).
+    pub from_email: String,
+    /// The stand-in's email (lower-cased).
+    pub to_email: String,
+    /// The request as the delegator sent it (JSON): roles, days, zone, at,
+    /// signature.
+    pub request: String,
+    /// The statement the signature is over.
+    pub statement: String,
+    /// First moment in force (unix seconds).
+    pub starts_at: i64,
+    /// First moment no longer in force (unix seconds).
+    pub ends_at: i64,
+    /// When the host recorded it.
+    pub created_at: String,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<String>,
+    /// Who revoked it (an email).
+    pub revoked_by: Option<String>,
+}
+
 /// A registered vendor agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentRow {
@@ -297,6 +328,8 @@ pub struct ApprovalRow {
     pub step: Option<u32>,
     /// The role it was given as; `None` for an approval from before routing.
     pub role: Option<String>,
+    /// Whom it was made for, when a stand-in made it (an email).
+    pub for_email: Option<String>,
 }
 
 /// A decision as first received.
@@ -368,6 +401,8 @@ pub struct NewApproval {
     pub step: u32,
     /// The role it is given as.
     pub role: String,
+    /// Whom it is made for, when a stand-in makes it (an email).
+    pub for_email: Option<String>,
 }
 
 /// A decision to record as received.

@@ -173,6 +173,7 @@ async fn a_finance_holders_decline_decides_the_ask_at_once() {
             &pending,
             &countersign_client::as_asked(&pending),
             Some("finance"),
+            None,
         )
         .unwrap();
     decline.reason = Some("we share bank details only after a signed contract".into());

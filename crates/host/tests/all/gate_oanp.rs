@@ -330,6 +330,7 @@ async fn the_buyer_agent_asks_before_offer_accept_and_a_person_approves_with_a_r
             threshold_crossed: pending.threshold.clone().unwrap().parse().unwrap(),
             session_id: log.session_id.clone(),
             role: None,
+            on_behalf_of: None,
         };
         let built = build_receipt_referencing(&draft, &ann.key.verifying_key(), session).unwrap();
         sign_receipt(built, &ann.key).unwrap()

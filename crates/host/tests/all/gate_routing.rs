@@ -20,7 +20,7 @@ const THREE_TIER: &str = include_str!("../../../../docs/examples/authority-three
 /// The reference SDK's `verify_approval_receipt` on `request`
 /// (`crates/concordia/interop/verify_receipt.py`, in the .venv the suite's
 /// interop tests use).
-fn sdk_verify(request: &Value) -> Value {
+pub(crate) fn sdk_verify(request: &Value) -> Value {
     use std::io::Write;
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../concordia/interop/verify_receipt.py");
@@ -46,21 +46,22 @@ fn sdk_verify(request: &Value) -> Value {
     serde_json::from_slice(&out.stdout).expect("the SDK's answer as JSON")
 }
 
-fn client(t: &TestHost, p: &Party) -> ApproverClient {
+pub(crate) fn client(t: &TestHost, p: &Party) -> ApproverClient {
     ApproverClient::new(&t.running.base_url(), p.key.clone(), &p.id).unwrap()
 }
 
-struct Desk {
-    t: TestHost,
-    agent: Party,
-    ann: Party,
-    bob: Party,
-    fay: Party,
+pub(crate) struct Desk {
+    pub t: TestHost,
+    pub org: String,
+    pub agent: Party,
+    pub ann: Party,
+    pub bob: Party,
+    pub fay: Party,
 }
 
 /// Fabrikam with the three-tier policy, and its Concordia agent, whose
 /// owner is Ann (a buyer).
-async fn desk() -> Desk {
+pub(crate) async fn desk() -> Desk {
     let t = start(roomy_limits()).await;
     let org = t.host().create_org("Fabrikam").await.unwrap().org_handle;
     let ann = t.enroll(&org, "Ann", "ann@fabrikam.example").await;
@@ -93,6 +94,7 @@ async fn desk() -> Desk {
     };
     Desk {
         t,
+        org,
         agent,
         ann,
         bob,
@@ -102,7 +104,7 @@ async fn desk() -> Desk {
 
 impl Desk {
     /// A seller's offer at `price` USD and the agent's request `r1`.
-    async fn asked(&self, session_id: &str, price: &str) -> Talk {
+    pub(crate) async fn asked(&self, session_id: &str, price: &str) -> Talk {
         let mut talk = Talk::opened(session_id);
         talk.say(SELLER, "negotiate.offer", Talk::offer(price, 3600));
         self.t.mirror(&self.agent, &talk).await;
@@ -112,7 +114,7 @@ impl Desk {
     }
 
     /// The request as `who` sees it, and the awaited message.
-    async fn pending(&self, who: &Party, session_id: &str) -> (PendingDecision, Value) {
+    pub(crate) async fn pending(&self, who: &Party, session_id: &str) -> (PendingDecision, Value) {
         let c = client(&self.t, who);
         let id = format!("concordia:{session_id}");
         let summary = c.summary().await.unwrap();
@@ -130,7 +132,7 @@ impl Desk {
     }
 
     /// `who` approves with the receipt its client builds from `pending`.
-    async fn approve(
+    pub(crate) async fn approve(
         &self,
         who: &Party,
         session_id: &str,

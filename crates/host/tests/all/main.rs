@@ -29,6 +29,7 @@ mod routing;
 mod schema;
 mod signing_v2;
 mod slow_clients;
+mod stand_ins;
 mod stores;
 mod throughput;
 mod with_client;

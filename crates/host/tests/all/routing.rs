@@ -12,17 +12,17 @@ use crate::common::{self, offer, roomy_limits, Party, TestHost, FAR_FUTURE};
 const THREE_TIER: &str = include_str!("../../../../docs/examples/authority-three-tier.toml");
 
 /// The worked example's people, enrolled.
-struct Fabrikam {
-    t: TestHost,
-    org: String,
-    vendor: Party,
-    ann: Party,
-    bob: Party,
-    fay: Party,
-    carol: Party,
+pub(crate) struct Fabrikam {
+    pub t: TestHost,
+    pub org: String,
+    pub vendor: Party,
+    pub ann: Party,
+    pub bob: Party,
+    pub fay: Party,
+    pub carol: Party,
 }
 
-async fn fabrikam() -> Fabrikam {
+pub(crate) async fn fabrikam() -> Fabrikam {
     let t = common::start(roomy_limits()).await;
     let org = t.host().create_org("Fabrikam").await.unwrap().org_handle;
     let ann = t.enroll(&org, "Ann", "ann@fabrikam.example").await;
@@ -49,7 +49,7 @@ async fn fabrikam() -> Fabrikam {
 impl Fabrikam {
     /// Opens a session and makes `payload` its offer; answers the session
     /// and the offer's pending decision as the summary shows it to `who`.
-    async fn offered(&self, payload: Value, who: &Party) -> (String, Value) {
+    pub(crate) async fn offered(&self, payload: Value, who: &Party) -> (String, Value) {
         let session = self.t.open_org(&self.vendor, &self.org).await;
         let (s, r) = self
             .t
@@ -61,7 +61,7 @@ impl Fabrikam {
     }
 
     /// The vendor's open offer in `session`, as `who` sees it.
-    async fn pending(&self, session: &str, who: &Party) -> Value {
+    pub(crate) async fn pending(&self, session: &str, who: &Party) -> Value {
         self.pending_where(session, who, |p| p["seq"] != 0).await
     }
 
@@ -88,7 +88,7 @@ impl Fabrikam {
             .unwrap_or(Value::Null)
     }
 
-    async fn approve(&self, who: &Party, session: &str, hash: &str) -> (u16, Value) {
+    pub(crate) async fn approve(&self, who: &Party, session: &str, hash: &str) -> (u16, Value) {
         let body = json!({
             "decision_id": uuid::Uuid::new_v4(),
             "action": "approve",
@@ -99,11 +99,11 @@ impl Fabrikam {
     }
 }
 
-fn hash_of(pending: &Value) -> String {
+pub(crate) fn hash_of(pending: &Value) -> String {
     pending["event_hash"].as_str().unwrap().to_owned()
 }
 
-fn usd_offer(total: u64) -> Value {
+pub(crate) fn usd_offer(total: u64) -> Value {
     // 500 seats: the unit price is a 500th of the total.
     offer(total / 500, FAR_FUTURE)
 }

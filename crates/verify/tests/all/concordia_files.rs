@@ -138,6 +138,7 @@ fn a_receipt_verifies_against_its_offer_at_now_and_not_without_it() {
         threshold_crossed: "500.00 USD".parse::<Amount>().unwrap(),
         session_id: "ses_bench".into(),
         role: None,
+        on_behalf_of: None,
     };
     let receipt = sign_receipt(build_receipt(&draft, &key.verifying_key()).unwrap(), &key).unwrap();
     let both = write(&dir, "r.json", &json!({"receipt": receipt, "offer": offer}));
@@ -184,6 +185,7 @@ fn a_transcript_with_its_receipts_checks_each_against_the_message_it_approves() 
             threshold_crossed: "500.00 USD".parse::<Amount>().unwrap(),
             session_id: "ses_bench".into(),
             role: None,
+            on_behalf_of: None,
         };
         sign_receipt(build_receipt(&draft, &key.verifying_key()).unwrap(), &key).unwrap()
     };

@@ -133,6 +133,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         input.key,
         input.now,
         role.as_deref(),
+        crate::protocol::gate_decision::signed_stand_in(input.pending),
     )
     .map_err(|e| cannot(e.to_string()))?;
     let body = AnexDecisionRequest {

@@ -93,6 +93,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         threshold_crossed: threshold,
         session_id: transcript_id(&input.request.session_id).to_owned(),
         role: signed_role(pending),
+        on_behalf_of: gate_decision::signed_stand_in(pending),
     };
     let receipt = build_receipt(&draft, &input.key.verifying_key())
         .and_then(|r| sign_receipt(r, input.key))

@@ -66,6 +66,7 @@ pub fn extend(
         enrolled: &enrolled,
         owner: owner.as_ref(),
         timing: Timing::new(&request.created_at, now),
+        stand_ins: &st.stand_ins,
     }
     .admit(&approver.email, ::authority::Action::Decline)?;
     let reason = req.reason.trim();

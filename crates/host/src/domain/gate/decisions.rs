@@ -42,6 +42,8 @@ pub struct GateDecisionState {
     /// The approver named as the owner of the agent that asked, if any: it
     /// is never the only approval of its agent's request.
     pub owner: Option<String>,
+    /// The org's delegations in force now.
+    pub stand_ins: Vec<::authority::StandIn>,
 }
 
 /// A decision's result, and what to store for it (`None`: a replay).
@@ -249,6 +251,7 @@ pub fn decide(
         org,
         enrolled,
         owner,
+        stand_ins,
         ..
     } = st;
     let Some(request) = state
@@ -330,6 +333,7 @@ pub fn decide(
         enrolled: &enrolled,
         owner: owner.as_ref(),
         timing: authority::Timing::new(&request.created_at, now),
+        stand_ins: &stand_ins,
     };
     if matches!(req.action, DecisionAction::Approve)
         && counting_approvals(&request.request_id, &state.receipts)
@@ -363,6 +367,7 @@ pub fn decide(
             )));
         }
     }
+    authority::check_on_behalf_of(&req.receipt, &admitted).map_err(invalid_receipt)?;
     let mine = state
         .receipts
         .iter()
@@ -400,8 +405,8 @@ pub fn decide(
                 });
                 let detail = if routed {
                     format!(
-                        "Approved at step {} as {}: every step of the chain is met; the agent may accept.",
-                        admitted.step, admitted.role
+                        "Approved at step {} as {}{}: every step of the chain is met; the agent may accept.",
+                        admitted.step, admitted.role, authority::for_whom(&admitted)
                     )
                 } else {
                     format!(

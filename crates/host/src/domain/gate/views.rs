@@ -51,12 +51,16 @@ pub fn counted_approvals(
 ) -> Vec<::authority::Approval> {
     counting_approvals(request_id, receipts)
         .map(|a| {
-            authority::approval(
+            let mut counted = authority::approval(
                 &a.approver_email,
                 a.step,
                 a.role.as_deref(),
                 Some(&a.recorded_at),
-            )
+            );
+            counted.for_person = serde_json::from_str(&a.receipt)
+                .ok()
+                .and_then(|r| authority::signed_for(&r));
+            counted
         })
         .collect()
 }
@@ -178,6 +182,8 @@ pub struct Asking<'a> {
     pub email: &'a str,
     /// The org's approvers enrolled and not revoked.
     pub enrolled: &'a [::authority::Person],
+    /// The org's delegations in force now.
+    pub stand_ins: &'a [::authority::StandIn],
 }
 
 /// A request's chain of approvals as it stands for `asking`.
@@ -196,6 +202,7 @@ fn route_view(
         enrolled: asking.enrolled,
         owner,
         timing: authority::Timing::new(&r.created_at, now),
+        stand_ins: asking.stand_ins,
     }
     .view(asking.email))
 }
@@ -229,6 +236,10 @@ pub fn summary_session(
                         at: a.recorded_at.clone(),
                         step: a.step,
                         role: a.role.clone(),
+                        for_person: serde_json::from_str(&a.receipt)
+                            .ok()
+                            .and_then(|r| authority::signed_for(&r))
+                            .map(|p| p.to_string()),
                     })
                     .collect(),
                 approvals_required: r.approvals_required,

@@ -18,15 +18,13 @@ use crate::store::negotiation::{is_draft, session_from};
 use crate::store::sql::{i, i32_of, is_unique_violation, Row};
 use crate::store::{Commit, CommitError, LogSnapshot, PendingChange, StoreError};
 
-/// The function, as a released migration creates it. Never edit it here:
-/// a change is a new migration that replaces it (`CREATE OR REPLACE`).
-///
-/// It answers `committed = false` (and nothing else) when the session was
-/// not at the version the commit was planned on; a key already taken
-/// (an event's seq, a session id, a decision id) fails the call with a
-/// unique violation, which the caller reads as the same conflict. With
-/// `log_after` NULL it reads no log.
-pub(crate) const COMMIT_FUNCTION: &str = r#"
+/// The function's text, with the parts its versions differ in: what runs
+/// before it (`head`), the approvals' array parameters and their insert.
+macro_rules! commit_function {
+    ($head:literal, $approval_params:literal, $approval_insert:literal) => {
+        concat!(
+            $head,
+            r#"
     CREATE FUNCTION countersign_commit(
         p_fresh BOOLEAN, p_id TEXT, p_agent TEXT, p_org TEXT, p_sandbox BOOLEAN,
         p_status TEXT, p_opened TEXT, p_closed TEXT, p_count BIGINT, p_head TEXT,
@@ -40,7 +38,9 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
         p_pending_held TEXT[], p_pending_created TEXT[], p_pending_route TEXT[],
         p_approval_ref TEXT[], p_approval_approver TEXT[], p_approval_text TEXT[],
         p_approval_recorded TEXT[], p_approval_ordinal INTEGER[],
-        p_approval_step INTEGER[], p_approval_role TEXT[],
+        "#,
+            $approval_params,
+            r#"
         p_decision_id TEXT, p_decision_approver TEXT, p_decision_body BYTEA,
         p_decision_sha256 TEXT, p_decision_headers TEXT, p_decision_outcome TEXT,
         p_decision_detail TEXT, p_decision_received TEXT,
@@ -97,15 +97,9 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
                  AS p(ref, seq, answers, kind, actor, expires, payload, required, draft, held, created,
                       route);
         END IF;
-        IF cardinality(p_approval_ref) > 0 THEN
-            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal,
-                                   step, role)
-            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal, a.step, a.role
-            FROM unnest(p_approval_ref, p_approval_approver, p_approval_text,
-                        p_approval_recorded, p_approval_ordinal, p_approval_step, p_approval_role)
-                 AS a(ref, approver, approval, recorded, ordinal, step, role);
-        END IF;
-        IF p_decision_id IS NOT NULL THEN
+"#,
+            $approval_insert,
+            r#"        IF p_decision_id IS NOT NULL THEN
             INSERT INTO decisions (decision_id, approver_id, session_id, body, body_sha256,
                                    signed_headers, outcome, detail, received_at)
             VALUES (p_decision_id, p_decision_approver, p_id, p_decision_body, p_decision_sha256,
@@ -127,13 +121,57 @@ pub(crate) const COMMIT_FUNCTION: &str = r#"
         END IF;
     END
     $$;
-"#;
+"#
+        )
+    };
+}
+
+/// The function, as a released migration creates it. Never edit it here:
+/// a change is a new migration that replaces it (`COMMIT_FUNCTION_V2`).
+///
+/// It answers `committed = false` (and nothing else) when the session was
+/// not at the version the commit was planned on; a key already taken
+/// (an event's seq, a session id, a decision id) fails the call with a
+/// unique violation, which the caller reads as the same conflict. With
+/// `log_after` NULL it reads no log.
+pub(crate) const COMMIT_FUNCTION: &str = commit_function!(
+    "",
+    "p_approval_step INTEGER[], p_approval_role TEXT[],",
+    r#"        IF cardinality(p_approval_ref) > 0 THEN
+            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal,
+                                   step, role)
+            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal, a.step, a.role
+            FROM unnest(p_approval_ref, p_approval_approver, p_approval_text,
+                        p_approval_recorded, p_approval_ordinal, p_approval_step, p_approval_role)
+                 AS a(ref, approver, approval, recorded, ordinal, step, role);
+        END IF;
+"#
+);
+
+/// The function as the stand-ins migration replaces it: an approval keeps
+/// whom it was made for (`approvals.for_email`), one more array parameter
+/// after the approvals' roles.
+pub(crate) const COMMIT_FUNCTION_V2: &str = commit_function!(
+    "
+    DROP FUNCTION countersign_commit(BOOLEAN, TEXT, TEXT, TEXT, BOOLEAN, TEXT, TEXT, TEXT, BIGINT, TEXT, BIGINT, INTEGER, BIGINT, BIGINT[], TEXT[], TEXT[], BOOLEAN, TEXT[], TEXT[], TEXT[], TEXT[], BIGINT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], INTEGER[], BOOLEAN[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], INTEGER[], INTEGER[], TEXT[], TEXT, TEXT, BYTEA, TEXT, TEXT, TEXT, TEXT, TEXT, BIGINT);",
+    "p_approval_step INTEGER[], p_approval_role TEXT[], p_approval_for TEXT[],",
+    r#"        IF cardinality(p_approval_ref) > 0 THEN
+            INSERT INTO approvals (session_id, ref, approver_id, approval, recorded_at, ordinal,
+                                   step, role, for_email)
+            SELECT p_id, a.ref, a.approver, a.approval, a.recorded, a.ordinal, a.step, a.role, a.for_email
+            FROM unnest(p_approval_ref, p_approval_approver, p_approval_text,
+                        p_approval_recorded, p_approval_ordinal, p_approval_step, p_approval_role,
+                        p_approval_for)
+                 AS a(ref, approver, approval, recorded, ordinal, step, role, for_email);
+        END IF;
+"#
+);
 
 /// The call, with every parameter in the function's order.
 const CALL: &str = "SELECT * FROM countersign_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
      $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, \
      $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, \
-     $47, $48)";
+     $47, $48, $49)";
 
 /// A commit's rows as the function's array parameters, one array per
 /// column.
@@ -164,6 +202,7 @@ struct Columns {
     approval_ordinal: Vec<i32>,
     approval_step: Vec<i32>,
     approval_role: Vec<String>,
+    approval_for: Vec<Option<String>>,
 }
 
 impl Columns {
@@ -211,6 +250,7 @@ impl Columns {
             out.approval_ordinal.push(i32_of(a.ordinal));
             out.approval_step.push(i32_of(a.step));
             out.approval_role.push(a.role.clone());
+            out.approval_for.push(a.for_email.clone());
         }
         out
     }
@@ -246,7 +286,7 @@ impl PgStore {
             d.map(|d| d.received_at.as_str()),
         );
         let log_after = log_after.map(i);
-        let params: [&(dyn ToSql + Sync); 48] = [
+        let params: [&(dyn ToSql + Sync); 49] = [
             &c.new_session,
             &s.id,
             &s.agent_id,
@@ -286,6 +326,7 @@ impl PgStore {
             &cols.approval_ordinal,
             &cols.approval_step,
             &cols.approval_role,
+            &cols.approval_for,
             &decision_id,
             &decision_approver,
             &decision_body,

@@ -20,7 +20,7 @@ use tokio_postgres::{NoTls, Row};
 use super::*;
 use crate::config::Durability;
 
-pub(crate) use commit::COMMIT_FUNCTION;
+pub(crate) use commit::{COMMIT_FUNCTION, COMMIT_FUNCTION_V2};
 pub use migrations::LATEST_VERSION;
 
 /// Runs `body`, an operation written once for both stores (see

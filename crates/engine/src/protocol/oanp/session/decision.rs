@@ -83,6 +83,7 @@ pub(crate) fn build(input: &DecisionInput<'_>) -> Result<Vec<u8>, DecideError> {
         threshold_crossed: threshold,
         session_id: session.clone(),
         role: signed_role(pending),
+        on_behalf_of: gate_decision::signed_stand_in(pending),
     };
     let reference = format!("urn:oanp:session:{session}");
     let receipt = build_receipt_referencing(&draft, &input.key.verifying_key(), &reference)
