@@ -31,6 +31,9 @@ const COMMANDS: &[&str] = &[
     "set_key_passphrase",
     "move_to_new_key",
     "extend_deadline",
+    "stand_ins",
+    "give_stand_in",
+    "revoke_stand_in",
 ];
 
 fn main() {

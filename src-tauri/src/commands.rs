@@ -250,6 +250,35 @@ pub async fn move_to_new_key(
     Ok(slot.get()?.move_to_new_key(passphrase).await?)
 }
 
+/// `stand_ins`: every connected host's stand-ins for this person.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn stand_ins(slot: State<'_, EngineSlot>) -> Reply<countersign_engine::StandInsView> {
+    Ok(slot.get()?.stand_ins().await?)
+}
+
+/// `give_stand_in`: lets a colleague act for this person in some roles for
+/// some days, signed with the approver key.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn give_stand_in(
+    slot: State<'_, EngineSlot>,
+    request: countersign_engine::GiveStandIn,
+) -> Reply<countersign_engine::StandInView> {
+    Ok(slot.get()?.give_stand_in(request).await?)
+}
+
+/// `revoke_stand_in`: takes back a stand-in given, or gives up one received.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn revoke_stand_in(
+    slot: State<'_, EngineSlot>,
+    host_id: String,
+    delegation_id: String,
+) -> Reply<countersign_engine::StandInView> {
+    Ok(slot
+        .get()?
+        .revoke_stand_in(&host_id, &delegation_id)
+        .await?)
+}
+
 /// `export_dispute`: writes a disputed session's evidence into the data dir's `exports/`.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn export_dispute(

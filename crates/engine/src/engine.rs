@@ -255,6 +255,34 @@ impl Engine {
         Ok(())
     }
 
+    /// Every connected host's stand-ins for this person: given, received,
+    /// the roles they may hand over and the colleagues who may take them.
+    pub async fn stand_ins(&self) -> Result<crate::views::StandInsView, EngineError> {
+        crate::stand_ins::list(self.ctx()).await
+    }
+
+    /// Lets a colleague act for this person in some roles for some days
+    /// (this computer's zone), signed with the approver key.
+    pub async fn give_stand_in(
+        &self,
+        request: crate::views::GiveStandIn,
+    ) -> Result<crate::views::StandInView, EngineError> {
+        let made = crate::stand_ins::give(self.ctx(), &request).await?;
+        let _ = self.refresh().await;
+        Ok(made)
+    }
+
+    /// Takes back a stand-in this person gave, or gives up one received.
+    pub async fn revoke_stand_in(
+        &self,
+        host_id: &str,
+        delegation_id: &str,
+    ) -> Result<crate::views::StandInView, EngineError> {
+        let revoked = crate::stand_ins::revoke(self.ctx(), host_id, delegation_id).await?;
+        let _ = self.refresh().await;
+        Ok(revoked)
+    }
+
     /// Checks an edited counter (in the protocol's own form) by the
     /// protocol's rules, with its diff against the proposal it answers.
     pub async fn validate_counter(

@@ -29,6 +29,7 @@ mod receipts;
 mod reminders;
 mod rotate;
 mod settings;
+mod stand_ins;
 pub mod store;
 pub mod views;
 mod watch;

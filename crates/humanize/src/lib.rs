@@ -69,6 +69,11 @@ impl Humanizer {
         &self.tag
     }
 
+    /// The zone times are shown in (days of delegations are read in it).
+    pub fn time_zone(&self) -> &TimeZone {
+        &self.zone
+    }
+
     /// The time zone's tz database name (`Europe/Berlin`), when it has one.
     pub fn time_zone_name(&self) -> Option<&str> {
         self.zone.iana_name()

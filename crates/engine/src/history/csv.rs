@@ -140,6 +140,10 @@ fn with_chain(
         if let Some(role) = &c.role {
             add("chain.role", role.clone());
         }
+        if let Some(s) = &c.stand_in {
+            add("chain.for", s.for_person.clone());
+            add("chain.delegation", s.delegation.clone());
+        }
     }
     terms
 }

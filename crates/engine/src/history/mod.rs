@@ -279,6 +279,7 @@ pub(crate) fn decision_chain(proposal: Option<&str>) -> Option<crate::views::Dec
         policy_version: chain.policy_version,
         step: chain.current_step,
         role: chain.your_role,
+        stand_in: chain.your_stand_in,
         steps: chain.steps,
     })
 }

@@ -17,12 +17,14 @@ mod concordia;
 pub mod contract;
 mod oanp;
 mod receipts;
+mod stand_ins;
 
 pub use self::anex::*;
 pub use self::anp::*;
 pub use self::concordia::*;
 pub use self::oanp::*;
 pub use self::receipts::*;
+pub use self::stand_ins::*;
 
 /// An exact decimal amount as a string (`"570000"`, `"1140.50"`).
 pub type Money = String;
@@ -939,6 +941,10 @@ pub struct DecisionChain {
     pub step: Option<u32>,
     /// The role it was made as.
     pub role: Option<String>,
+    /// When it was made as a stand-in: for whom (an email), and under which
+    /// delegation.
+    #[serde(default)]
+    pub stand_in: Option<StandingIn>,
     /// Every step as it stood when the decision was made.
     pub steps: Vec<ChainStep>,
 }

@@ -909,3 +909,103 @@ async fn a_routed_ask_is_approved_as_finance_and_answered_only_at_the_last_step(
     engine.refresh().await.unwrap();
     assert!(engine.inbox().await.unwrap().is_empty());
 }
+
+/// Bank details asked over ANEX go to Frank, in finance, alone.
+const FRANK_ALONE: &str = r#"
+[roles]
+finance = ["frank@fabrikam.example"]
+
+[[rule]]
+name = "Bank details asked over ANEX"
+protocol = ["anex"]
+data_item = ["bank_details"]
+[[rule.step]]
+role = "finance"
+
+[unnamed_currency]
+reason = "other currencies go to finance"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything else goes to finance"
+[[no_rule.step]]
+role = "finance"
+"#;
+
+#[tokio::test]
+async fn a_stand_ins_anex_receipt_names_whom_it_was_made_for() {
+    let world = World::start().await;
+    world
+        .host()
+        .load_authority(&world.org, FRANK_ALONE, "the test")
+        .await
+        .unwrap();
+    // Frank lets Ann (who holds no role) stand in for him as finance today.
+    let key = anp::keys::generate_signing_key();
+    let code = world.code("frank@fabrikam.example").await;
+    let enrolled = countersign_client::ApproverClient::enroll(
+        &world.url,
+        &code,
+        "Frank",
+        "frank@fabrikam.example",
+        &key,
+    )
+    .await
+    .unwrap();
+    let frank =
+        countersign_client::ApproverClient::new(&world.url, key, &enrolled.approver_id).unwrap();
+    let (_dir, engine, requester, view) =
+        asked(&world, "Northwind Supplies Ltd", "supplier onboarding").await;
+    assert!(
+        !view.item.chain.as_ref().unwrap().you_may_approve,
+        "not Ann's yet"
+    );
+    let today = time::OffsetDateTime::now_utc().date().to_string();
+    let given = frank
+        .delegate(
+            "anex-stand-in",
+            "ann@fabrikam.example",
+            &["finance".into()],
+            &today,
+            &today,
+            "UTC",
+            time::OffsetDateTime::now_utc(),
+        )
+        .await
+        .unwrap();
+    engine.refresh().await.unwrap();
+    let item = engine.inbox().await.unwrap().remove(0);
+    let chain = item.chain.clone().expect("routed");
+    assert!(chain.you_may_approve, "{chain:?}");
+    assert_eq!(
+        chain.your_stand_in.as_ref().map(|s| s.for_person.as_str()),
+        Some("frank@fabrikam.example")
+    );
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    let done = engine
+        .decide(request(&view, DecideAction::Approve, None, None))
+        .await
+        .unwrap();
+    assert_ne!(done.outcome, "awaiting_approvals", "{}", done.detail);
+    assert_eq!(
+        requester.task().await["metadata"][URI]["awaiting"],
+        "counterparty"
+    );
+    let detail = engine
+        .session_detail(&view.item.host_id, &view.item.session_id)
+        .await
+        .unwrap();
+    let receipt = detail.decisions[0].receipt.as_ref().expect("the receipt");
+    assert_eq!(receipt["approver"]["role"], "finance");
+    assert_eq!(
+        receipt["approver"]["on_behalf_of"],
+        serde_json::json!({
+            "person": "frank@fabrikam.example",
+            "delegation": format!("urn:countersign:delegation:{}", given.delegation_id),
+        })
+    );
+}

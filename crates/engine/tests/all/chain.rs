@@ -162,3 +162,121 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
         Some("Above 10,000 USD: rule 2")
     );
 }
+
+#[tokio::test]
+async fn a_stand_in_decides_for_the_holder_and_history_says_for_whom() {
+    let world = World::start().await;
+    let (_a, ann) = world.engine("ann@fabrikam.example").await;
+    let (_f, fay) = world.engine("fay@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    world
+        .host()
+        .load_authority(&world.org, THREE_TIER, "Ivy Admin")
+        .await
+        .unwrap();
+    // Fay (finance) lets Grace, who holds no role, stand in for her today.
+    let mine = fay.stand_ins().await.unwrap();
+    let here = &mine.hosts[0];
+    assert_eq!(here.my_roles, ["finance"]);
+    assert!(here
+        .colleagues
+        .iter()
+        .any(|c| c.email == "grace@fabrikam.example"));
+    let today = mine.today.clone();
+    // Refused before anything is signed: no role, days the wrong way round.
+    let give = |roles: Vec<String>, from: &str, to: &str| countersign_engine::GiveStandIn {
+        host_id: here.host_id.clone(),
+        to: "grace@fabrikam.example".into(),
+        roles,
+        from_date: from.into(),
+        to_date: to.into(),
+    };
+    let e = fay
+        .give_stand_in(give(vec![], &today, &today))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().starts_with("Choose at least one"), "{e}");
+    let e = fay
+        .give_stand_in(give(vec!["finance".into()], &today, "2000-01-01"))
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("Until (2000-01-01) is before From"),
+        "{e}"
+    );
+    // The host's refusal, in its words: a role Fay does not hold.
+    let e = fay
+        .give_stand_in(give(vec!["cfo".into()], &today, &today))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("you do not hold \"cfo\""), "{e}");
+    let given = fay
+        .give_stand_in(give(vec!["finance".into()], &today, &today))
+        .await
+        .unwrap();
+    assert_eq!(
+        (given.state.as_str(), given.to_name.as_str()),
+        ("in_force", "Grace")
+    );
+    let graces = grace.stand_ins().await.unwrap();
+    assert_eq!(graces.hosts[0].received.len(), 1);
+    assert_eq!(graces.hosts[0].received[0].from, "fay@fabrikam.example");
+    assert!(graces.hosts[0].my_roles.is_empty());
+
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, anp::EventKind::Offer, offer(100, DAY)).await;
+    let seen_by_ann = row(&ann).await;
+    let one = ann.decide(approve(&seen_by_ann)).await.unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    // Step 2 waits on finance: on Grace, standing in for Fay.
+    let seen_by_grace = row(&grace).await;
+    let chain = seen_by_grace.chain.clone().unwrap();
+    assert!(chain.you_may_approve);
+    assert_eq!(chain.your_role.as_deref(), Some("finance"));
+    let stand_in = chain.your_stand_in.clone().expect("Grace stands in");
+    assert_eq!(stand_in.for_person, "fay@fabrikam.example");
+    assert_eq!(
+        stand_in.delegation,
+        format!("urn:countersign:delegation:{}", given.delegation_id)
+    );
+    assert_eq!(grace.app_state().await.unwrap().waiting, 1);
+    let two = grace.decide(approve(&seen_by_grace)).await.unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+    let log = agent.log(&session, None).await.unwrap();
+    assert!(log.events.iter().any(|e| e.kind == anp::EventKind::Accept));
+    // History and the CSV say for whom.
+    let detail = grace
+        .session_detail(&seen_by_grace.host_id, &session)
+        .await
+        .unwrap();
+    let made = detail.decisions[0].chain.clone().unwrap();
+    assert_eq!(
+        made.stand_in.map(|s| s.for_person).as_deref(),
+        Some("fay@fabrikam.example")
+    );
+    let csv = grace
+        .export_session(
+            &seen_by_grace.host_id,
+            &session,
+            countersign_engine::ExportFormat::Csv,
+        )
+        .await
+        .unwrap();
+    let rows = csv_rows(&std::fs::read_to_string(&csv.path).unwrap());
+    assert!(rows
+        .iter()
+        .any(|r| r[0] == "decision" && r[10] == "chain.for" && r[11] == "fay@fabrikam.example"));
+
+    // Grace gives it up; Fay sees it revoked, by Grace.
+    let revoked = grace
+        .revoke_stand_in(&graces.hosts[0].host_id, &given.delegation_id)
+        .await
+        .unwrap();
+    assert_eq!(revoked.state, "revoked");
+    let fays = fay.stand_ins().await.unwrap();
+    assert_eq!(
+        fays.hosts[0].given[0].revoked_by.as_deref(),
+        Some("grace@fabrikam.example")
+    );
+}

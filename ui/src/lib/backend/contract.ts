@@ -661,6 +661,12 @@ you_may_decide: boolean,
  */
 your_role: string | null, 
 /**
+ * When this person decides as someone's stand-in: for whom, and the
+ * delegation a Concordia, OANP or ANEX receipt names
+ * (`approver.on_behalf_of`).
+ */
+your_stand_in: StandingIn | null, 
+/**
  * Every step, in order.
  */
 steps: Array<ChainStep>, };
@@ -847,9 +853,13 @@ required: number,
  */
 approved_by: Array<string>, 
 /**
- * Who may still approve it now (emails).
+ * Who may still approve it now (emails), stand-ins among them.
  */
-may_act: Array<string>, };
+may_act: Array<string>, 
+/**
+ * Those of `approved_by` who approved as someone's stand-in.
+ */
+stood_in: Array<StoodIn>, };
 
 /**
  * One step of an [`ApprovalChain`].
@@ -955,6 +965,19 @@ old: Clause | null,
  * The clause after.
  */
 new: Clause | null, };
+
+/**
+ * A colleague who may stand in.
+ */
+export type ColleagueView = { 
+/**
+ * Their email.
+ */
+email: string, 
+/**
+ * Their name.
+ */
+name: string, };
 
 /**
  * The `CommandError { code, message }` the shell rejects a command with.
@@ -1450,6 +1473,31 @@ amount: Amount | null,
 threshold: Amount | null, };
 
 /**
+ * What the person asks to give.
+ */
+export type GiveStandIn = { 
+/**
+ * At which host.
+ */
+host_id: string, 
+/**
+ * Who stands in (a colleague's email).
+ */
+to: string, 
+/**
+ * Which of the person's roles.
+ */
+roles: Array<string>, 
+/**
+ * The first day (`YYYY-MM-DD`), in this computer's zone.
+ */
+from_date: string, 
+/**
+ * The last day, inclusive.
+ */
+to_date: string, };
+
+/**
  * The session log this console holds, checked in place of a filed one.
  */
 export type HeldLog = { 
@@ -1578,6 +1626,43 @@ moved: boolean,
  * What happened, for people.
  */
 detail: string, };
+
+/**
+ * One host's stand-ins for this person.
+ */
+export type HostStandIns = { 
+/**
+ * The console's id for the host.
+ */
+host_id: string, 
+/**
+ * Its name for people.
+ */
+host_label: string, 
+/**
+ * Who the person is there (an email).
+ */
+me: string, 
+/**
+ * Given by the person, newest first.
+ */
+given: Array<StandInView>, 
+/**
+ * Given to the person, newest first.
+ */
+received: Array<StandInView>, 
+/**
+ * The roles the person holds there now (what they may hand over).
+ */
+my_roles: Array<string>, 
+/**
+ * Who may stand in.
+ */
+colleagues: Array<ColleagueView>, 
+/**
+ * Why the host's list could not be read, when it could not.
+ */
+error: string | null, };
 
 /**
  * How the console hears of one host's changes (the Hosts screen says it).
@@ -3086,9 +3171,115 @@ key: KeyStatus, };
 export type Side = "counterparty" | "ours";
 
 /**
+ * One delegation as the screen lists it.
+ */
+export type StandInView = { 
+/**
+ * Its id at the host.
+ */
+delegation_id: string, 
+/**
+ * Who gave it (an email).
+ */
+from: string, 
+/**
+ * Their name.
+ */
+from_name: string, 
+/**
+ * Who stands in (an email).
+ */
+to: string, 
+/**
+ * Their name.
+ */
+to_name: string, 
+/**
+ * The roles handed over.
+ */
+roles: Array<string>, 
+/**
+ * The first day (`YYYY-MM-DD`), in `zone`.
+ */
+from_date: string, 
+/**
+ * The last day, inclusive, in `zone`.
+ */
+to_date: string, 
+/**
+ * The delegator's time zone (IANA name).
+ */
+zone: string, 
+/**
+ * The first moment in force (RFC 3339, UTC).
+ */
+starts_at: string, 
+/**
+ * The first moment no longer in force (RFC 3339, UTC).
+ */
+ends_at: string, 
+/**
+ * `scheduled`, `in_force`, `ended` or `revoked`.
+ */
+state: string, 
+/**
+ * When it was revoked, if it was.
+ */
+revoked_at: string | null, 
+/**
+ * Who revoked it (an email), if it was.
+ */
+revoked_by: string | null, };
+
+/**
+ * The screen: every connected host's stand-ins, and the zone days are
+ * read in when the person gives one.
+ */
+export type StandInsView = { 
+/**
+ * One entry per connected host.
+ */
+hosts: Array<HostStandIns>, 
+/**
+ * This computer's time zone (IANA name), in which new delegations'
+ * days are given.
+ */
+zone: string, 
+/**
+ * Today in that zone (`YYYY-MM-DD`).
+ */
+today: string, };
+
+/**
+ * Acting for another approver under a delegation.
+ */
+export type StandingIn = { 
+/**
+ * The holder the decision is made for (an email).
+ */
+for_person: string, 
+/**
+ * The delegation (`urn:countersign:delegation:<id>`).
+ */
+delegation: string, };
+
+/**
  * Session states the history can filter on.
  */
 export type StateFilter = "open" | "closed" | "agreed" | "disputed" | "pending";
+
+/**
+ * An approval a stand-in made: who, for whom (emails).
+ */
+export type StoodIn = { 
+/**
+ * Who approved.
+ */
+by: string, 
+/**
+ * For whom.
+ */
+for_person: string, };
 
 /**
  * One term and its value.
