@@ -37,6 +37,8 @@ mod oanp;
 mod person;
 #[path = "e2e/receipts.rs"]
 mod receipts;
+#[path = "e2e/stand_in.rs"]
+mod stand_in;
 
 impl Scenario {
     async fn start(tag: &str) -> Result<Scenario> {

@@ -4,50 +4,11 @@
 //! takes one back; or sees who may act for them and for whom they may act.
 //! The host checks and keeps every delegation; the console only asks.
 
-use countersign_host_api::approver::Delegation;
-
 use crate::context::Context;
+use crate::edge::stand_ins as wire;
 use crate::error::EngineError;
 use crate::store::HostRecord;
-use crate::views::{ColleagueView, GiveStandIn, HostStandIns, StandInView, StandInsView};
-
-fn view(d: Delegation) -> StandInView {
-    StandInView {
-        delegation_id: d.delegation_id,
-        from: d.from,
-        from_name: d.from_name,
-        to: d.to,
-        to_name: d.to_name,
-        roles: d.roles,
-        from_date: d.from_date,
-        to_date: d.to_date,
-        zone: d.zone,
-        starts_at: d.starts_at,
-        ends_at: d.ends_at,
-        state: match d.state {
-            countersign_host_api::approver::DelegationState::Scheduled => "scheduled",
-            countersign_host_api::approver::DelegationState::InForce => "in_force",
-            countersign_host_api::approver::DelegationState::Ended => "ended",
-            countersign_host_api::approver::DelegationState::Revoked => "revoked",
-        }
-        .to_owned(),
-        revoked_at: d.revoked_at,
-        revoked_by: d.revoked_by,
-    }
-}
-
-fn client_error(host: &HostRecord, e: countersign_client::ClientError) -> EngineError {
-    match e {
-        countersign_client::ClientError::Http { code, message, .. } => {
-            EngineError::HostRefused { code, message }
-        }
-        countersign_client::ClientError::Transport { detail, .. } => EngineError::Unreachable {
-            url: host.url.clone(),
-            detail,
-        },
-        other => EngineError::Protocol(other.to_string()),
-    }
-}
+use crate::views::{GiveStandIn, HostStandIns, StandInView, StandInsView};
 
 /// The hosts the person has stand-ins at: one per host and approver (a host
 /// enrolled once serves every protocol it speaks).
@@ -96,26 +57,15 @@ pub(crate) async fn list(ctx: &Context) -> Result<StandInsView, EngineError> {
             error: None,
         };
         let answer = match ctx.host_io(&host) {
-            Ok(io) => io
-                .client
-                .delegations()
-                .await
-                .map_err(|e| client_error(&host, e)),
+            Ok(io) => wire::list(&io.client, &host).await,
             Err(e) => Err(e),
         };
         match answer {
             Ok(list) => {
-                entry.given = list.given.into_iter().map(view).collect();
-                entry.received = list.received.into_iter().map(view).collect();
+                entry.given = list.given;
+                entry.received = list.received;
                 entry.my_roles = list.my_roles;
-                entry.colleagues = list
-                    .colleagues
-                    .into_iter()
-                    .map(|c| ColleagueView {
-                        email: c.email,
-                        name: c.name,
-                    })
-                    .collect();
+                entry.colleagues = list.colleagues;
             }
             // A locked key locks every host alike: the person unlocks it.
             Err(e @ EngineError::Locked(_)) => return Err(e),
@@ -178,21 +128,20 @@ pub(crate) async fn give(ctx: &Context, request: &GiveStandIn) -> Result<StandIn
     let (zone, _) = zone_and_today(ctx);
     let io = ctx.host_io(&host)?;
     let id = uuid::Uuid::new_v4().to_string();
-    let made = io
-        .client
-        .delegate(
-            &id,
-            &request.to,
-            &request.roles,
-            &request.from_date,
-            &request.to_date,
-            &zone,
-            ctx.now(),
-        )
-        .await
-        .map_err(|e| client_error(&host, e))?;
+    let made = wire::give(
+        &io.client,
+        &host,
+        &id,
+        &request.to,
+        &request.roles,
+        &request.from_date,
+        &request.to_date,
+        &zone,
+        ctx.now(),
+    )
+    .await?;
     ctx.emit(crate::views::ChangeScope::Inbox, Some(&host.host_id), None);
-    Ok(view(made))
+    Ok(made)
 }
 
 /// Takes back (or gives up) a stand-in at one host.
@@ -209,11 +158,7 @@ pub(crate) async fn revoke(
             id: host_id.to_owned(),
         })?;
     let io = ctx.host_io(&host)?;
-    let revoked = io
-        .client
-        .revoke_delegation(delegation_id)
-        .await
-        .map_err(|e| client_error(&host, e))?;
+    let revoked = wire::revoke(&io.client, &host, delegation_id).await?;
     ctx.emit(crate::views::ChangeScope::Inbox, Some(host_id), None);
-    Ok(view(revoked))
+    Ok(revoked)
 }

@@ -7,6 +7,7 @@
 
 pub(crate) mod enroll;
 pub(crate) mod keyfile;
+pub(crate) mod stand_ins;
 pub(crate) mod transport;
 pub(crate) mod wire;
 
