@@ -677,7 +677,50 @@ fn update_pending(
         if now_theirs {
             notify_pending(ctx, host, session, p)?;
         }
+        if let Some((step, role)) = p.chain.as_ref().and_then(escalated_past_me) {
+            notify_escalated(ctx, host, session, p, step, &role)?;
+        }
     }
+    Ok(())
+}
+
+/// The current step and its escalation role, when the step is past its
+/// response time and this person may still act at it in the step's own
+/// role (not as the escalation role): they are told it is overdue, once.
+fn escalated_past_me(chain: &crate::views::ApprovalChain) -> Option<(u32, String)> {
+    let n = chain.current_step?;
+    let step = chain.steps.iter().find(|s| s.number == n)?;
+    let role = step.escalate_to.clone()?;
+    let mine = chain.you_may_approve && chain.your_role.as_deref() != Some(role.as_str());
+    (step.escalated && mine).then_some((n, role))
+}
+
+/// Tells a holder of an overdue step's own role that it is now offered to
+/// its escalation role too (once per step: the claim is kept).
+fn notify_escalated(
+    ctx: &Context,
+    host: &HostRecord,
+    session: &RemoteSession,
+    p: &PendingProposal,
+    step: u32,
+    role: &str,
+) -> Result<(), EngineError> {
+    let subject = format!("escalated:{}:{step}", p.event_hash);
+    if !ctx
+        .store()?
+        .claim_notification(&host.host_id, &session.id, &subject, &ctx.now_text())?
+    {
+        return Ok(());
+    }
+    if !ctx.settings().on(crate::settings::NOTIFY_NEW_PROPOSAL) {
+        return Ok(());
+    }
+    let Some(record) = ctx.store()?.session(&host.host_id, &session.id)? else {
+        return Ok(());
+    };
+    let tail = format!("is past its response time: offered to {role} too");
+    let notice = pending_notice(ctx, &record, p, &tail)?;
+    ctx.notifier().reminder(&notice);
     Ok(())
 }
 

@@ -280,3 +280,95 @@ async fn a_stand_in_decides_for_the_holder_and_history_says_for_whom() {
         Some("grace@fabrikam.example")
     );
 }
+
+/// Finance has a minute, then the CFO may approve too.
+const ESCALATING: &str = r#"
+[roles]
+buyer = ["ann@fabrikam.example"]
+finance = ["fay@fabrikam.example"]
+cfo = ["carol@fabrikam.example"]
+
+[[rule]]
+name = "Above 10,000 USD"
+amount = [{ currency = "USD", above = "10000" }]
+[[rule.step]]
+role = "buyer"
+[[rule.step]]
+role = "finance"
+respond_within = "1m"
+escalate_to = "cfo"
+
+[unnamed_currency]
+reason = "other currencies"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything else"
+[[no_rule.step]]
+role = "buyer"
+"#;
+
+#[tokio::test]
+async fn an_overdue_step_is_offered_to_its_escalation_role_and_its_own_role_is_told_once() {
+    if through_deployment() {
+        // The deployment's host processes keep their own clocks; the host
+        // suite tests escalation on both stores under an injected clock.
+        return;
+    }
+    let world = World::start().await;
+    world
+        .host()
+        .load_authority(&world.org, ESCALATING, "Ivy Admin")
+        .await
+        .unwrap();
+    let (_a, ann) = world.engine("ann@fabrikam.example").await;
+    let (_f, fay) = world.engine("fay@fabrikam.example").await;
+    let (_c, carol) = world.engine("carol@fabrikam.example").await;
+    let (told_fay, told_carol) = (recorded(&fay), recorded(&carol));
+    let (agent, session) = world.vendor("Northwind").await;
+    submit(&agent, &session, anp::EventKind::Offer, offer(100, DAY)).await;
+    let one = ann.decide(approve(&row(&ann).await)).await.unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    // Fay's turn: she is told; the CFO is not, and may not act.
+    assert!(row(&fay).await.chain.unwrap().you_may_approve);
+    assert_eq!(told_fay.pending.lock().unwrap().len(), 1);
+    assert!(!row(&carol).await.chain.unwrap().you_may_approve);
+    assert_eq!(told_carol.pending.lock().unwrap().len(), 0);
+    assert_eq!(told_fay.reminders.lock().unwrap().len(), 0);
+
+    // A minute and a second later (the host's clock; within the window its
+    // signed requests allow): the step is overdue.
+    world
+        .host()
+        .clock()
+        .advance(std::time::Duration::from_secs(61));
+    let chain = row(&fay).await.chain.unwrap();
+    assert!(chain.steps[1].escalated, "{chain:?}");
+    assert!(chain.you_may_approve, "finance still may");
+    // Fay is told once that it is overdue and offered to the CFO too.
+    let overdue = told_fay.reminders.lock().unwrap().clone();
+    assert_eq!(overdue.len(), 1, "{overdue:?}");
+    assert!(
+        overdue[0]
+            .title
+            .contains("past its response time: offered to cfo too"),
+        "{}",
+        overdue[0].title
+    );
+    fay.refresh().await.unwrap();
+    assert_eq!(told_fay.reminders.lock().unwrap().len(), 1, "once");
+    // The CFO's turn has come: told as for any step, and the approval counts.
+    let carols = row(&carol).await;
+    let chain = carols.chain.clone().unwrap();
+    assert!(chain.you_may_approve);
+    assert_eq!(chain.your_role.as_deref(), Some("cfo"));
+    assert_eq!(told_carol.pending.lock().unwrap().len(), 1);
+    assert_eq!(
+        told_carol.reminders.lock().unwrap().len(),
+        0,
+        "not told it is overdue: it is theirs now"
+    );
+    let two = carol.decide(approve(&carols)).await.unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+}
