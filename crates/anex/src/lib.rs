@@ -84,7 +84,10 @@ pub use diff::{diff, TermsDiff};
 pub use message::{CallForProposal, Content, Envelope, Message};
 pub use parse::{parse, parse_value, Unreadable};
 pub use performative::{Performative, Protocol};
-pub use policy::{Counterparty, Evaluation, Policy, ProposalVerdict};
+pub use policy::{
+    decision_deadline, Counterparty, Evaluation, Policy, ProposalVerdict,
+    DEFAULT_DECIDE_WITHIN_HOURS, MAX_DECIDE_WITHIN_HOURS,
+};
 pub use record::TermsRecord;
 pub use term::{AccessItem, Terms};
 pub use text::{AgentId, Id, ItemName, Promise, Text};

@@ -17,6 +17,19 @@ use time::{Duration, OffsetDateTime};
 
 use crate::json::read_strict;
 use crate::limits::{MAX_POLICY_BYTES, MAX_POLICY_RULES, MAX_PROMISES, MAX_TERMS_VALID_DAYS};
+
+/// How long an ask waits for the owner when the policy does not say (or
+/// no policy is loaded): three days.
+pub const DEFAULT_DECIDE_WITHIN_HOURS: u32 = 72;
+/// The longest an ask may wait for the owner: thirty days.
+pub const MAX_DECIDE_WITHIN_HOURS: u32 = 720;
+
+/// When an ask that arrived at `asked_at` stops waiting for the owner,
+/// under `policy` (or the default, with none loaded).
+pub fn decision_deadline(policy: Option<&Policy>, asked_at: OffsetDateTime) -> OffsetDateTime {
+    let hours = policy.map_or(DEFAULT_DECIDE_WITHIN_HOURS, |p| p.decide_within_hours);
+    asked_at + Duration::hours(i64::from(hours))
+}
 use crate::rules::{check_counter, Rejection};
 use crate::term::{AccessItem, Terms};
 use crate::text::{join_promises, quote, AgentId, ItemName, Promise, Text};
@@ -40,6 +53,8 @@ pub enum PolicyError {
 struct RawPolicy {
     anex_policy: u32,
     terms_valid_days: u32,
+    #[serde(default)]
+    decide_within_hours: Option<u32>,
     rules: Vec<RawRule>,
     #[serde(default)]
     may_promise: Vec<String>,
@@ -114,6 +129,9 @@ pub struct PolicyRule {
 pub struct Policy {
     /// How long accepted terms stay in force, in days from the decision.
     pub terms_valid_days: u32,
+    /// How long an ask waits for the owner's decision, in hours from its
+    /// arrival; past it the requester is refused ("no one decided in time").
+    pub decide_within_hours: u32,
     /// The rules, in file order (numbered from 1 in reasons).
     pub rules: Vec<PolicyRule>,
     /// Promises the owner's own agent may make without asking the owner.
@@ -233,6 +251,15 @@ impl Policy {
                 format!("must be 1 to {MAX_TERMS_VALID_DAYS}"),
             ));
         }
+        let decide_within_hours = raw
+            .decide_within_hours
+            .unwrap_or(DEFAULT_DECIDE_WITHIN_HOURS);
+        if decide_within_hours == 0 || decide_within_hours > MAX_DECIDE_WITHIN_HOURS {
+            return Err(invalid(
+                "decide_within_hours".into(),
+                format!("must be 1 to {MAX_DECIDE_WITHIN_HOURS}"),
+            ));
+        }
         if raw.rules.len() > MAX_POLICY_RULES {
             return Err(invalid(
                 "rules".into(),
@@ -324,9 +351,15 @@ impl Policy {
         }
         Ok(Self {
             terms_valid_days: raw.terms_valid_days,
+            decide_within_hours,
             rules,
             may_promise: promise_list("may_promise".into(), &raw.may_promise)?,
         })
+    }
+
+    /// When an ask that arrived at `asked_at` stops waiting for the owner.
+    pub fn decision_deadline(&self, asked_at: OffsetDateTime) -> OffsetDateTime {
+        decision_deadline(Some(self), asked_at)
     }
 
     /// Until when terms decided at `decided_at` stay in force.

@@ -84,6 +84,14 @@ fn the_file_is_refused_naming_what_is_wrong_each_alone() {
             "terms_valid_days: must be 1 to 3650",
         ),
         (
+            refusal(|v| v["decide_within_hours"] = json!(0)),
+            "decide_within_hours: must be 1 to 720",
+        ),
+        (
+            refusal(|v| v["decide_within_hours"] = json!(721)),
+            "decide_within_hours: must be 1 to 720",
+        ),
+        (
             refusal(|v| drop(v.as_object_mut().unwrap().remove("terms_valid_days"))),
             "missing field `terms_valid_days`",
         ),
@@ -288,4 +296,21 @@ fn a_proposal_asking_promises_beyond_may_promise_needs_the_owner() {
     assert_eq!(promises.len(), 1);
     assert_eq!(promises[0].0.as_str(), "no retention beyond 7 days");
     assert!(promises[0].1.contains("may_promise does not list"));
+}
+
+#[test]
+fn an_ask_waits_for_the_owner_as_long_as_the_policy_says_or_three_days() {
+    let asked = time::macros::datetime!(2026-12-07 10:00 UTC);
+    assert_eq!(
+        anex::decision_deadline(None, asked),
+        time::macros::datetime!(2026-12-10 10:00 UTC)
+    );
+    assert_eq!(policy().decide_within_hours, 72);
+    let mut v: serde_json::Value = serde_json::from_str(POLICY).unwrap();
+    v["decide_within_hours"] = serde_json::json!(24);
+    let policy = anex::Policy::parse(&v.to_string()).unwrap();
+    assert_eq!(
+        policy.decision_deadline(asked),
+        time::macros::datetime!(2026-12-08 10:00 UTC)
+    );
 }

@@ -713,6 +713,36 @@ pub fn owner_answers(
     Ok(answer)
 }
 
+/// When the ask pending in `doc` stops waiting for the owner (its
+/// decision deadline under `policy`), if one is pending.
+pub fn decision_deadline(doc: &Doc, policy: Option<&anex::Policy>) -> Option<OffsetDateTime> {
+    let pending = doc.pending.as_ref()?;
+    let since = anp::api::parse_timestamp(&pending.since)?;
+    Some(anex::decision_deadline(policy, since))
+}
+
+/// Past its decision deadline, the pending ask is answered for the owner:
+/// the requester is sent a REFUSE saying no one decided in time, and the
+/// ask no longer waits. Answers the deadline when it did so.
+pub fn expire_if_due(
+    doc: &mut Doc,
+    policy: Option<&anex::Policy>,
+    now: OffsetDateTime,
+) -> Result<Option<OffsetDateTime>, String> {
+    let Some(deadline) = decision_deadline(doc, policy) else {
+        return Ok(None);
+    };
+    if now < deadline {
+        return Ok(None);
+    }
+    let reason = format!(
+        "No one decided on this ask by its deadline ({}); ask again if you still need it.",
+        text_time(deadline)
+    );
+    owner_answers(doc, OwnerAnswer::Refuse { reason: &reason }, now)?;
+    Ok(Some(deadline))
+}
+
 /// The owner's answer to a pending ask.
 pub enum OwnerAnswer<'a> {
     /// Propose these terms (as asked or countered), recorded so.

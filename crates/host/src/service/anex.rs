@@ -110,7 +110,7 @@ fn doc_of(row: &AnexConversationRow) -> Result<Doc, DomainError> {
         .map_err(|e| DomainError::Internal(format!("stored ANEX conversation unreadable: {e}")))
 }
 
-fn doc_text(doc: &Doc) -> Result<String, DomainError> {
+pub(crate) fn doc_text(doc: &Doc) -> Result<String, DomainError> {
     serde_json::to_string(doc).map_err(|e| DomainError::Internal(e.to_string()))
 }
 
@@ -266,21 +266,47 @@ fn now_text(now: OffsetDateTime) -> String {
     anp::api::format_timestamp(now)
 }
 
-/// `GetTask`: the task with its conversation.
+/// `GetTask`: the task with its conversation. An ask past its decision
+/// deadline is refused for the owner first, so the requester reads that no
+/// one decided in time.
 pub async fn task(
     host: &Host,
     cp: &AnexCounterpartyRow,
     task_id: &str,
 ) -> Result<(AnexConversationRow, Doc), Failure> {
     let context = context_of(task_id).ok_or(Failure::Refused(Refusal::TaskNotFound))?;
-    let row = owned(host, cp, context)
-        .await?
-        .ok_or(Failure::Refused(Refusal::TaskNotFound))?;
-    let doc = doc_of(&row)?;
-    if !doc.tasks.iter().any(|t| t.id == task_id) {
-        return Err(Failure::Refused(Refusal::TaskNotFound));
+    let (policy, _) = files(host, &cp.org_handle).await?;
+    for _ in 0..ATTEMPTS {
+        let row = owned(host, cp, context)
+            .await?
+            .ok_or(Failure::Refused(Refusal::TaskNotFound))?;
+        let mut doc = doc_of(&row)?;
+        if !doc.tasks.iter().any(|t| t.id == task_id) {
+            return Err(Failure::Refused(Refusal::TaskNotFound));
+        }
+        let now = host.clock().now();
+        let expired = domain::expire_if_due(&mut doc, policy.as_ref(), now)
+            .map_err(|e| Failure::Internal(DomainError::Internal(e)))?;
+        if expired.is_none() {
+            return Ok((row, doc));
+        }
+        let new_row = AnexConversationRow {
+            doc: doc_text(&doc)?,
+            version: row.version + 1,
+            updated_at: now_text(now),
+            ..row.clone()
+        };
+        let commit = AnexCommit {
+            conversation: new_row.clone(),
+            expected_version: Some(row.version),
+            decision: None,
+        };
+        if try_commit(host, &commit).await? {
+            crate::changes::touch(&cp.org_handle);
+            return Ok((new_row, doc));
+        }
     }
-    Ok((row, doc))
+    Err(Failure::Internal(busy()))
 }
 
 /// `CancelTask`: withdraws from the negotiation (or the question).

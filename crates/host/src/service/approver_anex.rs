@@ -198,13 +198,11 @@ fn pending_decision(
             access: r.access.iter().map(|a| a.as_str().to_owned()).collect(),
             promise: r.promise.iter().map(|a| a.as_str().to_owned()).collect(),
         });
-    // The ask stays open as long as terms decided when it arrived would stay
-    // in force: a moment fixed by the ask, so the summary (and its ETag) does
-    // not move with the clock.
+    // The ask waits for the owner until its decision deadline: a moment
+    // fixed by the ask (its arrival and the policy's `decide_within_hours`),
+    // so the summary (and its ETag) does not move with the clock.
     let since = anp::api::parse_timestamp(&p.since).unwrap_or(now);
-    let valid_until = policy.map_or(since + time::Duration::days(90), |p| {
-        p.terms_valid_until(since)
-    });
+    let valid_until = anex::decision_deadline(policy, since);
     Some(PendingDecision {
         seq: index as u64 + 1,
         event_hash: message_hash(message),
@@ -404,6 +402,32 @@ pub async fn decide(
             return Err(DomainError::DecisionConflict(format!(
                 "decision_id {} was already used for a decision on another session.",
                 req.decision_id
+            )));
+        }
+        // Past its deadline the ask is refused for the owner (the requester
+        // is told), and no decision is taken on it.
+        if let Some(deadline) =
+            domain::expire_if_due(&mut doc, policy.as_ref(), now).map_err(DomainError::Internal)?
+        {
+            let expired = AnexCommit {
+                conversation: AnexConversationRow {
+                    doc: crate::service::anex::doc_text(&doc)?,
+                    version: row.version + 1,
+                    updated_at: anp::api::format_timestamp(now),
+                    ..row.clone()
+                },
+                expected_version: Some(row.version),
+                decision: None,
+            };
+            match host.store().anex().anex_commit(&expired).await {
+                Ok(()) => {}
+                Err(CommitError::Conflict) => continue,
+                Err(CommitError::Store(e)) => return Err(e.into()),
+            }
+            crate::changes::touch(&approver.org_handle);
+            return Err(DomainError::OfferExpired(format!(
+                "This ask's decision deadline passed at {}; nothing was signed, and the requester was told no one decided in time.",
+                anp::api::format_timestamp(deadline)
             )));
         }
         let Some((conversation, pending)) = domain::awaiting_owner(&doc) else {

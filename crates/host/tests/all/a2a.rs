@@ -1510,3 +1510,118 @@ async fn an_ask_waiting_for_the_owner_reads_the_same_however_late_the_console_as
     assert_eq!(again, tag);
     t.running.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_ask_nobody_decides_by_its_deadline_is_refused_for_the_owner_and_the_requester_is_told()
+{
+    let t = start(roomy_limits()).await;
+    let s = setup(&t).await;
+    let (first, first_context, _) = beyond_policy(&t, &s).await;
+    // A second conversation, asking the same.
+    let mut ask = cfp(
+        &s,
+        &["legal_name(m)", "bank_details(m)"],
+        &["no retention beyond 90 days"],
+    );
+    ask["conversation_id"] = json!("conv-2");
+    let (_, answer) = rpc(&t, &s, "SendMessage", send_params(ask, None, None)).await;
+    assert_eq!(
+        task_of(&answer)["metadata"][URI]["awaiting"],
+        "owner",
+        "{answer}"
+    );
+    let second = task_of(&answer)["id"].as_str().unwrap().to_owned();
+    let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
+    let approver = ApproverClient::new(&t.running.base_url(), ann.key.clone(), &ann.id).unwrap();
+    // The ask waits three days (the policy names no decide_within_hours),
+    // not the ninety its terms would last.
+    let summary = t.summary(&ann).await;
+    let asks: Vec<&Value> = summary["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["protocol"] == "anex")
+        .collect();
+    assert_eq!(asks.len(), 2);
+    let deadline =
+        anp::api::parse_timestamp(asks[0]["pending"][0]["expires_at"].as_str().unwrap()).unwrap();
+    let now = anp::api::parse_timestamp(&t.now()).unwrap();
+    let left = deadline - now;
+    assert!(
+        left <= time::Duration::hours(72) && left > time::Duration::hours(71),
+        "{left}"
+    );
+    // A decision on the first, made now and sent late.
+    let session = approver
+        .summary()
+        .await
+        .unwrap()
+        .sessions
+        .into_iter()
+        .find(|x| x.id == format!("anex:{first_context}"))
+        .unwrap();
+    let pending = session.pending[0].anex.clone().unwrap();
+    let late = approver.approve_anex(&pending).unwrap();
+
+    // One second before: still the owner's.
+    let clock = t.host().clock();
+    clock.advance((left - time::Duration::seconds(1)).try_into().unwrap());
+    let (_, got) = rpc(&t, &s, "GetTask", json!({"id": second})).await;
+    assert_eq!(
+        got["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{got}"
+    );
+    assert_eq!(got["result"]["metadata"][URI]["awaiting"], "owner");
+    // At the deadline the requester who asks reads that no one decided.
+    clock.advance(std::time::Duration::from_secs(1));
+    let (_, got) = rpc(&t, &s, "GetTask", json!({"id": second})).await;
+    let task = &got["result"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_REJECTED", "{got}");
+    let said = status_data(task)["content"]["response"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        said.starts_with("No one decided on this ask by its deadline"),
+        "{said}"
+    );
+    // The late decision is refused, nothing is signed for it, and the first
+    // requester is told the same.
+    let (status, body) = t
+        .signed(
+            &ann,
+            "POST",
+            &format!("/api/console/v1/sessions/anex:{first_context}/decisions"),
+            &serde_json::to_value(&late).unwrap(),
+        )
+        .await;
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("offer_expired")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("decision deadline passed"),
+        "{body}"
+    );
+    let (_, got) = rpc(&t, &s, "GetTask", json!({"id": first})).await;
+    assert_eq!(
+        got["result"]["status"]["state"], "TASK_STATE_REJECTED",
+        "{got}"
+    );
+    // Nothing waits on the owner any more.
+    let summary = t.summary(&ann).await;
+    assert!(
+        summary["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["pending"].as_array().unwrap().is_empty()),
+        "{summary}"
+    );
+    t.running.shutdown().await;
+}

@@ -113,7 +113,7 @@ impl Seam for Anex {
                     .to_owned(),
             decision_goes_to: crate::views::DecisionRecipient::Counterparty,
             deadline_is_ours: false,
-            expiry_note: None,
+            expiry_note: Some("This ask waits for a decision until the organization's deadline (the ANEX policy's decide_within_hours, three days unless it says); past it the requester is told no one decided in time.".to_owned()),
         }
     }
 
