@@ -355,12 +355,12 @@ describe("a locked key", () => {
 describe("a chain of approvals (the organization's policy of authority)", () => {
   const chain = (overrides: Partial<import("../src/lib/backend").ApprovalChain> = {}): import("../src/lib/backend").ApprovalChain => ({
     reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, current_step: 2,
-    you_may_approve: false, you_may_decide: false, your_role: null,
+    you_may_approve: false, you_may_decide: false, your_role: null, your_stand_in: null,
     steps: [
       { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
-        parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [] }] },
+        parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [], stood_in: [] }] },
       { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo", due_at: null, escalated: false,
-        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "frank@fabrikam.example"] }] },
+        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "frank@fabrikam.example"], stood_in: [] }] },
     ],
     ...overrides,
   });
@@ -404,14 +404,53 @@ describe("a chain of approvals (the organization's policy of authority)", () => 
     let { container } = await withChain(due);
     expect(texts(container, "chain-step")[1]).toMatch(/\(within 8 h, due .+, then also cfo\)$/);
     const escalated = chain({
-      you_may_approve: true, you_may_decide: true, your_role: "cfo",
+      you_may_approve: true, you_may_decide: true, your_role: "cfo", your_stand_in: null,
       steps: [chain().steps[0], { ...chain().steps[1], due_at: "2026-11-29T18:00:00Z", escalated: true,
-        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "carol@fabrikam.example"] }] }],
+        parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@fabrikam.example", "carol@fabrikam.example"], stood_in: [] }] }],
     });
     ({ container } = await withChain(escalated));
     expect(texts(container, "chain-step")[1]).toContain("(past its 8 h: offered to cfo too)");
     expect(byId(container, "chain-turn").textContent).toBe(
       "Your turn: step 2 is past its time and offered to cfo too, which you hold.");
+  });
+
+  it("names who approved as a stand-in, and for whom", async () => {
+    const { container } = await withChain(chain({ steps: [
+      { ...chain().steps[0], parts: [{ role: "buyer", required: 2, approved_by: ["ann@fabrikam.example", "grace@fabrikam.example"],
+        may_act: [], stood_in: [{ by: "grace@fabrikam.example", for_person: "fay@fabrikam.example" }] }] },
+      chain().steps[1],
+    ] }));
+    expect(texts(container, "chain-step")[0]).toBe(
+      "Step 1 · buyer 2 of 2 — approved by ann@fabrikam.example, grace@fabrikam.example for fay@fabrikam.example");
+  });
+
+  it("says this person decides as the holder's role, for the holder, when they stand in", async () => {
+    const standingIn = chain({
+      you_may_approve: true, you_may_decide: true, your_role: "finance",
+      your_stand_in: { for_person: "fay@fabrikam.example", delegation: "urn:countersign:delegation:5f0c" },
+    });
+    const { container, user } = await withChain(standingIn);
+    expect(byId(container, "chain-turn").textContent).toBe(
+      "Your turn: step 2 waits on finance; you decide as finance, for fay@fabrikam.example (stand-in).");
+    await user.click(byId(container, "approve-button"));
+    expect(byId(container, "confirm-stand-in").textContent).toBe(
+      "You decide as finance, for fay@fabrikam.example (stand-in): the decision names both of you.");
+  });
+
+  it("says for whom a stand-in may still decline or counter once their approval counts", async () => {
+    const { container } = await withChain(chain({
+      you_may_approve: false, you_may_decide: true, your_role: "finance",
+      your_stand_in: { for_person: "fay@fabrikam.example", delegation: "urn:countersign:delegation:5f0c" },
+    }));
+    expect(byId(container, "chain-turn").textContent).toBe("Step 2 waits on finance; your approval already counts on this request, "
+      + "but you may still decline or counter as finance, for fay@fabrikam.example (stand-in).");
+  });
+
+  it("says nothing of stand-ins to one deciding in their own right", async () => {
+    const { container, user } = await withChain(chain({ you_may_approve: true, you_may_decide: true, your_role: "finance" }));
+    await user.click(byId(container, "approve-button"));
+    expect(container.querySelector("[data-testid='confirm-stand-in']")).toBeNull();
+    expect(byId(container, "chain-turn").textContent).not.toContain("stand-in");
   });
 
   it("shows counterparty-free policy text as text, never as markup", async () => {
@@ -426,9 +465,9 @@ describe("an old-threshold chain of one approval", () => {
     const backend = new FakeBackend();
     backend.views.set("hash-contoso-5", fx.offerView({ item: fx.inboxItem({ chain: {
       reason: "Up to 250000 (legacy approval.above_total): rule 2", rule: 2, policy_version: null, current_step: 1,
-      you_may_approve: true, you_may_decide: true, your_role: "approver",
+      you_may_approve: true, you_may_decide: true, your_role: "approver", your_stand_in: null,
       steps: [{ number: 1, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
-        parts: [{ role: "approver", required: 1, approved_by: [], may_act: ["ana@buyer.example"] }] }] } }) }));
+        parts: [{ role: "approver", required: 1, approved_by: [], may_act: ["ana@buyer.example"], stood_in: [] }] }] } }) }));
     const { container } = await renderOffer(backend);
     expect(container.querySelector("[data-testid='chain']")).toBeNull();
     expect(container.querySelector("[data-testid='approve-button']")).not.toBeNull();

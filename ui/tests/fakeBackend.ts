@@ -6,7 +6,7 @@
 import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
   HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
-  KeyMove, SessionDetail, SessionRef, SessionRow, SettingsView,
+  KeyMove, SessionDetail, SessionRef, SessionRow, SettingsView, GiveStandIn, StandInView, StandInsView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
 import * as fx from "./fixtures";
@@ -208,6 +208,89 @@ export class FakeBackend implements Backend {
     this.receiptExports.push(receiptId);
     return { receipt: { path: `/data/countersign/exports/${receiptId}.receipt.json`, bytes: 6012 }, log: null };
   }
+  /** Every host's stand-ins as the engine lists them (its zone and today too); gives and revocations change it. */
+  standInsNow: StandInsView = fx.standInsView();
+  /** Every giveStandIn request, as sent. */
+  standInGifts: GiveStandIn[] = [];
+  /** Every revokeStandIn, as asked. */
+  standInRevokes: { hostId: string; delegationId: string }[] = [];
+  /** A refusal for the next giveStandIn, in the host's words (the engine wraps it as it does every host refusal). */
+  standInRefusal: string | null = null;
+  standInsCalls = 0;
+  private delegationCount = 0;
+
+  async standIns() {
+    this.standInsCalls++;
+    return structuredClone(this.standInsNow);
+  }
+  /** Checks as the engine, then the host, would (in their words), keeps the delegation, and says the inbox changed. */
+  async giveStandIn(request: GiveStandIn): Promise<StandInView> {
+    this.standInGifts.push(structuredClone(request));
+    const invalid = (message: string) => ({ code: "invalid_input", message });
+    const refused = (message: string) => ({ code: "host_refused", message: `The host refused: ${message} (invalid_request).` });
+    const host = this.standInsNow.hosts.find((h) => h.host_id === request.host_id);
+    if (!host) throw { code: "not_found", message: `No host ${request.host_id} is known to this console.` };
+    // The engine's own checks.
+    if (request.to.trim() === "") throw invalid("Choose who stands in for you.");
+    if (request.roles.length === 0) throw invalid("Choose at least one of your roles to hand over.");
+    const shaped = (day: string) => /^\d{4}-\d{2}-\d{2}$/.test(day);
+    if (!shaped(request.from_date)) throw invalid(`From must be a day such as 2026-12-24; got ${JSON.stringify(request.from_date)}.`);
+    if (!shaped(request.to_date)) throw invalid(`Until must be a day such as 2026-12-24; got ${JSON.stringify(request.to_date)}.`);
+    if (request.to_date < request.from_date) {
+      throw invalid(`Until (${request.to_date}) is before From (${request.from_date}): the last day comes on or after the first.`);
+    }
+    // The host's.
+    if (this.standInRefusal) {
+      const message = this.standInRefusal;
+      this.standInRefusal = null;
+      throw refused(message);
+    }
+    const colleague = host.colleagues.find((c) => c.email === request.to);
+    if (!colleague) throw refused(`to: ${JSON.stringify(request.to)} is not an approver of your organization enrolled now; a stand-in must be one.`);
+    const notHeld = request.roles.findIndex((role) => !host.my_roles.includes(role));
+    if (notHeld >= 0) {
+      throw refused(`roles[${notHeld}]: you do not hold ${JSON.stringify(request.roles[notHeld])}; you hold ${host.my_roles.join(", ")}.`);
+    }
+    const real = (day: string) => {
+      const at = new Date(`${day}T00:00:00Z`);
+      return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
+    };
+    for (const [day, field] of [[request.from_date, "from_date"], [request.to_date, "to_date"]]) {
+      if (!real(day)) throw refused(`${field} must be a day written YYYY-MM-DD, such as 2026-12-24; got ${JSON.stringify(day)}.`);
+    }
+    const { today, zone } = this.standInsNow;
+    if (request.from_date < today) {
+      throw refused(`from_date (${request.from_date}) is before today in ${zone} (${today}): a delegation starts today or later.`);
+    }
+    const made: StandInView = {
+      delegation_id: `dlg-${++this.delegationCount}`, from: host.me, from_name: this.settingsNow.approver.name,
+      to: colleague.email, to_name: colleague.name, roles: [...request.roles],
+      from_date: request.from_date, to_date: request.to_date, zone,
+      // The fake reads the days in UTC; the host reads them in the zone.
+      starts_at: `${request.from_date}T00:00:00.000Z`,
+      ends_at: new Date(Date.parse(`${request.to_date}T00:00:00Z`) + 86_400_000).toISOString(),
+      state: request.from_date > today ? "scheduled" : "in_force", revoked_at: null, revoked_by: null,
+    };
+    host.given = [made, ...host.given];
+    this.emitChanged({ what: "inbox", host_id: host.host_id });
+    return structuredClone(made);
+  }
+  /** Ends a delegation given or received at once, as either side may; the same again answers the same. */
+  async revokeStandIn(hostId: string, delegationId: string): Promise<StandInView> {
+    this.standInRevokes.push({ hostId, delegationId });
+    const host = this.standInsNow.hosts.find((h) => h.host_id === hostId);
+    if (!host) throw { code: "not_found", message: `No host ${hostId} is known to this console.` };
+    const found = [...host.given, ...host.received].find((d) => d.delegation_id === delegationId);
+    if (!found) throw { code: "host_refused", message: "The host refused: no such delegation (not_found)." };
+    if (found.state !== "revoked") {
+      found.state = "revoked";
+      found.revoked_at = "2026-12-10T09:00:00.000Z";
+      found.revoked_by = host.me;
+      this.emitChanged({ what: "inbox", host_id: hostId });
+    }
+    return structuredClone(found);
+  }
+
   async onChanged(handler: (event: EngineEvent) => void) {
     this.changed.push(handler);
     return () => { this.changed = this.changed.filter((h) => h !== handler); };

@@ -4,7 +4,7 @@
  */
 import type {
   AnpOffer as Offer, AnpOfferDiff as OfferDiff, AnpOfferView, AppState, Capabilities, ConcordiaOfferView, Counterparty,
-  DisputeView, HostInfo, InboxItem, ProposalView, SessionDetail, SessionRow, SettingsView,
+  DisputeView, HostInfo, InboxItem, ProposalView, SessionDetail, SessionRow, SettingsView, StandInView, StandInsView,
 } from "../src/lib/backend";
 
 export const NOW = Date.parse("2026-11-29T12:00:00Z");
@@ -390,5 +390,42 @@ export function concordiaSessionDetail(): SessionDetail {
       ],
     },
     dispute: null,
+  };
+}
+
+/** One delegation as the host lists it; override what a test cares about. */
+export function standIn(overrides: Partial<StandInView> = {}): StandInView {
+  return {
+    delegation_id: "dlg-grace-finance", from: "ana@buyer.example", from_name: "Ana Approver",
+    to: "grace@buyer.example", to_name: "Grace", roles: ["finance"],
+    from_date: "2026-12-10", to_date: "2026-12-11", zone: "Europe/Berlin",
+    starts_at: "2026-12-09T23:00:00.000Z", ends_at: "2026-12-11T23:00:00.000Z",
+    state: "in_force", revoked_at: null, revoked_by: null, ...overrides,
+  };
+}
+
+/** The Stand-ins screen at one host on Thu 10 Dec 2026 (Berlin): Ana holds buyer and finance. */
+export function standInsView(): StandInsView {
+  return {
+    zone: "Europe/Berlin", today: "2026-12-10",
+    hosts: [{
+      host_id: "h-sandbox", host_label: "Sandbox", me: "ana@buyer.example",
+      given: [
+        standIn(),
+        standIn({ delegation_id: "dlg-frank-buyer", to: "frank@buyer.example", to_name: "Frank", roles: ["buyer", "finance"],
+          from_date: "2026-12-01", to_date: "2026-12-02", starts_at: "2026-11-30T23:00:00.000Z", ends_at: "2026-12-02T23:00:00.000Z",
+          state: "ended" }),
+        standIn({ delegation_id: "dlg-grace-old", from_date: "2026-12-03", to_date: "2026-12-03", starts_at: "2026-12-02T23:00:00.000Z",
+          ends_at: "2026-12-03T23:00:00.000Z", state: "revoked", revoked_at: "2026-12-02T08:00:00.000Z", revoked_by: "ana@buyer.example" }),
+      ],
+      received: [
+        standIn({ delegation_id: "dlg-fay-cfo", from: "fay@buyer.example", from_name: "Fay", to: "ana@buyer.example", to_name: "Ana Approver",
+          roles: ["cfo"], from_date: "2026-12-14", to_date: "2026-12-18", zone: "America/New_York",
+          starts_at: "2026-12-14T05:00:00.000Z", ends_at: "2026-12-19T05:00:00.000Z", state: "scheduled" }),
+      ],
+      my_roles: ["buyer", "finance"],
+      colleagues: [{ email: "frank@buyer.example", name: "Frank" }, { email: "grace@buyer.example", name: "Grace" }],
+      error: null,
+    }],
   };
 }

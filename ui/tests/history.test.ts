@@ -143,12 +143,12 @@ describe("history", () => {
     const backend = new FakeBackend();
     const detail = fx.sessionDetail();
     detail.decisions = [{ ...detail.decisions[0], action: "approve", chain: {
-      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, step: 2, role: "finance",
+      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, step: 2, role: "finance", stand_in: null,
       steps: [
         { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
-          parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [] }] },
+          parts: [{ role: "buyer", required: 1, approved_by: ["ann@fabrikam.example"], may_act: [], stood_in: [] }] },
         { number: 2, met: false, respond_within_minutes: 480, escalate_to: "cfo", due_at: null, escalated: false,
-          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["ana@buyer.example"] }] },
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["ana@buyer.example"], stood_in: [] }] },
       ] } }];
     backend.detail = detail;
     const { container } = await renderApp(backend);
@@ -156,6 +156,27 @@ describe("history", () => {
     await settle();
     expect(byId(container, "decision-chain").textContent).toBe(
       "As finance at step 2 · Above 10,000 USD: rule 2 (policy version 3) · before it: step 1 buyer ann@fabrikam.example");
+  });
+
+  it("names a decision made as a stand-in, and approvals before it made so", async () => {
+    const backend = new FakeBackend();
+    const detail = fx.sessionDetail();
+    detail.decisions = [{ ...detail.decisions[0], action: "approve", chain: {
+      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3, step: 2, role: "finance",
+      stand_in: { for_person: "fay@fabrikam.example", delegation: "urn:countersign:delegation:5f0c" },
+      steps: [
+        { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
+          parts: [{ role: "buyer", required: 1, approved_by: ["grace@fabrikam.example"], may_act: [],
+            stood_in: [{ by: "grace@fabrikam.example", for_person: "ann@fabrikam.example" }] }] },
+        { number: 2, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["ana@buyer.example"], stood_in: [] }] },
+      ] } }];
+    backend.detail = detail;
+    const { container } = await renderApp(backend);
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await settle();
+    expect(byId(container, "decision-chain").textContent).toBe("As finance for fay@fabrikam.example (stand-in) at step 2 · "
+      + "Above 10,000 USD: rule 2 (policy version 3) · before it: step 1 buyer grace@fabrikam.example for ann@fabrikam.example");
   });
 
   it("exports JSON and CSV and shows where the file was written", async () => {

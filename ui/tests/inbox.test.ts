@@ -29,12 +29,12 @@ describe("inbox", () => {
   it("lists what waits on you first, then what waits on others, saying on whom", async () => {
     const waitingOnFinance = {
       reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 1, current_step: 2,
-      you_may_approve: false, you_may_decide: false, your_role: null,
+      you_may_approve: false, you_may_decide: false, your_role: null, your_stand_in: null,
       steps: [
         { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
-          parts: [{ role: "buyer", required: 1, approved_by: ["ana@buyer.example"], may_act: [] }] },
+          parts: [{ role: "buyer", required: 1, approved_by: ["ana@buyer.example"], may_act: [], stood_in: [] }] },
         { number: 2, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
-          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@buyer.example"] }] },
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@buyer.example"], stood_in: [] }] },
       ],
     };
     const backend = new FakeBackend();

@@ -244,7 +244,7 @@ async fn a_decision_made_as_a_stand_in_says_for_whom_and_the_stand_ins_screen_gi
         .await?
         .click()
         .await?;
-    app.click("stand-in-revoke-confirm").await?;
+    app.click("stand-in-revoke-yes").await?;
     app.wait_for("the delegation revoked at the host", async || {
         let seen = ann
             .delegations()

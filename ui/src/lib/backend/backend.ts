@@ -2,6 +2,7 @@ import type {
   AppState, ConnectRequest, CommandError, CounterCheck, DecideRequest, DecisionResult, DisputeView,
   EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView,
   ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus, KeyMove,
+  GiveStandIn, StandInView, StandInsView,
 } from "./types";
 
 /** Stops a subscription. */
@@ -58,6 +59,12 @@ export interface Backend {
   receiptView(receiptId: string): Promise<ReceiptView>;
   /** Writes a filed receipt and its log, byte for byte, into the data dir's exports/. */
   exportReceipt(receiptId: string): Promise<ReceiptExport>;
+  /** Every connected host's stand-ins: who stands in for the person, for whom they stand in, their roles and colleagues. */
+  standIns(): Promise<StandInsView>;
+  /** Lets a colleague stand in for the person in some roles for a span of days, signed; rejects with the host's sentence. */
+  giveStandIn(request: GiveStandIn): Promise<StandInView>;
+  /** Takes back a stand-in given, or gives up one received; it ends at once at the host. */
+  revokeStandIn(hostId: string, delegationId: string): Promise<StandInView>;
   onChanged(handler: (event: EngineEvent) => void): Promise<Unsubscribe>;
   /** A notification was clicked (or its "Approve…", "Decline…"): open that proposal, at that form. */
   onOpenProposal(handler: (opening: ProposalOpening) => void): Promise<Unsubscribe>;

@@ -1248,6 +1248,11 @@ step: number | null,
  */
 role: string | null, 
 /**
+ * When it was made as a stand-in: for whom (an email), and under which
+ * delegation.
+ */
+stand_in: StandingIn | null, 
+/**
  * Every step as it stood when the decision was made.
  */
 steps: Array<ChainStep>, };

@@ -9,9 +9,24 @@ export interface StepLine {
   state: "met" | "current" | "later";
 }
 
+/**
+ * Who approved a part, each as they approved: "ann@…", or a stand-in with whom they stood in for,
+ * "grace@… for fay@…".
+ */
+export function approvers(part: ChainPart): string[] {
+  // A record kept before stand-ins existed has none.
+  const stood = [...(part.stood_in ?? [])];
+  return part.approved_by.map((email) => {
+    const at = stood.findIndex((s) => s.by === email);
+    if (at < 0) return email;
+    const [s] = stood.splice(at, 1);
+    return `${email} for ${s.for_person}`;
+  });
+}
+
 function partText(part: ChainPart, current: boolean): string {
   const count = `${part.approved_by.length} of ${part.required}`;
-  const by = part.approved_by.length > 0 ? ` — approved by ${part.approved_by.join(", ")}` : "";
+  const by = part.approved_by.length > 0 ? ` — approved by ${approvers(part).join(", ")}` : "";
   const waiting = current && part.may_act.length > 0 && part.approved_by.length < part.required
     ? `; may approve: ${part.may_act.join(", ")}` : "";
   return `${part.role} ${count}${by}${waiting}`;
@@ -51,16 +66,37 @@ export function waitingOn(chain: ApprovalChain): string[] {
   return roles;
 }
 
+/**
+ * How this person decides when they stand in for someone: "as finance, for fay@… (stand-in)";
+ * null when they decide in their own right.
+ */
+export function standInPhrase(chain: Pick<ApprovalChain, "your_role" | "your_stand_in">): string | null {
+  const standIn = chain.your_stand_in;
+  if (!standIn) return null;
+  return chain.your_role ? `as ${chain.your_role}, for ${standIn.for_person} (stand-in)` : `for ${standIn.for_person} (stand-in)`;
+}
+
 /** Whose turn it is, in one sentence for this person. */
 export function turnSentence(chain: ApprovalChain): string {
   if (chain.current_step === null) return "Every step of its chain is met.";
   const roles = waitingOn(chain).join(" and ");
   const step = chain.steps.find((s) => s.number === chain.current_step);
+  // Standing in, the role is the holder's, not this person's: the sentence says for whom.
+  const standIn = standInPhrase(chain);
   if (chain.you_may_approve && step?.escalated && step.escalate_to && chain.your_role === step.escalate_to) {
-    return `Your turn: step ${chain.current_step} is past its time and offered to ${step.escalate_to} too, which you hold.`;
+    return standIn
+      ? `Your turn: step ${chain.current_step} is past its time and offered to ${step.escalate_to} too; you decide ${standIn}.`
+      : `Your turn: step ${chain.current_step} is past its time and offered to ${step.escalate_to} too, which you hold.`;
   }
-  if (chain.you_may_approve) return `Your turn: step ${chain.current_step} waits on ${roles}, which you hold.`;
-  if (chain.you_may_decide) return `Step ${chain.current_step} waits on ${roles}; your approval already counts on this request, but you may still decline or counter.`;
+  if (chain.you_may_approve) {
+    return standIn
+      ? `Your turn: step ${chain.current_step} waits on ${roles}; you decide ${standIn}.`
+      : `Your turn: step ${chain.current_step} waits on ${roles}, which you hold.`;
+  }
+  if (chain.you_may_decide) {
+    return `Step ${chain.current_step} waits on ${roles}; your approval already counts on this request, but you may still decline or counter`
+      + (standIn ? ` ${standIn}.` : ".");
+  }
   return `Not yours to decide now: step ${chain.current_step} waits on ${roles}, and you hold none of those roles.`;
 }
 
@@ -90,9 +126,11 @@ export function waitsOnText(chain: ApprovalChain | null): string {
 export function decisionChainLine(c: DecisionChain): string | null {
   const plain = c.policy_version === null && c.steps.length <= 1 && c.steps.every((s) => s.parts.every((p) => p.required <= 1));
   if (plain) return null;
-  const place = c.role && c.step !== null ? `As ${c.role} at step ${c.step}` : "On its chain";
+  const standIn = c.stand_in ? ` for ${c.stand_in.for_person} (stand-in)` : "";
+  const place = c.role && c.step !== null ? `As ${c.role}${standIn} at step ${c.step}`
+    : standIn ? `On its chain,${standIn}` : "On its chain";
   const why = c.policy_version === null ? c.reason : `${c.reason} (policy version ${c.policy_version})`;
   const before = c.steps.flatMap((s) => s.parts.filter((p) => p.approved_by.length > 0)
-    .map((p) => `step ${s.number} ${p.role} ${p.approved_by.join(", ")}`));
+    .map((p) => `step ${s.number} ${p.role} ${approvers(p).join(", ")}`));
   return [place, why, ...(before.length > 0 ? [`before it: ${before.join("; ")}`] : [])].join(" · ");
 }

@@ -212,3 +212,28 @@ export function expiry(iso: string, now: number, context: FormatContext = curren
 export function amountAndExpiry(decimal: Money, currency: string, iso: string, now: number, context: FormatContext = current): string {
   return `${money(decimal, currency, context)} · ${expiry(iso, now, context)}`;
 }
+
+/**
+ * A calendar day (`YYYY-MM-DD`, a day in some zone, not a moment) as a person writes it:
+ * "Thu 10 Dec" (en-GB), with the year when it is not the year of `today` (also `YYYY-MM-DD`).
+ * Text that is not such a day is shown as given.
+ */
+export function day(ymd: string, today?: string, context: FormatContext = current): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(ymd);
+  if (!match) return ymd;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  if (Number.isNaN(date.getTime())) return ymd;
+  const sameYear = !today || today.slice(0, 4) === match[1];
+  // The day is the same everywhere: it is written in UTC, where it was made.
+  const format = new Intl.DateTimeFormat(context.locale, {
+    weekday: "short", day: "numeric", month: "short", ...(sameYear ? {} : { year: "numeric" }), timeZone: "UTC",
+  });
+  const pattern = patternOf(context.locale);
+  if (!pattern) return format.format(date);
+  const parts = new Map(format.formatToParts(date).map((p) => [p.type, p.value]));
+  return (sameYear ? pattern[0] : pattern[1]).replace(", {t}", "")
+    .replace("{w}", parts.get("weekday") ?? "")
+    .replace("{d}", parts.get("day") ?? "")
+    .replace("{m}", parts.get("month") ?? "")
+    .replace("{y}", parts.get("year") ?? "");
+}
