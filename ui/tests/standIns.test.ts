@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import userEvent from "@testing-library/user-event";
 import type { HostStandIns } from "../src/lib/backend";
 import { createTauriBackend } from "../src/lib/backend/tauri";
-import { checkGive, refusalField } from "../src/lib/model/standIns";
+import { checkGive, refusalField, stateWords } from "../src/lib/model/standIns";
 import { day } from "../src/lib/model/format";
 import { FakeBackend } from "./fakeBackend";
 import * as fx from "./fixtures";
@@ -70,7 +70,7 @@ describe("the Stand-ins screen", () => {
     expect(lines(container, "given")).toEqual([
       "Grace (grace@buyer.example) as finance, Thu 10 Dec – Fri 11 Dec (Europe/Berlin) · in force",
       "Frank (frank@buyer.example) as buyer and finance, Tue 1 Dec – Wed 2 Dec (Europe/Berlin) · ended",
-      "Grace (grace@buyer.example) as finance, Thu 3 Dec (Europe/Berlin) · revoked by ana@buyer.example",
+      "Grace (grace@buyer.example) as finance, Thu 3 Dec (Europe/Berlin) · revoked by you",
     ]);
     expect(lines(container, "received")).toEqual([
       "Fay (fay@buyer.example) as cfo, Mon 14 Dec – Fri 18 Dec (America/New_York) · scheduled",
@@ -230,7 +230,7 @@ describe("the Stand-ins screen", () => {
     await settle();
     expect(backend.standInRevokes).toEqual([{ hostId: "h-sandbox", delegationId: "dlg-grace-finance" }]);
     expect(lines(container, "given")[0]).toBe(
-      "Grace (grace@buyer.example) as finance, Thu 10 Dec – Fri 11 Dec (Europe/Berlin) · revoked by ana@buyer.example");
+      "Grace (grace@buyer.example) as finance, Thu 10 Dec – Fri 11 Dec (Europe/Berlin) · revoked by you");
     expect(container.querySelector("[data-testid='stand-in-revoke']")).toBeNull();
     expect(byId(container, "stand-in-ended").textContent).toBe(
       "Taken back: Grace (grace@buyer.example) no longer stands in for you as finance.");
@@ -255,7 +255,7 @@ describe("the Stand-ins screen", () => {
     await user.click(byId(container, "stand-in-revoke-yes"));
     await settle();
     expect(backend.standInRevokes).toEqual([{ hostId: "h-sandbox", delegationId: "dlg-fay-cfo" }]);
-    expect(lines(container, "received")[0]).toContain("· revoked by ana@buyer.example");
+    expect(lines(container, "received")[0]).toContain("· revoked by you");
     expect(container.querySelector("[data-testid='stand-in-give-up']")).toBeNull();
   });
 
@@ -372,5 +372,14 @@ describe("the Tauri boundary", () => {
     invoke.mockRejectedValueOnce({ code: "host_refused", message: "The host refused: roles[0]: you do not hold \"cfo\"; you hold finance. (invalid_request)." });
     await expect(createTauriBackend().giveStandIn({ host_id: "h-1", to: "g@b", roles: ["cfo"], from_date: "2026-12-10", to_date: "2026-12-10" }))
       .rejects.toEqual({ code: "host_refused", message: "The host refused: roles[0]: you do not hold \"cfo\"; you hold finance. (invalid_request)." });
+  });
+});
+
+describe("a revoked stand-in's words", () => {
+  it("say who revoked it, and 'you' when it was the person", () => {
+    const revoked = { ...fx.standInsView().hosts[0].given[0], state: "revoked", revoked_by: "Grace@Buyer.example" };
+    expect(stateWords(revoked, "grace@buyer.example")).toBe("revoked by you");
+    expect(stateWords(revoked, "ana@buyer.example")).toBe("revoked by Grace@Buyer.example");
+    expect(stateWords({ ...revoked, revoked_by: null })).toBe("revoked");
   });
 });

@@ -114,13 +114,15 @@ export function person(name: string, email: string): string {
   return name.trim() && name.trim() !== email ? `${name.trim()} (${email})` : email;
 }
 
-/** Where a delegation stands, in words: "scheduled", "in force", "ended", "revoked by fay@…". */
-export function stateWords(standIn: StandInView): string {
+/** Where a delegation stands, in words: "scheduled", "in force", "ended", "revoked by fay@…" ("by you" when `me` revoked it). */
+export function stateWords(standIn: StandInView, me?: string): string {
   switch (standIn.state) {
     case "scheduled": return "scheduled";
     case "in_force": return "in force";
     case "ended": return "ended";
-    case "revoked": return standIn.revoked_by ? `revoked by ${standIn.revoked_by}` : "revoked";
+    case "revoked":
+      if (!standIn.revoked_by) return "revoked";
+      return me && standIn.revoked_by.toLowerCase() === me.toLowerCase() ? "revoked by you" : `revoked by ${standIn.revoked_by}`;
     default: return standIn.state;
   }
 }
@@ -136,9 +138,9 @@ export function daysText(standIn: StandInView, today?: string): string {
  * One delegation in a list. Given by the person it names who stands in, received it names for whom:
  * "Grace (grace@…) as finance, Thu 10 Dec – Fri 11 Dec (Europe/Berlin) · in force".
  */
-export function standInLine(standIn: StandInView, side: "given" | "received", today?: string): string {
+export function standInLine(standIn: StandInView, side: "given" | "received", today?: string, me?: string): string {
   const who = side === "given" ? person(standIn.to_name, standIn.to) : person(standIn.from_name, standIn.from);
-  return `${who} as ${standIn.roles.join(" and ")}, ${daysText(standIn, today)} · ${stateWords(standIn)}`;
+  return `${who} as ${standIn.roles.join(" and ")}, ${daysText(standIn, today)} · ${stateWords(standIn, me)}`;
 }
 
 /** True while a delegation can still be ended (taken back or given up): scheduled or in force. */
