@@ -5,7 +5,9 @@
 //! `offer.accept` of the merchant's counter, and reads back a person's
 //! ApprovalReceipt that references the OANP session.
 
-use approval_receipt::receipt::{build_receipt_referencing, sign_receipt, Decision, ReceiptDraft};
+use approval_receipt::receipt::{
+    build_receipt_referencing, sign_receipt, Decision, OnBehalfOf, ReceiptDraft,
+};
 use countersign_client::ApproverClient;
 use countersign_host_api::approver::DecisionOutcome;
 use serde_json::{json, Value};
@@ -556,5 +558,163 @@ role = "finance"
             .clone();
         assert_eq!(pending["route"]["reason"], reason, "{pending}");
     }
+    t.running.shutdown().await;
+}
+
+/// Every gate request goes to finance (Fay); Grace holds no role.
+const FINANCE_ONLY: &str = r#"
+[roles]
+finance = ["fay@fabrikam.example"]
+
+[unnamed_currency]
+reason = "other currencies go to finance"
+[[unnamed_currency.step]]
+role = "finance"
+
+[no_rule]
+reason = "everything goes to finance"
+[[no_rule.step]]
+role = "finance"
+"#;
+
+#[tokio::test]
+async fn a_stand_in_approves_an_oanp_request_for_the_holder_and_the_receipt_names_both() {
+    let t = start(roomy_limits()).await;
+    t.host()
+        .load_authority(ORG, FINANCE_ONLY, "Ivy Admin")
+        .await
+        .unwrap();
+    let agent = oanp_agent(&t).await;
+    let log = Log::new("ses_oanp_stand_in");
+    let (s, v) = t
+        .gate(&agent, "POST", "/sessions", &log.create(&log.envelopes))
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let fay = t.enroll(ORG, "Fay", "fay@fabrikam.example").await;
+    let grace = t.enroll(ORG, "Grace", "grace@fabrikam.example").await;
+    let base = t.running.base_url();
+    // Fay lets Grace stand in for her as finance today.
+    let today = OffsetDateTime::now_utc().date().to_string();
+    let given = ApproverClient::new(&base, fay.key.clone(), &fay.id)
+        .unwrap()
+        .delegate(
+            "oanp-stand-in",
+            "grace@fabrikam.example",
+            &["finance".into()],
+            &today,
+            &today,
+            "UTC",
+            OffsetDateTime::now_utc(),
+        )
+        .await
+        .unwrap();
+    let ask = json!({"request_id": "r1", "message_hash": log.hash(5), "action": "accept",
+                     "expires_at": approval_receipt::datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::hours(1))});
+    let (s, v) = t
+        .gate(
+            &agent,
+            "POST",
+            &format!("/sessions/{}/requests", log.session_id),
+            &ask,
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+
+    let c = ApproverClient::new(&base, grace.key.clone(), &grace.id).unwrap();
+    let id = format!("oanp:{}", log.session_id);
+    let pending = c
+        .summary()
+        .await
+        .unwrap()
+        .sessions
+        .into_iter()
+        .find(|s| s.id == id)
+        .unwrap()
+        .pending[0]
+        .clone();
+    let route = pending.route.clone().expect("routed");
+    assert!(route.you_may_act);
+    assert_eq!(route.your_role.as_deref(), Some("finance"));
+    let stand_in = route.your_stand_in.clone().expect("Grace stands in");
+    assert_eq!(stand_in.person, "fay@fabrikam.example");
+    assert_eq!(
+        stand_in.delegation,
+        format!("urn:countersign:delegation:{}", given.delegation_id)
+    );
+    let glog = c.gate_log(&id, None).await.unwrap();
+    let offer: Value = serde_json::from_str(glog.messages[5].get()).unwrap();
+    let receipt = |on_behalf_of: Option<OnBehalfOf>| {
+        let draft = ReceiptDraft {
+            receipt_uuid: uuid::Uuid::new_v4(),
+            issued_at: OffsetDateTime::now_utc(),
+            expires_at: OffsetDateTime::now_utc() + time::Duration::minutes(30),
+            decision: Decision::Approve,
+            offer_message: offer.clone(),
+            amount: "419.00 USD".parse().unwrap(),
+            threshold_crossed: pending.threshold.clone().unwrap().parse().unwrap(),
+            session_id: log.session_id.clone(),
+            role: Some("finance".into()),
+            on_behalf_of,
+        };
+        let session = format!("urn:oanp:session:{}", log.session_id);
+        let built =
+            build_receipt_referencing(&draft, &grace.key.verifying_key(), &session).unwrap();
+        sign_receipt(built, &grace.key).unwrap()
+    };
+    let decide = |receipt: Value| {
+        serde_json::from_value::<countersign_host_api::approver::GateDecisionRequest>(json!({
+            "decision_id": uuid::Uuid::new_v4().to_string(), "action": "approve",
+            "in_response_to": "r1", "receipt": receipt,
+        }))
+        .unwrap()
+    };
+    // Signed without saying for whom, or for someone else: refused.
+    let e = c
+        .decide_gate(&id, &decide(receipt(None)))
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("approver.on_behalf_of is absent"),
+        "{e}"
+    );
+    let someone_else = OnBehalfOf {
+        person: "carol@fabrikam.example".into(),
+        delegation: stand_in.delegation.clone(),
+    };
+    let e = c
+        .decide_gate(&id, &decide(receipt(Some(someone_else))))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("approver.on_behalf_of is"), "{e}");
+    // For Fay, under the delegation: appended, and the agent reads both.
+    let for_fay = OnBehalfOf {
+        person: stand_in.person.clone(),
+        delegation: stand_in.delegation.clone(),
+    };
+    let answer = c
+        .decide_gate(&id, &decide(receipt(Some(for_fay))))
+        .await
+        .unwrap();
+    assert_eq!(
+        answer.outcome,
+        DecisionOutcome::Appended,
+        "{}",
+        answer.detail
+    );
+    let (s, status) = t
+        .gate(
+            &agent,
+            "GET",
+            &format!("/sessions/{}/requests/r1", log.session_id),
+            &Value::Null,
+        )
+        .await;
+    assert_eq!(s, 200, "{status}");
+    assert_eq!(status["status"], "approved");
+    assert_eq!(
+        status["receipt"]["approver"]["on_behalf_of"],
+        json!({"person": "fay@fabrikam.example", "delegation": stand_in.delegation})
+    );
+    assert_eq!(status["receipt"]["approver"]["role"], "finance");
     t.running.shutdown().await;
 }
