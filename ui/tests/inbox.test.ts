@@ -52,6 +52,28 @@ describe("inbox", () => {
     expect(texts(container, "inbox-waits-on")).toEqual(["waits on another approver", "waits on finance"]);
   });
 
+  it("says for whom a request waits on you as a stand-in, and nothing on your own", async () => {
+    const standingIn = {
+      reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 1, current_step: 2,
+      you_may_approve: true, you_may_decide: true, your_role: "finance",
+      your_stand_in: { for_person: "fay@buyer.example", delegation: "urn:countersign:delegation:d-1" },
+      steps: [
+        { number: 1, met: true, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
+          parts: [{ role: "buyer", required: 1, approved_by: ["bob@buyer.example"], may_act: [], stood_in: [] }] },
+        { number: 2, met: false, respond_within_minutes: null, escalate_to: null, due_at: null, escalated: false,
+          parts: [{ role: "finance", required: 1, approved_by: [], may_act: ["fay@buyer.example", "ana@buyer.example"], stood_in: [] }] },
+      ],
+    };
+    const backend = new FakeBackend();
+    backend.items = [
+      fx.inboxItem({ counterparty: fx.northwind, session_id: "s-n", event_hash: "h-n" }),
+      fx.inboxItem({ counterparty: fx.fabrikam, session_id: "s-f", event_hash: "h-f", chain: standingIn }),
+    ];
+    const { container } = await renderApp(backend);
+    expect(texts(container, "inbox-stand-in")).toEqual(["for fay@buyer.example"]);
+    expect(container.querySelector("[data-testid='inbox-section']")).toBeNull();
+  });
+
   it("adds no section when everything waits on you", async () => {
     const { container } = await renderApp();
     expect(container.querySelector("[data-testid='inbox-section']")).toBeNull();

@@ -159,6 +159,8 @@ async fn a_decision_made_as_a_stand_in_says_for_whom_and_the_stand_ins_screen_gi
             Ok((note.is_empty() && others.is_empty()).then_some(row))
         })
         .await?;
+    let note = row.find(By::Testid("inbox-stand-in")).await?.text().await?;
+    assert_eq!(note, "for fay@fabrikam.example");
     app.screenshot("stand-in-inbox").await?;
     row.click().await?;
     let turn = app.testid("chain-turn").await?;
