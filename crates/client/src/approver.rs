@@ -14,7 +14,8 @@ use approval_receipt::receipt::{build_receipt, sign_receipt, Decision, ReceiptDr
 use countersign_host_api::approver::{
     DecisionAction, DecisionRequest, DecisionResponse, DelegateRequest, Delegation, DelegationList,
     EnrollRequest, EnrollResponse, GateDecisionRequest, GateDecisionResponse, GateLog,
-    PendingDecision, RotateKeyRequest, RotateKeyResponse, Summary, CONSOLE_API_BASE,
+    PendingDecision, RotateKeyRequest, RotateKeyResponse, SessionApprovals, Summary,
+    CONSOLE_API_BASE,
 };
 use countersign_host_api::signing::{self, EnrollRole};
 use serde_json::Value;
@@ -273,6 +274,21 @@ impl ApproverClient {
         self.http
             .call(
                 Request::post(format!("{CONSOLE_API_BASE}/delegations"), &body),
+                Some(&self.identity),
+                Idempotent::Yes,
+            )
+            .await
+    }
+
+    /// The host's record of every approval in an ANP session: who, as which
+    /// role at which step, for whom, under which rule and policy version.
+    pub async fn session_approvals(&self, session_id: &str) -> Result<SessionApprovals> {
+        path_segment("session id", session_id)?;
+        self.http
+            .call(
+                Request::get(format!(
+                    "{CONSOLE_API_BASE}/sessions/{session_id}/approvals"
+                )),
                 Some(&self.identity),
                 Idempotent::Yes,
             )

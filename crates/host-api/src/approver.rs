@@ -269,6 +269,46 @@ pub struct RoutePart {
     pub stood_in: Vec<StoodIn>,
 }
 
+/// `GET /api/console/v1/sessions/<id>/approvals` (ANP sessions): the host's
+/// record of every approval given in the session, whoever gave it and at
+/// whichever console, with the step and role it counted as, whom it was
+/// made for, and the rule and policy version the request was routed under:
+/// what an ANP approval (RFC-002) cannot say itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionApprovals {
+    /// In the order they were given.
+    pub approvals: Vec<ApprovalRecord>,
+}
+
+/// One approval as the host recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    /// The offer it approved (its event hash).
+    pub event_hash: String,
+    /// Who, as the signed approval names them.
+    pub approved_by: String,
+    /// When, as the signed approval says.
+    pub at: String,
+    /// The step it counted at, from 1; absent from before routing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    /// The role it counted as; absent from before routing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Whom it was made for, when a stand-in made it (an email).
+    #[serde(default, rename = "for", skip_serializing_if = "Option::is_none")]
+    pub for_person: Option<String>,
+    /// Why the request was routed as it was ("Above 10,000 USD: rule 2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The rule that fired, from 1; absent for a fallback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<u32>,
+    /// The policy version it was routed under; absent under the old threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_version: Option<u64>,
+}
+
 /// An approval made by a stand-in: "grace@…, for ann@…".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoodIn {

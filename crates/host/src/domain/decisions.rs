@@ -37,6 +37,34 @@ fn parse_actor(text: &str) -> Actor {
     }
 }
 
+/// The host's record of every approval of a session (`GET
+/// /sessions/:id/approvals`).
+pub fn session_approvals(
+    rows: &[crate::store::RecordedApproval],
+) -> Result<countersign_host_api::approver::SessionApprovals, DomainError> {
+    let mut approvals = Vec::with_capacity(rows.len());
+    for r in rows {
+        let signed = approval_of(&r.row)?;
+        let route = StoredRoute::read(r.route.as_deref(), r.approvals_required)?;
+        let routed = r.route.is_some();
+        approvals.push(countersign_host_api::approver::ApprovalRecord {
+            event_hash: r.row.reference.clone(),
+            approved_by: signed.approved_by,
+            at: signed.at,
+            step: r.row.step,
+            role: r.row.role.clone(),
+            for_person: r.row.for_email.clone(),
+            reason: routed.then(|| route.route.reason.clone()),
+            rule: match route.route.fired {
+                ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
+                _ => None,
+            },
+            policy_version: route.policy_version,
+        });
+    }
+    Ok(countersign_host_api::approver::SessionApprovals { approvals })
+}
+
 /// The approvals given towards one request, as the chain counts them.
 fn counted(rows: &[ApprovalRow]) -> Result<Vec<::authority::Approval>, DomainError> {
     rows.iter()

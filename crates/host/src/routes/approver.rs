@@ -29,6 +29,7 @@ pub fn router() -> Router<Host> {
         .route("/delegations", get(delegations).post(delegate))
         .route("/delegations/{id}/revoke", post(revoke_delegation))
         .route("/sessions/{id}/log", get(log))
+        .route("/sessions/{id}/approvals", get(approvals))
         .route("/sessions/{id}/decisions", post(decide))
         .route(
             "/sessions/{id}/requests/{request_id}/deadline",
@@ -398,6 +399,24 @@ pub async fn log(
             let log = approver_anex::log(&host, &signed.principal, context_id, after).await?;
             Ok(Json(log).into_response())
         }
+    }
+}
+
+/// `GET /sessions/:id/approvals`: the host's record of every approval in an
+/// ANP session (who, as which role at which step, for whom, under which
+/// rule); a gate or ANEX session's receipts say it themselves, in its log.
+pub async fn approvals(
+    State(host): State<Host>,
+    Path(id): Path<String>,
+    signed: Signed<Approver>,
+) -> Result<Json<countersign_host_api::approver::SessionApprovals>, ApiError> {
+    match SessionRef::parse(&id) {
+        SessionRef::Anp(id) => Ok(Json(
+            service::session_approvals(&host, &signed.principal, id).await?,
+        )),
+        _ => Err(ApiError::from(crate::domain::DomainError::NotFound(
+            "a gate or ANEX session's approvals are its receipts, in its log; this record is for ANP sessions.".into(),
+        ))),
     }
 }
 

@@ -250,6 +250,22 @@ pub async fn visible_session(
     )
 }
 
+/// `GET /sessions/:id/approvals`: the host's record of every approval in
+/// an ANP session of the approver's org.
+pub async fn session_approvals(
+    host: &Host,
+    approver: &Approver,
+    session_id: &str,
+) -> Result<countersign_host_api::approver::SessionApprovals, DomainError> {
+    visible_session(host, approver, session_id).await?;
+    let rows = host
+        .store()
+        .negotiations()
+        .session_approvals(session_id)
+        .await?;
+    decisions::session_approvals(&rows)
+}
+
 /// `POST /sessions/:id/decisions`: applies (or replays) one decision.
 pub async fn decide(
     host: &Host,

@@ -207,6 +207,13 @@ pub trait NegotiationRepo: Send + Sync {
         session_id: &str,
         reference: &str,
     ) -> Result<Vec<ApprovalRow>, StoreError>;
+    /// Every approval recorded in a session, whoever gave it (revoked or
+    /// not), with the route of the request it counted towards, in the order
+    /// they were given: the host's record of who approved as what.
+    async fn session_approvals(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<RecordedApproval>, StoreError>;
     /// A decision already received under this id.
     async fn decision(&self, decision_id: &str) -> Result<Option<DecisionRow>, StoreError>;
     /// Applies one change to one session atomically, or nothing:

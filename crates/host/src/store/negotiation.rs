@@ -193,6 +193,15 @@ fn approval_from(r: &Row<'_, '_>, at: usize) -> Result<ApprovalRow, StoreError> 
     })
 }
 
+fn recorded_approval(r: &Row<'_, '_>) -> Result<RecordedApproval, StoreError> {
+    Ok(RecordedApproval {
+        row: approval_from(r, 0)?,
+        recorded_at: r.get(6)?,
+        route: r.get(7)?,
+        approvals_required: r.get::<i32>(8)?.max(0) as u32,
+    })
+}
+
 fn approval_of(r: &Row<'_, '_>) -> Result<ApprovalRow, StoreError> {
     approval_from(r, 0)
 }
@@ -601,6 +610,23 @@ macro_rules! negotiation_repo {
                 $run!(self, read, |db| {
                     db.rows(&approvals_sql(db.dialect(), false), &[&id, &reference], approval_of)
                         .await
+                })
+            }
+
+            async fn session_approvals(
+                &self,
+                session_id: &str,
+            ) -> Result<Vec<RecordedApproval>, StoreError> {
+                let id = session_id.to_owned();
+                $run!(self, read, |db| {
+                    db.rows(
+                        "SELECT p.ref, p.approver_id, p.approval, p.step, p.role, p.for_email, p.recorded_at, q.route, q.approvals_required
+                         FROM approvals p JOIN pending q ON q.session_id = p.session_id AND q.ref = p.ref
+                         WHERE p.session_id = ?1 ORDER BY p.recorded_at, p.ref, p.ordinal",
+                        &[&id],
+                        recorded_approval,
+                    )
+                    .await
                 })
             }
 

@@ -332,6 +332,20 @@ pub struct ApprovalRow {
     pub for_email: Option<String>,
 }
 
+/// An approval as the host recorded it, with the request it counted
+/// towards (`NegotiationRepo::session_approvals`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedApproval {
+    /// The approval.
+    pub row: ApprovalRow,
+    /// When it was recorded.
+    pub recorded_at: String,
+    /// The request's stored route (JSON), if it was routed.
+    pub route: Option<String>,
+    /// The request's approvals required (its count before routing).
+    pub approvals_required: u32,
+}
+
 /// A decision as first received.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecisionRow {

@@ -329,6 +329,49 @@ async fn a_stand_in_acts_only_inside_its_days_in_the_delegators_zone_and_either_
             (Some("finance".into()), Some("fay@fabrikam.example".into()))
         ]
     );
+    // The host's record says it to any approver of the org: who, as what,
+    // for whom, under which rule; and to no one else.
+    let path = format!("/api/console/v1/sessions/{session}/approvals");
+    let (s, b) = f.t.signed(&f.bob, "GET", &path, &Value::Null).await;
+    assert_eq!(s, 200, "{}", String::from_utf8_lossy(&b));
+    let record: Value = serde_json::from_slice(&b).unwrap();
+    let steps: Vec<(Value, Value, Value, Value)> = record["approvals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["approved_by"].clone(),
+                a["step"].clone(),
+                a["role"].clone(),
+                a["for"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (
+                json!("ann@fabrikam.example"),
+                json!(1),
+                json!("buyer"),
+                Value::Null
+            ),
+            (
+                json!("grace@fabrikam.example"),
+                json!(2),
+                json!("finance"),
+                json!("fay@fabrikam.example")
+            ),
+        ]
+    );
+    assert_eq!(record["approvals"][1]["reason"], "Above 10,000 USD: rule 2");
+    assert_eq!(record["approvals"][1]["policy_version"], 1);
+    assert_eq!(record["approvals"][1]["event_hash"], hash.as_str());
+    let other_org = f.t.host().create_org("Elsewhere").await.unwrap().org_handle;
+    let stranger = f.t.enroll(&other_org, "Sam", "sam@elsewhere.example").await;
+    let (s, _) = f.t.signed(&stranger, "GET", &path, &Value::Null).await;
+    assert!(s == 401 || s == 404, "{s}");
 
     // The last second of the last day in Tokyo: still; at its end: no more.
     move_to(&f.t, at(&tokyo["ends_at"]) - Duration::seconds(1));
