@@ -187,6 +187,7 @@ export function sessionRows(): SessionRow[] {
 
 export function sessionDetail(): SessionDetail {
   return {
+    host_approvals: [],
     row: sessionRows()[0],
     timeline: [
       { seq: 0, side: "ours", actor: "platform", kind: "session_open", at: "2026-11-27T08:00:00Z", summary: "Session opened by Contoso Negotiation Agent",
@@ -354,6 +355,7 @@ export function concordiaSessionDetail(): SessionDetail {
     payload: {}, signer: side === "ours" ? "agent_fabrikam_procurement" : "agent_seller_01", signature: "verified" as const,
   });
   return {
+    host_approvals: [],
     row: {
       host_id: "h-sandbox", session_id: "concordia:ses_9d4e8f01", protocol: "concordia", counterparty: litware, status: "agreed", state: "agreed",
       sandbox: false, verification: "verified", event_count: 9, last_amount: usd("42500"), pending: 0, breaches: 0, updated_at: at(8),

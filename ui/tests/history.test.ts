@@ -179,6 +179,36 @@ describe("history", () => {
       + "Above 10,000 USD: rule 2 (policy version 3) · before it: step 1 buyer grace@fabrikam.example for ann@fabrikam.example");
   });
 
+  it("lists the host's record of every approval, made here or elsewhere, with role, step and stand-in", async () => {
+    const backend = new FakeBackend();
+    const detail = fx.sessionDetail();
+    detail.decisions = [];
+    detail.host_approvals = [
+      { event_hash: "sha256:aa", approved_by: "ann@fabrikam.example", at: "2026-12-07T10:02:00Z", step: 1, role: "buyer",
+        for_person: null, reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3 },
+      { event_hash: "sha256:aa", approved_by: "grace@fabrikam.example", at: "2026-12-07T11:30:00Z", step: 2, role: "finance",
+        for_person: "fay@fabrikam.example", reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3 },
+    ];
+    backend.detail = detail;
+    const { container } = await renderApp(backend);
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await settle();
+    const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='host-approval']")].map((r) => r.textContent ?? "");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain("Step 1 · buyer · ann@fabrikam.example");
+    expect(rows[1]).toContain("Step 2 · finance · grace@fabrikam.example for fay@fabrikam.example (stand-in)");
+    expect(byId(container, "host-approvals-why").textContent).toBe("Above 10,000 USD: rule 2 (policy version 3)");
+  });
+
+  it("shows no host record where there is none", async () => {
+    const backend = new FakeBackend();
+    backend.detail = fx.sessionDetail();
+    const { container } = await renderApp(backend);
+    backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
+    await settle();
+    expect(container.querySelector("[data-testid='host-approvals']")).toBeNull();
+  });
+
   it("exports JSON and CSV and shows where the file was written", async () => {
     const { container, backend, user } = await openHistory();
     await user.click(byId(container, "history-row"));

@@ -392,6 +392,14 @@ async fn fetch(
         ctx.store()?.set_approver_keys(&host.host_id, keys)?;
         host.approver_keys = keys.clone();
     }
+    if let Some(records) = &fetched.approval_records {
+        ctx.store()?.set_session_approvals(
+            &host.host_id,
+            &record.session_id,
+            records,
+            &ctx.now_text(),
+        )?;
+    }
     Ok(fetched)
 }
 

@@ -238,6 +238,23 @@ async fn the_sandbox_shows_a_chain_on_first_launch_approved_by_the_colleague_the
         chain,
         "As finance at step 2 · Northwind Software above 100,000 USD: rule 1 (policy version 1) · before it: step 1 buyer grace@colleague.sandbox.example"
     );
+    // And the host's record of both approvals, the colleague's and the
+    // person's, each with its step and role.
+    let recorded = app
+        .wait_for("the host's record of the approvals", async || {
+            let rows = app.all("host-approval").await?;
+            let mut texts = Vec::new();
+            for r in rows {
+                texts.push(r.text().await?);
+            }
+            Ok((texts.len() == 2).then_some(texts))
+        })
+        .await?;
+    assert!(
+        recorded[0].contains("Step 1 · buyer · grace@colleague.sandbox.example"),
+        "{recorded:?}"
+    );
+    assert!(recorded[1].contains("Step 2 · finance"), "{recorded:?}");
     app.screenshot("sandbox-chain-history").await?;
     app.quit().await
 }

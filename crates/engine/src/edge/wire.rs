@@ -92,6 +92,30 @@ fn pending_of(p: &PendingDecision) -> PendingProposal {
     }
 }
 
+/// The host's record of a session's approvals (the approver API's
+/// `SessionApprovals`, as stored) as History shows it; a record that does
+/// not read shows nothing.
+pub(crate) fn host_approvals(body: &str) -> Vec<crate::views::HostApproval> {
+    serde_json::from_str::<countersign_host_api::approver::SessionApprovals>(body)
+        .map(|r| {
+            r.approvals
+                .into_iter()
+                .map(|a| crate::views::HostApproval {
+                    event_hash: a.event_hash,
+                    approved_by: a.approved_by,
+                    at: a.at,
+                    step: a.step,
+                    role: a.role,
+                    for_person: a.for_person,
+                    reason: a.reason,
+                    rule: a.rule,
+                    policy_version: a.policy_version,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::ApprovalChain {
     use crate::views::{ApprovalChain, ChainPart, ChainStep};
     ApprovalChain {

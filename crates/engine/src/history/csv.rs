@@ -65,7 +65,11 @@ fn push(out: &mut String, fixed: &[&str], terms: &[TermRow]) {
 }
 
 /// The whole CSV: entries in seq order, then decisions.
-pub(crate) fn write(rows: &[Row<'_>], decisions: &[DecisionRecord]) -> String {
+pub(crate) fn write(
+    rows: &[Row<'_>],
+    decisions: &[DecisionRecord],
+    host_approvals: &[crate::views::HostApproval],
+) -> String {
     let mut out = String::from(HEADER);
     for r in rows {
         let terms = match r.role {
@@ -112,6 +116,44 @@ pub(crate) fn write(rows: &[Row<'_>], decisions: &[DecisionRecord]) -> String {
                 with_key(flatten(&body), d.key_fingerprint.as_deref()),
                 super::decision_chain(d.proposal.as_deref()).as_ref(),
             ),
+        );
+    }
+    // The host's record of every approval, made here or elsewhere.
+    for a in host_approvals {
+        let mut terms = Vec::new();
+        let mut add = |name: &str, value: Option<String>| {
+            if let Some(value) = value {
+                terms.push(TermRow {
+                    name: name.into(),
+                    value,
+                });
+            }
+        };
+        add("approval.step", a.step.map(|s| s.to_string()));
+        add("approval.role", a.role.clone());
+        add("approval.for", a.for_person.clone());
+        add("approval.reason", a.reason.clone());
+        add("approval.rule", a.rule.map(|r| r.to_string()));
+        add(
+            "approval.policy_version",
+            a.policy_version.map(|v| v.to_string()),
+        );
+        let summary = format!("approved by {}", a.approved_by);
+        push(
+            &mut out,
+            &[
+                "host_approval",
+                "",
+                &a.at,
+                &a.approved_by,
+                "ours",
+                "approval",
+                &a.event_hash,
+                &summary,
+                "",
+                "",
+            ],
+            &terms,
         );
     }
     out
@@ -179,7 +221,11 @@ mod tests {
             amount: Some(("40000", "USD")),
             role,
         };
-        let text = write(&[row(1, "offer", &offer), row(2, "accept", &accept)], &[]);
+        let text = write(
+            &[row(1, "offer", &offer), row(2, "accept", &accept)],
+            &[],
+            &[],
+        );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1 + 2 + 1, "{text}");
         assert!(

@@ -216,10 +216,22 @@ pub(crate) fn session_detail(
         timeline,
         series,
         decisions,
+        host_approvals: host_approvals(store, &s)?,
         verification: verification_view(&s),
         agreed,
         dispute: crate::dispute::view(store, &s)?,
     })
+}
+
+/// The host's record of the session's approvals as last read.
+fn host_approvals(
+    store: &Store,
+    s: &SessionRecord,
+) -> Result<Vec<crate::views::HostApproval>, EngineError> {
+    let Some(body) = store.session_approvals(&s.host_id, &s.session_id)? else {
+        return Ok(Vec::new());
+    };
+    Ok(crate::edge::wire::host_approvals(&body))
 }
 
 /// The verifiable document of the stored copy plus every decision exactly as
@@ -258,7 +270,9 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
             })
         })
         .collect();
+    let host_approvals = host_approvals(store, s)?;
     let parts = ExportParts {
+        host_approvals: serde_json::to_value(&host_approvals).unwrap_or(Value::Null),
         approver: json!(
             host.map(|h| json!({"email": h.approver_email, "approver_id": h.approver_id}))
         ),
@@ -313,7 +327,7 @@ fn export_csv(
         })
         .collect();
     let decisions = store.decisions(&s.host_id, &s.session_id)?;
-    Ok(csv::write(&rows, &decisions))
+    Ok(csv::write(&rows, &decisions, &host_approvals(store, s)?))
 }
 
 /// Writes an export file and says where.

@@ -55,6 +55,8 @@ pub(crate) struct ExportParts {
     pub decisions: Vec<Value>,
     /// The session's verification as the console reads it.
     pub verification: Value,
+    /// The host's record of every approval in the session (ANP), as read.
+    pub host_approvals: Value,
 }
 
 /// Where a session stands, whatever its protocol calls the state.
@@ -427,6 +429,9 @@ pub(crate) struct Fetched {
     pub requests: u64,
     /// The host's approver keys, when the fetch refreshed them (JSON).
     pub approver_keys: Option<String>,
+    /// The host's record of the session's approvals, when the fetch read it
+    /// (JSON; ANP sessions whose log carries an accept).
+    pub approval_records: Option<String>,
 }
 
 /// Each protocol's jobs. Implemented once per `protocol/<name>/` module.
@@ -621,6 +626,7 @@ pub(crate) trait Seam: Send + Sync {
             "approver": export.approver,
             "decisions": export.decisions,
             "verification": export.verification,
+            "host_approvals": export.host_approvals,
         })
     }
 

@@ -216,6 +216,18 @@ const MIGRATIONS: &[&str] = &[
         retired_at TEXT
     );
     "#,
+    // 10: the host's record of every approval in an ANP session (who, as
+    // which role at which step, for whom, under which rule), read when its
+    // log carries an accept: what an ANP approval cannot say itself.
+    r#"
+    CREATE TABLE session_approvals (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        read_at TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

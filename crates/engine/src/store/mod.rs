@@ -565,6 +565,38 @@ impl Store {
         Ok(())
     }
 
+    /// Keeps the host's record of a session's approvals (JSON, the
+    /// approver API's `SessionApprovals`), replacing the last one read.
+    pub fn set_session_approvals(
+        &self,
+        host_id: &str,
+        session_id: &str,
+        body: &str,
+        read_at: &str,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT INTO session_approvals (host_id, session_id, body, read_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (host_id, session_id) DO UPDATE SET body = excluded.body, read_at = excluded.read_at",
+            params![host_id, session_id, body, read_at],
+        )?;
+        Ok(())
+    }
+
+    /// The host's record of a session's approvals as last read, if any.
+    pub fn session_approvals(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT body FROM session_approvals WHERE host_id = ?1 AND session_id = ?2",
+                params![host_id, session_id],
+                |r| r.get(0),
+            )
+            .optional()
+    }
+
     // ---- sessions ----
 
     /// One session.

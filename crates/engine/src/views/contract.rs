@@ -57,7 +57,7 @@ pub fn declarations() -> Vec<Declaration> {
         SessionRef, CommandError, Setting, SettingKind, SettingChoice, ApproverCard, SettingsView,
         crate::keystore::KeyStatus, crate::keystore::KeyProtection, crate::keystore::KeyUsed,
         crate::rotate::KeyMove, crate::rotate::HostMove,
-        StandingIn, StoodIn, StandInView, ColleagueView, HostStandIns, StandInsView, GiveStandIn,
+        HostApproval, StandingIn, StoodIn, StandInView, ColleagueView, HostStandIns, StandInsView, GiveStandIn,
         // ANP offers
         AnpOfferView, AnpOffer, AnpLineItem, AnpOfferDiff, AnpConditionsDiff, LineStatus,
         AnpLineItemDiff, AnpFieldChange, AnpTotalChange, AnpTotal,

@@ -949,6 +949,29 @@ pub struct DecisionChain {
     pub steps: Vec<ChainStep>,
 }
 
+/// One approval as the organization's host recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostApproval {
+    /// The offer it approved (its event hash).
+    pub event_hash: String,
+    /// Who (an email).
+    pub approved_by: String,
+    /// When, as the signed approval says (RFC 3339).
+    pub at: String,
+    /// The step it counted at, from 1; none from before routing.
+    pub step: Option<u32>,
+    /// The role it counted as; none from before routing.
+    pub role: Option<String>,
+    /// Whom it was made for, when a stand-in made it (an email).
+    pub for_person: Option<String>,
+    /// Why the request went where it did ("Above 10,000 USD: rule 2").
+    pub reason: Option<String>,
+    /// The rule that fired, from 1; none for a fallback.
+    pub rule: Option<u32>,
+    /// The policy version; none under the old threshold.
+    pub policy_version: Option<u64>,
+}
+
 /// A session in full.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionDetail {
@@ -960,6 +983,12 @@ pub struct SessionDetail {
     pub series: Series,
     /// Decisions made from this console.
     pub decisions: Vec<DecisionRow>,
+    /// The host's record of every approval in the session, made here or at
+    /// another console: who, as which role at which step, for whom, under
+    /// which rule (ANP sessions with an accept; a gate or ANEX session's
+    /// receipts say it themselves). Empty until read.
+    #[serde(default)]
+    pub host_approvals: Vec<HostApproval>,
     /// Verification state with evidence.
     pub verification: VerificationView,
     /// The agreed terms, whole, when the session ended in an agreement.

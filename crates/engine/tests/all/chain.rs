@@ -163,6 +163,9 @@ async fn the_inbox_shows_whose_turn_it_is_and_nothing_out_of_turn_is_signed() {
     );
 }
 
+/// An approval as History lists the host's record: who, step, role, for whom.
+type Recorded = (String, Option<u32>, Option<String>, Option<String>);
+
 #[tokio::test]
 async fn a_stand_in_decides_for_the_holder_and_history_says_for_whom() {
     let world = World::start().await;
@@ -267,6 +270,66 @@ async fn a_stand_in_decides_for_the_holder_and_history_says_for_whom() {
     assert!(rows
         .iter()
         .any(|r| r[0] == "decision" && r[10] == "chain.for" && r[11] == "fay@fabrikam.example"));
+
+    // Fay's console, where nothing was decided, reads the host's record of
+    // who approved as what once the log carries the accept.
+    fay.refresh().await.unwrap();
+    let fays_host = fay.stand_ins().await.unwrap().hosts[0].host_id.clone();
+    let detail = fay.session_detail(&fays_host, &session).await.unwrap();
+    assert!(
+        detail.decisions.is_empty(),
+        "nothing decided at Fay's console"
+    );
+    let record: Vec<Recorded> = detail
+        .host_approvals
+        .iter()
+        .map(|a| {
+            (
+                a.approved_by.clone(),
+                a.step,
+                a.role.clone(),
+                a.for_person.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        record,
+        [
+            (
+                "ann@fabrikam.example".to_owned(),
+                Some(1),
+                Some("buyer".to_owned()),
+                None
+            ),
+            (
+                "grace@fabrikam.example".to_owned(),
+                Some(2),
+                Some("finance".to_owned()),
+                Some("fay@fabrikam.example".to_owned())
+            ),
+        ]
+    );
+    assert_eq!(
+        detail.host_approvals[1].reason.as_deref(),
+        Some("Above 10,000 USD: rule 2")
+    );
+    assert_eq!(detail.host_approvals[1].policy_version, Some(1));
+    let csv = fay
+        .export_session(&fays_host, &session, countersign_engine::ExportFormat::Csv)
+        .await
+        .unwrap();
+    let rows = csv_rows(&std::fs::read_to_string(&csv.path).unwrap());
+    assert!(rows.iter().any(|r| r[0] == "host_approval"
+        && r[3] == "grace@fabrikam.example"
+        && r[10] == "approval.for"
+        && r[11] == "fay@fabrikam.example"));
+    let json = fay
+        .export_session(&fays_host, &session, countersign_engine::ExportFormat::Json)
+        .await
+        .unwrap();
+    let exported: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json.path).unwrap()).unwrap();
+    assert_eq!(exported["host_approvals"][1]["role"], "finance");
 
     // Grace gives it up; Fay sees it revoked, by Grace.
     let revoked = grace

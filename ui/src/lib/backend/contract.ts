@@ -1549,6 +1549,47 @@ min_total?: Money | null,
 max_total?: Money | null, };
 
 /**
+ * One approval as the organization's host recorded it.
+ */
+export type HostApproval = { 
+/**
+ * The offer it approved (its event hash).
+ */
+event_hash: string, 
+/**
+ * Who (an email).
+ */
+approved_by: string, 
+/**
+ * When, as the signed approval says (RFC 3339).
+ */
+at: string, 
+/**
+ * The step it counted at, from 1; none from before routing.
+ */
+step: number | null, 
+/**
+ * The role it counted as; none from before routing.
+ */
+role: string | null, 
+/**
+ * Whom it was made for, when a stand-in made it (an email).
+ */
+for_person: string | null, 
+/**
+ * Why the request went where it did ("Above 10,000 USD: rule 2").
+ */
+reason: string | null, 
+/**
+ * The rule that fired, from 1; none for a fallback.
+ */
+rule: number | null, 
+/**
+ * The policy version; none under the old threshold.
+ */
+policy_version: number | null, };
+
+/**
  * A connected host and how the poller last found it.
  */
 export type HostInfo = { 
@@ -2958,6 +2999,13 @@ series: Series,
  * Decisions made from this console.
  */
 decisions: Array<DecisionRow>, 
+/**
+ * The host's record of every approval in the session, made here or at
+ * another console: who, as which role at which step, for whom, under
+ * which rule (ANP sessions with an accept; a gate or ANEX session's
+ * receipts say it themselves). Empty until read.
+ */
+host_approvals: Array<HostApproval>, 
 /**
  * Verification state with evidence.
  */

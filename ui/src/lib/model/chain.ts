@@ -1,5 +1,5 @@
 /** Words for a decision's chain of approvals (the organization's policy of authority, docs/authority.md). */
-import type { ApprovalChain, ChainPart, ChainStep, DecisionChain } from "../backend";
+import type { ApprovalChain, ChainPart, ChainStep, DecisionChain, HostApproval } from "../backend";
 import * as fmt from "./format";
 
 /** One step as a line: "Step 2 · finance: 1 of 1 — approved by fay@…" or "… waiting on fay@…, frank@…". */
@@ -117,6 +117,23 @@ export function worthShowing(chain: ApprovalChain): boolean {
 export function waitsOnText(chain: ApprovalChain | null): string {
   const roles = chain ? waitingOn(chain) : [];
   return roles.length > 0 ? `waits on ${roles.join(" and ")}` : "waits on another approver";
+}
+
+/**
+ * One approval as the host recorded it, for History: "Step 2 · finance · grace@… for fay@… (stand-in)";
+ * "Approved" alone for an approval from before routing.
+ */
+export function hostApprovalLine(a: HostApproval): string {
+  const by = a.for_person ? `${a.approved_by} for ${a.for_person} (stand-in)` : a.approved_by;
+  const place = a.step !== null && a.role ? `Step ${a.step} · ${a.role} · ` : "";
+  return `${place}${by}`;
+}
+
+/** Why the recorded approvals' request went where it did: "Above 10,000 USD: rule 2 (policy version 3)", or null. */
+export function hostApprovalsWhy(approvals: readonly HostApproval[]): string | null {
+  const routed = approvals.find((a) => a.reason !== null);
+  if (!routed || routed.reason === null) return null;
+  return routed.policy_version === null ? routed.reason : `${routed.reason} (policy version ${routed.policy_version})`;
 }
 
 /**

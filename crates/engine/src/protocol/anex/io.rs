@@ -26,5 +26,6 @@ pub(crate) async fn fetch(
         bytes,
         requests: 1,
         approver_keys: None,
+        approval_records: None,
     })
 }

@@ -29,9 +29,25 @@ pub(crate) async fn fetch(
     let mut requests = 1;
     // An accept's approvals are checked against the keys the host publishes
     // now: one approver may have enrolled since the last look.
-    let approver_keys = if doc.events.iter().any(|e| e.kind == EventKind::Accept) {
+    // With an accept, the host's record of who approved as what is read too
+    // (an ANP approval names neither its role nor whom a stand-in made it
+    // for); a host that cannot say leaves the last record read.
+    let accepted = doc.events.iter().any(|e| e.kind == EventKind::Accept);
+    let approver_keys = if accepted {
         requests += 1;
         refresh_approver_keys(&io.client).await
+    } else {
+        None
+    };
+    let approval_records = if accepted {
+        requests += 1;
+        match io.client.session_approvals(session_id).await {
+            Ok(record) => serde_json::to_string(&record).ok(),
+            Err(e) => {
+                tracing::debug!(error = %e, "the host's record of approvals was not read");
+                None
+            }
+        }
     } else {
         None
     };
@@ -40,5 +56,6 @@ pub(crate) async fn fetch(
         bytes: raw.bytes,
         requests,
         approver_keys,
+        approval_records,
     })
 }

@@ -311,6 +311,7 @@ impl Seam for OanpSession {
                 bytes,
                 requests: 1,
                 approver_keys: None,
+                approval_records: None,
             })
         })
     }
