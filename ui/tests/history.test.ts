@@ -188,15 +188,18 @@ describe("history", () => {
         for_person: null, reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3 },
       { event_hash: "sha256:aa", approved_by: "grace@fabrikam.example", at: "2026-12-07T11:30:00Z", step: 2, role: "finance",
         for_person: "fay@fabrikam.example", reason: "Above 10,000 USD: rule 2", rule: 2, policy_version: 3 },
+      { event_hash: "sha256:bb", approved_by: "lee@fabrikam.example", at: "2026-12-07T12:00:00Z", step: null, role: "legal",
+        for_person: null, reason: null, rule: null, policy_version: null },
     ];
     backend.detail = detail;
     const { container } = await renderApp(backend);
     backend.emitOpenSession({ host_id: "h-sandbox", session_id: "s-contoso" });
     await settle();
     const rows = [...container.querySelectorAll<HTMLElement>("[data-testid='host-approval']")].map((r) => r.textContent ?? "");
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(rows[0]).toContain("Step 1 · buyer · ann@fabrikam.example");
     expect(rows[1]).toContain("Step 2 · finance · grace@fabrikam.example for fay@fabrikam.example (stand-in)");
+    expect(rows[2]).toContain("legal · lee@fabrikam.example");
     expect(byId(container, "host-approvals-why").textContent).toBe("Above 10,000 USD: rule 2 (policy version 3)");
   });
 

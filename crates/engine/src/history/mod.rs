@@ -228,10 +228,16 @@ fn host_approvals(
     store: &Store,
     s: &SessionRecord,
 ) -> Result<Vec<crate::views::HostApproval>, EngineError> {
-    let Some(body) = store.session_approvals(&s.host_id, &s.session_id)? else {
-        return Ok(Vec::new());
-    };
-    Ok(crate::edge::wire::host_approvals(&body))
+    if let Some(body) = store.session_approvals(&s.host_id, &s.session_id)? {
+        return Ok(crate::edge::wire::host_approvals(&body));
+    }
+    // A gate session: each approving receipt the host recorded names its
+    // role and, made by a stand-in, whom it was for.
+    let requests = store.host_requests(&s.host_id, &s.session_id)?;
+    Ok(requests
+        .iter()
+        .flat_map(|r| crate::protocol::gate_request::approvals(&r.message_hash, &r.body))
+        .collect())
 }
 
 /// The verifiable document of the stored copy plus every decision exactly as

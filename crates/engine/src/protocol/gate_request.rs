@@ -79,6 +79,46 @@ impl HostRequest {
     }
 }
 
+/// The approvals the host recorded for one request (its description as
+/// kept, JSON): each approving receipt with the person behind it, its role
+/// (`approver.role`) and whom a stand-in made it for
+/// (`approver.on_behalf_of.person`). A description that does not read
+/// gives none.
+pub(crate) fn approvals(message_hash: &str, body: &str) -> Vec<crate::views::HostApproval> {
+    #[derive(Deserialize)]
+    struct Recorded {
+        #[serde(default)]
+        receipts: Vec<Value>,
+        #[serde(default)]
+        decided_by: Vec<Decider>,
+    }
+    let Ok(r) = serde_json::from_str::<Recorded>(body) else {
+        return Vec::new();
+    };
+    r.receipts
+        .iter()
+        .zip(&r.decided_by)
+        .filter(|(_, who)| who.decision == "approve")
+        .map(|(receipt, who)| crate::views::HostApproval {
+            event_hash: message_hash.to_owned(),
+            approved_by: who.email.clone(),
+            at: who.at.clone(),
+            step: None,
+            role: receipt
+                .pointer("/approver/role")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            for_person: receipt
+                .pointer("/approver/on_behalf_of/person")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            reason: None,
+            rule: None,
+            policy_version: None,
+        })
+        .collect()
+}
+
 /// The requests member of a gate log document, whatever else it carries.
 #[derive(Deserialize)]
 struct Requests {
@@ -134,6 +174,50 @@ mod tests {
             Some("<b>Too high</b>"),
             "as written"
         );
+    }
+
+    #[test]
+    fn each_approving_receipt_names_its_person_role_and_whom_a_stand_in_made_it_for() {
+        let body = json!({
+            "request_id": "r1", "message_hash": "sha256:aa", "status": "approved",
+            "receipts": [
+                {"approver": {"identity": "did:key:z6Mk1", "role": "buyer"}},
+                {"approver": {"identity": "did:key:z6Mk2", "role": "finance",
+                              "on_behalf_of": {"person": "fay@fabrikam.example", "delegation": "urn:countersign:delegation:d"}}},
+                {"approver": {"identity": "did:key:z6Mk3", "role": "legal"}}
+            ],
+            "decided_by": [
+                {"name": "Ann", "email": "ann@fabrikam.example", "decision": "approve", "at": "2026-12-01T10:00:00Z"},
+                {"name": "Grace", "email": "grace@fabrikam.example", "decision": "approve", "at": "2026-12-01T11:00:00Z"},
+                {"name": "Lee", "email": "lee@fabrikam.example", "decision": "deny", "at": "2026-12-01T12:00:00Z"}
+            ]
+        })
+        .to_string();
+        let got = approvals("sha256:aa", &body);
+        let read: Vec<(&str, Option<&str>, Option<&str>)> = got
+            .iter()
+            .map(|a| {
+                (
+                    a.approved_by.as_str(),
+                    a.role.as_deref(),
+                    a.for_person.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("ann@fabrikam.example", Some("buyer"), None),
+                (
+                    "grace@fabrikam.example",
+                    Some("finance"),
+                    Some("fay@fabrikam.example")
+                ),
+            ],
+            "a deny is no approval"
+        );
+        assert_eq!(got[1].at, "2026-12-01T11:00:00Z");
+        assert!(approvals("sha256:aa", "not json").is_empty());
     }
 
     #[test]

@@ -62,6 +62,27 @@ impl Store {
         rows.collect()
     }
 
+    /// Every request the host holds of a session, in its order (oldest
+    /// first).
+    pub fn host_requests(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Vec<HostRequestRecord>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT request_id, message_hash, body FROM host_requests
+             WHERE host_id = ?1 AND session_id = ?2 ORDER BY position",
+        )?;
+        let rows = st.query_map([host_id, session_id], |r| {
+            Ok(HostRequestRecord {
+                request_id: r.get(0)?,
+                message_hash: r.get(1)?,
+                body: r.get(2)?,
+            })
+        })?;
+        rows.collect()
+    }
+
     /// The latest request the host holds about the message `message_hash`
     /// (a new request may follow an expired one).
     pub fn host_request(

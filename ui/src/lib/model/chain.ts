@@ -120,13 +120,13 @@ export function waitsOnText(chain: ApprovalChain | null): string {
 }
 
 /**
- * One approval as the host recorded it, for History: "Step 2 · finance · grace@… for fay@… (stand-in)";
- * "Approved" alone for an approval from before routing.
+ * One approval as the host recorded it, for History: "Step 2 · finance · grace@… for fay@… (stand-in)"; a gate
+ * receipt's, which names no step: "finance · grace@…"; one from before routing: the person alone.
  */
 export function hostApprovalLine(a: HostApproval): string {
   const by = a.for_person ? `${a.approved_by} for ${a.for_person} (stand-in)` : a.approved_by;
-  const place = a.step !== null && a.role ? `Step ${a.step} · ${a.role} · ` : "";
-  return `${place}${by}`;
+  const place = [a.step !== null ? `Step ${a.step}` : null, a.role].filter((x): x is string => Boolean(x));
+  return [...place, by].join(" · ");
 }
 
 /** Why the recorded approvals' request went where it did: "Above 10,000 USD: rule 2 (policy version 3)", or null. */
