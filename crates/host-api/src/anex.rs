@@ -139,4 +139,9 @@ pub struct AnexLog {
     pub agreed: Option<Value>,
     /// Every receipt a person signed in it, oldest first.
     pub receipts: Vec<Value>,
+    /// The host's record of every approval given in the conversation (who,
+    /// step, role, for whom, rule, policy version), whichever console gave
+    /// it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<crate::approver::ApprovalRecord>,
 }

@@ -298,6 +298,10 @@ pub struct GateRequestStatus {
     /// deadline is the organization's own; `expires_at` is the latest).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<DeadlineExtension>,
+    /// Approvers only: the host's record of each approval of it (who, step,
+    /// role, for whom, rule, policy version), whichever console gave it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<crate::approver::ApprovalRecord>,
 }
 
 /// An approver's extension of a gate request's deadline, as recorded.

@@ -502,6 +502,7 @@ mod tests {
             counter_terms: None,
             held_reason: None,
             extensions: Vec::new(),
+            approvals: Vec::new(),
         }
     }
 

@@ -540,6 +540,7 @@ mod tests {
             counter_terms: None,
             held_reason: None,
             extensions: Vec::new(),
+            approvals: Vec::new(),
         }
     }
 

@@ -97,23 +97,25 @@ fn pending_of(p: &PendingDecision) -> PendingProposal {
 /// not read shows nothing.
 pub(crate) fn host_approvals(body: &str) -> Vec<crate::views::HostApproval> {
     serde_json::from_str::<countersign_host_api::approver::SessionApprovals>(body)
-        .map(|r| {
-            r.approvals
-                .into_iter()
-                .map(|a| crate::views::HostApproval {
-                    event_hash: a.event_hash,
-                    approved_by: a.approved_by,
-                    at: a.at,
-                    step: a.step,
-                    role: a.role,
-                    for_person: a.for_person,
-                    reason: a.reason,
-                    rule: a.rule,
-                    policy_version: a.policy_version,
-                })
-                .collect()
-        })
+        .map(|r| r.approvals.into_iter().map(host_approval).collect())
         .unwrap_or_default()
+}
+
+/// One approval of the host's record, as History shows it.
+pub(crate) fn host_approval(
+    a: countersign_host_api::approver::ApprovalRecord,
+) -> crate::views::HostApproval {
+    crate::views::HostApproval {
+        event_hash: a.event_hash,
+        approved_by: a.approved_by,
+        at: a.at,
+        step: a.step,
+        role: a.role,
+        for_person: a.for_person,
+        reason: a.reason,
+        rule: a.rule,
+        policy_version: a.policy_version,
+    }
 }
 
 fn chain_of(r: &countersign_host_api::approver::RouteView) -> crate::views::ApprovalChain {

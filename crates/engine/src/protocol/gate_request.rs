@@ -80,10 +80,11 @@ impl HostRequest {
 }
 
 /// The approvals the host recorded for one request (its description as
-/// kept, JSON): each approving receipt with the person behind it, its role
-/// (`approver.role`) and whom a stand-in made it for
-/// (`approver.on_behalf_of.person`). A description that does not read
-/// gives none.
+/// kept, JSON): its record of them (`approvals`: step, role, for whom,
+/// rule, policy version) where the host gives one; otherwise each approving
+/// receipt with the person behind it, its role (`approver.role`) and whom a
+/// stand-in made it for (`approver.on_behalf_of.person`). A description
+/// that does not read gives none.
 pub(crate) fn approvals(message_hash: &str, body: &str) -> Vec<crate::views::HostApproval> {
     #[derive(Deserialize)]
     struct Recorded {
@@ -91,10 +92,19 @@ pub(crate) fn approvals(message_hash: &str, body: &str) -> Vec<crate::views::Hos
         receipts: Vec<Value>,
         #[serde(default)]
         decided_by: Vec<Decider>,
+        #[serde(default)]
+        approvals: Vec<countersign_host_api::approver::ApprovalRecord>,
     }
     let Ok(r) = serde_json::from_str::<Recorded>(body) else {
         return Vec::new();
     };
+    if !r.approvals.is_empty() {
+        return r
+            .approvals
+            .into_iter()
+            .map(crate::edge::wire::host_approval)
+            .collect();
+    }
     r.receipts
         .iter()
         .zip(&r.decided_by)

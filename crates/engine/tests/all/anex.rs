@@ -1008,4 +1008,27 @@ async fn a_stand_ins_anex_receipt_names_whom_it_was_made_for() {
             "delegation": format!("urn:countersign:delegation:{}", given.delegation_id),
         })
     );
+    // History lists the host's record of the approval: who, as which role
+    // at which step, for whom, under which rule.
+    engine.refresh().await.unwrap();
+    let detail = engine
+        .session_detail(&view.item.host_id, &view.item.session_id)
+        .await
+        .unwrap();
+    let record = &detail.host_approvals;
+    assert_eq!(record.len(), 1, "{record:?}");
+    assert_eq!(record[0].approved_by, "ann@fabrikam.example");
+    assert_eq!(
+        (record[0].step, record[0].role.as_deref()),
+        (Some(1), Some("finance"))
+    );
+    assert_eq!(
+        record[0].for_person.as_deref(),
+        Some("frank@fabrikam.example")
+    );
+    assert_eq!(
+        record[0].reason.as_deref(),
+        Some("Bank details asked over ANEX: rule 1")
+    );
+    assert_eq!(record[0].policy_version, Some(1));
 }

@@ -164,6 +164,11 @@ pub struct Doc {
     /// (the conversation is closed without an ANEX message).
     #[serde(default)]
     pub withdrawn: bool,
+    /// The host's record of every approval given to an ask of this
+    /// conversation (who, step, role, for whom, rule, policy version), kept
+    /// once the ask is answered too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<countersign_host_api::approver::ApprovalRecord>,
 }
 
 /// Why a message is refused at the A2A level (a JSON-RPC error), before

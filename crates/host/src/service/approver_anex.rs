@@ -328,6 +328,7 @@ pub async fn log(
         messages: doc.messages.iter().skip(skip).cloned().collect(),
         agreed: doc.agreed.clone(),
         receipts: doc.receipts.iter().map(|s| s.receipt.clone()).collect(),
+        approvals: doc.approvals.clone(),
     })
 }
 
@@ -480,6 +481,12 @@ pub async fn decide(
         let people = authority::people(&enrolled);
         let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
         let decidable = chain.decidable(&people, &stand_ins, now);
+        let asked_hash = doc
+            .messages
+            .iter()
+            .find(|m| m.get("message_id").and_then(Value::as_str) == Some(pending.answers.as_str()))
+            .map(message_hash)
+            .unwrap_or_default();
         if matches!(req.action, DecisionAction::Approve)
             && pending
                 .approvals
@@ -518,6 +525,26 @@ pub async fn decide(
         let days = policy.as_ref().map_or(90, |p| p.terms_valid_days);
         let record = check_receipt(approver, &req, &conversation, &answers, &terms, days, now)?;
         let received_at = anp::api::format_timestamp(now);
+        if matches!(req.action, DecisionAction::Approve) {
+            // The reason and rule of a policy's route; the old threshold's
+            // reading names neither.
+            let routed = chain.route.policy_version.is_some();
+            doc.approvals
+                .push(countersign_host_api::approver::ApprovalRecord {
+                    event_hash: asked_hash.clone(),
+                    approved_by: approver.email.clone(),
+                    at: received_at.clone(),
+                    step: Some(admitted.step as u32),
+                    role: Some(admitted.role.clone()),
+                    for_person: admitted.for_person.as_ref().map(ToString::to_string),
+                    reason: routed.then(|| chain.route.route.reason.clone()),
+                    rule: match chain.route.route.fired {
+                        ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
+                        _ => None,
+                    },
+                    policy_version: chain.route.policy_version,
+                });
+        }
         if matches!(req.action, DecisionAction::Approve) && !admitted.completes {
             // A step of the chain is met, or part of one: recorded with the
             // receipt; the requester hears nothing until the last step.

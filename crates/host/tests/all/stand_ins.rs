@@ -525,6 +525,45 @@ async fn a_stand_ins_concordia_receipt_names_whom_it_is_for_under_its_signature(
 
     let status = d.t.request_status(&d.agent, &talk, "r1").await;
     assert_eq!(status["status"], "approved");
+    assert!(
+        status.get("approvals").is_none(),
+        "the host's record is for approvers: {status}"
+    );
+    // The approvers' log carries the host's record of both approvals.
+    let log = client(&d.t, &d.fay)
+        .gate_log("concordia:ses_stand_in", None)
+        .await
+        .unwrap();
+    let record = &log.requests[0].approvals;
+    assert_eq!(record.len(), 2, "{record:?}");
+    assert_eq!(
+        (
+            record[0].approved_by.as_str(),
+            record[0].step,
+            record[0].role.as_deref(),
+            record[0].for_person.as_deref()
+        ),
+        ("bob@fabrikam.example", Some(1), Some("buyer"), None)
+    );
+    assert_eq!(
+        (
+            record[1].approved_by.as_str(),
+            record[1].step,
+            record[1].role.as_deref(),
+            record[1].for_person.as_deref()
+        ),
+        (
+            "grace@fabrikam.example",
+            Some(2),
+            Some("finance"),
+            Some("fay@fabrikam.example")
+        )
+    );
+    assert_eq!(
+        record[1].reason.as_deref(),
+        Some("Above 10,000 USD: rule 2")
+    );
+    assert_eq!(record[1].policy_version, Some(1));
     let receipt = &status["receipts"][1];
     assert_eq!(receipt["approver"]["role"], "finance");
     assert_eq!(

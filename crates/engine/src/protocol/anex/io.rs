@@ -7,6 +7,13 @@ use crate::error::EngineError;
 use crate::protocol::Fetched;
 use crate::store::HostRecord;
 
+/// The approvals member of an ANEX log answer, whatever else it carries.
+#[derive(serde::Deserialize)]
+struct ApprovalsOnly {
+    #[serde(default)]
+    approvals: Vec<countersign_host_api::approver::ApprovalRecord>,
+}
+
 /// Fetches the conversation after `after` (all of it for `None`).
 pub(crate) async fn fetch(
     io: &HostIo,
@@ -21,11 +28,22 @@ pub(crate) async fn fetch(
             detail,
         },
     })?;
+    // The host's record of the conversation's approvals, when it holds any:
+    // kept whole (each fetch carries all of it), for History.
+    let approval_records = serde_json::from_slice::<ApprovalsOnly>(&bytes)
+        .ok()
+        .filter(|r| !r.approvals.is_empty())
+        .and_then(|r| {
+            serde_json::to_string(&countersign_host_api::approver::SessionApprovals {
+                approvals: r.approvals,
+            })
+            .ok()
+        });
     Ok(Fetched {
         request,
         bytes,
         requests: 1,
         approver_keys: None,
-        approval_records: None,
+        approval_records,
     })
 }

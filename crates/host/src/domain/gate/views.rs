@@ -111,6 +111,11 @@ pub fn request_status(
             at: r.recorded_at.clone(),
         })
         .collect();
+    let approvals = if for_approver {
+        approval_records(row, &mine, &parsed)?
+    } else {
+        Vec::new()
+    };
     Ok(GateRequestStatus {
         request_id: row.request_id.clone(),
         status,
@@ -133,7 +138,39 @@ pub fn request_status(
             None
         },
         extensions: extensions_of(row)?,
+        approvals,
     })
+}
+
+/// The host's record of a request's approvals: each approving receipt with
+/// the person, the step and role it counted at and as, whom a stand-in made
+/// it for, and the rule and policy version the request was routed under.
+fn approval_records(
+    row: &GateRequestRow,
+    mine: &[&GateReceiptRow],
+    parsed: &[Value],
+) -> Result<Vec<countersign_host_api::approver::ApprovalRecord>, DomainError> {
+    let route = StoredRoute::read(row.route.as_deref(), row.approvals_required)?;
+    let routed = row.route.is_some();
+    Ok(mine
+        .iter()
+        .zip(parsed)
+        .filter(|(r, _)| r.decision == "approve")
+        .map(|(r, v)| countersign_host_api::approver::ApprovalRecord {
+            event_hash: row.message_hash.clone(),
+            approved_by: r.approver_email.clone(),
+            at: r.recorded_at.clone(),
+            step: r.step,
+            role: r.role.clone(),
+            for_person: authority::signed_for(v).map(|p| p.to_string()),
+            reason: routed.then(|| route.route.reason.clone()),
+            rule: match route.route.fired {
+                ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
+                _ => None,
+            },
+            policy_version: route.policy_version,
+        })
+        .collect())
 }
 
 /// The extensions of a request's deadline, as recorded.
