@@ -1335,7 +1335,9 @@ async fn a_gate_requests_deadline_is_extended_with_a_reason_and_an_anp_offers_is
             &item.host_id,
             &item.session_id,
             &item.event_hash,
-            &at(3600),
+            // Within the offer's own validity (an hour), whatever second
+            // this runs in.
+            &at(1800),
             "Legal reviews the warranty clause this afternoon",
         )
         .await
