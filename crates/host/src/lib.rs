@@ -252,6 +252,15 @@ impl Host {
             .map_err(|e| HostError::Config(format!("expiring gate requests: {e}")))
     }
 
+    /// Refuses, for the owner, every ANEX ask past its decision deadline
+    /// (the requester is told no one decided in time); answers how many.
+    /// The server runs it with the gate's sweep.
+    pub async fn expire_anex_asks(&self) -> Result<usize, HostError> {
+        service::anex::expire_asks(self)
+            .await
+            .map_err(|e| HostError::Config(format!("expiring ANEX asks: {e}")))
+    }
+
     /// Loads an org's policy from JSON text (the policy file's content).
     pub async fn load_policy(
         &self,
@@ -435,13 +444,17 @@ impl Host {
     }
 }
 
-/// Expires due gate requests every `gate_sweep` for as long as the server runs.
+/// Expires due gate requests, and refuses ANEX asks past their decision
+/// deadline, every `gate_sweep` for as long as the server runs.
 async fn sweep_gate_forever(host: Host) {
     let mut tick = tokio::time::interval(host.config().gate_sweep);
     loop {
         tick.tick().await;
         if let Err(e) = host.expire_gate_requests().await {
             tracing::warn!(error = %e, "expiring gate requests failed");
+        }
+        if let Err(e) = host.expire_anex_asks().await {
+            tracing::warn!(error = %e, "expiring ANEX asks failed");
         }
     }
 }

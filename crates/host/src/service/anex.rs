@@ -266,6 +266,50 @@ fn now_text(now: OffsetDateTime) -> String {
     anp::api::format_timestamp(now)
 }
 
+/// Refuses, for the owner, every ANEX ask past its decision deadline, so
+/// the requester reads "no one decided in time" without asking first and
+/// the ask leaves the approvers' summaries; what the host's sweep runs
+/// beside the gate's. Answers how many it refused.
+pub async fn expire_asks(host: &Host) -> Result<usize, DomainError> {
+    let mut refused = 0;
+    for listing in host.store().admin().orgs().await? {
+        let org = listing.org.handle;
+        let mut policy: Option<Option<Policy>> = None;
+        for row in host.store().anex().anex_conversations(&org).await? {
+            let mut doc = doc_of(&row)?;
+            if doc.pending.is_none() {
+                continue;
+            }
+            if policy.is_none() {
+                policy = Some(files(host, &org).await?.0);
+            }
+            let now = host.clock().now();
+            let due =
+                domain::expire_if_due(&mut doc, policy.as_ref().and_then(Option::as_ref), now)
+                    .map_err(DomainError::Internal)?;
+            if due.is_none() {
+                continue;
+            }
+            let commit = AnexCommit {
+                conversation: AnexConversationRow {
+                    doc: doc_text(&doc)?,
+                    version: row.version + 1,
+                    updated_at: now_text(now),
+                    ..row.clone()
+                },
+                expected_version: Some(row.version),
+                decision: None,
+            };
+            // A conversation that moved meanwhile is looked at next sweep.
+            if try_commit(host, &commit).await? {
+                crate::changes::touch(&org);
+                refused += 1;
+            }
+        }
+    }
+    Ok(refused)
+}
+
 /// `GetTask`: the task with its conversation. An ask past its decision
 /// deadline is refused for the owner first, so the requester reads that no
 /// one decided in time.

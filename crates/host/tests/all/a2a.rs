@@ -1514,7 +1514,14 @@ async fn an_ask_waiting_for_the_owner_reads_the_same_however_late_the_console_as
 #[tokio::test]
 async fn an_ask_nobody_decides_by_its_deadline_is_refused_for_the_owner_and_the_requester_is_told()
 {
-    let t = start(roomy_limits()).await;
+    // The server's own sweep would refuse it too (the next test): here the
+    // touches do, so it runs once at start and then not for an hour.
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        gate_sweep: std::time::Duration::from_secs(3600),
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
     let s = setup(&t).await;
     let (first, first_context, _) = beyond_policy(&t, &s).await;
     // A second conversation, asking the same.
@@ -1622,6 +1629,46 @@ async fn an_ask_nobody_decides_by_its_deadline_is_refused_for_the_owner_and_the_
             .iter()
             .all(|x| x["pending"].as_array().unwrap().is_empty()),
         "{summary}"
+    );
+    t.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_hosts_sweep_refuses_an_ask_past_its_deadline_before_anyone_asks() {
+    // The server's own sweep runs once at start and then not for an hour:
+    // this test runs the sweep itself, when it means to.
+    let t = start_with(countersign_host::HostConfig {
+        limits: roomy_limits(),
+        gate_sweep: std::time::Duration::from_secs(3600),
+        ..countersign_host::HostConfig::default()
+    })
+    .await;
+    let s = setup(&t).await;
+    let (task_id, _, _) = beyond_policy(&t, &s).await;
+    let ann = t.enroll(&s.org, "Ann", "ann@fabrikam.example").await;
+    let waiting = |summary: &Value| {
+        summary["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["pending"].as_array().unwrap().len())
+            .sum::<usize>()
+    };
+    // Before the deadline the sweep leaves it waiting.
+    assert_eq!(t.host().expire_anex_asks().await.unwrap(), 0);
+    assert_eq!(waiting(&t.summary(&ann).await), 1);
+    t.host()
+        .clock()
+        .advance(std::time::Duration::from_secs(72 * 3600));
+    // Past it, until the sweep runs, the summary lists it (expired).
+    assert_eq!(waiting(&t.summary(&ann).await), 1);
+    assert_eq!(t.host().expire_anex_asks().await.unwrap(), 1);
+    assert_eq!(waiting(&t.summary(&ann).await), 0, "refused by the sweep");
+    assert_eq!(t.host().expire_anex_asks().await.unwrap(), 0, "once");
+    let (_, got) = rpc(&t, &s, "GetTask", json!({"id": task_id})).await;
+    assert_eq!(
+        got["result"]["status"]["state"], "TASK_STATE_REJECTED",
+        "{got}"
     );
     t.running.shutdown().await;
 }
