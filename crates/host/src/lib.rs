@@ -444,17 +444,24 @@ impl Host {
     }
 }
 
-/// Expires due gate requests, and refuses ANEX asks past their decision
-/// deadline, every `gate_sweep` for as long as the server runs.
+/// Expires due gate requests every `gate_sweep`, and refuses ANEX asks past
+/// their decision deadline (hours away, so at most once a minute), for as
+/// long as the server runs.
 async fn sweep_gate_forever(host: Host) {
-    let mut tick = tokio::time::interval(host.config().gate_sweep);
+    let every = host.config().gate_sweep;
+    let anex_every = every.max(std::time::Duration::from_secs(60));
+    let mut tick = tokio::time::interval(every);
+    let mut anex_swept: Option<std::time::Instant> = None;
     loop {
         tick.tick().await;
         if let Err(e) = host.expire_gate_requests().await {
             tracing::warn!(error = %e, "expiring gate requests failed");
         }
-        if let Err(e) = host.expire_anex_asks().await {
-            tracing::warn!(error = %e, "expiring ANEX asks failed");
+        if anex_swept.is_none_or(|at| at.elapsed() >= anex_every) {
+            anex_swept = Some(std::time::Instant::now());
+            if let Err(e) = host.expire_anex_asks().await {
+                tracing::warn!(error = %e, "expiring ANEX asks failed");
+            }
         }
     }
 }

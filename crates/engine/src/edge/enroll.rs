@@ -25,7 +25,9 @@ pub(crate) struct Enrolled {
     pub approver_keys: String,
 }
 
-fn client_error(url: &str, e: countersign_client::ClientError) -> EngineError {
+/// A client's failure at the host at `url` as the engine reports it: the
+/// host's refusal in its words, an unreachable host, or a garbled answer.
+pub(crate) fn client_error(url: &str, e: countersign_client::ClientError) -> EngineError {
     match e {
         countersign_client::ClientError::Http { code, message, .. } => {
             EngineError::HostRefused { code, message }

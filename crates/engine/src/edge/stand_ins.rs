@@ -1,10 +1,11 @@
 //! Stand-ins on the approver API (`/delegations`): the host's shapes in,
 //! the Stand-ins screen's out.
 
-use countersign_client::{ApproverClient, ClientError};
+use countersign_client::ApproverClient;
 use countersign_host_api::approver::{Delegation, DelegationList, DelegationState};
 use time::OffsetDateTime;
 
+use super::enroll::client_error;
 use crate::error::EngineError;
 use crate::store::HostRecord;
 use crate::views::{ColleagueView, StandInView};
@@ -34,17 +35,6 @@ fn view(d: Delegation) -> StandInView {
     }
 }
 
-fn client_error(host: &HostRecord, e: ClientError) -> EngineError {
-    match e {
-        ClientError::Http { code, message, .. } => EngineError::HostRefused { code, message },
-        ClientError::Transport { detail, .. } => EngineError::Unreachable {
-            url: host.url.clone(),
-            detail,
-        },
-        other => EngineError::Protocol(other.to_string()),
-    }
-}
-
 /// What one host's list says: given, received, the roles held, colleagues.
 pub(crate) struct Listed {
     pub given: Vec<StandInView>,
@@ -61,7 +51,7 @@ pub(crate) async fn list(
     let list: DelegationList = client
         .delegations()
         .await
-        .map_err(|e| client_error(host, e))?;
+        .map_err(|e| client_error(&host.url, e))?;
     Ok(Listed {
         given: list.given.into_iter().map(view).collect(),
         received: list.received.into_iter().map(view).collect(),
@@ -94,7 +84,7 @@ pub(crate) async fn give(
         .delegate(delegation_id, to, roles, from_date, to_date, zone, at)
         .await
         .map(view)
-        .map_err(|e| client_error(host, e))
+        .map_err(|e| client_error(&host.url, e))
 }
 
 /// `POST /delegations/<id>/revoke`.
@@ -107,5 +97,5 @@ pub(crate) async fn revoke(
         .revoke_delegation(delegation_id)
         .await
         .map(view)
-        .map_err(|e| client_error(host, e))
+        .map_err(|e| client_error(&host.url, e))
 }

@@ -14,7 +14,7 @@ use ::authority::{
     Person, Policy, Progress, Protocol, Route, StandIn, Standing, Step,
 };
 use countersign_host_api::approver::{
-    delegation_urn, OnBehalfOf, RoutePart, RouteStep, RouteView, StoodIn,
+    delegation_urn, ApprovalRecord, OnBehalfOf, RoutePart, RouteStep, RouteView, StoodIn,
 };
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,27 @@ pub struct StoredRoute {
 }
 
 impl StoredRoute {
+    /// The host's record of one approval given towards a request routed so,
+    /// its route's part filled (the reason, rule and policy version when
+    /// `routed`: none for a request from before routing) and the rest
+    /// empty, for the caller to fill.
+    pub fn approval_record(&self, routed: bool) -> ApprovalRecord {
+        ApprovalRecord {
+            event_hash: String::new(),
+            approved_by: String::new(),
+            at: String::new(),
+            step: None,
+            role: None,
+            for_person: None,
+            reason: routed.then(|| self.route.reason.clone()),
+            rule: match self.route.fired {
+                Fired::Rule { number, .. } if routed => Some(number as u32),
+                _ => None,
+            },
+            policy_version: self.policy_version,
+        }
+    }
+
     /// As stored: JSON text.
     pub fn to_text(&self) -> Result<String, DomainError> {
         serde_json::to_string(self).map_err(|e| DomainError::Internal(e.to_string()))

@@ -54,12 +54,7 @@ pub fn session_approvals(
             step: r.row.step,
             role: r.row.role.clone(),
             for_person: r.row.for_email.clone(),
-            reason: routed.then(|| route.route.reason.clone()),
-            rule: match route.route.fired {
-                ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
-                _ => None,
-            },
-            policy_version: route.policy_version,
+            ..route.approval_record(routed)
         });
     }
     Ok(countersign_host_api::approver::SessionApprovals { approvals })

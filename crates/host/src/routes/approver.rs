@@ -242,13 +242,14 @@ async fn summary_text(
     now: time::OffsetDateTime,
 ) -> Result<(String, Option<time::OffsetDateTime>), ApiError> {
     let enrolled = service::enrolled(host, principal).await?;
-    let mut summary = service::summary(host, principal, &enrolled).await?;
+    let stand_ins = service::stand_ins(host, &principal.org_handle, now).await?;
+    let mut summary = service::summary(host, principal, &enrolled, &stand_ins, now).await?;
     summary
         .sessions
-        .extend(approver_gate::summary(host, principal, &enrolled, now).await?);
+        .extend(approver_gate::summary(host, principal, &enrolled, &stand_ins, now).await?);
     summary
         .sessions
-        .extend(approver_anex::summary(host, principal, &enrolled, now).await?);
+        .extend(approver_anex::summary(host, principal, &enrolled, &stand_ins, now).await?);
     // A pending request expiring, or a step of its chain falling due (and
     // escalating), changes the answer with no write.
     let next_expiry = summary

@@ -272,39 +272,39 @@ fn now_text(now: OffsetDateTime) -> String {
 /// beside the gate's. Answers how many it refused.
 pub async fn expire_asks(host: &Host) -> Result<usize, DomainError> {
     let mut refused = 0;
-    for listing in host.store().admin().orgs().await? {
-        let org = listing.org.handle;
-        let mut policy: Option<Option<Policy>> = None;
-        for row in host.store().anex().anex_conversations(&org).await? {
-            let mut doc = doc_of(&row)?;
-            if doc.pending.is_none() {
-                continue;
-            }
-            if policy.is_none() {
-                policy = Some(files(host, &org).await?.0);
-            }
-            let now = host.clock().now();
-            let due =
-                domain::expire_if_due(&mut doc, policy.as_ref().and_then(Option::as_ref), now)
-                    .map_err(DomainError::Internal)?;
-            if due.is_none() {
-                continue;
-            }
-            let commit = AnexCommit {
-                conversation: AnexConversationRow {
-                    doc: doc_text(&doc)?,
-                    version: row.version + 1,
-                    updated_at: now_text(now),
-                    ..row.clone()
-                },
-                expected_version: Some(row.version),
-                decision: None,
-            };
-            // A conversation that moved meanwhile is looked at next sweep.
-            if try_commit(host, &commit).await? {
-                crate::changes::touch(&org);
-                refused += 1;
-            }
+    // Each org's ANEX policy, read once a sweep.
+    let mut policies: std::collections::HashMap<String, Option<Policy>> = Default::default();
+    for row in host.store().anex().anex_conversations_awaiting().await? {
+        let mut doc = doc_of(&row)?;
+        if doc.pending.is_none() {
+            continue;
+        }
+        if !policies.contains_key(&row.org_handle) {
+            let policy = files(host, &row.org_handle).await?.0;
+            policies.insert(row.org_handle.clone(), policy);
+        }
+        let policy = policies.get(&row.org_handle).and_then(Option::as_ref);
+        let now = host.clock().now();
+        if domain::expire_if_due(&mut doc, policy, now)
+            .map_err(DomainError::Internal)?
+            .is_none()
+        {
+            continue;
+        }
+        let commit = AnexCommit {
+            conversation: AnexConversationRow {
+                doc: doc_text(&doc)?,
+                version: row.version + 1,
+                updated_at: now_text(now),
+                ..row.clone()
+            },
+            expected_version: Some(row.version),
+            decision: None,
+        };
+        // A conversation that moved meanwhile is looked at next sweep.
+        if try_commit(host, &commit).await? {
+            crate::changes::touch(&row.org_handle);
+            refused += 1;
         }
     }
     Ok(refused)

@@ -50,10 +50,10 @@ pub async fn summary(
     host: &Host,
     approver: &Approver,
     enrolled: &[String],
+    stand_ins: &[::authority::StandIn],
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
     let enrolled = authority::people(enrolled);
-    let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
     let rows = host
         .store()
         .anex()
@@ -84,7 +84,7 @@ pub async fn summary(
                 let chain = Chain::of(p)?;
                 found.route = Some(
                     chain
-                        .decidable(&enrolled, &stand_ins, now)
+                        .decidable(&enrolled, stand_ins, now)
                         .view(&approver.email),
                 );
                 found.approvals_required = chain.route.approvals_required();
@@ -537,12 +537,7 @@ pub async fn decide(
                     step: Some(admitted.step as u32),
                     role: Some(admitted.role.clone()),
                     for_person: admitted.for_person.as_ref().map(ToString::to_string),
-                    reason: routed.then(|| chain.route.route.reason.clone()),
-                    rule: match chain.route.route.fired {
-                        ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
-                        _ => None,
-                    },
-                    policy_version: chain.route.policy_version,
+                    ..chain.route.approval_record(routed)
                 });
         }
         if matches!(req.action, DecisionAction::Approve) && !admitted.completes {

@@ -37,14 +37,14 @@ pub async fn summary(
     host: &Host,
     approver: &Approver,
     enrolled: &[String],
+    stand_ins: &[::authority::StandIn],
     now: OffsetDateTime,
 ) -> Result<Vec<SessionSummary>, DomainError> {
     let sandbox = approver.org_handle == crate::admin::SANDBOX_HANDLE;
-    let stand_ins = super::stand_ins(host, &approver.org_handle, now).await?;
     let asking = views::Asking {
         email: &approver.email,
         enrolled: &crate::domain::authority::people(enrolled),
-        stand_ins: &stand_ins,
+        stand_ins,
     };
     host.store()
         .gate()

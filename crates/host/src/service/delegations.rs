@@ -11,30 +11,34 @@ use crate::domain::{authority, delegation, DomainError};
 use crate::store::ApproverRow;
 use crate::Host;
 
-/// The org's approvers enrolled now (neither revoked nor retired).
-async fn colleagues(host: &Host, org_handle: &str) -> Result<Vec<ApproverRow>, DomainError> {
-    Ok(host
-        .store()
-        .admin()
-        .approvers()
-        .await?
-        .into_iter()
-        .filter(|a| a.org_handle == org_handle && a.revoked_at.is_none() && a.retired_at.is_none())
-        .collect())
-}
+/// The org's approvers, every one ever enrolled: read once per request, for
+/// who may stand in ([`Approvers::enrolled`]) and the names a delegation
+/// shows ([`Approvers::names`]; it may name people who have since left).
+struct Approvers(Vec<ApproverRow>);
 
-/// Every name the org's approvers ever had, by lower-cased email (a
-/// delegation names people who may since have left).
-async fn names(host: &Host, org_handle: &str) -> Result<HashMap<String, String>, DomainError> {
-    Ok(host
-        .store()
-        .admin()
-        .approvers()
-        .await?
-        .into_iter()
-        .filter(|a| a.org_handle == org_handle)
-        .map(|a| (a.email.to_ascii_lowercase(), a.name))
-        .collect())
+impl Approvers {
+    async fn of(host: &Host, org_handle: &str) -> Result<Approvers, DomainError> {
+        let mut all = host.store().admin().approvers().await?;
+        all.retain(|a| a.org_handle == org_handle);
+        Ok(Approvers(all))
+    }
+
+    /// Those enrolled now (neither revoked nor retired).
+    fn enrolled(&self) -> Vec<ApproverRow> {
+        self.0
+            .iter()
+            .filter(|a| a.revoked_at.is_none() && a.retired_at.is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// Every name, by lower-cased email.
+    fn names(&self) -> HashMap<String, String> {
+        self.0
+            .iter()
+            .map(|a| (a.email.to_ascii_lowercase(), a.name.clone()))
+            .collect()
+    }
 }
 
 /// The roles `approver` holds in its org's current policy.
@@ -57,8 +61,8 @@ pub async fn delegate(
     now: OffsetDateTime,
 ) -> Result<(Delegation, bool), DomainError> {
     let held = held(host, approver).await?;
-    let colleagues = colleagues(host, &approver.org_handle).await?;
-    let row = delegation::delegation(approver, req, authority, &held, &colleagues, now)?;
+    let approvers = Approvers::of(host, &approver.org_handle).await?;
+    let row = delegation::delegation(approver, req, authority, &held, &approvers.enrolled(), now)?;
     let repo = host.store().authority();
     let fresh = match repo.insert_delegation(&row).await? {
         Ok(()) => {
@@ -77,8 +81,7 @@ pub async fn delegate(
         .into_iter()
         .find(|d| d.id == row.id)
         .ok_or_else(|| DomainError::Internal("a stored delegation vanished".into()))?;
-    let names = names(host, &approver.org_handle).await?;
-    Ok((delegation::view(&stored, &names, now)?, fresh))
+    Ok((delegation::view(&stored, &approvers.names(), now)?, fresh))
 }
 
 /// `GET /delegations`: what the approver gave and received, and what a new
@@ -94,7 +97,8 @@ pub async fn list(
         .authority()
         .delegations_of(&approver.org_handle, &me)
         .await?;
-    let names = names(host, &approver.org_handle).await?;
+    let approvers = Approvers::of(host, &approver.org_handle).await?;
+    let names = approvers.names();
     let mut given = Vec::new();
     let mut received = Vec::new();
     for row in &rows {
@@ -105,8 +109,8 @@ pub async fn list(
             received.push(view);
         }
     }
-    let colleagues = colleagues(host, &approver.org_handle)
-        .await?
+    let colleagues = approvers
+        .enrolled()
         .into_iter()
         .filter(|a| a.email.to_ascii_lowercase() != me)
         .map(|a| Colleague {
@@ -145,6 +149,6 @@ pub async fn revoke(
             DomainError::NotFound(format!("no delegation {id:?} given by or to you."))
         })?;
     crate::changes::touch(&approver.org_handle);
-    let names = names(host, &approver.org_handle).await?;
-    delegation::view(&row, &names, now)
+    let approvers = Approvers::of(host, &approver.org_handle).await?;
+    delegation::view(&row, &approvers.names(), now)
 }

@@ -361,20 +361,22 @@ pub async fn decide(
 }
 
 /// `GET /summary` for an approver's org; `enrolled` are the emails of its
-/// approvers enrolled and not revoked ([`enrolled`]).
+/// approvers enrolled and not revoked ([`enrolled`]), `stand_ins` its
+/// delegations in force at `now` ([`stand_ins`]), each read once for the
+/// whole summary.
 pub async fn summary(
     host: &Host,
     approver: &Approver,
     enrolled: &[String],
+    stand_ins: &[::authority::StandIn],
+    now: OffsetDateTime,
 ) -> Result<Summary, DomainError> {
     let rows = host
         .store()
         .negotiations()
         .summary(&approver.org_handle)
         .await?;
-    let now = host.clock().now();
-    let stand_ins = stand_ins(host, &approver.org_handle, now).await?;
-    decisions::summary(rows, &approver.email, enrolled, &stand_ins, now)
+    decisions::summary(rows, &approver.email, enrolled, stand_ins, now)
 }
 
 /// The org's delegations in force at `now`: who may stand in for whom.

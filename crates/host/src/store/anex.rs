@@ -268,6 +268,23 @@ macro_rules! anex_repo {
                 })
             }
 
+            async fn anex_conversations_awaiting(
+                &self,
+            ) -> Result<Vec<AnexConversationRow>, StoreError> {
+                $run!(self, read, |db| {
+                    // A pending ask is stored as `"pending":{…}` (an answered
+                    // one as `"pending":null`); counterparty text that reads
+                    // the same only adds a conversation the caller then
+                    // finds has nothing pending.
+                    db.rows(
+                        concat!("SELECT ", conv_columns!(), " FROM anex_conversations WHERE doc LIKE '%\"pending\":{%' ORDER BY org_handle, created_at, context_id"),
+                        &[],
+                        conv_of,
+                    )
+                    .await
+                })
+            }
+
             async fn anex_decision(
                 &self,
                 decision_id: &str,

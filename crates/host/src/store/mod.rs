@@ -468,6 +468,9 @@ pub trait AnexRepo: Send + Sync {
         &self,
         org_handle: &str,
     ) -> Result<Vec<AnexConversationRow>, StoreError>;
+    /// Every conversation, of every org, that may hold an ask awaiting the
+    /// owner (a superset: the caller reads each one's pending ask).
+    async fn anex_conversations_awaiting(&self) -> Result<Vec<AnexConversationRow>, StoreError>;
     /// A decision already received under this id.
     async fn anex_decision(&self, decision_id: &str)
         -> Result<Option<AnexDecisionRow>, StoreError>;

@@ -163,12 +163,7 @@ fn approval_records(
             step: r.step,
             role: r.role.clone(),
             for_person: authority::signed_for(v).map(|p| p.to_string()),
-            reason: routed.then(|| route.route.reason.clone()),
-            rule: match route.route.fired {
-                ::authority::Fired::Rule { number, .. } if routed => Some(number as u32),
-                _ => None,
-            },
-            policy_version: route.policy_version,
+            ..route.approval_record(routed)
         })
         .collect())
 }
