@@ -35,6 +35,7 @@ pub mod config;
 pub mod domain;
 pub mod error;
 mod ids;
+pub mod mcp_admin;
 pub mod platform_key;
 pub mod policy;
 pub mod ratelimit;
@@ -215,6 +216,12 @@ impl Host {
             now,
         )
         .await?)
+    }
+
+    /// Issues a gate agent a bearer token for the MCP endpoint (shown once).
+    pub async fn mcp_token(&self, agent_id: &str) -> Result<mcp_admin::McpCredential, HostError> {
+        let now = self.clock().now();
+        Ok(mcp_admin::issue_token(self.store_ref(), agent_id, now).await?)
     }
 
     /// Issues a one-time code (valid 24 h) that enrolls one gate agent of

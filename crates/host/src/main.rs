@@ -245,6 +245,19 @@ enum AgentCommand {
         /// The agent id.
         agent_id: String,
     },
+    /// Issue a gate agent a bearer token for the host's MCP endpoint
+    /// (docs/mcp.md); the token is shown once.
+    McpToken {
+        /// The gate agent id (`gate_…`).
+        agent_id: String,
+    },
+    /// List MCP tokens (never the tokens themselves).
+    McpTokens,
+    /// Revoke an MCP token: refused from now on.
+    McpRevoke {
+        /// The token id (`mcptok_…`).
+        token_id: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -510,6 +523,61 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
                 as_json,
                 json!({ "agent_id": agent_id, "status": "revoked" }),
                 format!("revoked {agent_id}"),
+            );
+        }
+        Command::Agent(AgentCommand::McpToken { agent_id }) => {
+            let issued = countersign_host::mcp_admin::issue_token(conn, &agent_id, now)
+                .await
+                .map_err(err)?;
+            let text = format!(
+                "issued {} for {agent_id}\ntoken (shown once): {}\nendpoint: {}",
+                issued.info.token_id, issued.token, issued.endpoint_path
+            );
+            print(
+                as_json,
+                serde_json::to_value(&issued).map_err(|e| e.to_string())?,
+                text,
+            );
+        }
+        Command::Agent(AgentCommand::McpTokens) => {
+            let all = countersign_host::mcp_admin::list_tokens(conn)
+                .await
+                .map_err(err)?;
+            let text = all
+                .iter()
+                .map(|t| {
+                    format!(
+                        "{}  {}  {}{}",
+                        t.token_id,
+                        t.agent_id,
+                        t.created_at,
+                        if t.revoked_at.is_some() {
+                            "  (revoked)"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(
+                as_json,
+                json!({ "tokens": all }),
+                if text.is_empty() {
+                    "no MCP tokens".into()
+                } else {
+                    text
+                },
+            );
+        }
+        Command::Agent(AgentCommand::McpRevoke { token_id }) => {
+            countersign_host::mcp_admin::revoke_token(conn, &token_id, now)
+                .await
+                .map_err(err)?;
+            print(
+                as_json,
+                json!({ "token_id": token_id, "revoked": true }),
+                format!("revoked {token_id}"),
             );
         }
         Command::Approver(ApproverCommand::Enroll {

@@ -1,7 +1,8 @@
 //! The HTTP surfaces, one module and one router each, nested under their
 //! base paths: the ANP agent API and discovery ([`anp`]), the gate for the
 //! org's own agents ([`gate`]), the approver API ([`approver`]) and ANEX
-//! over A2A for counterparty agents ([`a2a`]).
+//! over A2A for counterparty agents ([`a2a`]), and MCP for any agent of
+//! the org's on an LLM framework ([`mcp`]).
 //! Handlers are thin: extract (the [`support::Signed`] extractor
 //! authenticates any kind of caller), call the service, map a typed error
 //! to the surface's shape.
@@ -10,6 +11,7 @@ mod a2a;
 mod anp;
 mod approver;
 mod gate;
+mod mcp;
 mod support;
 
 use ::anp::api::{AGENT_API_BASE, WELL_KNOWN_PATH};
@@ -41,7 +43,10 @@ pub fn router(host: Host) -> Router {
             host.clone(),
             announce_writes,
         ))
-        .with_state(host)
+        .with_state(host.clone())
+        // MCP: every call is a POST, most of them reads; its tools
+        // announce their own writes, to their own organization.
+        .merge(mcp::router(host))
 }
 
 /// Every write that succeeds, on any surface (an ANP event, a mirrored gate

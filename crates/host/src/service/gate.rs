@@ -75,7 +75,11 @@ fn key_of(agent: &GateAgent, session_id: &str) -> GateKey {
 }
 
 /// The agent's own session; anything else is the uniform refusal.
-async fn owned(host: &Host, agent: &GateAgent, session_id: &str) -> Result<GateState, DomainError> {
+pub(crate) async fn owned(
+    host: &Host,
+    agent: &GateAgent,
+    session_id: &str,
+) -> Result<GateState, DomainError> {
     match host
         .store()
         .gate()

@@ -13,6 +13,7 @@ pub mod approver_anex;
 pub mod approver_gate;
 pub mod delegations;
 pub mod gate;
+pub mod mcp;
 
 use anp::api::{OpenSessionRequest, RegisterRequest, RegisterResponse, SubmitEventRequest};
 use anp::event::{ChainClaim, LogDocument, LogKeys, PublishedKey, SessionInfo};

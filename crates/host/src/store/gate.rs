@@ -681,6 +681,69 @@ macro_rules! gate_repo {
                 })
             }
 
+            async fn insert_mcp_token(&self, row: &McpTokenRow) -> Result<(), StoreError> {
+                let row = row.clone();
+                $run!(self, write, |db| {
+                    db.exec(
+                        "INSERT INTO mcp_tokens (id, agent_id, token_hash, created_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                        &[&row.id, &row.agent_id, &row.token_hash, &row.created_at, &row.revoked_at],
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }
+
+            async fn mcp_agent(&self, token_hash: &str) -> Result<Option<GateAgentRow>, StoreError> {
+                let hash = token_hash.to_owned();
+                $run!(self, read, |db| {
+                    db.row(
+                        concat!(
+                            "SELECT ",
+                            gate_agent_columns!("g."),
+                            " FROM mcp_tokens t JOIN gate_agents g ON g.id = t.agent_id
+                             JOIN orgs o ON o.handle = g.org_handle
+                             WHERE t.token_hash = ?1 AND t.revoked_at IS NULL
+                               AND g.revoked_at IS NULL AND NOT o.disabled"
+                        ),
+                        &[&hash],
+                        gate_agent_of,
+                    )
+                    .await
+                })
+            }
+
+            async fn mcp_tokens(&self) -> Result<Vec<McpTokenRow>, StoreError> {
+                $run!(self, read, |db| {
+                    db.rows(
+                        "SELECT id, agent_id, token_hash, created_at, revoked_at FROM mcp_tokens ORDER BY created_at, id",
+                        &[],
+                        |r| {
+                            Ok(McpTokenRow {
+                                id: r.get(0)?,
+                                agent_id: r.get(1)?,
+                                token_hash: r.get(2)?,
+                                created_at: r.get(3)?,
+                                revoked_at: r.get(4)?,
+                            })
+                        },
+                    )
+                    .await
+                })
+            }
+
+            async fn revoke_mcp_token(&self, id: &str, at: &str) -> Result<bool, StoreError> {
+                let (id, at) = (id.to_owned(), at.to_owned());
+                $run!(self, write, |db| {
+                    Ok(db
+                        .exec(
+                            "UPDATE mcp_tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1",
+                            &[&id, &at],
+                        )
+                        .await?
+                        == 1)
+                })
+            }
+
             async fn gate_state(&self, key: &GateKey) -> Result<Option<GateState>, StoreError> {
                 let key = key.clone();
                 $run!(self, snapshot, |db| state(db, &key).await)

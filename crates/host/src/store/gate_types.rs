@@ -40,6 +40,21 @@ pub struct GateAgentRow {
     pub owner_email: Option<String>,
 }
 
+/// An MCP bearer token of a gate agent (stored only as its hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpTokenRow {
+    /// `mcptok_<32 hex>`: what an admin revokes.
+    pub id: String,
+    /// The gate agent every call with it is attributed to.
+    pub agent_id: String,
+    /// The token's SHA-256, lowercase hex.
+    pub token_hash: String,
+    /// When it was issued.
+    pub created_at: String,
+    /// When it was revoked.
+    pub revoked_at: Option<String>,
+}
+
 /// A gate enrollment code (stored only as its hash).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateCodeRow {

@@ -279,6 +279,20 @@ pub(crate) const SHARED: &[Step] = &[
     ),
     // PostgreSQL: the commit function stores whom an approval was for.
     Step::Postgres(super::postgres::COMMIT_FUNCTION_V2),
+    // MCP (docs/mcp.md): a gate agent may call the host's MCP endpoint
+    // with a bearer token an admin issued it; only the token's SHA-256 is
+    // kept, and a token is revoked on its own or with its agent.
+    Step::Both(
+        r#"
+    CREATE TABLE mcp_tokens (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL REFERENCES gate_agents(id),
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    "#,
+    ),
 ];
 
 /// Each token and how SQLite and PostgreSQL spell it. SQLite's spelling

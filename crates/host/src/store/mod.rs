@@ -400,6 +400,16 @@ pub trait GateRepo: Send + Sync {
     /// Revokes a gate agent (keeping the first revocation time); false when
     /// there is no such agent.
     async fn revoke_gate_agent(&self, id: &str, at: &str) -> Result<bool, StoreError>;
+    /// Stores an MCP token of a gate agent (only its hash).
+    async fn insert_mcp_token(&self, row: &McpTokenRow) -> Result<(), StoreError>;
+    /// The active gate agent holding this MCP token hash: neither the token
+    /// nor the agent revoked, its org not disabled.
+    async fn mcp_agent(&self, token_hash: &str) -> Result<Option<GateAgentRow>, StoreError>;
+    /// Every MCP token (never the token itself), oldest first.
+    async fn mcp_tokens(&self) -> Result<Vec<McpTokenRow>, StoreError>;
+    /// Revokes an MCP token (keeping the first revocation time); false when
+    /// there is no such token.
+    async fn revoke_mcp_token(&self, id: &str, at: &str) -> Result<bool, StoreError>;
     /// A session with its messages, requests and receipts, in one snapshot.
     async fn gate_state(&self, key: &GateKey) -> Result<Option<GateState>, StoreError>;
     /// A decision already received under this id.

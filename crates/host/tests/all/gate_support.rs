@@ -24,7 +24,7 @@ pub struct Talk {
 pub const BUYER: &str = "agent_buyer_42";
 pub const SELLER: &str = "agent_seller_01";
 
-fn now_text(offset_secs: i64) -> String {
+pub fn now_text(offset_secs: i64) -> String {
     approval_receipt::datetime::format_utc(
         OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs),
     )

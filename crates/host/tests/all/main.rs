@@ -23,6 +23,7 @@ mod gate_oanp;
 mod gate_routing;
 mod gate_support;
 mod key_rotation;
+mod mcp;
 mod rate_limits;
 mod refusals;
 mod routing;

@@ -106,6 +106,28 @@ pub fn parse_stored(message: &GateMessage) -> Result<Value, DomainError> {
         .map_err(|e| DomainError::Internal(format!("stored message unreadable: {e}")))
 }
 
+/// The hash of the counterparty's standing offer in a session: the one
+/// message a request may await now (MCP's `request_decision` asks about it
+/// when the agent names none).
+pub fn standing_offer(protocol: GateProtocol, state: &GateState) -> Result<String, DomainError> {
+    let messages: Vec<Value> = state
+        .messages
+        .iter()
+        .map(parse_stored)
+        .collect::<Result<_, _>>()?;
+    let counterparty = &state.session.counterparty_id;
+    (0..messages.len())
+        .rev()
+        .find(|&i| protocol.awaited(&messages, i, counterparty).is_ok())
+        .map(|i| state.messages[i].hash.clone())
+        .ok_or_else(|| {
+            DomainError::NotStanding(format!(
+                "No offer from {counterparty} is standing in session {}: mirror the counterparty's latest offer first (nothing after it may answer it).",
+                state.session.key.session_id
+            ))
+        })
+}
+
 /// Reads a session's pinned keys.
 pub fn keys_of(session: &GateSession) -> Result<BTreeMap<String, String>, DomainError> {
     serde_json::from_str(&session.keys)
