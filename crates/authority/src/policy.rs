@@ -63,15 +63,18 @@ pub enum Protocol {
     Oanp,
     /// ANEX asks over A2A.
     Anex,
+    /// Plain terms at the gate or over MCP.
+    Plain,
 }
 
 impl Protocol {
     /// Every protocol, in the order the docs name them.
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::Anp,
         Protocol::Concordia,
         Protocol::Oanp,
         Protocol::Anex,
+        Protocol::Plain,
     ];
 
     /// The word a policy file and the wire use.
@@ -81,6 +84,7 @@ impl Protocol {
             Protocol::Concordia => "concordia",
             Protocol::Oanp => "oanp",
             Protocol::Anex => "anex",
+            Protocol::Plain => "plain",
         }
     }
 

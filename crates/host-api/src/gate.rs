@@ -403,3 +403,51 @@ pub fn parse_messages(messages: &[Box<RawValue>]) -> Result<Vec<Value>, serde_js
         .map(|m| serde_json::from_str(m.get()))
         .collect()
 }
+
+/// `POST /api/gate/v1/plain`: an agent that speaks no negotiation protocol
+/// asks a person about the terms it would commit to (docs/gate-api.md,
+/// "Plain terms"). The terms are read strictly by `crates/plain`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlainRequest {
+    /// Chosen by the agent, unique among its plain-terms requests;
+    /// repeating the same request changes nothing.
+    pub request_id: String,
+    /// An earlier request of the agent's that these terms revise (the
+    /// thread's latest): the earlier one is superseded if still pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revises: Option<String>,
+    /// The terms: counterparty, currency, line items, term, conditions.
+    pub terms: serde_json::Value,
+    /// The agent's reasons, shown to the person as its words (data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<serde_json::Value>,
+    /// When the agent stops waiting (RFC 3339).
+    pub expires_at: String,
+}
+
+/// `POST /api/gate/v1/plain/:request_id/outcome`: what the agent then did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlainOutcomeReport {
+    /// `executed` or `abandoned`.
+    pub outcome: String,
+    /// The terms executed, exactly (required for `executed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<serde_json::Value>,
+}
+
+/// The answer to a plain-terms request or report: the request as it
+/// stands, the thread it is in and the hash of its terms entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlainAnswer {
+    /// The thread (a gate session of protocol `plain`): its first request's id.
+    pub session_id: String,
+    /// The request, as the gate answers any.
+    #[serde(flatten)]
+    pub request: GateRequestStatus,
+    /// Set when the agent's report breaks the decision: executing after a
+    /// refusal or an expiry, or on other terms than the approved ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breach: Option<String>,
+}

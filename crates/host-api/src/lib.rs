@@ -26,6 +26,8 @@ pub mod protocol {
     pub const CONCORDIA: &str = "concordia";
     /// OANP session logs mirrored through the gate.
     pub const OANP: &str = "oanp";
+    /// Plain terms an org's agent asks about at the gate or over MCP.
+    pub const PLAIN: &str = "plain";
     /// ANEX conversations with counterparty agents over A2A.
     pub const ANEX: &str = "anex";
 }

@@ -218,6 +218,17 @@ impl Host {
         .await?)
     }
 
+    /// Enrolls an agent of `org_handle` asking about plain terms over MCP
+    /// alone, and issues its token (shown once).
+    pub async fn mcp_agent(
+        &self,
+        org_handle: &str,
+        name: &str,
+    ) -> Result<mcp_admin::McpAgent, HostError> {
+        let now = self.clock().now();
+        Ok(mcp_admin::enroll_mcp_agent(self.store_ref(), org_handle, name, None, now).await?)
+    }
+
     /// Issues a gate agent a bearer token for the MCP endpoint (shown once).
     pub async fn mcp_token(&self, agent_id: &str) -> Result<mcp_admin::McpCredential, HostError> {
         let now = self.clock().now();

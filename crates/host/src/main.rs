@@ -251,6 +251,20 @@ enum AgentCommand {
         /// The gate agent id (`gate_…`).
         agent_id: String,
     },
+    /// Enroll an agent that asks about plain terms over MCP only (no key),
+    /// and issue its token (shown once).
+    McpAgent {
+        /// The org handle (`sandbox` for the sandbox).
+        #[arg(long)]
+        org: String,
+        /// The agent's name, shown to approvers.
+        #[arg(long)]
+        name: String,
+        /// The email of the approver who owns the agent (never the only
+        /// approval of its requests).
+        #[arg(long)]
+        owner: Option<String>,
+    },
     /// List MCP tokens (never the tokens themselves).
     McpTokens,
     /// Revoke an MCP token: refused from now on.
@@ -536,6 +550,26 @@ async fn admin_command(cli: Cli, target: Target) -> Result<(), String> {
             print(
                 as_json,
                 serde_json::to_value(&issued).map_err(|e| e.to_string())?,
+                text,
+            );
+        }
+        Command::Agent(AgentCommand::McpAgent { org, name, owner }) => {
+            let enrolled = countersign_host::mcp_admin::enroll_mcp_agent(
+                conn,
+                &org,
+                &name,
+                owner.as_deref(),
+                now,
+            )
+            .await
+            .map_err(err)?;
+            let text = format!(
+                "enrolled {} for {org} (plain terms over MCP)\ntoken (shown once): {}\nendpoint: {}",
+                enrolled.agent_id, enrolled.credential.token, enrolled.credential.endpoint_path
+            );
+            print(
+                as_json,
+                serde_json::to_value(&enrolled).map_err(|e| e.to_string())?,
                 text,
             );
         }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::admin::AdminError;
-use crate::store::{McpTokenRow, Storage};
+use crate::store::{GateAgentRow, McpTokenRow, Storage};
 
 /// An MCP token as `agent mcp-tokens` lists it (never the token).
 #[derive(Debug, Clone, Serialize)]
@@ -108,4 +108,74 @@ pub async fn revoke_token(
             "no MCP token with id {token_id:?}"
         )))
     }
+}
+
+/// An agent enrolled for MCP alone, with its token (shown once).
+#[derive(Debug, Clone, Serialize)]
+pub struct McpAgent {
+    /// Its gate agent id (`gate_…`).
+    pub agent_id: String,
+    /// Its org.
+    pub org: String,
+    /// `plain`: it asks about plain terms.
+    pub protocol: &'static str,
+    /// Its token.
+    #[serde(flatten)]
+    pub credential: McpCredential,
+}
+
+/// Enrolls an agent of `org_handle` that asks about plain terms over MCP
+/// only (it holds no key, so it signs nothing at the gate's HTTP API), owned
+/// by the approver whose email is `owner` when named, and issues its token.
+pub async fn enroll_mcp_agent(
+    store: &dyn Storage,
+    org_handle: &str,
+    name: &str,
+    owner: Option<&str>,
+    now: OffsetDateTime,
+) -> Result<McpAgent, AdminError> {
+    // The same checks as any gate agent's code (org, name, owner).
+    let code = crate::admin::gate_enroll_code(
+        store,
+        org_handle,
+        name,
+        countersign_host_api::protocol::PLAIN,
+        owner,
+        std::time::Duration::from_secs(60),
+        now,
+    )
+    .await?;
+    let agent = GateAgentRow {
+        id: crate::ids::gate_agent_id(),
+        org_handle: org_handle.to_owned(),
+        protocol: countersign_host_api::protocol::PLAIN.to_owned(),
+        name: name.trim().to_owned(),
+        // No key: nothing it could sign verifies; it is reached by its token.
+        public_key: String::new(),
+        fingerprint: "mcp-only".to_owned(),
+        callback_url: None,
+        enrolled_at: anp::api::format_timestamp(now),
+        revoked_at: None,
+        owner_email: code.owner.clone(),
+    };
+    if !store
+        .gate()
+        .enroll_gate_agent(
+            &crate::ids::code_hash(&code.code),
+            &agent,
+            now.unix_timestamp(),
+        )
+        .await?
+    {
+        return Err(AdminError::Invalid(
+            "the agent's enrollment did not take; try again".into(),
+        ));
+    }
+    let credential = issue_token(store, &agent.id, now).await?;
+    Ok(McpAgent {
+        agent_id: agent.id,
+        org: org_handle.to_owned(),
+        protocol: countersign_host_api::protocol::PLAIN,
+        credential,
+    })
 }

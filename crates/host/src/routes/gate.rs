@@ -9,7 +9,8 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use countersign_host_api::gate::{
-    AppendMessages, CreateSession, GateEnrollRequest, RequestDecision,
+    AppendMessages, CreateSession, GateEnrollRequest, PlainOutcomeReport, PlainRequest,
+    RequestDecision,
 };
 
 use super::support::{Registration, Signed};
@@ -17,6 +18,7 @@ use crate::auth::GateAgent;
 use crate::body::parse_json;
 use crate::error::{ApiError, GateError};
 use crate::service::gate as service;
+use crate::service::plain;
 use crate::surface::GateShape;
 use crate::Host;
 
@@ -29,6 +31,9 @@ pub fn router() -> Router<Host> {
         .route("/sessions/{id}/messages", post(append))
         .route("/sessions/{id}/requests", post(request_decision))
         .route("/sessions/{id}/requests/{request_id}", get(request))
+        .route("/plain", post(plain_ask))
+        .route("/plain/{request_id}", get(plain_read))
+        .route("/plain/{request_id}/outcome", post(plain_report))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
 }
@@ -134,4 +139,52 @@ pub async fn request(
         .await
         .map_err(of(agent))?;
     Ok(Json(status))
+}
+
+/// `POST /plain`: plain terms, read strictly, written into the thread's
+/// log and asked about (idempotent on `request_id`).
+pub async fn plain_ask(
+    State(host): State<Host>,
+    signed: Signed<GateAgent>,
+) -> Result<impl IntoResponse, GateError> {
+    let agent = &signed.principal;
+    let req: PlainRequest = parse_json(&signed.incoming.body, "plain terms").map_err(of(agent))?;
+    let (answer, created) = plain::ask(&host, agent, &req, &signed.incoming.body, signed.now)
+        .await
+        .map_err(of(agent))?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(answer)))
+}
+
+/// `GET /plain/:request_id`: the request as it stands, with its receipts.
+pub async fn plain_read(
+    State(host): State<Host>,
+    Path(request_id): Path<String>,
+    signed: Signed<GateAgent>,
+) -> Result<impl IntoResponse, GateError> {
+    let agent = &signed.principal;
+    let answer = plain::read(&host, agent, &request_id, signed.now)
+        .await
+        .map_err(of(agent))?;
+    Ok(Json(answer))
+}
+
+/// `POST /plain/:request_id/outcome`: what the agent did, with the breach
+/// if it breaks the decision.
+pub async fn plain_report(
+    State(host): State<Host>,
+    Path(request_id): Path<String>,
+    signed: Signed<GateAgent>,
+) -> Result<impl IntoResponse, GateError> {
+    let agent = &signed.principal;
+    let req: PlainOutcomeReport =
+        parse_json(&signed.incoming.body, "outcome").map_err(of(agent))?;
+    let answer = plain::report(&host, agent, &request_id, &req, signed.now)
+        .await
+        .map_err(of(agent))?;
+    Ok(Json(answer))
 }

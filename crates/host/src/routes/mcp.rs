@@ -23,7 +23,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{tool, tool_handler, tool_router, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::{DeserializeOwned, Error as _};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::support::client_ip;
@@ -152,8 +152,9 @@ pub struct AskArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
-    /// The session the request is in.
-    pub session_id: String,
+    /// The gate session the request is in; omit it for plain terms.
+    #[serde(default)]
+    pub session_id: Option<String>,
     /// The request's id, as you chose it.
     pub request_id: String,
     /// How long to wait at most, 1 to 50 seconds (default 50). The answer
@@ -166,8 +167,9 @@ pub struct WaitArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadArgs {
-    /// The session the request is in.
-    pub session_id: String,
+    /// The gate session the request is in; omit it for plain terms.
+    #[serde(default)]
+    pub session_id: Option<String>,
     /// The request's id, as you chose it.
     pub request_id: String,
 }
@@ -182,13 +184,98 @@ pub struct CheckArgs {
     /// check a receipt on its own; otherwise name the request instead.
     #[serde(default)]
     pub offer: Option<Value>,
-    /// With request_id: check against the offer that request of yours
-    /// asked about, and say whether the host recorded this receipt.
+    /// The gate session of your request named by request_id (omit it for
+    /// plain terms).
     #[serde(default)]
     pub session_id: Option<String>,
-    /// The id of your request, named together with session_id.
+    /// Your request: check against the offer or terms it asked about, and
+    /// say whether the host recorded this receipt for it.
     #[serde(default)]
     pub request_id: Option<String>,
+}
+
+/// A counterparty, as plain terms name it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CounterpartyArg {
+    /// Its name as people know it ("Contoso Ltd"), 1 to 200 characters.
+    pub name: String,
+    /// An identifier that tells it apart: its domain, DID or your vendor
+    /// number ("contoso.example"), 1 to 200 characters.
+    pub id: String,
+}
+
+/// One line of plain terms.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LineItemArg {
+    /// What is bought, 1 to 500 characters.
+    pub description: String,
+    /// The seller's SKU, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sku: Option<String>,
+    /// How many, an exact decimal string greater than zero ("2000", "1.5").
+    pub quantity: String,
+    /// The unit the quantity counts ("each", "hour", "kg"), if not each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// The price of one unit in the terms' currency, an exact decimal
+    /// string without the currency ("1.25"); never a JSON number.
+    pub unit_price: String,
+}
+
+/// Plain terms: what the agent would commit the organization to.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TermsArg {
+    /// Who the organization would commit to.
+    pub counterparty: CounterpartyArg,
+    /// The ISO 4217 code every price is in ("USD").
+    pub currency: String,
+    /// The lines, 1 to 100; the host computes the total.
+    pub line_items: Vec<LineItemArg>,
+    /// The term of the agreement in words ("12 months from signature").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term: Option<String>,
+    /// Conditions, each a sentence ("Net 30", "Delivery by 2027-01-15"), at most 20.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<String>,
+}
+
+/// `ask_about_terms`' arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlainAskArgs {
+    /// An id you choose for this request, unique among your requests (1 to
+    /// 128 of A-Z a-z 0-9 . _ : -, starting with a letter or digit). Calling
+    /// again with the same id and terms is safe.
+    pub request_id: String,
+    /// The terms you would commit to.
+    pub terms: TermsArg,
+    /// Why these terms, for the person (up to 4,000 characters): shown as
+    /// your words, never followed as instructions.
+    #[serde(default)]
+    pub rationale: Option<String>,
+    /// When you stop waiting, RFC 3339 with an offset ("2026-12-02T09:00:00Z").
+    pub expires_at: String,
+    /// The request_id of your earlier request these terms revise (the
+    /// person sees the two side by side); omit it for new terms.
+    #[serde(default)]
+    pub revises: Option<String>,
+}
+
+/// `report_outcome`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportArgs {
+    /// The plain-terms request you report on.
+    pub request_id: String,
+    /// "executed" (you committed the organization) or "abandoned".
+    pub outcome: String,
+    /// The terms you executed, exactly; required for "executed", omitted
+    /// for "abandoned".
+    #[serde(default)]
+    pub terms: Option<TermsArg>,
 }
 
 /// A tool's arguments, read so that a refusal names the argument it is
@@ -224,6 +311,27 @@ impl<T: JsonSchema> JsonSchema for Named<T> {
 }
 
 type ToolResult = Result<CallToolResult, String>;
+
+/// The session of a request: the one named, or, for plain terms (whose
+/// agents name requests alone), the thread holding it.
+async fn session_for(
+    host: &Host,
+    agent: &GateAgent,
+    session_id: Option<String>,
+    request_id: &str,
+) -> Result<String, String> {
+    match session_id {
+        Some(s) => Ok(s),
+        None if agent.protocol == countersign_host_api::protocol::PLAIN => {
+            crate::service::plain::session_of(host, agent, request_id)
+                .await
+                .map_err(tool_error)
+        }
+        None => Err(tool_error(DomainError::Invalid(
+            "session_id: name the gate session your request is in.".into(),
+        ))),
+    }
+}
 
 fn agent_of(parts: &http::request::Parts) -> Result<GateAgent, String> {
     parts
@@ -303,10 +411,11 @@ impl Tools {
                 ))))
             }
         };
+        let session_id = session_for(&self.host, &agent, args.session_id, &args.request_id).await?;
         let view = service::wait(
             &self.host,
             &agent,
-            &args.session_id,
+            &session_id,
             &args.request_id,
             Duration::from_secs(seconds),
         )
@@ -325,10 +434,11 @@ impl Tools {
         Parameters(Named(args)): Parameters<Named<ReadArgs>>,
     ) -> ToolResult {
         let agent = agent_of(&parts)?;
+        let session_id = session_for(&self.host, &agent, args.session_id, &args.request_id).await?;
         let view = service::read(
             &self.host,
             &agent,
-            &args.session_id,
+            &session_id,
             &args.request_id,
             self.host.clock().now(),
         )
@@ -347,15 +457,20 @@ impl Tools {
         Parameters(Named(args)): Parameters<Named<CheckArgs>>,
     ) -> ToolResult {
         let agent = agent_of(&parts)?;
-        let request =
-            match (&args.session_id, &args.request_id) {
-                (Some(s), Some(r)) => Some((s.as_str(), r.as_str())),
-                (None, None) => None,
-                _ => return Err(tool_error(DomainError::Invalid(
-                    "session_id and request_id go together: name both, or neither and the offer."
-                        .into(),
-                ))),
-            };
+        let session = match (&args.session_id, &args.request_id) {
+            (_, Some(r)) => {
+                Some(session_for(&self.host, &agent, args.session_id.clone(), r).await?)
+            }
+            (None, None) => None,
+            (Some(_), None) => return Err(tool_error(DomainError::Invalid(
+                "request_id: name the request the session_id goes with, or name the offer instead."
+                    .into(),
+            ))),
+        };
+        let request = match (&session, &args.request_id) {
+            (Some(s), Some(r)) => Some((s.as_str(), r.as_str())),
+            _ => None,
+        };
         let view = service::check_receipt(
             &self.host,
             &agent,
@@ -367,6 +482,86 @@ impl Tools {
         .await
         .map_err(tool_error)?;
         answer(view)
+    }
+
+    #[tool(
+        name = "ask_about_terms",
+        description = "Ask a person of your organization to decide on plain terms you would commit it to (a purchase with a counterparty, line items, currency, term, conditions), when you negotiate in no protocol the gate mirrors. Money is exact decimal strings in the terms' currency. Answers the request's id, status (pending), deadline and the chain of approvals it needs; to change terms later, ask again with revises. You can never approve it yourself: wait with wait_for_decision, then report_outcome."
+    )]
+    async fn ask_about_terms(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(Named(args)): Parameters<Named<PlainAskArgs>>,
+    ) -> ToolResult {
+        let agent = agent_of(&parts)?;
+        let req = countersign_host_api::gate::PlainRequest {
+            request_id: args.request_id,
+            revises: args.revises,
+            terms: serde_json::to_value(&args.terms)
+                .map_err(|e| tool_error(DomainError::Internal(e.to_string())))?,
+            rationale: args.rationale.map(Value::String),
+            expires_at: args.expires_at,
+        };
+        // The request's identity for repeats: its JSON, as if sent over
+        // the gate's HTTP API.
+        let body = serde_json::to_vec(&req)
+            .map_err(|e| tool_error(DomainError::Internal(e.to_string())))?;
+        let (answer, created) =
+            crate::service::plain::ask(&self.host, &agent, &req, &body, self.host.clock().now())
+                .await
+                .map_err(tool_error)?;
+        if created {
+            crate::changes::announce_write(
+                &self.host,
+                &crate::changes::Scope::Orgs(vec![agent.org_handle.clone()]),
+            )
+            .await;
+        }
+        let view = service::read(
+            &self.host,
+            &agent,
+            &answer.session_id,
+            &answer.request.request_id,
+            self.host.clock().now(),
+        )
+        .await
+        .map_err(tool_error)?;
+        self::answer(view)
+    }
+
+    #[tool(
+        name = "report_outcome",
+        description = "Report what you did after a decision on plain terms: \"executed\" with the exact terms you committed the organization to, or \"abandoned\". Executing anything but the approved terms, or anything after a decline or an expiry, is a breach: the answer says so and the organization's console shows it."
+    )]
+    async fn report_outcome(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(Named(args)): Parameters<Named<ReportArgs>>,
+    ) -> ToolResult {
+        let agent = agent_of(&parts)?;
+        let report = countersign_host_api::gate::PlainOutcomeReport {
+            outcome: args.outcome,
+            terms: args
+                .terms
+                .map(|t| serde_json::to_value(&t))
+                .transpose()
+                .map_err(|e| tool_error(DomainError::Internal(e.to_string())))?,
+        };
+        let answer = crate::service::plain::report(
+            &self.host,
+            &agent,
+            &args.request_id,
+            &report,
+            self.host.clock().now(),
+        )
+        .await
+        .map_err(tool_error)?;
+        crate::changes::announce_write(
+            &self.host,
+            &crate::changes::Scope::Orgs(vec![agent.org_handle.clone()]),
+        )
+        .await;
+        self::answer(answer)
     }
 }
 

@@ -66,6 +66,16 @@ pub async fn enroll(
     })
 }
 
+/// Plain terms are never mirrored: the host writes their log itself.
+fn mirrored(protocol: gate::GateProtocol) -> Result<(), DomainError> {
+    if protocol == gate::GateProtocol::Plain {
+        return Err(DomainError::UnknownProtocol(
+            "Plain terms are not mirrored: ask with POST /api/gate/v1/plain (docs/gate-api.md, \"Plain terms\").".into(),
+        ));
+    }
+    Ok(())
+}
+
 fn key_of(agent: &GateAgent, session_id: &str) -> GateKey {
     GateKey {
         org_handle: agent.org_handle.clone(),
@@ -104,6 +114,7 @@ pub async fn create_session(
     now: OffsetDateTime,
 ) -> Result<SessionHead, DomainError> {
     let protocol = gate::protocol_for(agent, &req.protocol)?;
+    mirrored(protocol)?;
     gate::check_id("session_id", &req.session_id)?;
     let messages = messages_of(&req.messages)?;
     let body_sha256 = anp::canonical::sha256_hex(body);
@@ -129,6 +140,7 @@ pub async fn append(
     now: OffsetDateTime,
 ) -> Result<SessionHead, DomainError> {
     let protocol = gate::agent_protocol(agent)?;
+    mirrored(protocol)?;
     let mut state = owned(host, agent, session_id).await?;
     host.limiter()
         .check(

@@ -47,6 +47,10 @@ pub struct DecisionView {
     pub status: GateRequestStatus,
     /// The chain of approvals it needs.
     pub chain: ChainView,
+    /// The message the request is about, exactly as the session holds it:
+    /// what a receipt's `offer_hash` names (for plain terms, the host's
+    /// signed entry of the terms).
+    pub offer: Value,
     /// For a model: what to do now.
     pub next: String,
 }
@@ -131,9 +135,20 @@ pub async fn read(
     let row = request_row(&state, request_id)?;
     let status = views::request_status(row, &state.receipts, now, false)?;
     let stored = StoredRoute::read(row.route.as_deref(), row.approvals_required)?;
+    let offer = state
+        .messages
+        .iter()
+        .find(|m| m.hash == row.message_hash)
+        .map(gate::parse_stored)
+        .transpose()?
+        .unwrap_or(Value::Null);
     Ok(DecisionView {
         session_id: session_id.to_owned(),
-        next: next_step(&status),
+        next: next_step(
+            &status,
+            state.session.key.protocol == countersign_host_api::protocol::PLAIN,
+        ),
+        offer,
         chain: ChainView {
             reason: stored.route.reason.clone(),
             steps: serde_json::to_value(&stored.route.chain.steps)
@@ -208,7 +223,20 @@ fn request_row<'a>(
         })
 }
 
-fn next_step(status: &GateRequestStatus) -> String {
+fn next_step(status: &GateRequestStatus, plain: bool) -> String {
+    if plain {
+        return match status.status {
+            RequestState::Pending => format!(
+                "Still pending ({} of {} approvals). Do not commit yet: call wait_for_decision again.",
+                status.approvals_given, status.approvals_required
+            ),
+            RequestState::Approved => "Approved: verify the receipts (check_receipt), commit exactly the terms approved, then report_outcome executed with those terms.".into(),
+            RequestState::Denied => "Declined: do not commit. report_outcome abandoned, or ask again with revised terms (revises).".into(),
+            RequestState::Countered => "Declined with counter terms (counter_terms): do not commit these terms. Put the counter terms to the counterparty and ask again with what it accepts (revises).".into(),
+            RequestState::Expired => "Expired: nobody decided in time. Do not commit; ask again if the terms still stand.".into(),
+            RequestState::Superseded => "Superseded by your later request: do not commit these terms.".into(),
+        };
+    }
     match status.status {
         RequestState::Pending => format!(
             "Still pending ({} of {} approvals). Do not accept yet: call wait_for_decision again.",

@@ -14,6 +14,7 @@ pub mod approver_gate;
 pub mod delegations;
 pub mod gate;
 pub mod mcp;
+pub mod plain;
 
 use anp::api::{OpenSessionRequest, RegisterRequest, RegisterResponse, SubmitEventRequest};
 use anp::event::{ChainClaim, LogDocument, LogKeys, PublishedKey, SessionInfo};

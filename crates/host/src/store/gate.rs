@@ -681,6 +681,23 @@ macro_rules! gate_repo {
                 })
             }
 
+            async fn gate_request_session(
+                &self,
+                org_handle: &str,
+                protocol: &str,
+                request_id: &str,
+            ) -> Result<Option<String>, StoreError> {
+                let (org, protocol, id) = (org_handle.to_owned(), protocol.to_owned(), request_id.to_owned());
+                $run!(self, read, |db| {
+                    db.row(
+                        "SELECT session_id FROM gate_requests WHERE org_handle = ?1 AND protocol = ?2 AND request_id = ?3 ORDER BY created_at LIMIT 1",
+                        &[&org, &protocol, &id],
+                        |r| r.get(0),
+                    )
+                    .await
+                })
+            }
+
             async fn insert_mcp_token(&self, row: &McpTokenRow) -> Result<(), StoreError> {
                 let row = row.clone();
                 $run!(self, write, |db| {

@@ -400,6 +400,14 @@ pub trait GateRepo: Send + Sync {
     /// Revokes a gate agent (keeping the first revocation time); false when
     /// there is no such agent.
     async fn revoke_gate_agent(&self, id: &str, at: &str) -> Result<bool, StoreError>;
+    /// The session of a request id among an org's sessions of one protocol
+    /// (plain terms: an agent names its requests, not their threads).
+    async fn gate_request_session(
+        &self,
+        org_handle: &str,
+        protocol: &str,
+        request_id: &str,
+    ) -> Result<Option<String>, StoreError>;
     /// Stores an MCP token of a gate agent (only its hash).
     async fn insert_mcp_token(&self, row: &McpTokenRow) -> Result<(), StoreError>;
     /// The active gate agent holding this MCP token hash: neither the token

@@ -24,6 +24,7 @@ mod gate_routing;
 mod gate_support;
 mod key_rotation;
 mod mcp;
+mod mcp_plain;
 mod rate_limits;
 mod refusals;
 mod routing;

@@ -134,8 +134,10 @@ fn common_checks(r: &Value) {
     assert_eq!(
         r["tools"],
         json!([
+            "ask_about_terms",
             "check_receipt",
             "get_decision",
+            "report_outcome",
             "request_decision",
             "wait_for_decision"
         ]),

@@ -10,6 +10,7 @@ mod concordia;
 pub mod deadline;
 pub mod decisions;
 mod oanp;
+pub mod plain;
 pub mod protocol;
 pub mod views;
 
@@ -205,7 +206,7 @@ pub fn plan_create(
         ("self", &req.self_party),
         ("counterparty.id", &req.counterparty.id),
     ] {
-        if !req.keys.contains_key(party) {
+        if protocol.parties_have_keys() && !req.keys.contains_key(party) {
             return Err(DomainError::Invalid(format!(
                 "{what} ({party:?}) must be a party of keys."
             )));

@@ -1,7 +1,7 @@
 //! The protocols the gate speaks, as one small table: every place the host
 //! needs a protocol's rule asks [`GateProtocol`], and the only `match` on
-//! the protocol is here: Concordia (`crates/concordia`) and OANP
-//! (`crates/oanp`), each in its own module.
+//! the protocol is here: Concordia (`crates/concordia`), OANP
+//! (`crates/oanp`) and plain terms (`crates/plain`), each in its own module.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use approval_receipt::receipt::Amount;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{concordia, oanp};
+use super::{concordia, oanp, plain};
 use crate::domain::{DomainError, Head};
 
 /// A protocol whose transcripts the gate mirrors.
@@ -19,6 +19,8 @@ pub enum GateProtocol {
     Concordia,
     /// OANP (hash-chained, unsigned envelopes before an arbiter), verified by `crates/oanp`.
     Oanp,
+    /// Plain terms (entries the host writes and signs), read by `crates/plain`.
+    Plain,
 }
 
 /// A transcript as stored, and the batch that would extend it.
@@ -83,11 +85,16 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => ::authority::Protocol::Concordia,
             GateProtocol::Oanp => ::authority::Protocol::Oanp,
+            GateProtocol::Plain => ::authority::Protocol::Plain,
         }
     }
 
     /// Every protocol the gate speaks.
-    pub const ALL: [GateProtocol; 2] = [GateProtocol::Concordia, GateProtocol::Oanp];
+    pub const ALL: [GateProtocol; 3] = [
+        GateProtocol::Concordia,
+        GateProtocol::Oanp,
+        GateProtocol::Plain,
+    ];
 
     /// The protocol a `protocol` value names.
     pub fn parse(name: &str) -> Option<GateProtocol> {
@@ -99,6 +106,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => countersign_host_api::protocol::CONCORDIA,
             GateProtocol::Oanp => countersign_host_api::protocol::OANP,
+            GateProtocol::Plain => countersign_host_api::protocol::PLAIN,
         }
     }
 
@@ -107,6 +115,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::genesis(),
             GateProtocol::Oanp => oanp::genesis(),
+            GateProtocol::Plain => plain::genesis(),
         }
     }
 
@@ -115,6 +124,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::hash(message),
             GateProtocol::Oanp => oanp::hash(message),
+            GateProtocol::Plain => plain::hash(message),
         }
     }
 
@@ -123,6 +133,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::check_keys(keys),
             GateProtocol::Oanp => oanp::check_keys(keys),
+            GateProtocol::Plain => plain::check_keys(keys),
         }
     }
 
@@ -136,6 +147,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::extend(transcript, new),
             GateProtocol::Oanp => oanp::extend(transcript, new),
+            GateProtocol::Plain => plain::extend(transcript, new),
         }
     }
 
@@ -150,6 +162,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::awaited(messages, index, counterparty),
             GateProtocol::Oanp => oanp::awaited(messages, index, counterparty),
+            GateProtocol::Plain => plain::awaited(messages, index, counterparty),
         }
     }
 
@@ -158,6 +171,16 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => concordia::check_counter_terms(terms),
             GateProtocol::Oanp => oanp::check_counter_terms(terms),
+            GateProtocol::Plain => plain::check_counter_terms(terms),
+        }
+    }
+
+    /// True when a session's `self` and `counterparty.id` are parties of its
+    /// `keys` (the mirrored protocols); plain terms name only the host's key.
+    pub fn parties_have_keys(self) -> bool {
+        match self {
+            GateProtocol::Concordia | GateProtocol::Oanp => true,
+            GateProtocol::Plain => false,
         }
     }
 
@@ -166,6 +189,7 @@ impl GateProtocol {
         match self {
             GateProtocol::Concordia => format!("urn:concordia:session:{session_id}"),
             GateProtocol::Oanp => format!("urn:oanp:session:{session_id}"),
+            GateProtocol::Plain => format!("urn:countersign:plain:{session_id}"),
         }
     }
 }
