@@ -455,6 +455,9 @@ pub(crate) fn proposal_view(
     })?;
     let detail = seam.detail(&events, &pending, &located, &Trust::of(&host, &session));
     if let Some(d) = decision.as_mut() {
+        if d.breach.is_none() {
+            d.breach = seam.breach_on_log(&events, located.proposal.seq);
+        }
         // A decision sent from here keeps the reason the person typed.
         if let Some(m) = mine
             .as_ref()

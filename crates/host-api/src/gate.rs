@@ -446,6 +446,9 @@ pub struct PlainAnswer {
     /// The request, as the gate answers any.
     #[serde(flatten)]
     pub request: GateRequestStatus,
+    /// The host's signed entry of the request's terms: what a receipt's
+    /// `offer_hash` names (for the reference SDK's own check).
+    pub entry: Value,
     /// Set when the agent's report breaks the decision: executing after a
     /// refusal or an expiry, or on other terms than the approved ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]

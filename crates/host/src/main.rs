@@ -214,7 +214,8 @@ enum AgentCommand {
         /// The agent's name, shown to approvers.
         #[arg(long)]
         name: String,
-        /// The protocol it mirrors (concordia).
+        /// The protocol it speaks: concordia or oanp (a transcript it
+        /// mirrors), or plain (terms it asks about).
         #[arg(long)]
         protocol: String,
         /// The email of the approver who owns the agent: never the only

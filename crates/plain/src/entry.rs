@@ -180,6 +180,10 @@ pub struct Thread {
     pub state: State,
     /// Request ids, in order, of the `plain.terms` entries.
     pub requests: Vec<String>,
+    /// False when the thread was picked up after a pin, its earlier
+    /// entries not at hand: until its next `plain.terms` entry, which
+    /// request it revises cannot be checked, only that it revises one.
+    pub history_known: bool,
 }
 
 impl Thread {
@@ -190,6 +194,20 @@ impl Thread {
             head: GENESIS_HASH.to_owned(),
             state: State::Open,
             requests: Vec::new(),
+            history_known: true,
+        }
+    }
+
+    /// A thread verified up to a pin (`count` entries, the last hashing to
+    /// `head`) whose entries are not at hand: what a console that stored
+    /// them checks a fetch after its pin against.
+    pub fn after_pin(count: u64, head: &str) -> Thread {
+        Thread {
+            count,
+            head: head.to_owned(),
+            state: State::Open,
+            requests: Vec::new(),
+            history_known: count == 0,
         }
     }
 }
@@ -325,16 +343,22 @@ pub fn verify(
                     )));
                 }
                 let revises = entry.get("revises").and_then(Value::as_str);
-                if revises != t.requests.last().map(String::as_str) {
+                let linked = if t.history_known {
+                    revises == t.requests.last().map(String::as_str)
+                } else {
+                    revises.is_some()
+                };
+                if !linked {
                     return Err(state_err(
                         "revises must name the thread's previous request (none for the first)"
                             .into(),
                     ));
                 }
                 t.requests.push(request_id.to_owned());
+                t.history_known = true;
             }
             _ => {
-                if t.requests.last().map(String::as_str) != Some(request_id) {
+                if t.history_known && t.requests.last().map(String::as_str) != Some(request_id) {
                     return Err(state_err(format!(
                         "an outcome reports on the thread's latest request, not {request_id:?}"
                     )));
@@ -537,6 +561,21 @@ mod tests {
             let e = verify(&Thread::empty(), "po-1", &entries, &key.verifying_key()).unwrap_err();
             assert_eq!((e.check, e.index), (check, index as u64), "{e}");
         }
+    }
+
+    #[test]
+    fn a_fetch_after_a_pin_verifies_against_the_pin_alone() {
+        let key = SigningKey::generate(&mut OsRng);
+        let entries = thread(&key);
+        let pin = Thread::after_pin(1, &hash(&entries[0]));
+        let t = verify(&pin, "po-1", &entries[1..], &key.verifying_key()).unwrap();
+        assert_eq!((t.count, t.state), (3, State::Executed));
+        // A revision that names no earlier request after a pin fails.
+        let mut bad = entries[1].clone();
+        bad["revises"] = json!(null);
+        sign(&mut bad, &key);
+        let e = verify(&pin, "po-1", &[bad], &key.verifying_key()).unwrap_err();
+        assert_eq!(e.check, "state");
     }
 
     #[test]

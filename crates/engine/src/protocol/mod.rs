@@ -32,6 +32,7 @@ pub(crate) mod concordia;
 pub(crate) mod gate_decision;
 pub(crate) mod gate_request;
 pub(crate) mod oanp;
+pub(crate) mod plain;
 
 pub(crate) use gate_request::HostRequest;
 
@@ -81,15 +82,18 @@ pub(crate) enum Protocol {
     Oanp,
     /// ANEX over A2A: counterparty agents ask for data about the org.
     Anex,
+    /// Plain terms: the org's own agents ask about terms in no protocol.
+    Plain,
 }
 
 impl Protocol {
     /// Every protocol, in the order they are offered.
-    pub(crate) const ALL: [Protocol; 4] = [
+    pub(crate) const ALL: [Protocol; 5] = [
         Protocol::Anp,
         Protocol::Concordia,
         Protocol::Oanp,
         Protocol::Anex,
+        Protocol::Plain,
     ];
 
     /// Reads the name a host or a stored row gives.
@@ -113,6 +117,7 @@ impl Protocol {
             Protocol::Concordia => &self::concordia::Concordia,
             Protocol::Oanp => &self::oanp::session::OanpSession,
             Protocol::Anex => &self::anex::Anex,
+            Protocol::Plain => &self::plain::Plain,
         }
     }
 }
@@ -566,6 +571,14 @@ pub(crate) trait Seam: Send + Sync {
         event_hash: &str,
         actor: &str,
     ) -> Option<LogAnswer>;
+
+    /// Why the agent's own report on the record breaks the decision on the
+    /// proposal at `seq` whatever it was (plain terms executed on other
+    /// terms than those asked about); `None` where the protocol has no such
+    /// report.
+    fn breach_on_log(&self, _events: &[StoredEvent], _seq: u64) -> Option<String> {
+        None
+    }
 
     /// True when the host keeps a word of its own on each proposal beside
     /// the record (a gate session's requests: decided at another console,

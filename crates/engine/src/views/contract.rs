@@ -72,6 +72,8 @@ pub fn declarations() -> Vec<Declaration> {
         OanpReceiptView, OanpSigner, OanpCheck, OanpMoney, OanpInclusion, OanpTerms, OanpSigned,
         OanpReport, OanpParty, OanpUtility, OanpRound, OanpInvariant, OanpProblem,
         OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict, OanpTermsDiff,
+        PlainTermsView, PlainTerms, PlainCounterparty, PlainLineItem, PlainAgent, PlainEntryRef,
+        PlainTermsDiff, PlainLineDiff,
         // ANEX asks
         AnexAskView, AnexRequester, AnexItemView, AnexTerms, AnexAccessItem, AnexMarkChange,
         AnexTermsDiff,

@@ -16,6 +16,7 @@ mod anp;
 mod concordia;
 pub mod contract;
 mod oanp;
+mod plain;
 mod receipts;
 mod stand_ins;
 
@@ -23,6 +24,7 @@ pub use self::anex::*;
 pub use self::anp::*;
 pub use self::concordia::*;
 pub use self::oanp::*;
+pub use self::plain::*;
 pub use self::receipts::*;
 pub use self::stand_ins::*;
 
@@ -214,6 +216,9 @@ pub enum ProposalKind {
     OanpOffer,
     /// An ANEX ask for data about the owner beyond the owner's policy.
     AnexAsk,
+    /// Plain terms an org's own agent asks about, with no negotiation
+    /// protocol behind them (docs/gate-api.md, "Plain terms").
+    PlainTerms,
 }
 
 /// Which side of a session an entry is from.
@@ -508,6 +513,8 @@ pub enum CounterForm {
     OanpTerms,
     /// ANEX terms `{access, promise}`: optional items removed, promises added.
     AnexTerms,
+    /// Plain terms: counterparty, currency, line items, term, conditions.
+    PlainTerms,
 }
 
 /// What a decision panel may offer for a proposal, as data: the interface
@@ -593,6 +600,8 @@ pub enum ProposalDetail {
     OanpOffer(Box<OanpOfferView>),
     /// An ANEX ask.
     AnexAsk(Box<AnexAskView>),
+    /// Plain terms.
+    PlainTerms(Box<PlainTermsView>),
 }
 
 /// What became of a proposal: a decision this console made, or the answer
@@ -735,6 +744,8 @@ pub enum ProposalDiff {
     AnexAsk(Box<AnexTermsDiff>),
     /// Two sets of OANP terms.
     OanpOffer(Box<OanpTermsDiff>),
+    /// Two sets of plain terms.
+    PlainTerms(Box<PlainTermsDiff>),
 }
 
 /// Session states the history can filter on.

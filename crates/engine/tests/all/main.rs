@@ -21,6 +21,7 @@ mod key;
 mod keyring;
 mod notices;
 mod oanp_gate;
+mod plain;
 mod receipts;
 mod rotation;
 mod seam;

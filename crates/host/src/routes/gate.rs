@@ -117,7 +117,7 @@ pub async fn request_decision(
     let agent = &signed.principal;
     let req: RequestDecision = parse_json(&signed.incoming.body, "request").map_err(of(agent))?;
     let (answer, created) =
-        service::request_decision(&host, agent, &id, &req, &signed.incoming.body, signed.now)
+        service::ask(&host, agent, &id, &req, &signed.incoming.body, signed.now)
             .await
             .map_err(of(agent))?;
     let status = if created {

@@ -190,7 +190,22 @@ pub async fn session(
     })
 }
 
-/// `POST /sessions/:id/requests`: answers the request and whether it is new.
+/// `POST /sessions/:id/requests` as an agent sends it: a request about a
+/// mirrored message (plain terms are asked about at `/plain`, whose
+/// requests the host makes itself).
+pub async fn ask(
+    host: &Host,
+    agent: &GateAgent,
+    session_id: &str,
+    req: &RequestDecision,
+    body: &[u8],
+    now: OffsetDateTime,
+) -> Result<(RequestAccepted, bool), DomainError> {
+    mirrored(gate::agent_protocol(agent)?)?;
+    request_decision(host, agent, session_id, req, body, now).await
+}
+
+/// Makes a request about a stored message: answers it and whether it is new.
 pub async fn request_decision(
     host: &Host,
     agent: &GateAgent,

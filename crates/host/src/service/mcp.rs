@@ -89,6 +89,11 @@ pub async fn ask(
     gate::check_id("session_id", session_id)?;
     gate::check_id("request_id", request_id)?;
     let protocol = gate::agent_protocol(agent)?;
+    if protocol == gate::GateProtocol::Plain {
+        return Err(DomainError::UnknownProtocol(
+            "This agent asks about plain terms: use ask_about_terms (request_decision asks about a message of a session you mirror).".into(),
+        ));
+    }
     let state = gate_service::owned(host, agent, session_id).await?;
     let message_hash = match message_hash {
         Some(hash) => hash.to_owned(),
@@ -108,8 +113,7 @@ pub async fn ask(
     // The request's identity for repeats: its canonical JSON, as if sent
     // over the gate's HTTP API.
     let body = serde_json::to_vec(&req).map_err(|e| DomainError::Internal(e.to_string()))?;
-    let (_, created) =
-        gate_service::request_decision(host, agent, session_id, &req, &body, now).await?;
+    let (_, created) = gate_service::ask(host, agent, session_id, &req, &body, now).await?;
     if created {
         crate::changes::announce_write(
             host,

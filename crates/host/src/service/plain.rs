@@ -53,7 +53,7 @@ async fn thread_of(
     let Some(session_id) = host
         .store()
         .gate()
-        .gate_request_session(&agent.org_handle, GateProtocol::Plain.name(), request_id)
+        .gate_request_session(&agent.id, GateProtocol::Plain.name(), request_id)
         .await?
     else {
         return Ok(None);
@@ -67,6 +67,15 @@ async fn thread_of(
         Some(state) if state.session.agent_id == agent.id => Ok(Some(state)),
         // Another agent's request reads as none.
         _ => Ok(None),
+    }
+}
+
+/// A field of the terms that does not read, named from the request's root.
+fn terms_error(e: plain::TermsError) -> DomainError {
+    if e.field == "terms" {
+        DomainError::Invalid(format!("terms: {}.", e.problem))
+    } else {
+        DomainError::Invalid(format!("terms.{e}."))
     }
 }
 
@@ -95,9 +104,17 @@ fn answer(
         .iter()
         .find(|r| r.request_id == request_id)
         .ok_or_else(|| not_found(request_id))?;
+    let entry = state
+        .messages
+        .iter()
+        .find(|m| m.hash == row.message_hash)
+        .map(gate::parse_stored)
+        .transpose()?
+        .unwrap_or(Value::Null);
     Ok(PlainAnswer {
         session_id: state.session.key.session_id.clone(),
         request: views::request_status(row, &state.receipts, now, false)?,
+        entry,
         breach,
     })
 }
@@ -117,8 +134,7 @@ pub async fn ask(
     if let Some(r) = &req.revises {
         gate::check_id("revises", r)?;
     }
-    let terms =
-        plain::read_terms(&req.terms).map_err(|e| DomainError::Invalid(format!("terms.{e}.")))?;
+    let terms = plain::read_terms(&req.terms).map_err(terms_error)?;
     let rationale = plain::read_rationale(req.rationale.as_ref())
         .map_err(|e| DomainError::Invalid(format!("{e}.")))?;
     match anp::api::parse_timestamp(&req.expires_at) {
@@ -163,6 +179,19 @@ pub async fn ask(
         let session_id = thread
             .as_ref()
             .map_or(req.request_id.clone(), |t| t.session.key.session_id.clone());
+        if thread.is_none()
+            && host
+                .store()
+                .gate()
+                .gate_state(&key(agent, &session_id))
+                .await?
+                .is_some()
+        {
+            // A thread is named by its first request's id, within the org.
+            return Err(DomainError::RequestConflict(format!(
+                "request_id {session_id} already names a thread of your organization's; choose another id."
+            )));
+        }
         let (seq, prev_hash) = thread
             .as_ref()
             .map_or((1, plain::GENESIS_HASH.to_owned()), |t| {
@@ -360,11 +389,9 @@ pub async fn report(
         ))
     })?;
     let executed = match (outcome, &req.terms) {
-        (plain::Outcome::Executed, Some(t)) => Some(
-            plain::read_terms(t)
-                .map_err(|e| DomainError::Invalid(format!("terms.{e}.")))?
-                .value,
-        ),
+        (plain::Outcome::Executed, Some(t)) => {
+            Some(plain::read_terms(t).map_err(terms_error)?.value)
+        }
         (plain::Outcome::Executed, None) => {
             return Err(DomainError::Invalid(
                 "terms: an execution names the terms executed, exactly.".into(),
@@ -394,6 +421,18 @@ pub async fn report(
             .cloned()
             .unwrap_or(Value::Null);
         let status = views::status_at(row, now);
+        // The same report again (its answer was lost): answered again.
+        if let Some(last) = all.last().filter(|m| {
+            m.get("type").and_then(Value::as_str) == Some(plain::OUTCOME)
+                && m.get("request_id").and_then(Value::as_str) == Some(request_id)
+        }) {
+            let same = last.get("outcome").and_then(Value::as_str) == Some(outcome.name())
+                && last.get("terms").filter(|t| !t.is_null()) == executed.as_ref();
+            if same {
+                let breach = breach_of(status, outcome, executed.as_ref(), &asked);
+                return answer(&state, request_id, breach, now);
+            }
+        }
         let latest = plain::entry::standing(&all)
             .and_then(|i| all[i].get("request_id"))
             .and_then(Value::as_str);

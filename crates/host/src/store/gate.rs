@@ -683,15 +683,18 @@ macro_rules! gate_repo {
 
             async fn gate_request_session(
                 &self,
-                org_handle: &str,
+                agent_id: &str,
                 protocol: &str,
                 request_id: &str,
             ) -> Result<Option<String>, StoreError> {
-                let (org, protocol, id) = (org_handle.to_owned(), protocol.to_owned(), request_id.to_owned());
+                let (agent, protocol, id) = (agent_id.to_owned(), protocol.to_owned(), request_id.to_owned());
                 $run!(self, read, |db| {
                     db.row(
-                        "SELECT session_id FROM gate_requests WHERE org_handle = ?1 AND protocol = ?2 AND request_id = ?3 ORDER BY created_at LIMIT 1",
-                        &[&org, &protocol, &id],
+                        "SELECT r.session_id FROM gate_requests r JOIN gate_sessions s
+                           ON s.org_handle = r.org_handle AND s.protocol = r.protocol AND s.session_id = r.session_id
+                         WHERE s.agent_id = ?1 AND r.protocol = ?2 AND r.request_id = ?3
+                         ORDER BY r.created_at LIMIT 1",
+                        &[&agent, &protocol, &id],
                         |r| r.get(0),
                     )
                     .await

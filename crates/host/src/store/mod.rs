@@ -400,11 +400,12 @@ pub trait GateRepo: Send + Sync {
     /// Revokes a gate agent (keeping the first revocation time); false when
     /// there is no such agent.
     async fn revoke_gate_agent(&self, id: &str, at: &str) -> Result<bool, StoreError>;
-    /// The session of a request id among an org's sessions of one protocol
-    /// (plain terms: an agent names its requests, not their threads).
+    /// The session of a request id among one agent's sessions of one
+    /// protocol (plain terms: an agent names its requests, not their
+    /// threads).
     async fn gate_request_session(
         &self,
-        org_handle: &str,
+        agent_id: &str,
         protocol: &str,
         request_id: &str,
     ) -> Result<Option<String>, StoreError>;

@@ -134,9 +134,19 @@ impl Talk {
 impl TestHost {
     /// Enrolls a gate agent of `org` for Concordia over HTTP.
     pub async fn gate_agent(&self, org: &str, callback_url: Option<&str>) -> Party {
+        self.gate_agent_for(org, "concordia", callback_url).await
+    }
+
+    /// Enrolls a gate agent of `org` for `protocol` over HTTP.
+    pub async fn gate_agent_for(
+        &self,
+        org: &str,
+        protocol: &str,
+        callback_url: Option<&str>,
+    ) -> Party {
         let code = self
             .host()
-            .gate_enroll_code(org, "Procurement Buyer", "concordia")
+            .gate_enroll_code(org, "Procurement Buyer", protocol)
             .await
             .unwrap()
             .code;

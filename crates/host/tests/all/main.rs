@@ -20,6 +20,7 @@ mod gate_deadline;
 mod gate_decisions;
 mod gate_interop;
 mod gate_oanp;
+mod gate_plain;
 mod gate_routing;
 mod gate_support;
 mod key_rotation;

@@ -1,0 +1,1 @@
+//! Plain terms' seam, pure: the diff, the counter check, the breach.
