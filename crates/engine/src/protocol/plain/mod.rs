@@ -21,8 +21,6 @@ mod record;
 mod terms;
 mod verify;
 
-#[cfg(test)]
-mod tests;
 
 use serde_json::Value;
 

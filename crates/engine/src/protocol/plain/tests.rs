@@ -1,1 +1,0 @@
-//! Plain terms' seam, pure: the diff, the counter check, the breach.
