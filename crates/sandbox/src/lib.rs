@@ -3,7 +3,8 @@
 //! approver, and scripted counterparties that negotiate with it for real
 //! over HTTP: four ANP vendor agents, the org's Concordia buying agent and
 //! OANP buyer (each enrolled at the host's gate) negotiating with a
-//! scripted seller or merchant, and a supplier's ANEX onboarding agent. A
+//! scripted seller or merchant, the org's purchasing assistant asking
+//! about plain terms over MCP, and a supplier's ANEX onboarding agent. A
 //! new user sees real pending decisions of every protocol within seconds,
 //! and the counterparties answer the person's decisions (a new offer after
 //! a decline, acceptance of a fair counter).
@@ -19,6 +20,7 @@
 //! | `concordia_negotiation` | the org's Concordia buying agent and a scripted seller |
 //! | `oanp_negotiation` | the org's OANP buyer, a scripted merchant and arbiter |
 //! | `anex_onboarding` | a supplier's onboarding agent asking over A2A |
+//! | `plain_purchaser` | the org's purchasing assistant asking about plain terms over MCP |
 //! | `colleague` | the sandbox's policy of authority and Grace, the demo colleague who approves its first steps |
 //! | `gate_agent` | what the org's scripted gate agents share |
 
@@ -34,6 +36,7 @@ mod colleague;
 mod concordia_negotiation;
 mod gate_agent;
 mod oanp_negotiation;
+mod plain_purchaser;
 
 /// The publisher's development receipt (`vendor/oanp/fixtures/dev-receipt.json`,
 /// byte for byte), filed as the sandbox's demo of an arbiter's receipt: a
@@ -201,6 +204,9 @@ pub async fn start(engine: &Engine) -> Result<Option<Sandbox>, SandboxError> {
         }),
         spawn("oanp", demo_host.clone(), |h| async move {
             oanp_negotiation::run(&h).await
+        }),
+        spawn("plain terms", demo_host.clone(), |h| async move {
+            plain_purchaser::run(&h).await
         }),
         spawn("anex", demo_host, |h| async move {
             anex_onboarding::run(&h.url, &h.dir).await

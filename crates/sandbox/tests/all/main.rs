@@ -13,4 +13,5 @@ mod concordia;
 mod files;
 mod launch;
 mod oanp;
+mod plain;
 mod receipts;

@@ -21,7 +21,6 @@ mod record;
 mod terms;
 mod verify;
 
-
 use serde_json::Value;
 
 use crate::edge::transport::{HostIo, SendError};
