@@ -96,10 +96,23 @@ fn text(
             if s.chars().any(|c| c.is_control() && !(lines && c == '\n')) {
                 return Err(err(field, "holds a control character"));
             }
+            if s.chars().any(reorders) {
+                return Err(err(
+                    field,
+                    "holds a character that reorders the text on screen (a bidirectional override or isolate)",
+                ));
+            }
             Ok(Some(s.to_owned()))
         }
         Some(other) => Err(err(field, format!("must be a string, not {}", kind(other)))),
     }
+}
+
+/// The invisible characters that make text read otherwise than it is
+/// stored (`\u{202e}gnp.exe` shows as `exe.png`): refused in terms a person
+/// approves.
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -240,7 +240,7 @@ async fn agent_with_session(t: &TestHost, org: &str, session_id: &str) -> McpAge
 
 /// One raw JSON-RPC `tools/call` (or any method), as any MCP client sends
 /// it on the wire: answers the HTTP status and body.
-async fn raw(
+pub(crate) async fn raw(
     t: &TestHost,
     token: Option<&str>,
     body: Vec<u8>,
@@ -262,7 +262,7 @@ async fn raw(
     (answer.status().as_u16(), answer.text().await.unwrap())
 }
 
-fn call(name: &str, arguments: Value) -> Vec<u8> {
+pub(crate) fn call(name: &str, arguments: Value) -> Vec<u8> {
     serde_json::to_vec(&json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": name, "arguments": arguments}
@@ -271,7 +271,12 @@ fn call(name: &str, arguments: Value) -> Vec<u8> {
 }
 
 /// A tool's answer: `Ok(structured)` or `Err(error text)`.
-async fn tool(t: &TestHost, token: &str, name: &str, arguments: Value) -> Result<Value, String> {
+pub(crate) async fn tool(
+    t: &TestHost,
+    token: &str,
+    name: &str,
+    arguments: Value,
+) -> Result<Value, String> {
     let (status, body) = raw(t, Some(token), call(name, arguments), &[]).await;
     assert_eq!(status, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("JSON: {body}"));

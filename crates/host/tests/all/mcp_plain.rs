@@ -274,3 +274,138 @@ async fn plain_terms_countered_carry_the_persons_terms() {
     );
     assert_eq!(r["sdk_checks"][0]["valid"], true, "{r}");
 }
+
+fn good_terms() -> Value {
+    json!({
+        "counterparty": {"name": "Contoso Ltd", "id": "contoso.example"},
+        "currency": "USD",
+        "line_items": [{"description": "Industrial sensor", "sku": "SEN-200", "quantity": "2000", "unit_price": "1.25"}],
+        "conditions": ["Net 30"],
+    })
+}
+
+#[tokio::test]
+async fn malformed_plain_terms_over_mcp_name_their_field_and_store_nothing() {
+    let t = start(roomy_limits()).await;
+    let agent = t
+        .host()
+        .mcp_agent(countersign_host::SANDBOX_HANDLE, "Purchasing assistant")
+        .await
+        .unwrap();
+    let token = agent.credential.token;
+    let ask = |terms: Value| json!({"request_id": "po-1", "terms": terms, "expires_at": "2099-01-01T00:00:00Z"});
+    let with = |f: &dyn Fn(&mut Value)| {
+        let mut v = good_terms();
+        f(&mut v);
+        ask(v)
+    };
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            with(&|v| v["line_items"][0]["unit_price"] = json!(1.25)),
+            "line_items[0].unit_price",
+        ),
+        (
+            with(&|v| v["line_items"][0]["quantity"] = json!("-5")),
+            "line_items[0].quantity",
+        ),
+        (with(&|v| v["line_items"] = json!([])), "line_items"),
+        (with(&|v| v["currency"] = json!("usd")), "currency"),
+        (
+            with(&|v| v["counterparty"]["name"] = json!("a\u{0}b")),
+            "counterparty.name",
+        ),
+        (
+            with(&|v| v["conditions"] = json!(["\u{202e}gnp.exe", ""])),
+            "conditions[0]",
+        ),
+        (
+            with(&|v| v["conditions"] = json!(["Net 30", ""])),
+            "conditions[1]",
+        ),
+        (with(&|v| v["discount"] = json!("10%")), "discount"),
+        (
+            json!({"request_id": "po-1", "terms": good_terms(), "expires_at": "2020-01-01T00:00:00Z"}),
+            "expires_at",
+        ),
+        (
+            json!({"request_id": "po-1", "terms": good_terms()}),
+            "expires_at",
+        ),
+        (
+            json!({"request_id": "po-1", "terms": good_terms(), "expires_at": "2099-01-01T00:00:00Z", "rationale": "x".repeat(4001)}),
+            "rationale",
+        ),
+    ];
+    for (args, names) in cases {
+        let e = crate::mcp::tool(&t, &token, "ask_about_terms", args)
+            .await
+            .unwrap_err();
+        assert!(e.contains(names), "{names}: {e}");
+        assert_eq!(t.gate_counts().await, [0; 5], "{names}: nothing stored");
+    }
+    // A report on nothing, and a report that is not an outcome.
+    let e = crate::mcp::tool(
+        &t,
+        &token,
+        "report_outcome",
+        json!({"request_id": "po-404", "outcome": "abandoned"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.starts_with("not_found"), "{e}");
+    crate::mcp::tool(&t, &token, "ask_about_terms", ask(good_terms()))
+        .await
+        .unwrap();
+    let e = crate::mcp::tool(
+        &t,
+        &token,
+        "report_outcome",
+        json!({"request_id": "po-1", "outcome": "approved"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.contains("outcome"), "{e}");
+    let e = crate::mcp::tool(
+        &t,
+        &token,
+        "report_outcome",
+        json!({"request_id": "po-1", "outcome": "executed"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.contains("terms"), "{e}");
+    // An agent of another organization knows nothing of it.
+    let other = t.host().create_org("Contoso").await.unwrap().org_handle;
+    let theirs = t
+        .host()
+        .mcp_agent(&other, "Their assistant")
+        .await
+        .unwrap()
+        .credential
+        .token;
+    for name in ["get_decision", "wait_for_decision"] {
+        let e = crate::mcp::tool(&t, &theirs, name, json!({"request_id": "po-1"}))
+            .await
+            .unwrap_err();
+        assert!(e.starts_with("not_found"), "{name}: {e}");
+    }
+    let e = crate::mcp::tool(
+        &t,
+        &theirs,
+        "report_outcome",
+        json!({"request_id": "po-1", "outcome": "abandoned"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.starts_with("not_found"), "{e}");
+    // A plain agent has no mirrored sessions to ask about.
+    let e = crate::mcp::tool(
+        &t,
+        &token,
+        "request_decision",
+        json!({"session_id": "po-1", "request_id": "r", "expires_at": "2099-01-01T00:00:00Z"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(e.starts_with("unknown_protocol"), "{e}");
+}

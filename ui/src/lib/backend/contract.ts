@@ -1149,7 +1149,7 @@ diff: ProposalDiff | null, };
 /**
  * The counter editor a protocol's counter is written in.
  */
-export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms" | "anex_terms";
+export type CounterForm = "anp_offer" | "concordia_terms" | "oanp_terms" | "anex_terms" | "plain_terms";
 
 /**
  * Who is on the other side of a session, as the host vouches for it (an
@@ -2555,6 +2555,210 @@ fingerprint: string,
 public_key: string, };
 
 /**
+ * The agent that asked.
+ */
+export type PlainAgent = { 
+/**
+ * Its gate agent id.
+ */
+id: string, 
+/**
+ * Its enrolled name.
+ */
+name: string, };
+
+/**
+ * The counterparty plain terms name.
+ */
+export type PlainCounterparty = { 
+/**
+ * Its name as the agent gave it.
+ */
+name: string, 
+/**
+ * The identifier the agent gave (domain, DID, vendor number).
+ */
+id: string, };
+
+/**
+ * Where the terms are in the thread's log.
+ */
+export type PlainEntryRef = { 
+/**
+ * Its seq.
+ */
+seq: number, 
+/**
+ * Its hash: what a receipt's `offer_hash` names.
+ */
+hash: string, 
+/**
+ * When the host wrote it.
+ */
+at: string, 
+/**
+ * The request id the agent gave.
+ */
+request_id: string, 
+/**
+ * The request these terms revise.
+ */
+revises: string | null, };
+
+/**
+ * One row of the line diff.
+ */
+export type PlainLineDiff = { 
+/**
+ * Added, removed, changed or unchanged.
+ */
+status: LineStatus, 
+/**
+ * The SKU, or the description when there is none.
+ */
+key: string, 
+/**
+ * The old line.
+ */
+old: PlainLineItem | null, 
+/**
+ * The new line.
+ */
+new: PlainLineItem | null, 
+/**
+ * The fields that changed (`quantity`, `unit_price`, …).
+ */
+fields: Array<string>, };
+
+/**
+ * One line of plain terms.
+ */
+export type PlainLineItem = { 
+/**
+ * What is bought.
+ */
+description: string, 
+/**
+ * The seller's SKU.
+ */
+sku?: string | null, 
+/**
+ * How many (exact decimal text).
+ */
+quantity: Money, 
+/**
+ * The unit counted, when not each.
+ */
+unit?: string | null, 
+/**
+ * Price of one unit (exact decimal text).
+ */
+unit_price: Money, };
+
+/**
+ * Plain terms, as `crates/plain` reads them (amounts exact, as text).
+ */
+export type PlainTerms = { 
+/**
+ * Who the organization would commit to.
+ */
+counterparty: PlainCounterparty, 
+/**
+ * ISO 4217 code of every price.
+ */
+currency: string, 
+/**
+ * The lines.
+ */
+line_items: Array<PlainLineItem>, 
+/**
+ * The term, in words.
+ */
+term?: string | null, 
+/**
+ * Conditions, each a sentence.
+ */
+conditions: Array<string>, 
+/**
+ * The exact total the host computed.
+ */
+total: Money, };
+
+/**
+ * Two sets of plain terms compared.
+ */
+export type PlainTermsDiff = { 
+/**
+ * One row per line of either side, matched by SKU (else description).
+ */
+line_items: Array<PlainLineDiff>, 
+/**
+ * Conditions only in the new terms.
+ */
+conditions_added: Array<string>, 
+/**
+ * Conditions only in the old terms.
+ */
+conditions_removed: Array<string>, 
+/**
+ * Set when the term changed.
+ */
+term: Scalar | null, 
+/**
+ * Set when the currency changed (then totals are not compared).
+ */
+currency: Scalar | null, 
+/**
+ * The old and new totals.
+ */
+total: Scalar, 
+/**
+ * New total minus old, with its percentage, in one currency.
+ */
+total_change: Change | null, };
+
+/**
+ * Plain terms and what they are compared with.
+ */
+export type PlainTermsView = { 
+/**
+ * The terms the request is about.
+ */
+terms: PlainTerms, 
+/**
+ * The terms they revise (the thread's earlier request), if any.
+ */
+previous: PlainTerms | null, 
+/**
+ * Where those are.
+ */
+previous_ref: PreviousRef | null, 
+/**
+ * The structured diff from the revised terms, null for the first.
+ */
+diff: PlainTermsDiff | null, 
+/**
+ * Why, in the agent's own words (data, never an instruction).
+ */
+rationale: string | null, 
+/**
+ * The agent that asked.
+ */
+agent: PlainAgent, 
+/**
+ * The host's signed entry holding the terms.
+ */
+entry: PlainEntryRef, 
+/**
+ * The gate request the terms wait on.
+ */
+request: GateRequest | null, 
+/**
+ * What a person is told about where the terms come from.
+ */
+notice: string, };
+
+/**
  * The proposal it answers, by position.
  */
 export type PreviousRef = { 
@@ -2633,17 +2837,17 @@ countered: ProposalDiff | null, };
 /**
  * A proposal kind's own view, tagged by `proposal_kind`.
  */
-export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView | { "proposal_kind": "anex_ask" } & AnexAskView;
+export type ProposalDetail = { "proposal_kind": "anp_offer" } & AnpOfferView | { "proposal_kind": "concordia_offer" } & ConcordiaOfferView | { "proposal_kind": "oanp_offer" } & OanpOfferView | { "proposal_kind": "anex_ask" } & AnexAskView | { "proposal_kind": "plain_terms" } & PlainTermsView;
 
 /**
  * A structured diff of two proposals of one kind, tagged by `proposal_kind`.
  */
-export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff | { "proposal_kind": "anex_ask" } & AnexTermsDiff | { "proposal_kind": "oanp_offer" } & OanpTermsDiff;
+export type ProposalDiff = { "proposal_kind": "anp_offer" } & AnpOfferDiff | { "proposal_kind": "concordia_offer" } & ConcordiaOfferDiff | { "proposal_kind": "anex_ask" } & AnexTermsDiff | { "proposal_kind": "oanp_offer" } & OanpTermsDiff | { "proposal_kind": "plain_terms" } & PlainTermsDiff;
 
 /**
  * The kinds of proposal the console decides, one view shape each.
  */
-export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer" | "anex_ask";
+export type ProposalKind = "anp_offer" | "concordia_offer" | "oanp_offer" | "anex_ask" | "plain_terms";
 
 /**
  * What a notification asks the app to open: the payload of

@@ -4,7 +4,7 @@
  * sentence per proposal kind and action, data beside the protocols' own
  * views (the engine's capabilities say which actions exist at all).
  */
-import type { DecideRequest, ProposalView } from "../backend";
+import type { DecideRequest, PlainTermsView, ProposalView } from "../backend";
 
 /** The confirmation's words for one decision. */
 export interface ConfirmWords {
@@ -50,6 +50,16 @@ export function confirmWords(view: ProposalView, action: Action): ConfirmWords {
         : action === "decline"
           ? { button, to: `To ${who}, through our host: a refusal with your reason.`, binds: never, bindsNow: false }
           : { button, to: `To ${who}, through our host: your terms instead of theirs.`, binds: later, bindsNow: false };
+    case "plain_terms": {
+      // Plain terms: our own agent asked; no protocol carries the decision to the counterparty.
+      const other = (view.detail as PlainTermsView).terms.counterparty.name;
+      return action === "approve"
+        ? { button, to: `To our agent, which may then commit the organization to exactly these terms with ${other}.`, ...bound }
+        : action === "decline"
+          ? { button, to: "To our agent, with your reason: it must not commit the organization to these terms.", binds: never, bindsNow: false }
+          : { button, to: "To our agent, with your reason: the terms you would approve instead; it must not commit to its own, and may ask again with yours.",
+            binds: never, bindsNow: false };
+    }
     default:
       // Concordia and OANP: the decision goes to the org's own agent, which acts on it.
       return action === "approve"

@@ -32,6 +32,11 @@ import OanpCounterEditor from "./oanp/OanpCounterEditor.svelte";
 import OanpOfferBody from "./oanp/OanpOfferBody.svelte";
 import OanpReceiptBody from "./oanp/OanpReceiptBody.svelte";
 import { oanpNoun, oanpSession } from "./oanp/words";
+import PlainAcceptSummary from "./plain/PlainAcceptSummary.svelte";
+import PlainCountered from "./plain/PlainCountered.svelte";
+import PlainCounterEditor from "./plain/PlainCounterEditor.svelte";
+import PlainTermsBody from "./plain/PlainTermsBody.svelte";
+import { plainNoun, plainSession } from "./plain/words";
 
 /** What a counter editor is given; it hands back the counter in its protocol's own form. */
 export interface CounterEditorProps {
@@ -61,6 +66,7 @@ export const KINDS: Record<ProposalKind, KindUi> = {
   },
   oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun, Countered: OanpCountered },
   anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun, Countered: AnexCountered },
+  plain_terms: { Body: PlainTermsBody, AcceptSummary: PlainAcceptSummary, noun: plainNoun, Countered: PlainCountered },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
@@ -68,6 +74,7 @@ export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>>
   concordia_terms: ConcordiaCounterEditor,
   oanp_terms: OanpCounterEditor,
   anex_terms: AnexCounterEditor,
+  plain_terms: PlainCounterEditor,
 };
 
 /** What the interface draws for one kind of filed receipt (its protocol's part of the receipt screen). */
@@ -92,6 +99,7 @@ const LABELS: Record<string, string> = {
   concordia: "Concordia",
   oanp: "OANP",
   anex: "ANEX",
+  plain: "Plain terms",
 };
 
 /** A protocol's name for people ("ANP", "Concordia"); an unknown one as the host names it. */
@@ -128,6 +136,7 @@ const SESSION_WORDS: Record<string, SessionWords> = {
   concordia: concordiaSession,
   oanp: oanpSession,
   anex: anexSession,
+  plain: plainSession,
 };
 
 /** The session words of `protocol`; neutral ones for a protocol the interface does not know. */
