@@ -35,6 +35,8 @@ mod key;
 mod oanp;
 #[path = "e2e/person.rs"]
 mod person;
+#[path = "e2e/plain.rs"]
+mod plain;
 #[path = "e2e/receipts.rs"]
 mod receipts;
 #[path = "e2e/stand_in.rs"]

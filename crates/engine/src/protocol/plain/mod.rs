@@ -251,9 +251,9 @@ impl Seam for Plain {
         crate::protocol::gate_request::read(fetched, session_id).map(Some)
     }
 
-    fn notice_lead(&self, pending: &PendingProposal) -> &'static str {
-        let _ = pending;
-        "Terms to approve, with"
+    fn notice_lead(&self, _pending: &PendingProposal) -> &'static str {
+        // "A purchase with Contoso Ltd waits for you".
+        "A purchase with"
     }
 
     fn timeline(
