@@ -22,6 +22,7 @@ mod keyring;
 mod notices;
 mod oanp_gate;
 mod plain;
+mod plain_sdk;
 mod receipts;
 mod rotation;
 mod seam;

@@ -150,15 +150,15 @@ async fn the_sandbox_survives_a_restart_with_its_sessions_and_pins() {
     for _ in 0..100 {
         engine.refresh().await.unwrap();
         first = engine.sessions(HistoryFilter::default()).await.unwrap();
-        if first.len() >= 7 && engine.inbox().await.unwrap().len() >= 7 {
+        if first.len() >= 8 && engine.inbox().await.unwrap().len() >= 8 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Four ANP vendors, the Concordia seller, the ANEX onboarding agent and
-    // the OANP merchant.
-    assert_eq!(first.len(), 7, "{first:?}");
-    for (protocol, n) in [("concordia", 1), ("anex", 1), ("oanp", 1)] {
+    // Four ANP vendors, the Concordia seller, the ANEX onboarding agent,
+    // the OANP merchant and the purchasing assistant's plain terms.
+    assert_eq!(first.len(), 8, "{first:?}");
+    for (protocol, n) in [("concordia", 1), ("anex", 1), ("oanp", 1), ("plain", 1)] {
         assert_eq!(
             first.iter().filter(|r| r.protocol == protocol).count(),
             n,
