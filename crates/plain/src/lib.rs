@@ -10,7 +10,7 @@ pub mod entry;
 pub mod terms;
 
 pub use entry::{hash, verify, EntryError, Outcome, State, Thread, GENESIS_HASH, OUTCOME, TERMS};
-pub use terms::{read_rationale, read_terms, Terms, TermsError};
+pub use terms::{problems, read_rationale, read_terms, Terms, TermsError};
 
 /// The protocol name a gate session of plain terms carries.
 pub const PROTOCOL: &str = "plain";

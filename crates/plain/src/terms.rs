@@ -347,6 +347,30 @@ pub fn read_terms(v: &Value) -> Result<Terms, TermsError> {
     })
 }
 
+/// Every field of `v` that does not read, for a person correcting a
+/// counter: the first problem [`read_terms`] finds, then each line's
+/// quantity and unit price that is no exact decimal, each named once.
+pub fn problems(v: &Value) -> Vec<TermsError> {
+    let mut found: Vec<TermsError> = read_terms(v).err().into_iter().collect();
+    let lines = v.get("line_items").and_then(Value::as_array);
+    for (i, line) in lines.into_iter().flatten().enumerate() {
+        for key in ["quantity", "unit_price"] {
+            let field = format!("line_items[{i}].{key}");
+            if found.iter().any(|e| e.field == field) {
+                continue;
+            }
+            match read_decimal(&field, line.get(key)) {
+                Err(e) => found.push(e),
+                Ok(d) if key == "quantity" && d.is_zero() => {
+                    found.push(err(field, "must be more than zero"))
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+    found
+}
+
 /// Reads an agent's rationale: optional, at most [`MAX_RATIONALE`]
 /// characters, lines allowed. It is shown to the person as the agent's
 /// words, never read as an instruction.
@@ -384,6 +408,24 @@ mod tests {
         assert_eq!(t.skus, ["SEN-200"]);
         // The normal form reads as itself.
         assert_eq!(read_terms(&t.value).unwrap().value, t.value);
+    }
+
+    #[test]
+    fn every_bad_amount_is_named_at_once() {
+        let mut v = good();
+        v["line_items"][0]["quantity"] = json!("-5");
+        v["line_items"][0]["unit_price"] = json!("eleven");
+        v["line_items"][1]["unit_price"] = json!("1e3");
+        let fields: Vec<String> = problems(&v).into_iter().map(|e| e.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "line_items[0].quantity",
+                "line_items[0].unit_price",
+                "line_items[1].unit_price"
+            ]
+        );
+        assert!(problems(&good()).is_empty());
     }
 
     #[test]

@@ -300,11 +300,14 @@ pub(crate) fn previous_ref(located: &Located) -> Option<PreviousRef> {
 
 /// Counter terms read strictly, the problem at its field's path.
 pub(crate) fn check_terms(counter: &Value) -> Result<plain::Terms, Vec<FieldError>> {
-    plain::read_terms(counter).map_err(|e| {
-        vec![FieldError {
-            path: e.field,
-            message: e.problem,
-        }]
+    plain::read_terms(counter).map_err(|_| {
+        plain::problems(counter)
+            .into_iter()
+            .map(|e| FieldError {
+                path: e.field,
+                message: e.problem,
+            })
+            .collect()
     })
 }
 
