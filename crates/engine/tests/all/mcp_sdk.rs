@@ -1,4 +1,4 @@
-//! Plain terms with the official Python MCP SDK (`mcp`, in .venv/ by
+//! MCP with the official Python MCP SDK (`mcp`, in .venv/ by
 //! `bash .ci/setup`) as the agent and the console engine as the person: the
 //! agent (`crates/host/interop/mcp_plain_agent.py`, written from
 //! docs/mcp.md) asks about terms over MCP, revises them and waits past one
@@ -218,4 +218,95 @@ async fn an_mcp_agent_declined_or_countered_in_the_console_abandons() {
             "abandoning breaks nothing: {r}"
         );
     }
+}
+
+/// The same through a Concordia gate session: the reference SDK's buying
+/// agent mirrors its negotiation to the gate and asks through MCP
+/// (`crates/host/interop/mcp_buyer.py`); the person approves in the engine;
+/// the agent checks the receipt with the host's tool and the SDK, and
+/// accepts.
+#[tokio::test]
+async fn a_concordia_agent_asking_through_mcp_is_decided_in_the_console() {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ada@fabrikam.example").await;
+    let code = world
+        .host()
+        .gate_enroll_code(&world.org, "Procurement Buyer", "concordia")
+        .await
+        .unwrap()
+        .code;
+    let mut child = tokio::process::Command::new(python())
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../host/interop/mcp_buyer.py"))
+        .args(["--host", &world.url, "--code", &code])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the interop Python starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async || match lines.next_line().await.unwrap() {
+        Some(line) => serde_json::from_str::<Value>(&line).unwrap(),
+        None => {
+            let mut err = String::new();
+            stderr.read_to_string(&mut err).await.unwrap();
+            panic!("the MCP agent stopped: {err}");
+        }
+    };
+    let enrolled = next().await;
+    let agent_id = enrolled["enrolled"].as_str().expect("enrolled").to_owned();
+    let token = world.host().mcp_token(&agent_id).await.unwrap().token;
+    stdin
+        .write_all(format!("{token}\n").as_bytes())
+        .await
+        .unwrap();
+    stdin.flush().await.unwrap();
+    let waiting = next().await;
+    assert!(waiting["waiting"].is_object(), "{waiting}");
+    let item = {
+        let mut found = None;
+        for _ in 0..40 {
+            engine.refresh().await.unwrap();
+            found = engine
+                .inbox()
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|i| i.protocol == "concordia");
+            if found.is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        found.expect("the Concordia offer in the inbox")
+    };
+    let result = decide(
+        &engine,
+        &item.host_id,
+        &item.session_id,
+        &item.event_hash,
+        DecideAction::Approve,
+        None,
+    )
+    .await;
+    assert_eq!(result.outcome, "appended", "{}", result.detail);
+    let r = next().await;
+    assert!(child.wait().await.unwrap().success(), "{r}");
+    let r = &r["result"];
+    assert_eq!(r["status"], "approved", "{r}");
+    assert_eq!(r["after_bound"]["status"], "pending", "{r}");
+    assert_eq!(r["host_checks"][0]["valid"], true, "{r}");
+    assert_eq!(
+        r["sdk_checks"][0]["valid"], true,
+        "the SDK accepts the engine's receipt: {r}"
+    );
+    assert_eq!(r["state"], "agreed", "it accepted: {r}");
+    engine.refresh().await.unwrap();
+    let view = engine
+        .proposal_view(&item.host_id, &item.session_id, &item.event_hash)
+        .await
+        .unwrap();
+    assert_eq!(view.decision.and_then(|d| d.breach), None);
 }
