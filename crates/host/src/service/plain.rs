@@ -224,7 +224,9 @@ pub async fn ask(
         );
         plain::entry::sign(&mut entry, host.platform_key());
         let entry_hash = plain::hash(&entry);
-        let written = match &thread {
+        // The entry and the request about it are one commit: nothing can
+        // leave terms on the log that nobody was asked about.
+        let (mut commit, after) = match &thread {
             None => {
                 let create = CreateSession {
                     protocol: GateProtocol::Plain.name().to_owned(),
@@ -256,7 +258,13 @@ pub async fn ask(
                     &body_sha256,
                     now,
                 )?;
-                gate_service::try_commit(host, &commit).await?
+                let after = GateState {
+                    session: commit.session.clone(),
+                    messages: commit.messages.clone(),
+                    requests: Vec::new(),
+                    receipts: Vec::new(),
+                };
+                (commit, after)
             }
             Some(state) => {
                 let append = AppendMessages {
@@ -266,27 +274,19 @@ pub async fn ask(
                     },
                     messages: vec![raw(&entry)?],
                 };
-                match gate::plan_append(
+                let Appended::Commit(commit, _) = gate::plan_append(
                     GateProtocol::Plain,
                     state,
                     &append,
                     std::slice::from_ref(&entry),
                     now,
-                )? {
-                    Appended::Commit(commit, _) => {
-                        let ok = gate_service::try_commit(host, &commit).await?;
-                        if ok {
-                            settle_hints(host, agent, &session_id, &commit);
-                        }
-                        ok
-                    }
-                    Appended::Repeat(_) => false,
-                }
+                )?
+                else {
+                    continue;
+                };
+                (*commit.clone(), after_append(state, &commit))
             }
         };
-        if !written {
-            continue;
-        }
         let decision = RequestDecision {
             request_id: req.request_id.clone(),
             message_hash: entry_hash,
@@ -294,11 +294,49 @@ pub async fn ask(
             amount: None,
             expires_at: req.expires_at.clone(),
         };
-        gate_service::request_decision(host, agent, &session_id, &decision, body, now).await?;
+        let org = super::org_of(host, &agent.org_handle).await?;
+        match gate::plan_request(
+            GateProtocol::Plain,
+            &after,
+            &org,
+            &decision,
+            &body_sha256,
+            now,
+        )? {
+            gate::Requested::Commit(asked, _) => commit.new_request = asked.new_request,
+            gate::Requested::Repeat(_) => continue,
+        }
+        if !gate_service::try_commit(host, &commit).await? {
+            continue;
+        }
+        settle_hints(host, agent, &session_id, &commit);
         let state = gate_service::owned(host, agent, &session_id).await?;
         return Ok((answer(&state, &req.request_id, None, now)?, true));
     }
     Err(busy())
+}
+
+/// The thread as it will be once `commit` (an append) lands: its new
+/// head and entries, and the requests it settles.
+fn after_append(state: &GateState, commit: &crate::store::GateCommit) -> GateState {
+    let mut after = state.clone();
+    after.session = commit.session.clone();
+    after.messages.extend(commit.messages.iter().cloned());
+    for change in &commit.request_changes {
+        if let crate::store::RequestChange::Settle {
+            request_id, status, ..
+        } = change
+        {
+            if let Some(row) = after
+                .requests
+                .iter_mut()
+                .find(|r| &r.request_id == request_id)
+            {
+                row.status = status.clone();
+            }
+        }
+    }
+    after
 }
 
 fn settle_hints(
