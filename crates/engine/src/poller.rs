@@ -895,10 +895,14 @@ fn notify_breaches(
             session_id: record.session_id.clone(),
             protocol: record.protocol.clone(),
             event_hash: hash.clone(),
-            title: format!(
-                "Your agent accepted an offer from {} without your approval",
-                record.counterparty.display_name()
-            ),
+            title: Protocol::parse(&record.protocol)
+                .map(|p| p.seam().breach_title(&record.counterparty.display_name()))
+                .unwrap_or_else(|_| {
+                    format!(
+                        "Your agent acted against your decision with {}",
+                        record.counterparty.display_name()
+                    )
+                }),
             body: breach,
         });
     }

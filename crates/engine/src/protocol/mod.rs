@@ -572,6 +572,12 @@ pub(crate) trait Seam: Send + Sync {
         actor: &str,
     ) -> Option<LogAnswer>;
 
+    /// The title of the notice that the org's agent broke a decision on a
+    /// proposal from (or with) `counterparty`.
+    fn breach_title(&self, counterparty: &str) -> String {
+        format!("Your agent accepted an offer from {counterparty} without your approval")
+    }
+
     /// Why the agent's own report on the record breaks the decision on the
     /// proposal at `seq` whatever it was (plain terms executed on other
     /// terms than those asked about); `None` where the protocol has no such

@@ -188,6 +188,10 @@ async fn an_mcp_agent_executing_other_terms_is_reported_to_the_person_once() {
         .and_then(|d| d.breach)
         .expect("the breach on the decided terms");
     assert_eq!(notices[0].body, breach);
+    assert_eq!(
+        notices[0].title,
+        "Your agent executed terms with Contoso Ltd that you did not approve"
+    );
     assert!(breach.contains("other terms"), "{breach}");
 }
 

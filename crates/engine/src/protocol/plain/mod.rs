@@ -239,6 +239,10 @@ impl Seam for Plain {
         terms::executed_otherwise(events, seq)
     }
 
+    fn breach_title(&self, counterparty: &str) -> String {
+        format!("Your agent executed terms with {counterparty} that you did not approve")
+    }
+
     fn host_keeps_requests(&self) -> bool {
         true
     }
