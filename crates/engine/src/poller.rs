@@ -896,7 +896,7 @@ fn notify_breaches(
             protocol: record.protocol.clone(),
             event_hash: hash.clone(),
             title: Protocol::parse(&record.protocol)
-                .map(|p| p.seam().breach_title(&record.counterparty.display_name()))
+                .map(|p| p.seam().breach_title(record.counterparty.display_name()))
                 .unwrap_or_else(|_| {
                     format!(
                         "Your agent acted against your decision with {}",
