@@ -230,5 +230,6 @@ describe("where an offer sits in its session", () => {
     expect(proposalHeading(draft, "draft counter-offer")).toBe("Buyer agent's draft counter-offer to");
     expect(proposalHeading(sent, "counter-offer")).toBe("Counter-offer from");
     expect(proposalHeading(sent, "offer")).toBe("Offer from");
+    expect(proposalHeading(sent, "revised terms", "with")).toBe("Revised terms with");
   });
 });

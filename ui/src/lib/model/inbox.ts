@@ -87,10 +87,11 @@ export function changeAgainst(item: { actor: string }, previous: { seq: number; 
     : `against seq ${fmt.count(previous.seq)} (${actorWords(previous.actor)})`;
 }
 
-/** The proposal view's heading before the counterparty's name: a draft is our agent's, addressed to them. */
-export function proposalHeading(item: Positioned, noun: string): string {
+/** The proposal view's heading before the counterparty's name: a draft is our agent's, addressed to them;
+ * `preposition` is the kind's own ("from" an offer's sender, "with" for terms our agent would agree with them). */
+export function proposalHeading(item: Positioned, noun: string, preposition = "from"): string {
   if (item.is_draft) return "Buyer agent's draft counter-offer to";
-  return `${noun.charAt(0).toUpperCase()}${noun.slice(1)} from`;
+  return `${noun.charAt(0).toUpperCase()}${noun.slice(1)} ${preposition}`;
 }
 
 /** How far their proposal stands from our last counter: "36,000 USD (7.20%) above our last counter (seq 5)". */

@@ -57,6 +57,8 @@ export interface KindUi {
   noun: (item: Pick<InboxItem, "kind" | "is_draft">) => string;
   /** A decided counter's terms beside the proposal they answered (`ProposalDecision.countered`). */
   Countered: Component<{ diff: ProposalDiff; view: ProposalView }>;
+  /** The heading's word before the counterparty ("Offer from …"; "Terms with …"); "from" when unset. */
+  preposition?: string;
 }
 
 export const KINDS: Record<ProposalKind, KindUi> = {
@@ -66,7 +68,9 @@ export const KINDS: Record<ProposalKind, KindUi> = {
   },
   oanp_offer: { Body: OanpOfferBody, AcceptSummary: OanpAcceptSummary, noun: oanpNoun, Countered: OanpCountered },
   anex_ask: { Body: AnexAskBody, AcceptSummary: AnexAcceptSummary, noun: anexNoun, Countered: AnexCountered },
-  plain_terms: { Body: PlainTermsBody, AcceptSummary: PlainAcceptSummary, noun: plainNoun, Countered: PlainCountered },
+  plain_terms: {
+    Body: PlainTermsBody, AcceptSummary: PlainAcceptSummary, noun: plainNoun, Countered: PlainCountered, preposition: "with",
+  },
 };
 
 export const COUNTER_EDITORS: Record<CounterForm, Component<CounterEditorProps>> = {
