@@ -17,3 +17,4 @@ pub mod deployment;
 pub mod nginx;
 pub mod postgres;
 pub mod process;
+pub mod python;

@@ -22,19 +22,7 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The interop Python: `COUNTERSIGN_PYTHON`, else the repository's .venv.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("COUNTERSIGN_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo_root().join(".venv/bin/python");
-    assert!(
-        venv.is_file(),
-        "the engine's SDK interop tests need the reference Concordia SDK: run `bash .ci/setup` to build .venv/ (missing {})",
-        venv.display()
-    );
-    venv
-}
+use countersign_testkit::python::interop_python as python;
 
 /// How the person decides, in the console.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -16,17 +16,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::common::*;
 
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("COUNTERSIGN_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    assert!(
-        venv.is_file(),
-        "the MCP interop tests need .venv/: run `bash .ci/setup`"
-    );
-    venv
-}
+use countersign_testkit::python::interop_python as python;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Person {

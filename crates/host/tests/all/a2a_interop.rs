@@ -28,18 +28,7 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("COUNTERSIGN_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo_root().join(".venv/bin/python");
-    assert!(
-        venv.is_file(),
-        "the A2A interop tests need a2a-sdk: run `bash .ci/setup` to build .venv/ (missing {})",
-        venv.display()
-    );
-    venv
-}
+use countersign_testkit::python::interop_python as python;
 
 /// A real host process and the admin CLI on one database.
 struct Process {

@@ -36,19 +36,7 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The interop Python: `COUNTERSIGN_PYTHON`, else the repository's .venv.
-pub(crate) fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("COUNTERSIGN_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = repo_root().join(".venv/bin/python");
-    assert!(
-        venv.is_file(),
-        "the gate's interop tests need the reference Concordia SDK: run `bash .ci/setup` to build .venv/ (missing {})",
-        venv.display()
-    );
-    venv
-}
+pub(crate) use countersign_testkit::python::interop_python as python;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Person {

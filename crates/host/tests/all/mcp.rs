@@ -30,7 +30,7 @@ fn script() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/mcp_buyer.py")
 }
 
-async fn next_json(
+pub(crate) async fn next_json(
     lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
     stderr: &mut tokio::process::ChildStderr,
 ) -> Value {

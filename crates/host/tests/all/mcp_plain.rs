@@ -13,7 +13,7 @@ use approval_receipt::receipt::{build_receipt_referencing, sign_receipt, Decisio
 use countersign_client::ApproverClient;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::common::*;
 use crate::gate_interop::python;
@@ -25,19 +25,7 @@ enum Person {
     Counters,
 }
 
-async fn next_json(
-    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-    stderr: &mut tokio::process::ChildStderr,
-) -> Value {
-    match lines.next_line().await.unwrap() {
-        Some(line) => serde_json::from_str(&line).unwrap(),
-        None => {
-            let mut err = String::new();
-            stderr.read_to_string(&mut err).await.unwrap();
-            panic!("the MCP agent stopped: {err}");
-        }
-    }
-}
+use crate::mcp::next_json;
 
 /// Runs the plain-terms agent against `t`, the person deciding as
 /// `person`; answers the agent's report and the thread's log as the
