@@ -60,6 +60,39 @@ pub(crate) struct ExportParts {
     pub host_approvals: Value,
 }
 
+/// The first entry this console stored that a whole record fetched again
+/// no longer holds as it was, rewritten or missing, as the dispute at its
+/// seq. `now` answers the hash of the fetched record's entry at a 0-based
+/// position (none past its end); `entry` names an entry in the protocol's
+/// words ("envelope", "message").
+pub(crate) fn rewritten_at(
+    stored: &[StoredEvent],
+    entry: &str,
+    now: impl Fn(usize) -> Option<String>,
+) -> Option<Dispute> {
+    stored.iter().find_map(|old| {
+        let held = now((old.seq as usize).saturating_sub(1));
+        if held.as_deref() == Some(old.event_hash.as_str()) {
+            return None;
+        }
+        let detail = match held {
+            Some(_) => format!(
+                "{entry} {} differs from the copy this console stored earlier: the host's record was rewritten",
+                old.seq
+            ),
+            None => format!(
+                "{entry} {} is missing from the host's record, but this console stored it earlier",
+                old.seq
+            ),
+        };
+        Some(Dispute {
+            seq: old.seq,
+            checks: vec!["pin".to_owned()],
+            detail,
+        })
+    })
+}
+
 /// Where a session stands, whatever its protocol calls the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lifecycle {

@@ -8,6 +8,7 @@
 //! agent's report of executing other terms is a breach the console shows.
 
 use countersign_engine::*;
+
 use serde_json::{json, Value};
 
 use crate::common::*;
@@ -335,4 +336,85 @@ async fn a_counter_on_plain_terms_reaches_the_agent_as_plain_terms_with_the_reas
         .await
         .unwrap();
     assert_eq!(after.decision.and_then(|d| d.breach), None);
+}
+
+#[tokio::test]
+async fn a_thread_the_host_cuts_short_is_disputed_at_the_entry_it_dropped() {
+    let world = World::start().await;
+    asked(&world).await;
+    let (_data, engine) = world.engine("ann@fabrikam.example").await;
+    engine.refresh().await.unwrap();
+    let item = engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|i| i.protocol == "plain")
+        .unwrap();
+    let audit = engine
+        .audit_session(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(audit.state, Verification::Verified, "{audit:?}");
+
+    // The host drops the revision this console stored, and says its head
+    // is the first entry: every entry left verifies, one is missing.
+    let bodies = world.gate_message_bodies("po-1").await;
+    let first: Value = serde_json::from_str(&bodies[0]).unwrap();
+    world
+        .host_sql(
+            "DELETE FROM gate_requests WHERE session_id = $1 AND request_id = 'po-2'",
+            &[SqlArg::Text("po-1")],
+        )
+        .await;
+    world
+        .host_sql(
+            "DELETE FROM gate_messages WHERE session_id = $1 AND seq = 2",
+            &[SqlArg::Text("po-1")],
+        )
+        .await;
+    world
+        .host_sql(
+            "UPDATE gate_sessions SET head_count = 1, head_hash = $2 WHERE session_id = $1",
+            &[SqlArg::Text("po-1"), SqlArg::Text(&plain::hash(&first))],
+        )
+        .await;
+    let audit = engine
+        .audit_session(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(audit.state, Verification::Disputed, "{audit:?}");
+    assert_eq!(audit.failing_seq, Some(2), "{audit:?}");
+    assert!(
+        audit
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("entry 2 is missing")),
+        "{audit:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_entry_changed_on_the_host_fails_its_signature_at_that_entry() {
+    let world = World::start().await;
+    asked(&world).await;
+    let (_data, engine) = world.engine("ann@fabrikam.example").await;
+    engine.refresh().await.unwrap();
+    let item = engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|i| i.protocol == "plain")
+        .unwrap();
+    world
+        .tamper_gate_message("po-1", 1, |body| body.replace("\"1.25\"", "\"0.25\""))
+        .await;
+    let audit = engine
+        .audit_session(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    assert_eq!(audit.state, Verification::Disputed, "{audit:?}");
+    assert_eq!(audit.failing_seq, Some(1), "{audit:?}");
+    assert!(audit.checks.contains(&"signature".to_owned()), "{audit:?}");
 }

@@ -161,28 +161,10 @@ pub(crate) fn whole(
             log.after
         )));
     }
-    for old in stored_copy {
-        let now = log.messages.get((old.seq as usize).saturating_sub(1));
-        if now.map(message_hash).as_deref() != Some(old.event_hash.as_str()) {
-            let detail = match now {
-                Some(_) => format!(
-                    "message {} differs from the copy this console stored earlier: the host's record was rewritten",
-                    old.seq
-                ),
-                None => format!(
-                    "message {} is missing from the host's record, but this console stored it earlier",
-                    old.seq
-                ),
-            };
-            return Ok(Checked::disputed(
-                pin,
-                Dispute {
-                    seq: old.seq,
-                    checks: vec!["pin".to_owned()],
-                    detail,
-                },
-            ));
-        }
+    if let Some(dispute) = crate::protocol::rewritten_at(stored_copy, "message", |i| {
+        log.messages.get(i).map(message_hash)
+    }) {
+        return Ok(Checked::disputed(pin, dispute));
     }
     let new = log.messages.get(pin.seq as usize..).unwrap_or(&[]);
     if let Some(d) = check_messages(&log.conversation_id, pin.seq + 1, new, ids_of(stored_copy)) {

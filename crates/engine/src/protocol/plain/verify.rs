@@ -171,28 +171,10 @@ pub(crate) fn whole(
         Ok(all) => all,
         Err(dispute) => return Ok(Checked::disputed(pin, dispute)),
     };
-    for old in stored_copy {
-        let now = all.get((old.seq as usize).saturating_sub(1));
-        if now.map(|e| e.event_hash.as_str()) != Some(old.event_hash.as_str()) {
-            let detail = match now {
-                Some(_) => format!(
-                    "entry {} differs from the copy this console stored earlier: the host's record was rewritten",
-                    old.seq
-                ),
-                None => format!(
-                    "entry {} is missing from the host's record, but this console stored it earlier",
-                    old.seq
-                ),
-            };
-            return Ok(Checked::disputed(
-                pin,
-                Dispute {
-                    seq: old.seq,
-                    checks: vec!["pin".to_owned()],
-                    detail,
-                },
-            ));
-        }
+    if let Some(dispute) = crate::protocol::rewritten_at(stored_copy, "entry", |i| {
+        all.get(i).map(|e| e.event_hash.clone())
+    }) {
+        return Ok(Checked::disputed(pin, dispute));
     }
     let whole_head = all
         .last()
