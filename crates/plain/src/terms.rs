@@ -57,6 +57,17 @@ impl Terms {
     }
 }
 
+/// Which way a change of a total goes for the organization, which buys
+/// with plain terms: `Some(true)` better (lower), `Some(false)` worse,
+/// `None` unchanged.
+pub fn price_effect(delta: Decimal) -> Option<bool> {
+    if delta.is_zero() {
+        None
+    } else {
+        Some(delta.is_sign_negative())
+    }
+}
+
 /// A decimal written with at least two places (`2500` → `2500.00`), the
 /// exact value kept (`0.125` stays `0.125`).
 pub fn money_text(d: Decimal) -> String {

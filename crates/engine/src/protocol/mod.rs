@@ -60,6 +60,34 @@ pub(crate) struct ExportParts {
     pub host_approvals: Value,
 }
 
+/// New minus old, exact, with its percentage half-even to two places; none
+/// across currencies (never converted) and no percentage from zero.
+/// `effect_of` is the protocol's own direction rule on the difference.
+pub(crate) fn amount_change(
+    old: &Amount,
+    new: &Amount,
+    effect_of: impl Fn(rust_decimal::Decimal) -> Option<crate::views::Effect>,
+) -> Option<Change> {
+    use rust_decimal::{Decimal, RoundingStrategy};
+    if old.currency != new.currency {
+        return None;
+    }
+    let (o, n) = (
+        old.value.parse::<Decimal>().ok()?,
+        new.value.parse::<Decimal>().ok()?,
+    );
+    let delta = n - o;
+    let percent = (!o.is_zero()).then(|| {
+        (delta / o * Decimal::ONE_HUNDRED)
+            .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
+    });
+    Some(Change {
+        absolute: delta.normalize().to_string(),
+        percent: percent.map(|p| format!("{p:.2}")),
+        effect: effect_of(delta),
+    })
+}
+
 /// The first entry this console stored that a whole record fetched again
 /// no longer holds as it was, rewritten or missing, as the dispute at its
 /// seq. `now` answers the hash of the fetched record's entry at a 0-based

@@ -4,7 +4,7 @@
 //! what the thread shows became of them (the agent's report). The reading
 //! of terms is `crates/plain`'s.
 
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::protocol::{
@@ -51,31 +51,17 @@ pub(crate) fn parse_amount(text: &str) -> Option<Amount> {
     })
 }
 
-/// New minus old, exact; the percentage half-even to two places; none
-/// across currencies. The organization buys: a lower total is better.
+/// New minus old, exact, better or worse by `crates/plain`'s direction
+/// rule (the organization buys: a lower total is better).
 pub(crate) fn change(old: &Amount, new: &Amount) -> Option<Change> {
-    if old.currency != new.currency {
-        return None;
-    }
-    let (o, n) = (
-        old.value.parse::<Decimal>().ok()?,
-        new.value.parse::<Decimal>().ok()?,
-    );
-    let delta = n - o;
-    let percent = (!o.is_zero()).then(|| {
-        (delta / o * Decimal::ONE_HUNDRED)
-            .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
-    });
-    Some(Change {
-        absolute: delta.normalize().to_string(),
-        percent: percent.map(|p| format!("{p:.2}")),
-        effect: if delta.is_sign_negative() && !delta.is_zero() {
-            Some(Effect::Better)
-        } else if delta.is_zero() {
-            None
-        } else {
-            Some(Effect::Worse)
-        },
+    crate::protocol::amount_change(old, new, |delta| {
+        plain::terms::price_effect(delta).map(|better| {
+            if better {
+                Effect::Better
+            } else {
+                Effect::Worse
+            }
+        })
     })
 }
 

@@ -9,7 +9,7 @@ use oanp::direction::{price_effect, Effect};
 use oanp::money::major_units;
 use oanp::receipt::{Inclusion, Terms};
 use oanp::{Envelope, MessageType};
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::protocol::{
@@ -69,28 +69,13 @@ pub(crate) fn parse_amount(text: &str) -> Option<Amount> {
     })
 }
 
-/// New minus old, exact; the percentage half-even to two places; none
-/// across currencies or from zero.
+/// New minus old, exact, better or worse by `crates/oanp`'s direction rule.
 pub(crate) fn change(old: &Amount, new: &Amount) -> Option<Change> {
-    if old.currency != new.currency {
-        return None;
-    }
-    let (o, n) = (
-        old.value.parse::<Decimal>().ok()?,
-        new.value.parse::<Decimal>().ok()?,
-    );
-    let delta = n - o;
-    let percent = (!o.is_zero()).then(|| {
-        (delta / o * Decimal::ONE_HUNDRED)
-            .round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
-    });
-    Some(Change {
-        absolute: delta.normalize().to_string(),
-        percent: percent.map(|p| format!("{p:.2}")),
-        effect: price_effect(delta).map(|e| match e {
+    crate::protocol::amount_change(old, new, |delta| {
+        price_effect(delta).map(|e| match e {
             Effect::Better => crate::views::Effect::Better,
             Effect::Worse => crate::views::Effect::Worse,
-        }),
+        })
     })
 }
 
