@@ -4,3 +4,4 @@ mod anp_logs;
 mod cli;
 mod concordia_files;
 mod oanp_receipts;
+mod plain_receipts;
