@@ -22,8 +22,11 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     let mut inbox = Vec::new();
     for _ in 0..100 {
         inbox = engine.inbox().await.unwrap();
+        // The four ANP vendors (other protocols' demos arrive on their own
+        // time, and are not what this test waits for).
         if inbox
             .iter()
+            .filter(|i| i.protocol == "ANP/0.1")
             .map(|i| i.counterparty.display_name())
             .collect::<std::collections::HashSet<_>>()
             .len()
@@ -49,7 +52,7 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
         .clone();
     // The sandbox's own demo vendors: their names verified by the sandbox,
     // their admin, so no row calls them unverified.
-    for item in inbox.iter().filter(|i| i.protocol == "anp") {
+    for item in inbox.iter().filter(|i| i.protocol == "ANP/0.1") {
         assert_eq!(item.counterparty.verified, Some(true), "{item:?}");
     }
     // A chain on first launch: Northwind's offer above 100,000 USD needs a
@@ -90,10 +93,9 @@ async fn the_sandbox_shows_real_pending_decisions_and_reacts() {
     );
     assert_eq!(chain.your_role.as_deref(), Some("finance"));
     // Everything else waits on the person alone, as before.
-    for item in inbox
-        .iter()
-        .filter(|i| i.protocol == "anp" && i.counterparty.display_name() != "Northwind Software")
-    {
+    for item in inbox.iter().filter(|i| {
+        i.protocol == "ANP/0.1" && i.counterparty.display_name() != "Northwind Software"
+    }) {
         assert!(item.waits_on_you, "{item:?}");
     }
     engine
