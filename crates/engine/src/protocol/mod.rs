@@ -30,6 +30,7 @@ pub(crate) mod anex;
 pub(crate) mod anp;
 pub(crate) mod concordia;
 pub(crate) mod gate_decision;
+pub(crate) mod gate_io;
 pub(crate) mod gate_request;
 pub(crate) mod oanp;
 pub(crate) mod plain;

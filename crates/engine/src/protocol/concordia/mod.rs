@@ -12,10 +12,8 @@
 //! | `offer` | the awaited offer and the one it answers, amounts, the diff, the view shape, counter terms, what the transcript shows |
 //! | `decision` | the approve / deny ApprovalReceipt and the decision request; the host's answer |
 //! | `record` | timeline rows, the transcript export with its keys, the CSV of offers |
-//! | `io` | the transcript after a pin, sending a decision (the approver API's gate sessions) |
 
 mod decision;
-mod io;
 mod log;
 mod offer;
 mod record;
@@ -304,6 +302,6 @@ impl Seam for Concordia {
         session_id: &'a str,
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>> {
-        Box::pin(io::fetch(io, host, session_id, after))
+        Box::pin(crate::protocol::gate_io::fetch(io, host, session_id, after))
     }
 }

@@ -26,7 +26,7 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::edge::transport::{HostIo, SendError};
+use crate::edge::transport::HostIo;
 use crate::error::{DecideError, EngineError};
 use crate::protocol::{
     Checked, DecisionAnswer, DecisionInput, Fetched, Head, IoFuture, Lifecycle, Located, LogAnswer,
@@ -296,23 +296,6 @@ impl Seam for OanpSession {
         session_id: &'a str,
         after: Option<u64>,
     ) -> IoFuture<'a, Result<Fetched, EngineError>> {
-        Box::pin(async move {
-            let (request, bytes) = io.get_log(session_id, after).await.map_err(|e| match e {
-                SendError::Refused { code, message } => EngineError::HostRefused { code, message },
-                SendError::Unreachable(detail) | SendError::Garbled(detail) => {
-                    EngineError::Unreachable {
-                        url: host.url.clone(),
-                        detail,
-                    }
-                }
-            })?;
-            Ok(Fetched {
-                request,
-                bytes,
-                requests: 1,
-                approver_keys: None,
-                approval_records: None,
-            })
-        })
+        Box::pin(crate::protocol::gate_io::fetch(io, host, session_id, after))
     }
 }

@@ -1,15 +1,16 @@
-//! The Concordia IO half (docs/approver-api.md): the transcript after a pin
-//! (`GET …/sessions/concordia:<id>/log?after=N`, the answer's bytes kept as
-//! evidence) and a decision POSTed as its exact bytes (the seam's default
-//! `send_decision`). Tested against a real host in `tests/all/gate.rs` and,
-//! with the reference SDK as the agent, `tests/all/gate_sdk.rs`.
+//! The IO half every gate seam shares (Concordia, OANP, plain terms;
+//! docs/approver-api.md): the record after a pin
+//! (`GET …/sessions/<protocol>:<id>/log?after=N`, the answer's bytes kept as
+//! evidence); a decision is POSTed as its exact bytes (the seam's default
+//! `send_decision`). Tested against a real host in `tests/all/gate.rs`,
+//! `oanp_gate.rs` and `plain.rs`.
 
 use crate::edge::transport::{HostIo, SendError};
 use crate::error::EngineError;
 use crate::protocol::Fetched;
 use crate::store::HostRecord;
 
-/// Fetches the transcript after `after` (all of it for `None`).
+/// Fetches the record after `after` (all of it for `None`).
 pub(crate) async fn fetch(
     io: &HostIo,
     host: &HostRecord,
