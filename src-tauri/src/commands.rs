@@ -3,10 +3,12 @@
 //! logic lives here; a failure rejects with the engine's `CommandError`.
 
 use countersign_engine::{
-    AppState, ApproverProfile, CommandError, CounterCheck, DecideRequest, DecisionResult,
-    DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo, ImportReceipt,
-    InboxPage, InboxQuery, KeyMove, KeyStatus, ProposalView, ReceiptExport, ReceiptList,
-    ReceiptRemoval, ReceiptView, SessionDetail, SessionRow, SettingsView,
+    AppState, ApproverProfile, AuditPackQuery, AuditPackResult, CommandError, CounterCheck,
+    CounterpartyPage, DecideRequest, DecisionResult, DeskFigure, DeskList, DeskOverview, DeskQuery,
+    DeskSessions, DisputeView, Engine, ExportFormat, ExportResult, HistoryFilter, HostInfo,
+    ImportReceipt, InboxPage, InboxQuery, KeyMove, KeyStatus, LinkView, ProposalView,
+    ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRow,
+    SettingsView,
 };
 use serde_json::Value;
 use tauri::State;
@@ -132,6 +134,63 @@ pub async fn export_session(
         .get()?
         .export_session(&host_id, &session_id, format)
         .await?)
+}
+
+/// `desk`: the vendor manager's desk for a date range.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn desk(slot: State<'_, EngineSlot>, query: DeskQuery) -> Reply<DeskOverview> {
+    Ok(slot.get()?.desk(query).await?)
+}
+
+/// `counterparty`: one counterparty's page.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn counterparty(
+    slot: State<'_, EngineSlot>,
+    id: String,
+    query: DeskQuery,
+) -> Reply<CounterpartyPage> {
+    Ok(slot.get()?.counterparty(&id, query).await?)
+}
+
+/// `desk_sessions`: the sessions behind a figure of the desk.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn desk_sessions(
+    slot: State<'_, EngineSlot>,
+    query: DeskQuery,
+    figure: DeskFigure,
+) -> Reply<DeskSessions> {
+    Ok(slot.get()?.desk_sessions(query, figure).await?)
+}
+
+/// `link_identities`: the person links two counterparties' identities.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn link_identities(slot: State<'_, EngineSlot>, a: String, b: String) -> Reply<LinkView> {
+    Ok(slot.get()?.link_identities(&a, &b).await?)
+}
+
+/// `unlink_identities`: undoes a person's link.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn unlink_identities(slot: State<'_, EngineSlot>, link_id: i64) -> Reply<()> {
+    Ok(slot.get()?.unlink_identities(link_id).await?)
+}
+
+/// `export_desk_csv`: a desk list as CSV into the data dir's `exports/`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_desk_csv(
+    slot: State<'_, EngineSlot>,
+    query: DeskQuery,
+    list: DeskList,
+) -> Reply<ExportResult> {
+    Ok(slot.get()?.export_desk_csv(query, list).await?)
+}
+
+/// `export_audit_pack`: an audit pack folder into the data dir's `exports/`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_audit_pack(
+    slot: State<'_, EngineSlot>,
+    query: AuditPackQuery,
+) -> Reply<AuditPackResult> {
+    Ok(slot.get()?.export_audit_pack(query).await?)
 }
 
 /// `connect_host`: enrolls with a real host by URL and one-time code, as

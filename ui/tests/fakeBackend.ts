@@ -7,8 +7,10 @@ import type {
   AppState, Backend, ConnectRequest, CounterCheck, DecideRequest, DecisionResult, DisputeView, EngineEvent, HistoryFilter,
   HostInfo, ImportReceipt, InboxItem, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView, ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView,
   KeyMove, SessionDetail, SessionRef, SessionRow, SettingsView, GiveStandIn, StandInView, StandInsView,
+  AuditPackQuery, AuditPackResult, CounterpartyPage, DeskFigure, DeskList, DeskOverview, DeskQuery, DeskSessions, ExportResult, LinkView,
 } from "../src/lib/backend";
 import { itemKey } from "../src/lib/model/inbox";
+import * as dfx from "./deskFixtures";
 import * as fx from "./fixtures";
 
 type Answer<T> = T | Error | (() => T | Promise<T>);
@@ -291,6 +293,101 @@ export class FakeBackend implements Backend {
     return structuredClone(found);
   }
 
+  /** The desk as the engine answers it, whatever the range (a test replaces it). */
+  deskNow: Answer<DeskOverview> = dfx.deskOverview();
+  deskQueries: DeskQuery[] = [];
+  /** Counterparty pages by id; links join two, as the engine's grouping does. */
+  parties = new Map<string, CounterpartyPage>([["cp_contoso", dfx.contosoPage()], ["cp_contoso2", dfx.contoso2Page()]]);
+  partyQueries: { id: string; query: DeskQuery }[] = [];
+  /** The sessions behind any figure (a test replaces them), and every figure asked for. */
+  figureRows: Answer<SessionRow[]> = fx.sessionRows();
+  figureAsks: { query: DeskQuery; figure: DeskFigure }[] = [];
+  links: { a: string; b: string }[] = [];
+  unlinks: number[] = [];
+  /** A refusal for the next link, in the engine's words. */
+  linkRefusal: string | null = null;
+  deskCsvs: { query: DeskQuery; list: DeskList }[] = [];
+  auditPacks: AuditPackQuery[] = [];
+  auditPack: AuditPackResult = { path: "/data/countersign/exports/audit-pack-20261129120000", sessions: 3, decisions: 4 };
+  private linkCount = 0;
+
+  async desk(query: DeskQuery): Promise<DeskOverview> {
+    this.deskQueries.push(structuredClone(query));
+    checkRange(query);
+    return { ...(await answer(this.deskNow)), query: structuredClone(query) };
+  }
+  async counterparty(id: string, query: DeskQuery): Promise<CounterpartyPage> {
+    this.partyQueries.push({ id, query: structuredClone(query) });
+    checkRange(query);
+    const page = this.parties.get(id);
+    if (!page) throw { code: "not_found", message: `No counterparty ${id} is known to this console.` };
+    return structuredClone(page);
+  }
+  async deskSessions(query: DeskQuery, figure: DeskFigure): Promise<DeskSessions> {
+    this.figureAsks.push({ query: structuredClone(query), figure: structuredClone(figure) });
+    checkRange(query);
+    return { figure: structuredClone(figure), rows: await answer(this.figureRows) };
+  }
+  /** Checks as the engine does (two known identities of two counterparties), then joins the two pages under the least identity's id. */
+  async linkIdentities(a: string, b: string): Promise<LinkView> {
+    this.links.push({ a, b });
+    if (this.linkRefusal) {
+      const message = this.linkRefusal;
+      this.linkRefusal = null;
+      throw { code: "invalid_input", message };
+    }
+    const of = (identity: string) => {
+      const found = [...this.parties.entries()].find(([, page]) => page.identities.some((i) => i.identity === identity));
+      if (!found) throw { code: "invalid_input", message: `${JSON.stringify(identity)} is no identity of any counterparty here.` };
+      return found;
+    };
+    const [ida, pa] = of(a);
+    const [idb, pb] = of(b);
+    if (ida === idb) {
+      throw { code: "invalid_input", message: `${JSON.stringify(a)} and ${JSON.stringify(b)} are already one counterparty (${pa.row.name}).` };
+    }
+    const link: LinkView = { link_id: ++this.linkCount, a, b, linked_by: "ana@buyer.example", linked_at: "2026-11-29T12:00:00Z" };
+    const identities = [...pa.identities, ...pb.identities].sort((x, y) => (x.identity < y.identity ? -1 : 1));
+    const least = (page: CounterpartyPage) => page.identities.map((i) => i.identity).sort()[0];
+    const [keep, gone] = least(pa) <= least(pb) ? [ida, idb] : [idb, ida];
+    const kept = this.parties.get(keep)!;
+    this.parties.set(keep, {
+      ...kept, identities, links: [...pa.links, ...pb.links, link],
+      row: { ...kept.row, maybe_same_as: kept.row.maybe_same_as.filter((id) => id !== gone) },
+    });
+    this.parties.delete(gone);
+    return structuredClone(link);
+  }
+  async unlinkIdentities(linkId: number): Promise<void> {
+    this.unlinks.push(linkId);
+    const page = [...this.parties.values()].find((p) => p.links.some((l) => l.link_id === linkId));
+    if (!page) throw { code: "not_found", message: `No link ${linkId} is known to this console.` };
+    page.links = page.links.filter((l) => l.link_id !== linkId);
+  }
+  async exportDeskCsv(query: DeskQuery, list: DeskList): Promise<ExportResult> {
+    this.deskCsvs.push({ query: structuredClone(query), list: structuredClone(list) });
+    checkRange(query);
+    const name = list.list === "counterparty_sessions" ? "counterparty" : list.list;
+    return { path: `/data/countersign/exports/desk-${name}-20261129120000.csv`, bytes: 1234 };
+  }
+  /** Checks the query as the engine does, in its words, then answers `auditPack`. */
+  async exportAuditPack(query: AuditPackQuery): Promise<AuditPackResult> {
+    this.auditPacks.push(structuredClone(query));
+    checkRange(query);
+    const action = query.action?.trim();
+    if (action && !["approve", "decline", "counter"].includes(action)) {
+      throw invalidInput(`action must be approve, decline or counter, not ${JSON.stringify(action)}.`);
+    }
+    const min = query.min_total?.trim();
+    if (min) {
+      if (!/^[+-]?\d+(\.\d+)?$/.test(min)) throw invalidInput(`min_total must be a decimal amount like 100000, not ${JSON.stringify(min)}.`);
+      if (!/^[A-Z]{3}$/.test(query.currency?.trim() ?? "")) {
+        throw invalidInput("currency must be a three-letter code like USD when min_total is given (amounts are never compared across currencies).");
+      }
+    }
+    return structuredClone(this.auditPack);
+  }
+
   async onChanged(handler: (event: EngineEvent) => void) {
     this.changed.push(handler);
     return () => { this.changed = this.changed.filter((h) => h !== handler); };
@@ -311,6 +408,26 @@ export class FakeBackend implements Backend {
     this.opens.forEach((h) => h({ ...ref, decide }));
   }
   emitOpenSession(ref: SessionRef) { this.sessionOpens.forEach((h) => h(ref)); }
+}
+
+function invalidInput(message: string) {
+  return { code: "invalid_input", message };
+}
+
+/** The engine's check of a range: days written YYYY-MM-DD, the first not after the last. */
+function checkRange(query: { from?: string | null; to?: string | null }) {
+  const day = (text: string | null | undefined, name: string) => {
+    const t = text?.trim();
+    if (!t) return null;
+    const at = new Date(`${t}T00:00:00Z`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(t) || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== t) {
+      throw invalidInput(`${name} must be a day like 2026-01-31, not ${JSON.stringify(t)}.`);
+    }
+    return t;
+  };
+  const from = day(query.from, "from");
+  const to = day(query.to, "to");
+  if (from && to && from > to) throw invalidInput(`from (${from}) must not be after to (${to}).`);
 }
 
 /** As the engine orders the inbox: what waits on you first, then what waits on others, each soonest expiry first. */

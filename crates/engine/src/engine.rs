@@ -336,6 +336,113 @@ impl Engine {
         )
     }
 
+    /// The desk for a date range: money per currency, what was won
+    /// against opening asks, waits, decisions by person and role, breaches
+    /// and disputes, and every counterparty.
+    pub async fn desk(&self, query: DeskQuery) -> Result<DeskOverview, EngineError> {
+        let store = self.store()?;
+        crate::desk::Desk::read(&store, self.humanizer())?.overview(&query)
+    }
+
+    /// One counterparty's page: its identities and keys, sessions, money
+    /// and waits.
+    pub async fn counterparty(
+        &self,
+        id: &str,
+        query: DeskQuery,
+    ) -> Result<CounterpartyPage, EngineError> {
+        let store = self.store()?;
+        crate::desk::Desk::read(&store, self.humanizer())?.counterparty(id, &query)
+    }
+
+    /// The sessions behind a figure of the desk, as History lists them.
+    pub async fn desk_sessions(
+        &self,
+        query: DeskQuery,
+        figure: DeskFigure,
+    ) -> Result<DeskSessions, EngineError> {
+        let store = self.store()?;
+        let desk = crate::desk::Desk::read(&store, self.humanizer())?;
+        let mut rows = Vec::new();
+        for (host_id, session_id) in desk.sessions_behind(&query, &figure)? {
+            if let Some(s) = store.session(&host_id, &session_id)? {
+                rows.push(crate::history::row(&store, &s)?);
+            }
+        }
+        Ok(DeskSessions { figure, rows })
+    }
+
+    /// Records the person's link between two identities of two
+    /// counterparties (they are then one); what was verified is unchanged.
+    pub async fn link_identities(&self, a: &str, b: &str) -> Result<LinkView, EngineError> {
+        // The profile reads the store: before the store is held here.
+        let by = self.approver_profile().email;
+        let at = self.ctx().now_text();
+        let store = self.store()?;
+        crate::desk::Desk::read(&store, self.humanizer())?.check_link(a, b)?;
+        let link_id = store.link_identities(a, b, &by, &at)?;
+        Ok(LinkView {
+            link_id,
+            a: a.to_owned(),
+            b: b.to_owned(),
+            linked_by: by,
+            linked_at: at,
+        })
+    }
+
+    /// Undoes a person's link (the record of it is kept).
+    pub async fn unlink_identities(&self, link_id: i64) -> Result<(), EngineError> {
+        let by = self.approver_profile().email;
+        let store = self.store()?;
+        if store.unlink_identities(link_id, &by, &self.ctx().now_text())? {
+            Ok(())
+        } else {
+            Err(EngineError::NotFound {
+                what: "link",
+                id: link_id.to_string(),
+            })
+        }
+    }
+
+    /// Writes a desk list as CSV to the data dir's `exports/`.
+    pub async fn export_desk_csv(
+        &self,
+        query: DeskQuery,
+        list: DeskList,
+    ) -> Result<ExportResult, EngineError> {
+        let store = self.store()?;
+        let desk = crate::desk::Desk::read(&store, self.humanizer())?;
+        let stamp: String = self
+            .ctx()
+            .now_text()
+            .chars()
+            .filter(|c| c.is_ascii_digit())
+            .take(14)
+            .collect();
+        let dir = self.ctx().config.data_dir.join("exports");
+        crate::desk::export_csv(&store, &desk, &dir, &query, &list, &stamp)
+    }
+
+    /// Writes an audit pack of the decisions `query` selects to the data
+    /// dir's `exports/`: `countersign-verify pack` checks it offline.
+    pub async fn export_audit_pack(
+        &self,
+        query: AuditPackQuery,
+    ) -> Result<AuditPackResult, EngineError> {
+        let made_by = self.approver_profile();
+        let store = self.store()?;
+        let desk = crate::desk::Desk::read(&store, self.humanizer())?;
+        let dir = self.ctx().config.data_dir.join("exports");
+        crate::desk::pack::write(
+            &store,
+            &desk,
+            &dir,
+            &query,
+            &made_by,
+            &self.ctx().now_text(),
+        )
+    }
+
     /// Verifies a receipt (and its session log) from the bytes the
     /// interface read, and files it: nothing is stored when its protocol
     /// cannot read it. The same bytes filed twice are one receipt.

@@ -14,6 +14,7 @@ mod connect;
 mod context;
 mod decide;
 mod decided;
+mod desk;
 mod dispute;
 mod edge;
 mod engine;

@@ -4,7 +4,7 @@
 //! CSV), and the agreed terms, whole. All from the store.
 
 mod csv;
-mod terms;
+pub(crate) mod terms;
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ use crate::protocol::{ExportParts, Lifecycle};
 use crate::store::{SessionRecord, Store};
 use crate::views::*;
 
-fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
+pub(crate) fn row(store: &Store, s: &SessionRecord) -> Result<SessionRow, EngineError> {
     let pending = store
         .pending()?
         .iter()
@@ -224,7 +224,7 @@ pub(crate) fn session_detail(
 }
 
 /// The host's record of the session's approvals as last read.
-fn host_approvals(
+pub(crate) fn host_approvals(
     store: &Store,
     s: &SessionRecord,
 ) -> Result<Vec<crate::views::HostApproval>, EngineError> {

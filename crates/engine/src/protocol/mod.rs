@@ -648,6 +648,21 @@ pub(crate) trait Seam: Send + Sync {
         None
     }
 
+    /// The fingerprint of the key that signed one of the counterparty's
+    /// entries, when each entry names its own (ANP/0.1 names the signer of
+    /// every event, so a key changed mid-session shows); `None` where the
+    /// key pinned for the session signs them all.
+    fn entry_key(&self, _signer: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// The counterparty's own id in this protocol, as the desk matches it
+    /// (meaningful at the host that issued it, or global for a DID): by
+    /// default the session's counterparty id.
+    fn counterparty_id(&self, session: &SessionRecord) -> String {
+        session.counterparty.id.clone()
+    }
+
     /// True when the host keeps a word of its own on each proposal beside
     /// the record (a gate session's requests: decided at another console,
     /// expired), so a proposal leaving the pending set while the record

@@ -228,6 +228,50 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (host_id, session_id)
     );
     "#,
+    // The desk's figures of each session, computed from the records below
+    // and kept until any of them changes: each trigger forgets the
+    // session's figures when a record they are read from is written.
+    r#"
+    CREATE TABLE desk_facts (
+        host_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (host_id, session_id)
+    );
+    CREATE TRIGGER desk_sessions_insert AFTER INSERT ON sessions BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_sessions_update AFTER UPDATE ON sessions BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_events_insert AFTER INSERT ON events BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_events_delete AFTER DELETE ON events BEGIN
+        DELETE FROM desk_facts WHERE host_id = OLD.host_id AND session_id = OLD.session_id; END;
+    CREATE TRIGGER desk_decisions_insert AFTER INSERT ON decisions BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_decisions_update AFTER UPDATE ON decisions BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_approvals_insert AFTER INSERT ON session_approvals BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_approvals_update AFTER UPDATE ON session_approvals BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_requests_insert AFTER INSERT ON host_requests BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_requests_delete AFTER DELETE ON host_requests BEGIN
+        DELETE FROM desk_facts WHERE host_id = OLD.host_id AND session_id = OLD.session_id; END;
+    CREATE TRIGGER desk_notified_insert AFTER INSERT ON notified BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id AND session_id = NEW.session_id; END;
+    CREATE TRIGGER desk_hosts_update AFTER UPDATE OF approver_email ON hosts BEGIN
+        DELETE FROM desk_facts WHERE host_id = NEW.host_id; END;
+    CREATE TABLE counterparty_links (
+        link_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        a TEXT NOT NULL,
+        b TEXT NOT NULL,
+        linked_by TEXT NOT NULL,
+        linked_at TEXT NOT NULL,
+        unlinked_by TEXT,
+        unlinked_at TEXT
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -4,6 +4,7 @@
 //! says about each request of a gate session. History stays
 //! readable offline because everything shown comes from here.
 
+mod desk;
 mod host_requests;
 mod migrations;
 mod receipts;
@@ -12,6 +13,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
+pub use desk::LinkRecord;
 pub use host_requests::HostRequestRecord;
 pub use migrations::SCHEMA_VERSION;
 pub use receipts::ReceiptRecord;

@@ -74,6 +74,10 @@ pub fn declarations() -> Vec<Declaration> {
         OanpOfferView, OanpOffer, OanpEnvelopeRef, OanpVerdict, OanpTermsDiff,
         PlainTermsView, PlainTerms, PlainCounterparty, PlainLineItem, PlainAgent, PlainEntryRef,
         PlainTermsDiff, PlainLineDiff,
+        // the desk
+        DeskQuery, CurrencyFigures, WaitFigures, WaitRow, PersonFigures, MonthFigures,
+        CounterpartyRow, DeskOverview, IdentityView, LinkView, SessionWin, StateCount,
+        CounterpartyPage, DeskFigure, DeskList, DeskSessions, AuditPackQuery, AuditPackResult,
         // ANEX asks
         AnexAskView, AnexRequester, AnexItemView, AnexTerms, AnexAccessItem, AnexMarkChange,
         AnexTermsDiff,

@@ -38,7 +38,7 @@ pub(crate) const DATA: &str = r#"{
 }"#;
 
 /// The counterparty: an A2A client of the org's agent with its token.
-struct Requester {
+pub(crate) struct Requester {
     http: reqwest::Client,
     endpoint: String,
     agent: String,
@@ -49,7 +49,7 @@ struct Requester {
 }
 
 impl Requester {
-    async fn register(world: &World) -> Requester {
+    pub(crate) async fn register(world: &World) -> Requester {
         world
             .host()
             .load_anex_policy(&world.org, POLICY)
@@ -158,7 +158,7 @@ impl Requester {
         task
     }
 
-    async fn cfp(
+    pub(crate) async fn cfp(
         &mut self,
         owner: &str,
         purpose: &str,
@@ -191,7 +191,7 @@ fn answer_of(task: &Value) -> &Value {
     &task["status"]["message"]["parts"][0]["data"]
 }
 
-const ASK: [&str; 4] = [
+pub(crate) const ASK: [&str; 4] = [
     "legal_name(m)",
     "tax_id(m)",
     "bank_details(m)",

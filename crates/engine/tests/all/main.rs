@@ -11,6 +11,7 @@ mod connect;
 mod contract;
 mod core;
 mod decided;
+mod desk;
 mod disputes;
 mod files;
 mod gate;

@@ -3,6 +3,7 @@ import type {
   EngineEvent, ExportResult, HistoryFilter, HostInfo, ImportReceipt, InboxPage, InboxQuery, ProposalOpening, ProposalRef, ProposalView,
   ReceiptExport, ReceiptList, ReceiptRemoval, ReceiptView, SessionDetail, SessionRef, SessionRow, SettingsView, KeyStatus, KeyMove,
   GiveStandIn, StandInView, StandInsView,
+  AuditPackQuery, AuditPackResult, CounterpartyPage, DeskFigure, DeskList, DeskOverview, DeskQuery, DeskSessions, LinkView,
 } from "./types";
 
 /** Stops a subscription. */
@@ -25,6 +26,20 @@ export interface Backend {
   sessions(filter: HistoryFilter): Promise<SessionRow[]>;
   sessionDetail(ref: SessionRef): Promise<SessionDetail>;
   exportSession(ref: SessionRef, format: "json" | "csv"): Promise<ExportResult>;
+  /** The vendor manager's desk for a date range: money per currency (never summed across them), waits, people, counterparties. */
+  desk(query: DeskQuery): Promise<DeskOverview>;
+  /** One counterparty's page: its identities and links, sessions with what was won, money and waits. */
+  counterparty(id: string, query: DeskQuery): Promise<CounterpartyPage>;
+  /** The sessions behind a figure of the desk, as History lists them. */
+  deskSessions(query: DeskQuery, figure: DeskFigure): Promise<DeskSessions>;
+  /** Links two identities of two counterparties (they are one from then on); rejects with the engine's sentence when refused. */
+  linkIdentities(a: string, b: string): Promise<LinkView>;
+  /** Undoes a person's link (the record of it is kept). */
+  unlinkIdentities(linkId: number): Promise<void>;
+  /** Writes one of the desk's lists as CSV into the data dir's exports/. */
+  exportDeskCsv(query: DeskQuery, list: DeskList): Promise<ExportResult>;
+  /** Writes an audit pack folder of the decisions the query selects; `countersign-verify pack <folder>` checks it. */
+  exportAuditPack(query: AuditPackQuery): Promise<AuditPackResult>;
   connectHost(request: ConnectRequest): Promise<HostInfo>;
   hosts(): Promise<HostInfo[]>;
   refresh(): Promise<void>;

@@ -733,6 +733,56 @@ name: string,
 value: string, };
 
 /**
+ * Which decisions go into an audit pack.
+ */
+export type AuditPackQuery = { 
+/**
+ * Decisions made on or after this day (`YYYY-MM-DD`).
+ */
+from?: string | null, 
+/**
+ * Decisions made on or before this day.
+ */
+to?: string | null, 
+/**
+ * Only `approve`, `decline` or `counter`.
+ */
+action?: string | null, 
+/**
+ * Only offers of at least this amount (exact decimal)…
+ */
+min_total?: Money | null, 
+/**
+ * …in this currency (required with `min_total`).
+ */
+currency?: string | null, 
+/**
+ * Only this protocol.
+ */
+protocol?: string | null, 
+/**
+ * Only this counterparty (its id).
+ */
+counterparty?: string | null, };
+
+/**
+ * An audit pack written.
+ */
+export type AuditPackResult = { 
+/**
+ * The folder.
+ */
+path: string, 
+/**
+ * Sessions in it.
+ */
+sessions: number, 
+/**
+ * Decisions in it.
+ */
+decisions: number, };
+
+/**
  * One alternative of a bundle offer.
  */
 export type Bundle = { 
@@ -1186,6 +1236,122 @@ status: string,
 verified: boolean | null, };
 
 /**
+ * A counterparty's page.
+ */
+export type CounterpartyPage = { 
+/**
+ * Its row.
+ */
+row: CounterpartyRow, 
+/**
+ * Every identity it is known by.
+ */
+identities: Array<IdentityView>, 
+/**
+ * The person's links among them.
+ */
+links: Array<LinkView>, 
+/**
+ * Sessions by protocol and state.
+ */
+by_state: Array<StateCount>, 
+/**
+ * Its sessions, oldest first, with what was won.
+ */
+sessions: Array<SessionWin>, 
+/**
+ * Its waits, slowest first.
+ */
+waits: Array<WaitRow>, };
+
+/**
+ * One counterparty in the desk's list.
+ */
+export type CounterpartyRow = { 
+/**
+ * Stable while its identities stay the same (`cp_` and hex).
+ */
+id: string, 
+/**
+ * The name a person knows it by (counterparty text).
+ */
+name: string, 
+/**
+ * The protocols it used.
+ */
+protocols: Array<string>, 
+/**
+ * Sessions in range.
+ */
+sessions: number, 
+/**
+ * Agreed money and wins, per currency.
+ */
+money: Array<CurrencyFigures>, 
+/**
+ * Waits for our decisions.
+ */
+waits: WaitFigures, 
+/**
+ * Our declines.
+ */
+declines: number, 
+/**
+ * Our counters.
+ */
+counters: number, 
+/**
+ * Its agents' breaches of a decision.
+ */
+breaches: number, 
+/**
+ * Sessions whose record is disputed.
+ */
+disputes: number, 
+/**
+ * Keys that changed within a session.
+ */
+key_changes: number, 
+/**
+ * Other counterparties that may be the same organization (same
+ * declared name, different identities, not linked): their ids.
+ */
+maybe_same_as: Array<string>, };
+
+/**
+ * Agreed money in one currency, and what was won against opening asks.
+ */
+export type CurrencyFigures = { 
+/**
+ * The currency code.
+ */
+currency: string, 
+/**
+ * Sessions with an amount in this currency.
+ */
+sessions: number, 
+/**
+ * Sessions agreed in it.
+ */
+agreed_sessions: number, 
+/**
+ * The agreed totals, summed (this currency only).
+ */
+agreed_total: Money, 
+/**
+ * The counterparties' opening asks of those agreed sessions, summed.
+ */
+opening_total: Money, 
+/**
+ * Opening minus agreed: what the organization, as the buyer, won.
+ */
+won: Money, 
+/**
+ * `won` as a percentage of `opening_total`, two places; none from zero.
+ */
+won_percent: string | null, };
+
+/**
  * What a person decided.
  */
 export type DecideAction = "approve" | "decline" | "counter";
@@ -1324,6 +1490,120 @@ signed_with: string | null,
  * request along one (as the host said when it was made).
  */
 chain: DecisionChain | null, };
+
+/**
+ * A figure on the desk whose sessions a person opens.
+ */
+export type DeskFigure = { "figure": "all" } | { "figure": "currency", 
+/**
+ * The currency.
+ */
+currency: string, } | { "figure": "agreed", 
+/**
+ * The currency.
+ */
+currency: string, } | { "figure": "past_response_time" } | { "figure": "person", 
+/**
+ * An email.
+ */
+person: string, 
+/**
+ * The role.
+ */
+role: string | null, } | { "figure": "breaches" } | { "figure": "disputes" } | { "figure": "counterparty", 
+/**
+ * Its id.
+ */
+id: string, };
+
+/**
+ * A list on the desk, as CSV.
+ */
+export type DeskList = { "list": "counterparties" } | { "list": "sessions", 
+/**
+ * Which.
+ */
+figure: DeskFigure, } | { "list": "waits" } | { "list": "people" } | { "list": "counterparty_sessions", 
+/**
+ * Its id.
+ */
+id: string, };
+
+/**
+ * The desk for a date range.
+ */
+export type DeskOverview = { 
+/**
+ * The range read.
+ */
+query: DeskQuery, 
+/**
+ * Sessions in it.
+ */
+sessions: number, 
+/**
+ * Per currency.
+ */
+money: Array<CurrencyFigures>, 
+/**
+ * Per month and currency, oldest first (the chart).
+ */
+months: Array<MonthFigures>, 
+/**
+ * Waits.
+ */
+waits: WaitFigures, 
+/**
+ * The slowest waits, slowest first (at most ten).
+ */
+slowest: Array<WaitRow>, 
+/**
+ * Decisions by person and role.
+ */
+people: Array<PersonFigures>, 
+/**
+ * Breaches.
+ */
+breaches: number, 
+/**
+ * Disputed sessions.
+ */
+disputes: number, 
+/**
+ * Counterparties with sessions in range, most sessions first.
+ */
+counterparties: Array<CounterpartyRow>, };
+
+/**
+ * Which sessions the desk reads: a date range (days, `YYYY-MM-DD`, both
+ * inclusive, on the session's first entry) and an optional protocol.
+ */
+export type DeskQuery = { 
+/**
+ * First day, inclusive.
+ */
+from?: string | null, 
+/**
+ * Last day, inclusive.
+ */
+to?: string | null, 
+/**
+ * Only this protocol (`ANP/0.1`, `concordia`, …).
+ */
+protocol?: string | null, };
+
+/**
+ * The sessions behind a figure.
+ */
+export type DeskSessions = { 
+/**
+ * The figure.
+ */
+figure: DeskFigure, 
+/**
+ * Its sessions, as History lists them.
+ */
+rows: Array<SessionRow>, };
 
 /**
  * A disputed session at a glance, and what a person can do next.
@@ -1725,6 +2005,35 @@ mode: UpdateMode,
 detail: string, };
 
 /**
+ * One identity a counterparty is known by.
+ */
+export type IdentityView = { 
+/**
+ * The identity as matched (`key:…`, `did:…`, or `<protocol> <id> at <host>`).
+ */
+identity: string, 
+/**
+ * `key`, `did` or `id`.
+ */
+kind: string, 
+/**
+ * Its first entry's time.
+ */
+first_seen: string, 
+/**
+ * Its last entry's time.
+ */
+last_seen: string, 
+/**
+ * Sessions it appears in.
+ */
+sessions: number, 
+/**
+ * True when this key took over from another within a session.
+ */
+changed_mid_session: boolean, };
+
+/**
  * The argument of `import_receipt`: the bytes the webview read from the
  * files the person chose, exactly as read.
  */
@@ -2004,10 +2313,56 @@ retired_at: string | null, };
 export type LineStatus = "added" | "removed" | "changed" | "unchanged";
 
 /**
+ * A person's link between two identities.
+ */
+export type LinkView = { 
+/**
+ * Its id.
+ */
+link_id: number, 
+/**
+ * One identity.
+ */
+a: string, 
+/**
+ * The other.
+ */
+b: string, 
+/**
+ * Who linked them (an email).
+ */
+linked_by: string, 
+/**
+ * When.
+ */
+linked_at: string, };
+
+/**
  * An exact decimal amount as text (`"570000"`, `"1140.50"`): only ever
  * regrouped for display, never turned into a float.
  */
 export type Money = string;
+
+/**
+ * One point of the desk's chart: a month's agreed money in one currency.
+ */
+export type MonthFigures = { 
+/**
+ * `YYYY-MM`.
+ */
+month: string, 
+/**
+ * The currency.
+ */
+currency: string, 
+/**
+ * Agreed that month (sessions agreed whose first entry is in it).
+ */
+agreed_total: Money, 
+/**
+ * Won against opening asks that month.
+ */
+won: Money, };
 
 /**
  * One check's outcome.
@@ -2553,6 +2908,31 @@ fingerprint: string,
  * The key (base64url).
  */
 public_key: string, };
+
+/**
+ * Decisions made by one person in one role.
+ */
+export type PersonFigures = { 
+/**
+ * An email.
+ */
+person: string, 
+/**
+ * The role, when routed.
+ */
+role: string | null, 
+/**
+ * Approvals.
+ */
+approvals: number, 
+/**
+ * Declines.
+ */
+declines: number, 
+/**
+ * Counters.
+ */
+counters: number, };
 
 /**
  * The agent that asked.
@@ -3302,6 +3682,47 @@ updated_at: string, };
 export type SessionState = "open" | "agreed" | "closed";
 
 /**
+ * One session of a counterparty, with what was won in it.
+ */
+export type SessionWin = { 
+/**
+ * The session.
+ */
+session: SessionRef, 
+/**
+ * Its protocol.
+ */
+protocol: string, 
+/**
+ * Open, agreed or closed.
+ */
+state: SessionState, 
+/**
+ * Its first entry.
+ */
+opened_at: string, 
+/**
+ * The currency, when there is money.
+ */
+currency: string | null, 
+/**
+ * The counterparty's opening ask.
+ */
+opening: Money | null, 
+/**
+ * The agreed total, when agreed.
+ */
+agreed: Money | null, 
+/**
+ * Opening minus agreed.
+ */
+won: Money | null, 
+/**
+ * Of the opening ask, two places.
+ */
+won_percent: string | null, };
+
+/**
  * One setting as the interface shows it.
  */
 export type Setting = { 
@@ -3521,6 +3942,23 @@ for_person: string,
 delegation: string, };
 
 /**
+ * Sessions counted by protocol and state.
+ */
+export type StateCount = { 
+/**
+ * The protocol.
+ */
+protocol: string, 
+/**
+ * The state.
+ */
+state: SessionState, 
+/**
+ * How many.
+ */
+count: number, };
+
+/**
  * Session states the history can filter on.
  */
 export type StateFilter = "open" | "closed" | "agreed" | "disputed" | "pending";
@@ -3677,3 +4115,69 @@ failing_seq: number | null,
  * `event_hash`, `signature`, `link`, `pin`, …).
  */
 checks: Array<string>, };
+
+/**
+ * How long offers waited for a decision.
+ */
+export type WaitFigures = { 
+/**
+ * Decisions measured.
+ */
+decisions: number, 
+/**
+ * Median wait, seconds.
+ */
+median_seconds: number | null, 
+/**
+ * 90th percentile (nearest rank), seconds.
+ */
+p90_seconds: number | null, 
+/**
+ * Decisions made after their step's response time.
+ */
+past_response_time: number, };
+
+/**
+ * One wait: an offer arriving, and the decision on it.
+ */
+export type WaitRow = { 
+/**
+ * The session.
+ */
+session: SessionRef, 
+/**
+ * Its protocol.
+ */
+protocol: string, 
+/**
+ * The counterparty's name.
+ */
+counterparty: string, 
+/**
+ * When the offer arrived (RFC 3339).
+ */
+offer_at: string, 
+/**
+ * When it was decided.
+ */
+decided_at: string, 
+/**
+ * Seconds between.
+ */
+seconds: number, 
+/**
+ * The step's response time, when the policy set one.
+ */
+respond_within_minutes: number | null, 
+/**
+ * Who decided (an email).
+ */
+person: string, 
+/**
+ * As which role, when routed.
+ */
+role: string | null, 
+/**
+ * `approve`, `decline` or `counter`.
+ */
+action: string, };

@@ -32,6 +32,13 @@ export function createTauriBackend(): Backend {
     sessions: (filter) => call("sessions", { filter }),
     sessionDetail: (ref) => call("session_detail", { ...ref }),
     exportSession: (ref, format) => call("export_session", { ...ref, format }),
+    desk: (query) => call("desk", { query }),
+    counterparty: (id, query) => call("counterparty", { id, query }),
+    deskSessions: (query, figure) => call("desk_sessions", { query, figure }),
+    linkIdentities: (a, b) => call("link_identities", { a, b }),
+    unlinkIdentities: (linkId) => call("unlink_identities", { link_id: linkId }),
+    exportDeskCsv: (query, list) => call("export_desk_csv", { query, list }),
+    exportAuditPack: (query) => call("export_audit_pack", { query }),
     connectHost: ({ url, code, name, email, allow_plain_http }) =>
       call("connect_host", { url, code, name, email, allow_plain_http }),
     hosts: () => call("hosts"),

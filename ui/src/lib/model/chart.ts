@@ -68,11 +68,12 @@ export function chartGeometry(
   return { width, height, counterparty, ours, yTicks, xTicks, agreed };
 }
 
-/** An SVG `points` attribute. */
-export function polyline(points: PlacedPoint[]): string {
+/** An SVG `points` attribute (of any placed points: this chart's, the desk's). */
+export function polyline(points: readonly { x: number; y: number }[]): string {
   return points.map((p) => `${p.x},${p.y}`).join(" ");
 }
 
-function round1(value: number): number {
+/** A coordinate rounded to a tenth of a pixel. */
+export function round1(value: number): number {
   return Math.round(value * 10) / 10;
 }

@@ -237,3 +237,37 @@ export function day(ymd: string, today?: string, context: FormatContext = curren
     .replace("{m}", parts.get("month") ?? "")
     .replace("{y}", parts.get("year") ?? "");
 }
+
+/** A calendar day (`YYYY-MM-DD`) of `now` in the context's zone: what "today" is for the person. */
+export function today(now: number = Date.now(), context: FormatContext = current): string {
+  const parts = new Map(new Intl.DateTimeFormat("en-GB", {
+    year: "numeric", month: "2-digit", day: "2-digit", timeZone: context.timeZone,
+  }).formatToParts(new Date(now)).map((p) => [p.type, p.value]));
+  return `${parts.get("year")}-${parts.get("month")}-${parts.get("day")}`;
+}
+
+/**
+ * A calendar month (`YYYY-MM`) as a person writes it: "Dec 2026" (en-GB), "Dez. 2026" (de),
+ * or only "Dec" when `withYear` is false. Text that is not such a month is shown as given.
+ */
+export function month(ym: string, withYear = true, context: FormatContext = current): string {
+  const match = /^(\d{4})-(\d{2})$/.exec(ym);
+  if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) return ym;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
+  return new Intl.DateTimeFormat(context.locale, {
+    month: "short", ...(withYear ? { year: "numeric" } : {}), timeZone: "UTC",
+  }).format(date);
+}
+
+/**
+ * The day of a moment, short, in the context's zone: "4 Dec" (en-GB), with the year
+ * when it is not `now`'s year there ("4 Dec 2025"). Unreadable text is shown as given.
+ */
+export function shortDay(iso: string, now: number = Date.now(), context: FormatContext = current): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const sameYear = yearIn(date, context) === yearIn(new Date(now), context);
+  return new Intl.DateTimeFormat(context.locale, {
+    day: "numeric", month: "short", ...(sameYear ? {} : { year: "numeric" }), timeZone: context.timeZone,
+  }).format(date);
+}

@@ -59,6 +59,10 @@ impl Seam for Anp {
         }
     }
 
+    fn entry_key(&self, signer: Option<&str>) -> Option<String> {
+        signer.filter(|s| !s.is_empty()).map(str::to_owned)
+    }
+
     fn capabilities(&self, pending: &PendingProposal) -> Capabilities {
         let draft = pending.draft.is_some();
         Capabilities {

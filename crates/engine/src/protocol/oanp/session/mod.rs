@@ -45,6 +45,20 @@ const NOTICE: &str = "OANP envelopes are not signed: this is the log as your org
 pub(crate) struct OanpSession;
 
 impl Seam for OanpSession {
+    /// The merchant's agent id the session's roles name (the counterparty
+    /// id is only its role, `merchant`).
+    fn counterparty_id(&self, session: &SessionRecord) -> String {
+        serde_json::from_str::<serde_json::Value>(&session.pinned_keys)
+            .ok()
+            .and_then(|roles| {
+                roles
+                    .get(&session.counterparty.id)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| session.counterparty.id.clone())
+    }
+
     fn name(&self) -> &'static str {
         log::PROTOCOL
     }

@@ -1,0 +1,635 @@
+//! The vendor manager's desk against a real host: sessions of every
+//! protocol with figures computed by hand (opening asks, agreed totals,
+//! wins, waits to the millisecond, currencies kept apart), counterparties
+//! matched on the identities their protocols prove and kept apart
+//! otherwise, a person's link and unlink, CSV, and the sessions behind
+//! each figure.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anp::EventKind;
+use countersign_client::{raw_messages, GateClient};
+use countersign_engine::*;
+use countersign_host_api::gate::{CreateSession, GateAction, GateCounterparty, RequestDecision};
+use serde_json::{json, Value};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::common::*;
+use crate::gate::{gate_agent, Talk, BUYER};
+
+/// Above 10,000 USD the buyer has two minutes; below, no response time.
+const POLICY: &str = r#"
+[roles]
+buyer = ["ann@fabrikam.example"]
+
+[[rule]]
+name = "Above 10,000 USD"
+amount = [{ currency = "USD", above = "10000" }]
+[[rule.step]]
+role = "buyer"
+respond_within = "2m"
+
+[unnamed_currency]
+reason = "other currencies"
+[[unnamed_currency.step]]
+role = "buyer"
+
+[no_rule]
+reason = "everything else"
+[[no_rule.step]]
+role = "buyer"
+"#;
+
+fn time_of(text: &str) -> OffsetDateTime {
+    OffsetDateTime::parse(text, &Rfc3339).unwrap()
+}
+
+fn decide_on(item: &InboxItem, action: DecideAction, reason: Option<&str>) -> DecideRequest {
+    DecideRequest {
+        host_id: item.host_id.clone(),
+        session_id: item.session_id.clone(),
+        in_response_to: item.event_hash.clone(),
+        action,
+        reason: reason.map(str::to_owned),
+        counter: None,
+    }
+}
+
+async fn pending_in(engine: &Engine, session_id: &str) -> InboxItem {
+    engine.refresh().await.unwrap();
+    engine
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|i| i.session_id == session_id && !i.is_draft)
+        .unwrap_or_else(|| panic!("a pending decision in {session_id}"))
+}
+
+/// When the stored record says the entry at `seq` was made.
+async fn entry_at(engine: &Engine, item: &InboxItem) -> OffsetDateTime {
+    let detail = engine
+        .session_detail(&item.host_id, &item.session_id)
+        .await
+        .unwrap();
+    let entry = detail.timeline.iter().find(|e| e.seq == item.seq).unwrap();
+    time_of(&entry.at)
+}
+
+/// An OANP session in euros: the merchant's counter awaits the buyer.
+fn oanp_log() -> Vec<Value> {
+    let terms =
+        |minor: i64| json!({"price": {"amount_minor": minor, "currency": "EUR"}, "inclusions": []});
+    let specs = [
+        ("session.open", "buyer", json!({})),
+        ("session.ack", "merchant", json!({})),
+        (
+            "session.accept",
+            "arbiter",
+            json!({"session_rules": {"max_rounds": 5}}),
+        ),
+        (
+            "offer.propose",
+            "buyer",
+            json!({"round": 1, "terms": terms(30000)}),
+        ),
+        (
+            "arbitration.evaluate",
+            "arbiter",
+            json!({"verdict": "fair", "fairness_score": "0.9000"}),
+        ),
+        (
+            "offer.counter",
+            "merchant",
+            json!({"round": 2, "terms": terms(45000)}),
+        ),
+        (
+            "arbitration.evaluate",
+            "arbiter",
+            json!({"verdict": "fair", "fairness_score": "1.0000"}),
+        ),
+    ];
+    let mut out: Vec<Value> = Vec::new();
+    for (i, (kind, role, payload)) in specs.into_iter().enumerate() {
+        let mut e = json!({"type": kind, "message_id": format!("m{}", i + 1), "sender": {"role": role}, "payload": payload});
+        if let Some(last) = out.last() {
+            e["prev_hash"] = json!(oanp::canonical::commit(last).unwrap());
+        }
+        out.push(e);
+    }
+    out
+}
+
+/// Moves the host's record of when the agent asked about `request_id`
+/// `secs` earlier (the record is the host's word, not signed by anyone):
+/// answers the new time. Deciding `secs` after it is deciding now.
+async fn backdate(world: &World, protocol: &str, request_id: &str, secs: i64) -> OffsetDateTime {
+    let (rows, _) = world
+        .host_sql(
+            "SELECT created_at FROM gate_requests WHERE protocol = $1 AND request_id = $2",
+            &[SqlArg::Text(protocol), SqlArg::Text(request_id)],
+        )
+        .await;
+    assert_eq!(rows.len(), 1, "{protocol} {request_id}: {rows:?}");
+    let earlier = time_of(&rows[0]) - time::Duration::seconds(secs);
+    let text = format_time(earlier);
+    let (_, changed) = world
+        .host_sql(
+            "UPDATE gate_requests SET created_at = $1 WHERE protocol = $2 AND request_id = $3",
+            &[
+                SqlArg::Text(&text),
+                SqlArg::Text(protocol),
+                SqlArg::Text(request_id),
+            ],
+        )
+        .await;
+    assert_eq!(changed, 1);
+    earlier
+}
+
+/// A gate agent of the world's org enrolled for `protocol`.
+async fn agent_for(world: &World, protocol: &str) -> GateClient {
+    let code = world
+        .host()
+        .gate_enroll_code(&world.org, "Procurement Buyer", protocol)
+        .await
+        .unwrap()
+        .code;
+    let key = anp::keys::generate_signing_key();
+    let enrolled = GateClient::enroll(&world.url, &code, "Procurement Buyer", &key, None)
+        .await
+        .unwrap();
+    GateClient::new(&world.url, key, &enrolled.agent_id).unwrap()
+}
+
+fn in_hours(hours: i64) -> String {
+    approval_receipt::datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::hours(hours))
+}
+
+async fn mcp_call(world: &World, token: &str, name: &str, arguments: Value) -> Value {
+    let answer = reqwest::Client::new()
+        .post(format!("{}/mcp", world.url))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {token}"))
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": name, "arguments": arguments}}))
+        .send()
+        .await
+        .unwrap();
+    let v: Value = answer.json().await.unwrap();
+    assert_ne!(v["result"]["isError"], true, "{v}");
+    v["result"]["structuredContent"].clone()
+}
+
+fn plain_terms(unit_price: &str) -> Value {
+    json!({
+        "counterparty": {"name": "Contoso Ltd", "id": "contoso.example"},
+        "currency": "USD",
+        "line_items": [
+            {"description": "Industrial sensor", "sku": "SEN-200", "quantity": "2000", "unit": "each", "unit_price": unit_price},
+            {"description": "Calibration service", "quantity": "1", "unit_price": "150.00"}
+        ],
+    })
+}
+
+fn money<'a>(figures: &'a [CurrencyFigures], currency: &str) -> &'a CurrencyFigures {
+    figures
+        .iter()
+        .find(|m| m.currency == currency)
+        .unwrap_or_else(|| panic!("{currency} in {figures:?}"))
+}
+
+/// Sets the engine's clock `secs` after `from` and makes the decision
+/// then. The host's clock is moved up to that moment first when it is
+/// behind (the host refuses an approval dated in its future); the engine
+/// signs its requests on the machine's clock, so the host's may run at most
+/// five minutes ahead of it all test long.
+async fn decide_after(
+    world: &World,
+    clock: &ManualClock,
+    engine: &Engine,
+    from: OffsetDateTime,
+    secs: i64,
+    request: DecideRequest,
+) -> DecisionResult {
+    let at = from + time::Duration::seconds(secs);
+    let host_now = world.host().clock().now();
+    if at > host_now {
+        let ahead = (at - host_now).whole_milliseconds() as u64 + 1;
+        world.host().clock().advance(Duration::from_millis(ahead));
+    }
+    clock.set(at);
+    let done = engine.decide(request).await.unwrap();
+    assert!(
+        ["appended", "awaiting_approvals"].contains(&done.outcome.as_str()),
+        "{}: {}",
+        done.outcome,
+        done.detail
+    );
+    done
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol() {
+    if through_deployment() {
+        // The waits are measured on the host's clock, which the deployment's
+        // processes keep to themselves.
+        return;
+    }
+    let world = World::start().await;
+    world
+        .host()
+        .load_authority(&world.org, POLICY, "Ivy Admin")
+        .await
+        .unwrap();
+    let clock = Arc::new(ManualClock::at(world.host().clock().now()));
+    let given = clock.clone();
+    let (data, engine) = world
+        .engine_with("ann@fabrikam.example", move |config| config.clock = given)
+        .await;
+    // Ann's key stays open across the hours the clock moves.
+    engine
+        .set_setting(KEY_IDLE_LOCK, json!(1440))
+        .await
+        .unwrap();
+
+    // ANP/0.1, Northwind: opens at 1,200 a seat (600,000 USD); Ann counters
+    // 30 s later; Northwind offers 1,140 (570,000 USD), which Ann approves
+    // 200 s later, past the rule's two minutes.
+    let (vendor, anp_session) = world.vendor("Northwind").await;
+    submit(&vendor, &anp_session, EventKind::Offer, offer(1200, DAY)).await;
+    let first = pending_in(&engine, &anp_session).await;
+    let first_at = entry_at(&engine, &first).await;
+    let mut counter = decide_on(&first, DecideAction::Counter, None);
+    counter.counter = Some(offer(1100, DAY));
+    decide_after(&world, &clock, &engine, first_at, 30, counter).await;
+    submit(&vendor, &anp_session, EventKind::Offer, offer(1140, DAY)).await;
+    let second = pending_in(&engine, &anp_session).await;
+    let second_at = entry_at(&engine, &second).await;
+    decide_after(
+        &world,
+        &clock,
+        &engine,
+        second_at,
+        200,
+        decide_on(&second, DecideAction::Approve, None),
+    )
+    .await;
+
+    // Concordia, Contoso Ltd: offers 2,100 USD (its opening terms are no
+    // offer), bargains to 2,000, which
+    // Ann approves ten minutes after the agent asked; the agent accepts.
+    let concordia_agent = gate_agent(&world).await;
+    let (mut talk, i) = Talk::bargained("ses_desk", 86400);
+    concordia_agent
+        .create_session(&talk.create_named("Contoso Sales Agent", "Contoso Ltd"))
+        .await
+        .unwrap();
+    crate::gate::ask(&concordia_agent, &talk, i, "req-desk", 86400).await;
+    let asked_at = backdate(&world, "concordia", "req-desk", 600).await;
+    let item = pending_in(&engine, "concordia:ses_desk").await;
+    decide_after(
+        &world,
+        &clock,
+        &engine,
+        asked_at,
+        600,
+        decide_on(&item, DecideAction::Approve, None),
+    )
+    .await;
+    let offer_id = talk.messages[i]["body"]["offer_id"].clone();
+    let n = talk.messages.len();
+    talk.say(BUYER, "negotiate.accept", json!({"offer_id": offer_id}));
+    concordia_agent
+        .append(&talk.session_id, &talk.head(n), &talk.messages[n..])
+        .await
+        .unwrap();
+
+    // Plain terms, Contoso Ltd again (its id only the agent's word): 2,650
+    // USD, declined five minutes after the ask.
+    let assistant = world
+        .host()
+        .mcp_agent(&world.org, "Purchasing assistant")
+        .await
+        .unwrap();
+    let token = assistant.credential.token;
+    mcp_call(
+        &world,
+        &token,
+        "ask_about_terms",
+        json!({"request_id": "po-1", "terms": plain_terms("1.25"), "expires_at": in_hours(20)}),
+    )
+    .await;
+    let plain_asked_at = backdate(&world, "plain", "po-1", 300).await;
+    let plain_item = {
+        engine.refresh().await.unwrap();
+        engine
+            .inbox()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|i| i.protocol == "plain")
+            .expect("the plain terms in the inbox")
+    };
+    decide_after(
+        &world,
+        &clock,
+        &engine,
+        plain_asked_at,
+        300,
+        decide_on(&plain_item, DecideAction::Decline, Some("Too dear.")),
+    )
+    .await;
+
+    // OANP, Tailspin, in euros: the merchant counters at 450.00 EUR; Ann
+    // declines a minute after the ask.
+    let oanp_agent = agent_for(&world, "oanp").await;
+    let envelopes = oanp_log();
+    oanp_agent
+        .create_session(&CreateSession {
+            protocol: "oanp".into(),
+            session_id: "oanp-desk".into(),
+            keys: [
+                ("buyer", "procurement-buyer-7"),
+                ("merchant", "tailspin.merchant"),
+            ]
+            .into_iter()
+            .map(|(r, a)| (r.to_owned(), a.to_owned()))
+            .collect(),
+            self_party: "buyer".into(),
+            counterparty: GateCounterparty {
+                id: "merchant".into(),
+                name: Some("Tailspin Displays".into()),
+                organization: Some("Tailspin".into()),
+            },
+            messages: raw_messages(&envelopes).unwrap(),
+        })
+        .await
+        .unwrap();
+    oanp_agent
+        .request_decision(
+            "oanp-desk",
+            &RequestDecision {
+                request_id: "r1".into(),
+                message_hash: oanp::canonical::commit(&envelopes[5]).unwrap(),
+                action: GateAction::Accept,
+                amount: None,
+                expires_at: in_hours(20),
+            },
+        )
+        .await
+        .unwrap();
+    let oanp_asked_at = backdate(&world, "oanp", "r1", 60).await;
+    let oanp_item = pending_in(&engine, "oanp:oanp-desk").await;
+    decide_after(
+        &world,
+        &clock,
+        &engine,
+        oanp_asked_at,
+        60,
+        decide_on(&oanp_item, DecideAction::Decline, Some("Over budget.")),
+    )
+    .await;
+
+    // ANEX: a supplier's onboarding agent asks for data beyond policy.
+    let mut requester = crate::anex::Requester::register(&world).await;
+    requester
+        .cfp(
+            "Northwind Supplies Ltd",
+            "supplier onboarding",
+            &crate::anex::ASK,
+            &[crate::anex::RETENTION],
+        )
+        .await;
+    engine.refresh().await.unwrap();
+
+    let desk = engine.desk(DeskQuery::default()).await.unwrap();
+    let by_protocol = |p: &str| {
+        desk.counterparties
+            .iter()
+            .filter(|c| c.protocols.iter().any(|x| x == p))
+            .count()
+    };
+    assert_eq!(desk.sessions, 5, "{desk:#?}");
+
+    // Money, per currency, never summed across them. USD: ANP agreed
+    // 570,000 from 600,000; Concordia agreed 2,000 from 2,100; plain terms
+    // not agreed. 30,100 won of 602,100 asked: 4.99917…%, to 5.00.
+    assert_eq!(desk.money.len(), 2, "{:?}", desk.money);
+    let usd = money(&desk.money, "USD");
+    assert_eq!(usd.sessions, 3);
+    assert_eq!(usd.agreed_sessions, 2);
+    assert_eq!(usd.agreed_total, "572000");
+    assert_eq!(usd.opening_total, "602100");
+    assert_eq!(usd.won, "30100");
+    assert_eq!(usd.won_percent.as_deref(), Some("5.00"));
+    let eur = money(&desk.money, "EUR");
+    assert_eq!((eur.sessions, eur.agreed_sessions), (1, 0));
+    assert_eq!(eur.agreed_total, "0");
+
+    // Waits, to the millisecond as signed: 30, 60, 200, 300, 600 s.
+    // Nearest rank: the median is the 3rd, the 90th percentile the 5th.
+    assert_eq!(desk.waits.decisions, 5, "{:#?}", desk.slowest);
+    assert_eq!(desk.waits.median_seconds, Some(200));
+    assert_eq!(desk.waits.p90_seconds, Some(600));
+    let seconds: Vec<u64> = desk.slowest.iter().map(|w| w.seconds).collect();
+    assert_eq!(seconds, [600, 300, 200, 60, 30]);
+    // Only the approval past the rule's two minutes; the counter came
+    // within them, and the other rules set no response time.
+    assert_eq!(desk.waits.past_response_time, 1);
+    let approval = &desk.slowest[2];
+    assert_eq!(approval.respond_within_minutes, Some(2));
+    assert_eq!(approval.role.as_deref(), Some("buyer"));
+    assert_eq!(approval.action, "approve");
+    assert_eq!(desk.slowest[4].respond_within_minutes, Some(2));
+    assert_eq!(desk.slowest[0].respond_within_minutes, None);
+
+    // Decisions by person and role.
+    assert_eq!(desk.people.len(), 1, "{:?}", desk.people);
+    let ann = &desk.people[0];
+    assert_eq!(ann.person, "ann@fabrikam.example");
+    assert_eq!((ann.approvals, ann.declines, ann.counters), (2, 2, 1));
+
+    // Counterparties: Northwind (ANP), Contoso Ltd twice (a Concordia key,
+    // and the plain agent's word: never merged on the name, said to be
+    // possibly the same), Tailspin (OANP) and the ANEX requester's DID.
+    assert_eq!(desk.counterparties.len(), 5, "{:#?}", desk.counterparties);
+    for p in ["ANP/0.1", "concordia", "plain", "oanp", "anex"] {
+        assert_eq!(by_protocol(p), 1, "{p}");
+    }
+    let contoso: Vec<&CounterpartyRow> = desk
+        .counterparties
+        .iter()
+        .filter(|c| c.name == "Contoso Ltd")
+        .collect();
+    assert_eq!(contoso.len(), 2);
+    assert_eq!(contoso[0].maybe_same_as, [contoso[1].id.clone()]);
+    assert_eq!(contoso[1].maybe_same_as, [contoso[0].id.clone()]);
+    let northwind = desk
+        .counterparties
+        .iter()
+        .find(|c| c.protocols == ["ANP/0.1"])
+        .unwrap();
+    assert_eq!(northwind.name, "Northwind");
+    assert_eq!(money(&northwind.money, "USD").won, "30000");
+    assert_eq!(
+        money(&northwind.money, "USD").won_percent.as_deref(),
+        Some("5.00")
+    );
+    assert_eq!(northwind.waits.median_seconds, Some(30));
+    assert_eq!(northwind.counters, 1);
+    let anex = desk
+        .counterparties
+        .iter()
+        .find(|c| c.protocols == ["anex"])
+        .unwrap();
+    let anex_page = engine
+        .counterparty(&anex.id, DeskQuery::default())
+        .await
+        .unwrap();
+    assert!(
+        anex_page.identities.iter().any(|i| i.kind == "did"),
+        "{:?}",
+        anex_page.identities
+    );
+
+    // Northwind's page: its key and agent id, its sessions with the win.
+    let page = engine
+        .counterparty(&northwind.id, DeskQuery::default())
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = page.identities.iter().map(|i| i.kind.as_str()).collect();
+    assert_eq!(kinds, ["id", "key"], "{:?}", page.identities);
+    assert!(page.identities.iter().all(|i| !i.changed_mid_session));
+    assert_eq!(page.sessions.len(), 1);
+    let win = &page.sessions[0];
+    assert_eq!(win.opening.as_deref(), Some("600000"));
+    assert_eq!(win.agreed.as_deref(), Some("570000"));
+    assert_eq!(win.won.as_deref(), Some("30000"));
+    assert_eq!(win.state, SessionState::Agreed);
+    assert_eq!(
+        page.by_state,
+        [StateCount {
+            protocol: "ANP/0.1".into(),
+            state: SessionState::Agreed,
+            count: 1
+        }]
+    );
+
+    // A date range holds sessions by their first entry: none tomorrow.
+    let tomorrow = (world.host().clock().now() + time::Duration::days(1)).date();
+    let later = engine
+        .desk(DeskQuery {
+            from: Some(tomorrow.to_string()),
+            ..DeskQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!((later.sessions, later.counterparties.len()), (0, 0));
+    assert!(later.money.is_empty() && later.waits.decisions == 0);
+    let err = engine
+        .desk(DeskQuery {
+            from: Some("2026-13-01".into()),
+            ..DeskQuery::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("from must be a day"), "{err}");
+
+    // Every figure opens its sessions.
+    let past = engine
+        .desk_sessions(DeskQuery::default(), DeskFigure::PastResponseTime)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = past.rows.iter().map(|r| r.session_id.as_str()).collect();
+    assert_eq!(ids, [anp_session.as_str()]);
+    let euros = engine
+        .desk_sessions(
+            DeskQuery::default(),
+            DeskFigure::Currency {
+                currency: "EUR".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(euros.rows.len(), 1);
+    assert_eq!(euros.rows[0].session_id, "oanp:oanp-desk");
+    let agreed = engine
+        .desk_sessions(
+            DeskQuery::default(),
+            DeskFigure::Agreed {
+                currency: "USD".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(agreed.rows.len(), 2);
+
+    // The person links the two Contosos: one counterparty, both sessions,
+    // both identities; unlinked, two again. What was verified is unchanged.
+    let concordia_page = engine
+        .counterparty(&contoso[0].id, DeskQuery::default())
+        .await
+        .unwrap();
+    let plain_page = engine
+        .counterparty(&contoso[1].id, DeskQuery::default())
+        .await
+        .unwrap();
+    let a = concordia_page.identities[0].identity.clone();
+    let b = plain_page.identities[0].identity.clone();
+    let err = engine.link_identities(&a, &a).await.unwrap_err();
+    assert!(
+        err.to_string().contains("already one counterparty"),
+        "{err}"
+    );
+    let err = engine.link_identities(&a, "key:nobody").await.unwrap_err();
+    assert!(err.to_string().contains("no identity"), "{err}");
+    let link = engine.link_identities(&a, &b).await.unwrap();
+    assert_eq!(link.linked_by, "ann@fabrikam.example");
+    let linked = engine.desk(DeskQuery::default()).await.unwrap();
+    assert_eq!(linked.counterparties.len(), 4);
+    let one = linked
+        .counterparties
+        .iter()
+        .find(|c| c.name == "Contoso Ltd")
+        .unwrap();
+    assert_eq!(one.sessions, 2);
+    assert!(one.maybe_same_as.is_empty());
+    let merged = engine
+        .counterparty(&one.id, DeskQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(merged.links.len(), 1);
+    assert_eq!(merged.sessions.len(), 2);
+    engine.unlink_identities(link.link_id).await.unwrap();
+    assert_eq!(
+        engine
+            .desk(DeskQuery::default())
+            .await
+            .unwrap()
+            .counterparties
+            .len(),
+        5
+    );
+    let err = engine.unlink_identities(link.link_id).await.unwrap_err();
+    assert!(err.to_string().contains("link"), "{err}");
+
+    // CSV of the counterparty list: one row per counterparty and currency.
+    let csv = engine
+        .export_desk_csv(DeskQuery::default(), DeskList::Counterparties)
+        .await
+        .unwrap();
+    assert!(csv.path.starts_with(&data.path().display().to_string()));
+    let rows = csv_rows(&std::fs::read_to_string(&csv.path).unwrap());
+    assert_eq!(rows[0][0], "counterparty_id");
+    let northwind_row = rows.iter().find(|r| r[1] == "Northwind").unwrap();
+    assert_eq!(
+        &northwind_row[4..10],
+        ["USD", "1", "570000", "600000", "30000", "5.00"]
+    );
+    assert_eq!(rows.len(), 1 + 5);
+}
