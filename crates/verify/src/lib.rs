@@ -6,6 +6,7 @@
 //! | [`anp_log`] | ANP/0.1 log documents, through `crates/anp`'s public API |
 //! | [`concordia_files`] | Concordia transcripts, receipts, attestations and mandates |
 //! | [`oanp_receipt`] | OANP arbitrated receipts (and their session logs), in OANP's own report |
+//! | [`pack`] | a Countersign audit pack: every file, record and decision in it |
 //! | [`suite`] | `vectors DIR`: a conformance suite with a RUNNER_CONTRACT manifest |
 //! | [`report`] | the outcome of one file, as text for people and JSON for machines |
 //!
@@ -17,6 +18,7 @@ pub mod anp_log;
 pub mod concordia_files;
 pub mod detect;
 pub mod oanp_receipt;
+pub mod pack;
 pub mod report;
 pub mod suite;
 

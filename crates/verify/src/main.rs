@@ -1,5 +1,6 @@
 //! `countersign-verify FILE… [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME] [--log LOG] [--allow-test]`
 //! `countersign-verify vectors DIR [--json]`
+//! `countersign-verify pack DIR [--json]`
 //!
 //! Exit codes: 0 every file verifies (every vector as expected), 1 something
 //! does not, 2 something could not be read (or the command line is wrong).
@@ -20,11 +21,14 @@ const USAGE: &str =
     "usage: countersign-verify FILE... [--json] [--offer FILE] [--pin COUNT:HASH] [--now TIME]
                           [--log LOG.json] [--allow-test]
        countersign-verify vectors DIR [--json]
+       countersign-verify pack DIR [--json]
 
 Verifies ANP/0.1 log documents (bare, or a Countersign session export's), Concordia transcripts ({\"messages\", \"keys\"}),
 ApprovalReceipts, attestations ({\"attestation\", \"keys\"}) and mandates
 ({\"mandate\", \"issuer_public_key\"}), and OANP arbitrated receipts (with the session's
 envelopes from --log; a test-mode arbiter's receipt counts as proof only with --allow-test).
+`pack DIR` checks a Countersign audit pack: every file against its index, every record, and
+per decision whether it is proven, by whom, as which role, under which rule.
 Exit 0 when all verify (an OANP receipt: when it is proof), 1 when not, 2 when unreadable.";
 
 fn read_json(path: &str) -> Result<serde_json::Value, String> {
@@ -133,6 +137,21 @@ fn main() -> ExitCode {
     }
     if files.first().map(String::as_str) == Some("vectors") {
         return vectors(&files[1..], json);
+    }
+    if files.first().map(String::as_str) == Some("pack") {
+        let [_, dir] = files.as_slice() else {
+            eprintln!("countersign-verify: pack takes one audit pack folder (holding index.json)\n{USAGE}");
+            return ExitCode::from(2);
+        };
+        let report = countersign_verify::pack::verify(dir, &options);
+        if json {
+            println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        } else if report.status == "unreadable" {
+            eprint!("countersign-verify: {}", report.to_text());
+        } else {
+            print!("{}", report.to_text());
+        }
+        return ExitCode::from(report.exit_code() as u8);
     }
     if files.is_empty() {
         eprintln!("{USAGE}");

@@ -633,3 +633,258 @@ async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol
     );
     assert_eq!(rows.len(), 1 + 5);
 }
+
+/// Copies a pack folder.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The pack's folder of the session whose folder name ends with `tail`.
+fn session_dir(pack: &std::path::Path, protocol: &str) -> String {
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(pack.join("index.json")).unwrap()).unwrap();
+    index["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["protocol"] == protocol)
+        .unwrap()["dir"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_pack_verifies_offline_decision_by_decision_and_a_changed_byte_fails_at_its_record(
+) {
+    let world = World::start().await;
+    let (data, engine) = world.engine("ann@fabrikam.example").await;
+    // ANP: Northwind's 570,000 USD, approved.
+    let (vendor, anp_session) = world.vendor("Northwind").await;
+    submit(&vendor, &anp_session, EventKind::Offer, offer(1140, DAY)).await;
+    let item = pending_in(&engine, &anp_session).await;
+    engine
+        .decide(decide_on(&item, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    // Concordia: Contoso's 2,000 USD, approved.
+    let agent = gate_agent(&world).await;
+    let (talk, i) = Talk::bargained("ses_pack", 86400);
+    agent.create_session(&talk.create()).await.unwrap();
+    crate::gate::ask(&agent, &talk, i, "req-pack", 86400).await;
+    let item = pending_in(&engine, "concordia:ses_pack").await;
+    engine
+        .decide(decide_on(&item, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    engine.refresh().await.unwrap();
+
+    // Bad queries are named, and nothing is written.
+    for (query, words) in [
+        (
+            AuditPackQuery {
+                min_total: Some("100000".into()),
+                ..AuditPackQuery::default()
+            },
+            "currency must be a three-letter code",
+        ),
+        (
+            AuditPackQuery {
+                min_total: Some("lots".into()),
+                currency: Some("USD".into()),
+                ..AuditPackQuery::default()
+            },
+            "min_total must be a decimal amount",
+        ),
+        (
+            AuditPackQuery {
+                action: Some("approved".into()),
+                ..AuditPackQuery::default()
+            },
+            "action must be approve, decline or counter",
+        ),
+        (
+            AuditPackQuery {
+                from: Some("2026-02-30".into()),
+                ..AuditPackQuery::default()
+            },
+            "from must be a day",
+        ),
+    ] {
+        let err = engine.export_audit_pack(query).await.unwrap_err();
+        assert!(err.to_string().contains(words), "{err}");
+    }
+    assert!(!data.path().join("exports").exists());
+
+    // Every approval above 100,000 USD: the ANP one only.
+    let big = engine
+        .export_audit_pack(AuditPackQuery {
+            action: Some("approve".into()),
+            min_total: Some("100000".into()),
+            currency: Some("USD".into()),
+            ..AuditPackQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!((big.sessions, big.decisions), (1, 1));
+
+    let pack = engine
+        .export_audit_pack(AuditPackQuery {
+            action: Some("approve".into()),
+            ..AuditPackQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!((pack.sessions, pack.decisions), (2, 2));
+    assert!(pack.path.starts_with(&data.path().display().to_string()));
+    let options = countersign_verify::Options {
+        now: OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let report = countersign_verify::pack::verify(&pack.path, &options);
+    assert_eq!(report.status, "verified", "{}", report.to_text());
+    assert_eq!(report.decisions.len(), 2);
+    for d in &report.decisions {
+        assert_eq!(d.status, "proven", "{}", report.to_text());
+        assert!(
+            d.by.as_deref()
+                .is_some_and(|b| b.starts_with("ann@fabrikam.example")),
+            "{d:?}"
+        );
+    }
+    let anp = report
+        .decisions
+        .iter()
+        .find(|d| d.session_id == anp_session)
+        .unwrap();
+    assert!(anp.proof.contains("accept event"), "{}", anp.proof);
+    let concordia = report
+        .decisions
+        .iter()
+        .find(|d| d.session_id == "concordia:ses_pack")
+        .unwrap();
+    assert!(
+        concordia.proof.contains("ApprovalReceipt"),
+        "{}",
+        concordia.proof
+    );
+    assert!(
+        concordia
+            .by
+            .as_deref()
+            .is_some_and(|b| b.contains("did:key:z")),
+        "{concordia:?}"
+    );
+    assert!(
+        concordia
+            .rule
+            .as_deref()
+            .is_some_and(|r| r.starts_with("above ")),
+        "{concordia:?}"
+    );
+
+    // The reference Concordia SDK verifies the pack's receipt over its offer.
+    let dir = session_dir(std::path::Path::new(&pack.path), "concordia");
+    let decisions = std::path::Path::new(&pack.path)
+        .join(&dir)
+        .join("decisions");
+    let file = std::fs::read_dir(&decisions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let decision: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let request =
+        json!({"receipt": decision["receipt"], "offer": decision["offer"], "now": decision["at"]});
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../concordia/interop/verify_receipt.py");
+    let mut child = std::process::Command::new(countersign_testkit::python::interop_python())
+        .arg(&script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let sdk: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sdk["valid"], true, "{sdk}");
+
+    // One byte changed in the Concordia record (a price): the pack fails at
+    // that record, and its decision is no longer proven; the ANP one is.
+    let tampered = tempfile::tempdir().unwrap();
+    copy_dir(std::path::Path::new(&pack.path), tampered.path());
+    let record = tampered.path().join(&dir).join("record.json");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let changed = text.replacen("2000", "2001", 1);
+    assert_ne!(text, changed);
+    std::fs::write(&record, changed).unwrap();
+    let report = countersign_verify::pack::verify(&tampered.path().display().to_string(), &options);
+    assert_eq!(report.status, "failed");
+    // Named at the record (its digest, the changed message's signature),
+    // and at the decision whose offer is no longer in it; nowhere else.
+    let at_record: Vec<&str> = report
+        .failures
+        .iter()
+        .filter(|f| f.at == format!("{dir}/record.json"))
+        .map(|f| f.check.as_str())
+        .collect();
+    assert_eq!(at_record, ["digest", "signature"], "{}", report.to_text());
+    assert!(
+        report.failures.iter().all(|f| f.at.starts_with(&dir)),
+        "{}",
+        report.to_text()
+    );
+    let statuses: Vec<(&str, &str)> = report
+        .decisions
+        .iter()
+        .map(|d| (d.session_id.as_str(), d.status))
+        .collect();
+    assert!(
+        statuses.contains(&("concordia:ses_pack", "not proven")),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(&(anp_session.as_str(), "proven")),
+        "{statuses:?}"
+    );
+
+    // A byte changed in a decision file fails at that file.
+    let tampered = tempfile::tempdir().unwrap();
+    copy_dir(std::path::Path::new(&pack.path), tampered.path());
+    let anp_dir = session_dir(tampered.path(), "ANP/0.1");
+    let anp_decisions = tampered.path().join(&anp_dir).join("decisions");
+    let file = std::fs::read_dir(&anp_decisions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("approve", "decline", 1)).unwrap();
+    let report = countersign_verify::pack::verify(&tampered.path().display().to_string(), &options);
+    assert_eq!(report.status, "failed");
+    assert!(
+        report.failures[0]
+            .at
+            .starts_with(&format!("{anp_dir}/decisions/")),
+        "{}",
+        report.to_text()
+    );
+}
