@@ -91,9 +91,16 @@ impl Engine {
     /// sealed key not unlocked yet signs nothing, so the poller then starts
     /// at its first unlock.
     pub async fn start(&self) -> Result<(), EngineError> {
-        self.inner
+        if !self
+            .inner
             .started
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            // The desk's figures of sessions stored before this build kept
+            // them, read in the background.
+            let ctx = self.inner.ctx.clone();
+            tokio::task::spawn_blocking(move || crate::desk::warm(&ctx));
+        }
         if self.ctx().vault.request_key().is_err() {
             return Ok(());
         }

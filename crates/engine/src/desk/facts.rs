@@ -318,6 +318,22 @@ pub(crate) fn all(store: &Store, human: &humanize::Humanizer) -> Result<Vec<Fact
     Ok(out)
 }
 
+/// Computes and keeps the figures of at most `limit` sessions that have
+/// none: answers how many it did (0 when every session has its figures).
+pub(crate) fn warm(
+    store: &Store,
+    human: &humanize::Humanizer,
+    limit: usize,
+) -> Result<usize, EngineError> {
+    let (_, missing) = store.desk_facts()?;
+    let mut done = 0;
+    for (host_id, session_id) in missing.into_iter().take(limit) {
+        fresh(store, human, &host_id, &session_id)?;
+        done += 1;
+    }
+    Ok(done)
+}
+
 fn fresh(
     store: &Store,
     human: &humanize::Humanizer,

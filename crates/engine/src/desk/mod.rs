@@ -21,6 +21,26 @@ use crate::views::*;
 use facts::Facts;
 use groups::Group;
 
+/// Reads the figures of every session that has none, a few sessions at a
+/// time so the store is never held for long: the first desk a console
+/// opens on a store it upgraded is then as quick as every later one.
+pub(crate) fn warm(ctx: &crate::context::Context) {
+    loop {
+        let done = match ctx.store() {
+            Ok(store) => facts::warm(&store, ctx.humanizer(), 50),
+            Err(e) => Err(e),
+        };
+        match done {
+            Ok(0) => return,
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the desk's figures failed");
+                return;
+            }
+        }
+    }
+}
+
 /// A day as a person types it, named in the error when it is not one.
 pub(crate) fn day(text: Option<&str>, name: &str) -> Result<Option<String>, EngineError> {
     let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
