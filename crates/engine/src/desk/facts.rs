@@ -351,3 +351,141 @@ fn fresh(
     store.put_desk_facts(host_id, session_id, &body)?;
     Ok(facts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{HostRecord, StoredEvent};
+    use crate::views::Counterparty;
+
+    fn event(seq: u64, actor: &str, kind: &str, signer: &str, at: &str) -> StoredEvent {
+        let payload = if kind == "offer" {
+            serde_json::json!({"currency": "USD", "expires_at": "2027-01-01T00:00:00Z",
+                "line_items": [{"sku": "A", "description": "a", "quantity": 1, "unit": "each",
+                                "unit_price": 100 * seq, "currency": "USD"}]})
+        } else {
+            serde_json::json!({})
+        };
+        let body = serde_json::json!({
+            "seq": seq, "actor": actor, "kind": kind, "payload": payload,
+            "payload_hash": "0".repeat(64), "prev_hash": "0".repeat(64),
+            "event_hash": format!("{seq:064}"), "signature": null, "signer": signer, "at": at,
+        });
+        StoredEvent {
+            seq,
+            event_hash: format!("{seq:064}"),
+            actor: actor.into(),
+            kind: kind.into(),
+            at: at.into(),
+            body: body.to_string(),
+            signature_state: "verified".into(),
+        }
+    }
+
+    #[test]
+    fn a_vendor_key_that_signs_after_another_in_one_session_is_flagged_and_the_hosts_own_key_is_not_the_vendors(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.sqlite3")).unwrap();
+        store
+            .insert_host(
+                &HostRecord {
+                    host_id: "h".into(),
+                    protocol: anp::PROTOCOL.into(),
+                    url: "https://h.example".into(),
+                    label: "h".into(),
+                    sandbox: false,
+                    approver_id: "a".into(),
+                    approver_email: "ann@fabrikam.example".into(),
+                    platform_key: "k".into(),
+                    platform_fingerprint: "platform".into(),
+                    approver_keys: "[]".into(),
+                    reachable: true,
+                    last_error: None,
+                    last_poll_at: None,
+                    plain_http_allowed_at: None,
+                    key_fingerprint: None,
+                },
+                "2026-01-01T00:00:00Z",
+            )
+            .unwrap();
+        let session = SessionRecord {
+            host_id: "h".into(),
+            session_id: "s".into(),
+            protocol: anp::PROTOCOL.into(),
+            status: "open".into(),
+            sandbox: false,
+            counterparty: Counterparty {
+                id: "agt_1".into(),
+                name: "Northwind Agent".into(),
+                organization: Some("Northwind".into()),
+                fingerprint: "old".into(),
+                status: "verified".into(),
+                verified: Some(true),
+            },
+            pin_seq: 4,
+            pin_hash: format!("{:064}", 4),
+            remote_count: 4,
+            remote_head: String::new(),
+            verification: Verification::Verified,
+            dispute_detail: None,
+            failing_seq: None,
+            failing_checks: Vec::new(),
+            unproven: Vec::new(),
+            last_total: None,
+            currency: None,
+            updated_at: "2026-01-01T00:00:00Z".into(),
+            pinned_keys: "{}".into(),
+        };
+        store.upsert_session(&session).unwrap();
+        store
+            .insert_events(
+                "h",
+                "s",
+                &[
+                    event(
+                        1,
+                        "vendor_agent",
+                        "session_open",
+                        "platform",
+                        "2026-01-01T00:00:00Z",
+                    ),
+                    event(2, "vendor_agent", "offer", "old", "2026-01-01T00:01:00Z"),
+                    event(3, "vendor_agent", "offer", "new", "2026-01-01T00:02:00Z"),
+                    event(4, "vendor_agent", "offer", "new", "2026-01-01T00:03:00Z"),
+                ],
+            )
+            .unwrap();
+        let human = humanize::Humanizer::in_zone("en_GB.UTF-8", "UTC");
+        let facts = compute(&store, &human, &session).unwrap();
+        let keys: Vec<(&str, &str, &str, bool)> = facts
+            .keys
+            .iter()
+            .map(|k| {
+                (
+                    k.identity.as_str(),
+                    k.first_at.as_str(),
+                    k.last_at.as_str(),
+                    k.changed_mid_session,
+                )
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                (
+                    "key:old",
+                    "2026-01-01T00:01:00Z",
+                    "2026-01-01T00:01:00Z",
+                    false
+                ),
+                (
+                    "key:new",
+                    "2026-01-01T00:02:00Z",
+                    "2026-01-01T00:03:00Z",
+                    true
+                ),
+            ]
+        );
+    }
+}

@@ -147,10 +147,10 @@ impl Desk {
             counters: count("counter"),
             breaches: facts.iter().map(|f| f.breaches).sum(),
             disputes: facts.iter().filter(|f| f.disputed).count() as u32,
-            key_changes: facts
+            key_changes: self
+                .identities(g)
                 .iter()
-                .flat_map(|f| f.keys.iter())
-                .filter(|k| k.changed_mid_session)
+                .filter(|i| i.replaces.is_some() || i.changed_mid_session)
                 .count() as u32,
             maybe_same_as: g.maybe_same_as.clone(),
         }
@@ -234,20 +234,20 @@ impl Desk {
     }
 
     /// Every identity of a counterparty, with when it was seen (over all
-    /// its sessions, whatever the range: an identity's history is whole).
+    /// its sessions, whatever the range: an identity's history is whole),
+    /// and each key that took over from another.
     fn identities(&self, g: &Group) -> Vec<IdentityView> {
-        g.identities
+        let sessions: Vec<&Facts> = g.sessions.iter().map(|&i| &self.facts[i]).collect();
+        let mut views: Vec<IdentityView> = g
+            .identities
             .iter()
             .map(|identity| {
                 let mut first = String::new();
                 let mut last = String::new();
-                let mut sessions = 0;
+                let mut count = 0;
                 let mut changed = false;
-                for f in g.sessions.iter().map(|&i| &self.facts[i]) {
-                    if !f.identities.contains(identity) {
-                        continue;
-                    }
-                    sessions += 1;
+                for f in sessions.iter().filter(|f| f.identities.contains(identity)) {
+                    count += 1;
                     let key = f.keys.iter().find(|k| &k.identity == identity);
                     let (a, b) = key
                         .map(|k| (k.first_at.as_str(), k.last_at.as_str()))
@@ -272,11 +272,39 @@ impl Desk {
                     identity: identity.clone(),
                     first_seen: first,
                     last_seen: last,
-                    sessions,
+                    sessions: count,
                     changed_mid_session: changed,
+                    replaces: None,
                 }
             })
-            .collect()
+            .collect();
+        // A key replaces the latest key first used before it by a session
+        // under one of the same protocol ids.
+        let ids_of = |key: &str| -> Vec<&String> {
+            sessions
+                .iter()
+                .filter(|f| f.keys.iter().any(|k| k.identity == key))
+                .flat_map(|f| f.identities.iter().filter(|i| !i.starts_with("key:")))
+                .collect()
+        };
+        let keys: Vec<(String, String)> = views
+            .iter()
+            .filter(|v| v.kind == "key")
+            .map(|v| (v.identity.clone(), v.first_seen.clone()))
+            .collect();
+        for v in views.iter_mut().filter(|v| v.kind == "key") {
+            let mine = ids_of(&v.identity);
+            v.replaces = keys
+                .iter()
+                .filter(|(other, first)| {
+                    other != &v.identity
+                        && first < &v.first_seen
+                        && ids_of(other).iter().any(|i| mine.contains(i))
+                })
+                .max_by(|a, b| a.1.cmp(&b.1))
+                .map(|(other, _)| other.clone());
+        }
+        views
     }
 
     /// Whether a session is behind a figure.

@@ -136,7 +136,8 @@ pub struct CounterpartyRow {
     pub breaches: u32,
     /// Sessions whose record is disputed.
     pub disputes: u32,
-    /// Keys that changed within a session.
+    /// Keys that took over from another key of the counterparty, between
+    /// sessions or within one.
     pub key_changes: u32,
     /// Other counterparties that may be the same organization (same
     /// declared name, different identities, not linked): their ids.
@@ -183,6 +184,10 @@ pub struct IdentityView {
     pub sessions: u32,
     /// True when this key took over from another within a session.
     pub changed_mid_session: bool,
+    /// The key this one took over from: the counterparty's key used
+    /// before it under the same protocol id (an agent that changed keys
+    /// between sessions, or within one).
+    pub replaces: Option<String>,
 }
 
 /// A person's link between two identities.

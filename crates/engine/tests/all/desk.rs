@@ -888,3 +888,53 @@ async fn an_audit_pack_verifies_offline_decision_by_decision_and_a_changed_byte_
         report.to_text()
     );
 }
+
+#[tokio::test]
+async fn an_agent_that_changes_keys_between_sessions_stays_one_counterparty_with_the_change_flagged(
+) {
+    let world = World::start().await;
+    let (_data, engine) = world.engine("ann@fabrikam.example").await;
+    let agent = gate_agent(&world).await;
+    // The same seller agent id, a new key in its second session.
+    let (first, i) = Talk::bargained("ses_key_1", 86400);
+    agent.create_session(&first.create()).await.unwrap();
+    crate::gate::ask(&agent, &first, i, "req-key-1", 86400).await;
+    // Its messages carry whole seconds: the second session's come later.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (second, j) = Talk::bargained("ses_key_2", 86400);
+    assert_ne!(first.seller_fingerprint(), second.seller_fingerprint());
+    agent.create_session(&second.create()).await.unwrap();
+    crate::gate::ask(&agent, &second, j, "req-key-2", 86400).await;
+    engine.refresh().await.unwrap();
+
+    let desk = engine.desk(DeskQuery::default()).await.unwrap();
+    assert_eq!(desk.counterparties.len(), 1, "{:#?}", desk.counterparties);
+    let row = &desk.counterparties[0];
+    assert_eq!((row.sessions, row.key_changes), (2, 1));
+    let page = engine
+        .counterparty(&row.id, DeskQuery::default())
+        .await
+        .unwrap();
+    let key = |fingerprint: String| {
+        page.identities
+            .iter()
+            .find(|i| i.identity == format!("key:{fingerprint}"))
+            .unwrap_or_else(|| panic!("{fingerprint} in {:?}", page.identities))
+            .clone()
+    };
+    let (old, new) = (
+        key(first.seller_fingerprint()),
+        key(second.seller_fingerprint()),
+    );
+    assert_eq!(new.replaces.as_deref(), Some(old.identity.as_str()));
+    assert_eq!(old.replaces, None);
+    assert_eq!((old.sessions, new.sessions), (1, 1));
+    assert!(old.first_seen <= new.first_seen);
+    let id = page.identities.iter().find(|i| i.kind == "id").unwrap();
+    assert_eq!(id.sessions, 2);
+    assert!(
+        id.identity.starts_with("concordia agent_seller_01 at "),
+        "{}",
+        id.identity
+    );
+}

@@ -1309,7 +1309,8 @@ breaches: number,
  */
 disputes: number, 
 /**
- * Keys that changed within a session.
+ * Keys that took over from another key of the counterparty, between
+ * sessions or within one.
  */
 key_changes: number, 
 /**
@@ -2031,7 +2032,13 @@ sessions: number,
 /**
  * True when this key took over from another within a session.
  */
-changed_mid_session: boolean, };
+changed_mid_session: boolean, 
+/**
+ * The key this one took over from: the counterparty's key used
+ * before it under the same protocol id (an agent that changed keys
+ * between sessions, or within one).
+ */
+replaces: string | null, };
 
 /**
  * The argument of `import_receipt`: the bytes the webview read from the
