@@ -206,35 +206,20 @@ fn record(s: &mut Session<'_>, bytes: &[u8], options: &Options) -> Option<Value>
         }
     };
     let protocol = value.get("protocol").and_then(Value::as_str).unwrap_or("");
-    let input = Input::new(bytes);
-    if input.kind().is_some() {
-        let outcome = verify_input("record.json", &input, options);
-        for f in outcome.failures {
-            s.fail(
-                "record.json",
-                &f.check,
-                format!(
-                    "{}{}",
-                    if f.at.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{}: ", f.at)
-                    },
-                    f.detail
-                ),
-            );
-        }
-        if outcome.status == "unreadable" {
-            s.fail("record.json", "record", outcome.summary);
-        }
-    } else if protocol == plain::PROTOCOL {
+    // The protocol the record names first: a plain-terms thread and an
+    // OANP session are `{messages, …}` documents too, not Concordia
+    // transcripts.
+    if protocol == plain::PROTOCOL {
         let key = value
             .pointer("/keys/host")
             .and_then(Value::as_str)
             .and_then(|k| concordia::approval_receipt::keys::parse_public_key(k).ok());
+        // The console names the session `plain:<thread>`; the entries
+        // name their thread.
         let session_id = value
             .get("session_id")
             .and_then(Value::as_str)
+            .map(|id| id.strip_prefix("plain:").unwrap_or(id))
             .unwrap_or("");
         let entries = value
             .get("messages")
@@ -265,8 +250,33 @@ fn record(s: &mut Session<'_>, bytes: &[u8], options: &Options) -> Option<Value>
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        if let Err(e) = oanp::chain::verify_log(&envelopes, None, None) {
-            s.fail("record.json", "link", format!("{e:?}"));
+        // Each envelope links to the one before it (an OANP session's
+        // record carries no signed head until its arbiter's receipt).
+        for (index, pair) in envelopes.windows(2).enumerate() {
+            let before = oanp::canonical::commit(&pair[0]).ok();
+            let linked =
+                before.is_some_and(|h| pair[1].get("prev_hash") == Some(&Value::String(h)));
+            if !linked {
+                s.fail(
+                    "record.json",
+                    "link",
+                    format!("envelope {} does not link to the one before it", index + 2),
+                );
+                break;
+            }
+        }
+    } else if let Some(input) = Some(Input::new(bytes)).filter(|i| i.kind().is_some()) {
+        let outcome = verify_input("record.json", &input, options);
+        for f in outcome.failures {
+            let at = if f.at.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", f.at)
+            };
+            s.fail("record.json", &f.check, format!("{at}{}", f.detail));
+        }
+        if outcome.status == "unreadable" {
+            s.fail("record.json", "record", outcome.summary);
         }
     } else {
         // A record this tool has no rules for (ANEX's A2A messages): its

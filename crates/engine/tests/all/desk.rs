@@ -632,6 +632,31 @@ async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol
         ["USD", "1", "570000", "600000", "30000", "5.00"]
     );
     assert_eq!(rows.len(), 1 + 5);
+    // The audit pack of every decision verifies offline, each decision
+    // proven, whatever its protocol.
+    let pack = engine
+        .export_audit_pack(AuditPackQuery::default())
+        .await
+        .unwrap();
+    assert_eq!((pack.sessions, pack.decisions), (4, 5));
+    let options = countersign_verify::Options {
+        now: OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    let report = countersign_verify::pack::verify(&pack.path, &options);
+    assert_eq!(report.status, "verified", "{}", report.to_text());
+    assert!(
+        report.decisions.iter().all(|d| d.status == "proven"),
+        "{}",
+        report.to_text()
+    );
+    let approval = report
+        .decisions
+        .iter()
+        .find(|d| d.session_id == anp_session && d.action == "approve")
+        .unwrap();
+    assert_eq!(approval.role.as_deref(), Some("buyer"), "{approval:?}");
 }
 
 /// Copies a pack folder.

@@ -4,4 +4,5 @@ mod anp_logs;
 mod cli;
 mod concordia_files;
 mod oanp_receipts;
+mod packs;
 mod plain_receipts;
