@@ -10,7 +10,7 @@ export const YEAR = { from: "2026-01-01", to: "2026-12-31" };
 export function slowWait(overrides: Partial<WaitRow> = {}): WaitRow {
   return {
     session: { host_id: "h-sandbox", session_id: "s-contoso-2" }, protocol: "ANP/0.1", counterparty: "Contoso GmbH",
-    offer_at: "2026-03-02T09:00:00Z", decided_at: "2026-03-03T10:01:01Z", seconds: 90061, respond_within_minutes: 240,
+    offer_at: "2026-03-02T09:00:00Z", decided_at: "2026-03-03T10:01:01Z", seconds: 90061, respond_within_minutes: 240, due_at: null, past_response_time: true,
     person: "ana@buyer.example", role: "finance", action: "approve", ...overrides,
   };
 }
@@ -44,7 +44,7 @@ export function deskOverview(): DeskOverview {
     slowest: [
       slowWait(),
       slowWait({ session: { host_id: "h-sandbox", session_id: "s-fabrikam" }, counterparty: "Fabrikam Inc", seconds: 12000,
-        offer_at: "2026-06-01T08:00:00Z", decided_at: "2026-06-01T11:20:00Z", respond_within_minutes: null, person: "grace@buyer.example",
+        offer_at: "2026-06-01T08:00:00Z", decided_at: "2026-06-01T11:20:00Z", respond_within_minutes: null, due_at: null, past_response_time: false, person: "grace@buyer.example",
         role: "buyer", action: "counter" }),
     ],
     people: [
@@ -98,7 +98,7 @@ export function contosoPage(): CounterpartyPage {
     ],
     waits: [
       slowWait(),
-      slowWait({ session: { host_id: "h-sandbox", session_id: "s-contoso" }, seconds: 600, offer_at: "2026-11-28T09:00:00Z",
+      slowWait({ session: { host_id: "h-sandbox", session_id: "s-contoso" }, seconds: 600, past_response_time: false, offer_at: "2026-11-28T09:00:00Z",
         decided_at: "2026-11-28T09:10:00Z", action: "decline" }),
     ],
   };

@@ -48,8 +48,10 @@ pub struct DecisionOutcome {
 pub struct PackReport {
     /// The folder.
     pub dir: String,
-    /// `verified` (every file as indexed, every record and decision
-    /// proven), `failed`, or `unreadable`.
+    /// `verified` (every file as indexed, every record verified and every
+    /// decision proven), `unproven` (nothing fails, but a decision is not
+    /// proven: an approval the host counted before an accept carried it),
+    /// `failed`, or `unreadable`.
     pub status: &'static str,
     /// Sessions checked.
     pub sessions: usize,
@@ -74,11 +76,11 @@ impl PackReport {
         }
     }
 
-    /// 0 verified, 1 failed, 2 unreadable.
+    /// 0 verified, 1 failed or a decision not proven, 2 unreadable.
     pub fn exit_code(&self) -> i32 {
         match self.status {
             "verified" => 0,
-            "failed" => 1,
+            "failed" | "unproven" => 1,
             _ => 2,
         }
     }
@@ -307,6 +309,7 @@ fn decision(
     host_approvals: &Value,
     session_id: &str,
     console_dids: &[String],
+    console_keys: &[ed25519_dalek::VerifyingKey],
 ) -> DecisionOutcome {
     let name = listed.get("file").and_then(Value::as_str).unwrap_or("");
     let mut out = DecisionOutcome {
@@ -392,74 +395,110 @@ fn decision(
         }
         return out;
     }
-    // ANP/0.1: the decision is the event the host appended, in the log.
-    let hash = text(file, "/appended/event_hash");
-    let event = hash.as_ref().and_then(|h| {
-        record.and_then(|r| {
-            messages(r)
-                .into_iter()
-                .find(|e| e.get("event_hash").and_then(Value::as_str) == Some(h.as_str()))
-        })
+    // ANP/0.1: the decision is an event of the verified log. An approval
+    // is the one its accept carries (the event the host appended for it,
+    // or a later accept when other approvals were awaited), signed by one
+    // of the console's keys; a decline or a counter is the event the host
+    // appended on this console's signed request.
+    let claimed = text(listed, "/by");
+    let offer = text(listed, "/offer_hash").unwrap_or_default();
+    out.by = claimed.clone();
+    out.role = host_approvals.as_array().and_then(|list| {
+        list.iter()
+            .find(|a| {
+                text(a, "/event_hash").as_deref() == Some(offer.as_str())
+                    && text(a, "/approved_by") == claimed
+            })
+            .and_then(|a| text(a, "/role"))
     });
-    match (hash, event) {
-        (Some(h), Some(event)) => {
-            let offer = text(listed, "/offer_hash").unwrap_or_default();
-            let approval = host_approvals.as_array().and_then(|list| {
-                list.iter()
-                    .find(|a| text(a, "/event_hash").as_deref() == Some(offer.as_str()))
-            });
-            let claimed = text(listed, "/by");
-            let kind = text(event, "/kind").unwrap_or_default();
-            let seq = text(event, "/seq").unwrap_or_default();
-            out.role = approval.and_then(|a| text(a, "/role"));
-            if kind == "accept" {
-                // The approval the log's verification checked, signed by
-                // the approver it names.
-                let signed: Vec<String> = event
-                    .pointer("/payload/approval")
-                    .into_iter()
-                    .chain(
-                        event
-                            .pointer("/payload/approvals")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten(),
-                    )
-                    .filter_map(|a| text(a, "/approved_by"))
-                    .collect();
-                match signed.iter().find(|b| Some(*b) == claimed.as_ref()) {
-                    Some(by) => {
-                        out.by = Some(by.clone());
-                        out.status = "proven";
-                        out.proof = format!(
-                            "the approval signed by {by} in accept event seq {seq} ({h}) of the verified log{}",
-                            if out.role.is_some() { "; the role as the host recorded it" } else { "" }
-                        );
-                    }
-                    None => {
-                        let detail = format!(
-                            "the accept event seq {seq} carries no approval by {}",
-                            claimed.unwrap_or_default()
-                        );
-                        s.fail(name, "approval", detail.clone());
-                        out.proof = detail;
-                    }
-                }
-            } else {
-                out.by = claimed;
+    let events = record.map(messages).unwrap_or_default();
+    let appended = text(file, "/appended/event_hash");
+    if out.action != "approve" {
+        match appended.as_ref().and_then(|h| {
+            events
+                .iter()
+                .find(|e| text(e, "/event_hash").as_ref() == Some(h))
+        }) {
+            Some(event) => {
                 out.status = "proven";
                 out.proof = format!(
-                    "{kind} event seq {seq} ({h}) of the verified log, appended by the host on this console's signed request"
+                    "{} event seq {} ({}) of the verified log, appended by the host on this console's signed request",
+                    text(event, "/kind").unwrap_or_default(),
+                    text(event, "/seq").unwrap_or_default(),
+                    appended.unwrap_or_default()
                 );
             }
+            None => {
+                let detail = match appended {
+                    Some(h) => format!("the log holds no event {h}"),
+                    None => "neither a receipt nor an appended event".into(),
+                };
+                s.fail(name, "appended", detail.clone());
+                out.proof = detail;
+            }
         }
-        (Some(h), None) => {
-            s.fail(name, "appended", format!("the log holds no event {h}"));
-            out.proof = format!("the log holds no event {h}");
+        return out;
+    }
+    let approvals_of = |e: &Value| -> Vec<Value> {
+        e.pointer("/payload/approval")
+            .into_iter()
+            .chain(
+                e.pointer("/payload/approvals")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            )
+            .cloned()
+            .collect()
+    };
+    let accept = events.iter().find(|e| {
+        text(e, "/kind").as_deref() == Some("accept")
+            && text(e, "/payload/in_response_to").as_deref() == Some(offer.as_str())
+            && approvals_of(e)
+                .iter()
+                .any(|a| text(a, "/approved_by") == claimed)
+    });
+    let Some(accept) = accept else {
+        if appended.is_some() {
+            let detail = format!(
+                "no accept of {offer} in the log carries an approval by {}",
+                claimed.unwrap_or_default()
+            );
+            s.fail(name, "approval", detail.clone());
+            out.proof = detail;
+        } else {
+            // Not a fault of the pack: the offer still awaited other
+            // approvals when the record was read.
+            out.proof = "the host counted it while the offer awaited other approvals; no accept in the record carries it yet".into();
         }
-        (None, _) => {
-            s.fail(name, "appended", "neither a receipt nor an appended event");
-            out.proof = "neither a receipt nor an appended event".into();
+        return out;
+    };
+    let approval = approvals_of(accept)
+        .into_iter()
+        .find(|a| text(a, "/approved_by") == claimed)
+        .and_then(|a| anp::payload::Approval::parse(&a).ok());
+    let signed_by = approval.as_ref().and_then(|a| {
+        console_keys
+            .iter()
+            .find(|k| anp::approval::verify_approval(a, &offer, k).is_ok())
+    });
+    match signed_by {
+        Some(key) => {
+            out.status = "proven";
+            out.proof = format!(
+                "the approval in accept event seq {} of the verified log, signed by {} with the console's key {}{}",
+                text(accept, "/seq").unwrap_or_default(),
+                claimed.unwrap_or_default(),
+                anp::keys::fingerprint(key),
+                if out.role.is_some() { "; the role as the host recorded it" } else { "" }
+            );
+        }
+        None => {
+            let detail =
+                "the approval's signature verifies under none of the console keys the index lists"
+                    .to_owned();
+            s.fail(name, "approval", detail.clone());
+            out.proof = detail;
         }
     }
     out
@@ -482,7 +521,15 @@ pub fn verify(dir: &str, options: &Options) -> PackReport {
     let Some(sessions) = index.get("sessions").and_then(Value::as_array) else {
         return PackReport::unreadable(dir, "index.json: no sessions list");
     };
-    // The did:key of every key the console signed with.
+    // Every key the console signed with, and its did:key.
+    let console_keys: Vec<ed25519_dalek::VerifyingKey> = index
+        .get("console_keys")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|k| text(k, "/public_key"))
+        .filter_map(|k| anp::keys::parse_public_key(&k).ok())
+        .collect();
     let console_dids: Vec<String> = index
         .get("console_keys")
         .and_then(Value::as_array)
@@ -541,6 +588,7 @@ pub fn verify(dir: &str, options: &Options) -> PackReport {
                 &host_approvals,
                 &session_id,
                 &console_dids,
+                &console_keys,
             );
             decisions.push(outcome);
         }
@@ -555,13 +603,16 @@ pub fn verify(dir: &str, options: &Options) -> PackReport {
         }
         failures.extend(s.failures);
     }
+    let status = if !failures.is_empty() {
+        "failed"
+    } else if decisions.iter().any(|d| d.status != "proven") {
+        "unproven"
+    } else {
+        "verified"
+    };
     PackReport {
         dir: dir.to_owned(),
-        status: if failures.is_empty() {
-            "verified"
-        } else {
-            "failed"
-        },
+        status,
         sessions: sessions.len(),
         decisions,
         failures,

@@ -162,7 +162,7 @@ pub(super) fn list(
                     .any(|(h, s)| h == &f.host_id && s == &f.session_id)
             });
             for w in figures::waits(facts) {
-                let past = figures::past_response_time(&w);
+                let past = w.past_response_time;
                 out += &line(&[
                     w.session.host_id,
                     w.session.session_id,

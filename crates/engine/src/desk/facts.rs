@@ -57,6 +57,9 @@ pub(crate) struct DecisionFact {
     pub offer_total: Option<Amount>,
     /// The response time of the step it was made at.
     pub respond_within_minutes: Option<u32>,
+    /// When that step was due, as the host said when the decision was made.
+    #[serde(default)]
+    pub due_at: Option<String>,
 }
 
 /// A key as one session saw it.
@@ -204,13 +207,13 @@ pub(crate) fn compute(
             continue;
         }
         let chain = crate::history::decision_chain(d.proposal.as_deref());
-        let respond_within_minutes = chain.as_ref().and_then(|c| {
-            let step = c.step?;
-            c.steps
-                .iter()
-                .find(|x| x.number == step)?
-                .respond_within_minutes
-        });
+        let step = chain
+            .as_ref()
+            .and_then(|c| c.steps.iter().find(|x| Some(x.number) == c.step));
+        let respond_within_minutes = step.and_then(|x| x.respond_within_minutes);
+        // When the step was due, counted from the moment it opened (a
+        // later step opens after the earlier ones are met).
+        let due_at = step.and_then(|x| x.due_at.clone());
         let answered = offer(&d.in_response_to);
         decisions.push(DecisionFact {
             decision_id: Some(d.decision_id.clone()),
@@ -223,6 +226,7 @@ pub(crate) fn compute(
             offer_at: answered.as_ref().and_then(|(at, _)| at.clone()),
             offer_total: answered.and_then(|(_, a)| a),
             respond_within_minutes,
+            due_at,
         });
     }
     for approval in crate::history::host_approvals(store, s)? {
@@ -241,6 +245,7 @@ pub(crate) fn compute(
             offer_at: answered.as_ref().and_then(|(at, _)| at.clone()),
             offer_total: answered.and_then(|(_, a)| a),
             respond_within_minutes: None,
+            due_at: None,
         });
     }
 

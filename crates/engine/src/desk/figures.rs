@@ -145,7 +145,7 @@ pub(crate) fn wait(f: &Facts, d: &DecisionFact) -> Option<WaitRow> {
     let offered = time(d.offer_at.as_deref()?)?;
     let decided = time(&d.at)?;
     let seconds = (decided - offered).whole_seconds().max(0) as u64;
-    Some(WaitRow {
+    let mut row = WaitRow {
         session: SessionRef {
             host_id: f.host_id.clone(),
             session_id: f.session_id.clone(),
@@ -156,16 +156,26 @@ pub(crate) fn wait(f: &Facts, d: &DecisionFact) -> Option<WaitRow> {
         decided_at: d.at.clone(),
         seconds,
         respond_within_minutes: d.respond_within_minutes,
+        due_at: d.due_at.clone(),
+        past_response_time: false,
         person: d.person.clone(),
         role: d.role.clone(),
         action: d.action.clone(),
-    })
+    };
+    row.past_response_time = past_response_time(&row);
+    Some(row)
 }
 
-/// True when a wait went past its step's response time.
-pub(crate) fn past_response_time(w: &WaitRow) -> bool {
-    w.respond_within_minutes
-        .is_some_and(|m| w.seconds > u64::from(m) * 60)
+/// True when a decision came after its step was due: from the moment the
+/// step opened when the host said when that was, else from the offer's
+/// arrival (a first step opens when the offer arrives).
+fn past_response_time(w: &WaitRow) -> bool {
+    match (w.due_at.as_deref().and_then(time), time(&w.decided_at)) {
+        (Some(due), Some(decided)) => decided > due,
+        _ => w
+            .respond_within_minutes
+            .is_some_and(|m| w.seconds > u64::from(m) * 60),
+    }
 }
 
 /// Every wait of these sessions, slowest first.
@@ -199,7 +209,7 @@ pub(crate) fn wait_figures(rows: &[WaitRow]) -> WaitFigures {
         decisions: rows.len() as u32,
         median_seconds: nearest_rank(&seconds, 50),
         p90_seconds: nearest_rank(&seconds, 90),
-        past_response_time: rows.iter().filter(|w| past_response_time(w)).count() as u32,
+        past_response_time: rows.iter().filter(|w| w.past_response_time).count() as u32,
     }
 }
 

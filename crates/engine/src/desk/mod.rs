@@ -319,7 +319,7 @@ impl Desk {
                 .decisions
                 .iter()
                 .filter_map(|d| figures::wait(f, d))
-                .any(|w| figures::past_response_time(&w)),
+                .any(|w| w.past_response_time),
             DeskFigure::Person { person, role } => f
                 .decisions
                 .iter()

@@ -75,6 +75,11 @@ pub struct WaitRow {
     pub seconds: u64,
     /// The step's response time, when the policy set one.
     pub respond_within_minutes: Option<u32>,
+    /// When the step was due (RFC 3339), counted from the moment the step
+    /// opened, as the host said when the decision was made.
+    pub due_at: Option<String>,
+    /// True when it was decided after its step was due.
+    pub past_response_time: bool,
     /// Who decided (an email).
     pub person: String,
     /// As which role, when routed.

@@ -890,7 +890,35 @@ async fn an_audit_pack_verifies_offline_decision_by_decision_and_a_changed_byte_
         "{statuses:?}"
     );
 
-    // A byte changed in a decision file fails at that file.
+    // An index naming another console key: neither the ANP approval nor the
+    // receipt is the console's any more.
+    let tampered = tempfile::tempdir().unwrap();
+    copy_dir(std::path::Path::new(&pack.path), tampered.path());
+    let index_path = tampered.path().join("index.json");
+    let mut index: Value =
+        serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
+    let stranger = anp::keys::generate_signing_key();
+    index["console_keys"] =
+        json!([{"public_key": approval_receipt::keys::public_key_text(&stranger.verifying_key())}]);
+    std::fs::write(&index_path, index.to_string()).unwrap();
+    let report = countersign_verify::pack::verify(&tampered.path().display().to_string(), &options);
+    assert_eq!(report.status, "failed");
+    let anp_failure = report
+        .failures
+        .iter()
+        .find(|f| f.check == "approval")
+        .unwrap_or_else(|| panic!("{}", report.to_text()));
+    assert!(
+        anp_failure.detail.contains("none of the console keys"),
+        "{}",
+        anp_failure.detail
+    );
+    assert!(
+        report.decisions.iter().all(|d| d.status == "not proven"),
+        "{}",
+        report.to_text()
+    );
+
     let tampered = tempfile::tempdir().unwrap();
     copy_dir(std::path::Path::new(&pack.path), tampered.path());
     let anp_dir = session_dir(tampered.path(), "ANP/0.1");
@@ -962,4 +990,56 @@ async fn an_agent_that_changes_keys_between_sessions_stays_one_counterparty_with
         "{}",
         id.identity
     );
+}
+
+#[tokio::test]
+async fn an_approval_counted_while_others_were_awaited_is_proven_once_an_accept_carries_it() {
+    let world = World::start().await;
+    world.load_policy("100000", 2, json!([])).await;
+    let (_a, ada) = world.engine("ada@fabrikam.example").await;
+    let (_g, grace) = world.engine("grace@fabrikam.example").await;
+    let (vendor, session) = world.vendor("Northwind").await;
+    submit(&vendor, &session, EventKind::Offer, offer(1140, DAY)).await;
+    let item = pending_in(&ada, &session).await;
+    let one = ada
+        .decide(decide_on(&item, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(one.outcome, "awaiting_approvals", "{}", one.detail);
+    ada.refresh().await.unwrap();
+    let options = countersign_verify::Options {
+        now: OffsetDateTime::now_utc(),
+        offer: None,
+        pin: None,
+    };
+    // Nothing fails, but nothing in the record proves Ada's approval yet.
+    let pack = ada
+        .export_audit_pack(AuditPackQuery::default())
+        .await
+        .unwrap();
+    let report = countersign_verify::pack::verify(&pack.path, &options);
+    assert_eq!(report.status, "unproven", "{}", report.to_text());
+    assert_eq!(report.exit_code(), 1);
+    assert!(report.failures.is_empty(), "{}", report.to_text());
+    assert!(report.decisions[0]
+        .proof
+        .contains("awaited other approvals"));
+
+    // Grace approves too: the accept carries both; Ada's is proven, as hers.
+    let item = pending_in(&grace, &session).await;
+    let two = grace
+        .decide(decide_on(&item, DecideAction::Approve, None))
+        .await
+        .unwrap();
+    assert_eq!(two.outcome, "appended", "{}", two.detail);
+    ada.refresh().await.unwrap();
+    let pack = ada
+        .export_audit_pack(AuditPackQuery::default())
+        .await
+        .unwrap();
+    let report = countersign_verify::pack::verify(&pack.path, &options);
+    assert_eq!(report.status, "verified", "{}", report.to_text());
+    let d = &report.decisions[0];
+    assert_eq!(d.by.as_deref(), Some("ada@fabrikam.example"));
+    assert!(d.proof.contains("accept event"), "{}", d.proof);
 }

@@ -4177,6 +4177,15 @@ seconds: number,
  */
 respond_within_minutes: number | null, 
 /**
+ * When the step was due (RFC 3339), counted from the moment the step
+ * opened, as the host said when the decision was made.
+ */
+due_at: string | null, 
+/**
+ * True when it was decided after its step was due.
+ */
+past_response_time: boolean, 
+/**
  * Who decided (an email).
  */
 person: string, 

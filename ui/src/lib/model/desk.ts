@@ -43,9 +43,9 @@ export function responseTimeText(minutes: number | null | undefined): string {
   return minutes === null || minutes === undefined ? "—" : fmt.duration(minutes * 60);
 }
 
-/** Whether a wait went past its step's response time (the engine's rule: strictly longer). */
-export function pastResponseTime(wait: { seconds: number; respond_within_minutes: number | null }): boolean {
-  return wait.respond_within_minutes !== null && wait.seconds > wait.respond_within_minutes * 60;
+/** Whether a wait went past its step's response time, as the engine judged it (from when the step opened). */
+export function pastResponseTime(wait: { past_response_time: boolean }): boolean {
+  return wait.past_response_time;
 }
 
 /** What was won as a share of the opening asks ("12.50%", "−3.00%"), exact as the engine sent it; "—" when none. */
