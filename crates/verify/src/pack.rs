@@ -300,6 +300,12 @@ fn messages(record: &Value) -> Vec<&Value> {
     Vec::new()
 }
 
+/// The keys the console signed with, as the index lists them.
+struct Console {
+    keys: Vec<ed25519_dalek::VerifyingKey>,
+    dids: Vec<String>,
+}
+
 /// Proves one decision.
 fn decision(
     s: &mut Session<'_>,
@@ -308,9 +314,9 @@ fn decision(
     record: Option<&Value>,
     host_approvals: &Value,
     session_id: &str,
-    console_dids: &[String],
-    console_keys: &[ed25519_dalek::VerifyingKey],
+    console: &Console,
 ) -> DecisionOutcome {
+    let (console_dids, console_keys) = (&console.dids, &console.keys);
     let name = listed.get("file").and_then(Value::as_str).unwrap_or("");
     let mut out = DecisionOutcome {
         decision_id: text(listed, "/decision_id").unwrap_or_default(),
@@ -539,6 +545,10 @@ pub fn verify(dir: &str, options: &Options) -> PackReport {
         .filter_map(|k| concordia::approval_receipt::keys::parse_public_key(&k).ok())
         .map(|k| concordia::approval_receipt::did_key::encode(&k))
         .collect();
+    let console = Console {
+        keys: console_keys,
+        dids: console_dids,
+    };
     let mut decisions = Vec::new();
     let mut failures = Vec::new();
     for entry in sessions {
@@ -587,8 +597,7 @@ pub fn verify(dir: &str, options: &Options) -> PackReport {
                 record_value.as_ref(),
                 &host_approvals,
                 &session_id,
-                &console_dids,
-                &console_keys,
+                &console,
             );
             decisions.push(outcome);
         }
