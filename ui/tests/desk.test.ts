@@ -269,7 +269,7 @@ describe("a counterparty's page", () => {
     expect(backend.links).toEqual([{ a: "did:key:z6MkContoso", b: "oanp merchant-7 at h-sandbox" }]);
     // Now one counterparty: the other's identity is listed here, the link can be undone, nothing "may be the same" any more.
     const identities = byId(container, "counterparty-identities");
-    expect(texts(identities, "counterparty-identity-value")).toContain("oanp merchant-7 at h-sandbox");
+    expect(texts(identities, "counterparty-identity-value")).toContain("oanp merchant-7 at Sandbox");
     expect(container.querySelector("[data-testid='counterparty-maybe']")).toBeNull();
     expect(texts(container, "counterparty-link-row")[0]).toContain("did:key:z6MkContoso");
     await user.click(byId(container, "counterparty-unlink"));

@@ -75,11 +75,11 @@ export function contosoPage(): CounterpartyPage {
   return {
     row: contosoRow(),
     identities: [
-      { identity: "ANP/0.1 agt_contoso at h-sandbox", kind: "id", first_seen: "2026-03-01T08:00:00Z", last_seen: "2026-11-29T11:40:00Z",
+      { identity: "ANP/0.1 agt_contoso at h-sandbox", label: "ANP/0.1 agt_contoso at Sandbox", kind: "id", first_seen: "2026-03-01T08:00:00Z", last_seen: "2026-11-29T11:40:00Z",
         sessions: 2, changed_mid_session: false, replaces: null },
-      { identity: "key:ed25519:c0nt0s0", kind: "key", first_seen: "2026-03-01T08:00:00Z", last_seen: "2026-11-29T11:40:00Z",
+      { identity: "key:ed25519:c0nt0s0", label: "key:ed25519:c0nt0s0", kind: "key", first_seen: "2026-03-01T08:00:00Z", last_seen: "2026-11-29T11:40:00Z",
         sessions: 2, changed_mid_session: true, replaces: null },
-      { identity: "did:key:z6MkContoso", kind: "did", first_seen: "2026-05-04T10:00:00Z", last_seen: "2026-05-06T10:00:00Z",
+      { identity: "did:key:z6MkContoso", label: "did:key:z6MkContoso", kind: "did", first_seen: "2026-05-04T10:00:00Z", last_seen: "2026-05-06T10:00:00Z",
         sessions: 1, changed_mid_session: false, replaces: null },
     ],
     links: [],
@@ -109,7 +109,7 @@ export function contoso2Page(): CounterpartyPage {
   return {
     row,
     identities: [
-      { identity: "oanp merchant-7 at h-sandbox", kind: "id", first_seen: "2026-08-01T08:00:00Z", last_seen: "2026-08-02T08:00:00Z",
+      { identity: "oanp merchant-7 at h-sandbox", label: "oanp merchant-7 at Sandbox", kind: "id", first_seen: "2026-08-01T08:00:00Z", last_seen: "2026-08-02T08:00:00Z",
         sessions: 1, changed_mid_session: false, replaces: null },
     ],
     links: [],

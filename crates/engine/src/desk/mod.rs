@@ -93,6 +93,8 @@ pub(crate) struct Desk {
     facts: Vec<Facts>,
     groups: Vec<Group>,
     links: Vec<crate::store::LinkRecord>,
+    /// Each host's id and label, to show a protocol id with its host.
+    hosts: Vec<(String, String)>,
 }
 
 impl Desk {
@@ -101,10 +103,16 @@ impl Desk {
         let facts = facts::all(store, human)?;
         let links = store.identity_links()?;
         let groups = groups::group(&facts, &links);
+        let hosts = store
+            .hosts()?
+            .into_iter()
+            .map(|h| (h.host_id, h.label))
+            .collect();
         Ok(Desk {
             facts,
             groups,
             links,
+            hosts,
         })
     }
 
@@ -269,6 +277,7 @@ impl Desk {
                         "id"
                     }
                     .into(),
+                    label: self.label(identity),
                     identity: identity.clone(),
                     first_seen: first,
                     last_seen: last,
@@ -305,6 +314,16 @@ impl Desk {
                 .map(|(other, _)| other.clone());
         }
         views
+    }
+
+    /// An identity as a person reads it: a protocol id's host by its label.
+    fn label(&self, identity: &str) -> String {
+        for (id, label) in &self.hosts {
+            if let Some(head) = identity.strip_suffix(&format!(" at {id}")) {
+                return format!("{head} at {label}");
+            }
+        }
+        identity.to_owned()
     }
 
     /// Whether a session is behind a figure.

@@ -177,8 +177,11 @@ pub struct DeskOverview {
 /// One identity a counterparty is known by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct IdentityView {
-    /// The identity as matched (`key:…`, `did:…`, or `<protocol> <id> at <host>`).
+    /// The identity as matched (`key:…`, `did:…`, or `<protocol> <id> at
+    /// <host id>`): what a link names.
     pub identity: String,
+    /// The same as a person reads it: a protocol id with its host's label.
+    pub label: String,
     /// `key`, `did` or `id`.
     pub kind: String,
     /// Its first entry's time.

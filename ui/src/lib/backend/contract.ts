@@ -2010,9 +2010,14 @@ detail: string, };
  */
 export type IdentityView = { 
 /**
- * The identity as matched (`key:…`, `did:…`, or `<protocol> <id> at <host>`).
+ * The identity as matched (`key:…`, `did:…`, or `<protocol> <id> at
+ * <host id>`): what a link names.
  */
 identity: string, 
+/**
+ * The same as a person reads it: a protocol id with its host's label.
+ */
+label: string, 
 /**
  * `key`, `did` or `id`.
  */
