@@ -179,13 +179,19 @@ pub(crate) fn compute(
             Some((r.message_hash, at))
         })
         .collect();
+    // A record without times (ANEX): when this console first saw the
+    // proposal pending.
+    let seen = store.first_seen_pending(&s.host_id, &s.session_id)?;
     let offer = |hash: &str| {
         amounts
             .iter()
             .find(|(h, _, _)| h == hash)
             .map(|(h, at, amount)| {
                 let asked_at = asked.iter().find(|(m, _)| m == h).map(|(_, at)| at.clone());
-                let at = asked_at.or_else(|| (!at.is_empty()).then(|| at.clone()));
+                let seen_at = || seen.iter().find(|(m, _)| m == h).map(|(_, at)| at.clone());
+                let at = asked_at
+                    .or_else(|| (!at.is_empty()).then(|| at.clone()))
+                    .or_else(seen_at);
                 (at, amount.clone())
             })
     };
@@ -194,6 +200,7 @@ pub(crate) fn compute(
         .iter()
         .map(|e| e.at.clone())
         .chain(asked.iter().map(|(_, at)| at.clone()))
+        .chain(seen.iter().map(|(_, at)| at.clone()))
         .filter(|t| !t.is_empty())
         .collect();
     times.sort();

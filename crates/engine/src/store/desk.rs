@@ -69,6 +69,23 @@ impl Store {
         Ok(())
     }
 
+    /// When this console first saw each of a session's proposals pending
+    /// (its notification's claim, subject the proposal's hash): what
+    /// dates a proposal whose record carries no time.
+    pub fn first_seen_pending(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT subject, at FROM notified WHERE host_id = ?1 AND session_id = ?2
+             AND subject <> 'disputed' AND subject NOT LIKE 'breach:%'
+             AND subject NOT LIKE 'escalated:%' AND subject NOT LIKE 'reminder:%'",
+        )?;
+        let rows = stmt.query_map([host_id, session_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
     /// Records a person's link between two identities.
     pub fn link_identities(&self, a: &str, b: &str, by: &str, at: &str) -> rusqlite::Result<i64> {
         self.conn.execute(

@@ -520,7 +520,20 @@ async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol
         }]
     );
 
-    // A date range holds sessions by their first entry: none tomorrow.
+    // A date range holds sessions by their first entry, or for a record
+    // without times (ANEX) when this console first saw its ask: all five
+    // today, none tomorrow.
+    let today = world.host().clock().now().date().to_string();
+    let day = engine
+        .desk(DeskQuery {
+            from: Some(today.clone()),
+            to: Some(today),
+            ..DeskQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(day.sessions, 5, "{:#?}", day.counterparties);
+
     let tomorrow = (world.host().clock().now() + time::Duration::days(1)).date();
     let later = engine
         .desk(DeskQuery {
