@@ -17,6 +17,11 @@ if [ -z "${COUNTERSIGN_E2E_IN_SESSION:-}" ]; then
   # Build first, outside the bus session, with exactly the feature resolution
   # of `cargo test --workspace` (nothing recompiles after .ci/test built it).
   cargo test "${selection[@]}" --no-run
+  # The desk test runs the verifier's binary on an audit pack: the whole
+  # workspace's build has it (its own tests run it), a selection may not.
+  if [ "${selection[*]}" != "--workspace" ]; then
+    cargo build -p countersign-verify --bin countersign-verify
+  fi
   exec env COUNTERSIGN_E2E_IN_SESSION=1 dbus-run-session -- bash "$0" "$@"
 fi
 

@@ -1,4 +1,4 @@
-//! Where the binary under test, the artifacts and the notification log are.
+//! Where the binaries under test, the artifacts and the notification log are.
 
 use std::path::PathBuf;
 
@@ -16,6 +16,21 @@ pub fn app_binary() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os("COUNTERSIGN_APP") {
         return Ok(PathBuf::from(path));
     }
+    debug_binary("countersign")
+}
+
+/// The `countersign-verify` binary in the target directory in use
+/// (`COUNTERSIGN_VERIFY` overrides it): `cargo test --workspace` builds it,
+/// and tests/e2e.sh builds it when only some packages are selected.
+pub fn verify_binary() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("COUNTERSIGN_VERIFY") {
+        return Ok(PathBuf::from(path));
+    }
+    debug_binary("countersign-verify")
+}
+
+/// `name` in the target directory's `debug/`, if it was built.
+fn debug_binary(name: &str) -> Result<PathBuf> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"));
@@ -24,7 +39,7 @@ pub fn app_binary() -> Result<PathBuf> {
     } else {
         workspace_root().join(target)
     };
-    let binary = target.join("debug").join("countersign");
+    let binary = target.join("debug").join(name);
     if binary.exists() {
         Ok(binary)
     } else {

@@ -25,6 +25,8 @@ mod chain;
 mod compare;
 #[path = "e2e/concordia.rs"]
 mod concordia;
+#[path = "e2e/desk.rs"]
+mod desk;
 #[path = "e2e/glance.rs"]
 mod glance;
 #[path = "e2e/installed.rs"]

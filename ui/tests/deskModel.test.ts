@@ -40,7 +40,7 @@ describe("the desk's words", () => {
       "12,000 EUR agreed · won 1,500 EUR (11.11%)", "540,000 USD agreed · won 60,000 USD (10.00%)",
     ]);
     expect(moneyLineText(moneyLines([{ currency: "JPY", sessions: 1, agreed_sessions: 0, agreed_total: "0", opening_total: "0", won: "0",
-      won_percent: null }])[0])).toBe("0 JPY agreed · won 0 JPY");
+      won_percent: null }])[0])).toBe("nothing agreed yet in JPY");
   });
 
   it("keeps amounts exact, digit for digit, in the person's marks", () => {

@@ -81,8 +81,12 @@ export function moneyLines(figures: readonly CurrencyFigures[]): MoneyLine[] {
   }));
 }
 
-/** One currency's money in a line: "540,000 USD agreed · won 60,000 USD (10.00%)" (no share when the engine names none). */
+/**
+ * One currency's money in a line: "540,000 USD agreed · won 60,000 USD (10.00%)" (no share when the engine
+ * names none); "nothing agreed yet in USD" while no session in that currency is agreed.
+ */
 export function moneyLineText(line: MoneyLine): string {
+  if (line.agreedSessions === "0") return `nothing agreed yet in ${line.currency}`;
   return `${line.agreed} agreed · won ${line.won}${line.wonPercent === "—" ? "" : ` (${line.wonPercent})`}`;
 }
 
