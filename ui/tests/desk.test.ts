@@ -35,6 +35,23 @@ async function setDay(input: HTMLElement, day: string) {
 }
 
 describe("the desk", () => {
+  it("draws a thousand counterparties fifty at a time", async () => {
+    const backend = new FakeBackend();
+    const base = dfx.contosoRow();
+    const many = Array.from({ length: 120 }, (_, i) => ({ ...base, id: `cp_${i}`, name: `Vendor ${i}`, maybe_same_as: [] }));
+    backend.deskNow = { ...dfx.deskOverview(), counterparties: many };
+    const { container, user } = await openDesk(backend);
+    expect(container.querySelectorAll("[data-testid='desk-counterparty-row']").length).toBe(50);
+    expect(byId(container, "desk-counterparties-more").textContent).toContain("70 not shown");
+    await user.click(byId(container, "desk-counterparties-more"));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='desk-counterparty-row']").length).toBe(100);
+    await user.click(byId(container, "desk-counterparties-more"));
+    await settle();
+    expect(container.querySelectorAll("[data-testid='desk-counterparty-row']").length).toBe(120);
+    expect(container.querySelector("[data-testid='desk-counterparties-more']")).toBeNull();
+  });
+
   it("opens from the navigation on the current year and asks the engine for it", async () => {
     const { container, backend } = await openDesk();
     expect(byId(container, "desk")).toBeTruthy();
