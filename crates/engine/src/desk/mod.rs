@@ -55,6 +55,23 @@ pub(crate) fn day(text: Option<&str>, name: &str) -> Result<Option<String>, Engi
         })
 }
 
+/// A range of days as a person typed it, checked: each a day, the first
+/// not after the last.
+pub(crate) fn days(
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<(Option<String>, Option<String>), EngineError> {
+    let (from, to) = (day(from, "from")?, day(to, "to")?);
+    if let (Some(f), Some(t)) = (&from, &to) {
+        if f > t {
+            return Err(EngineError::InvalidInput(format!(
+                "from ({f}) must not be after to ({t})."
+            )));
+        }
+    }
+    Ok((from, to))
+}
+
 /// The range of a query, checked.
 struct Range {
     from: Option<String>,
@@ -64,15 +81,7 @@ struct Range {
 
 impl Range {
     fn of(q: &DeskQuery) -> Result<Range, EngineError> {
-        let from = day(q.from.as_deref(), "from")?;
-        let to = day(q.to.as_deref(), "to")?;
-        if let (Some(f), Some(t)) = (&from, &to) {
-            if f > t {
-                return Err(EngineError::InvalidInput(format!(
-                    "from ({f}) must not be after to ({t})."
-                )));
-            }
-        }
+        let (from, to) = days(q.from.as_deref(), q.to.as_deref())?;
         Ok(Range {
             from,
             to,

@@ -35,15 +35,7 @@ struct Selection {
 
 impl Selection {
     fn of(q: &AuditPackQuery) -> Result<Selection, EngineError> {
-        let from = super::day(q.from.as_deref(), "from")?;
-        let to = super::day(q.to.as_deref(), "to")?;
-        if let (Some(f), Some(t)) = (&from, &to) {
-            if f > t {
-                return Err(EngineError::InvalidInput(format!(
-                    "from ({f}) must not be after to ({t})."
-                )));
-            }
-        }
+        let (from, to) = super::days(q.from.as_deref(), q.to.as_deref())?;
         let action = match q.action.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
             None => None,
             Some(a @ ("approve" | "decline" | "counter")) => Some(a.to_owned()),
@@ -167,14 +159,7 @@ fn decision_file(
             .and_then(|e| serde_json::from_str::<Value>(&e.body).ok()),
         None => None,
     };
-    let key = d.key_fingerprint.as_ref().map(|fp| {
-        let public = keys.iter().find(|k| &k.fingerprint == fp);
-        json!({
-            "fingerprint": fp,
-            "public_key": public.map(|k| k.public_key.clone()),
-            "retired_at": public.and_then(|k| k.retired_at.clone()),
-        })
-    });
+    let key = crate::history::signed_with_key(keys, d.key_fingerprint.as_deref());
     let mut file = json!({
         "decision_id": d.decision_id,
         "action": d.action,

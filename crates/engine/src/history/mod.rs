@@ -253,18 +253,8 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
         .decisions(&s.host_id, &s.session_id)?
         .into_iter()
         .map(|d| {
-            // The key that signed it, whole: the export verifies offline
-            // even after this console moved to another key.
-            let key = d.key_fingerprint.as_ref().map(|fp| {
-                let public = keys.iter().find(|k| &k.fingerprint == fp);
-                json!({
-                    "fingerprint": fp,
-                    "public_key": public.map(|k| k.public_key.clone()),
-                    "retired_at": public.and_then(|k| k.retired_at.clone()),
-                })
-            });
             json!({
-                "signed_with_key": key,
+                "signed_with_key": signed_with_key(&keys, d.key_fingerprint.as_deref()),
                 "chain": decision_chain(d.proposal.as_deref()),
                 "decision_id": d.decision_id,
                 "action": d.action,
@@ -286,6 +276,21 @@ fn export_json(store: &Store, s: &SessionRecord) -> Result<Value, EngineError> {
         verification: json!(verification_view(s)),
     };
     Ok(protocol_of(s)?.seam().export_document(doc, parts))
+}
+
+/// The key that signed a decision, whole: an export verifies offline even
+/// after this console moved to another key.
+pub(crate) fn signed_with_key(
+    keys: &[crate::store::SigningKeyRecord],
+    fingerprint: Option<&str>,
+) -> Option<Value> {
+    let fp = fingerprint?;
+    let public = keys.iter().find(|k| k.fingerprint == fp);
+    Some(json!({
+        "fingerprint": fp,
+        "public_key": public.map(|k| k.public_key.clone()),
+        "retired_at": public.and_then(|k| k.retired_at.clone()),
+    }))
 }
 
 /// The chain a decision was made on, from the pending record it answered
