@@ -403,7 +403,7 @@ mod tests {
             .insert_host(
                 &HostRecord {
                     host_id: "h".into(),
-                    protocol: anp::PROTOCOL.into(),
+                    protocol: "ANP/0.1".into(),
                     url: "https://h.example".into(),
                     label: "h".into(),
                     sandbox: false,
@@ -424,7 +424,7 @@ mod tests {
         let session = SessionRecord {
             host_id: "h".into(),
             session_id: "s".into(),
-            protocol: anp::PROTOCOL.into(),
+            protocol: "ANP/0.1".into(),
             status: "open".into(),
             sandbox: false,
             counterparty: Counterparty {
