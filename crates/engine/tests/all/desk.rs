@@ -111,15 +111,7 @@ fn oanp_log() -> Vec<Value> {
             json!({"verdict": "fair", "fairness_score": "1.0000"}),
         ),
     ];
-    let mut out: Vec<Value> = Vec::new();
-    for (i, (kind, role, payload)) in specs.into_iter().enumerate() {
-        let mut e = json!({"type": kind, "message_id": format!("m{}", i + 1), "sender": {"role": role}, "payload": payload});
-        if let Some(last) = out.last() {
-            e["prev_hash"] = json!(oanp::canonical::commit(last).unwrap());
-        }
-        out.push(e);
-    }
-    out
+    crate::oanp_gate::chain(&specs)
 }
 
 /// Moves the host's record of when the agent asked about `request_id`
@@ -149,40 +141,8 @@ async fn backdate(world: &World, protocol: &str, request_id: &str, secs: i64) ->
     earlier
 }
 
-/// A gate agent of the world's org enrolled for `protocol`.
-async fn agent_for(world: &World, protocol: &str) -> GateClient {
-    let code = world
-        .host()
-        .gate_enroll_code(&world.org, "Procurement Buyer", protocol)
-        .await
-        .unwrap()
-        .code;
-    let key = anp::keys::generate_signing_key();
-    let enrolled = GateClient::enroll(&world.url, &code, "Procurement Buyer", &key, None)
-        .await
-        .unwrap();
-    GateClient::new(&world.url, key, &enrolled.agent_id).unwrap()
-}
-
 fn in_hours(hours: i64) -> String {
     approval_receipt::datetime::format_utc(OffsetDateTime::now_utc() + time::Duration::hours(hours))
-}
-
-async fn mcp_call(world: &World, token: &str, name: &str, arguments: Value) -> Value {
-    let answer = reqwest::Client::new()
-        .post(format!("{}/mcp", world.url))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", format!("Bearer {token}"))
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": name, "arguments": arguments}}))
-        .send()
-        .await
-        .unwrap();
-    let v: Value = answer.json().await.unwrap();
-    assert_ne!(v["result"]["isError"], true, "{v}");
-    v["result"]["structuredContent"].clone()
 }
 
 fn plain_terms(unit_price: &str) -> Value {
@@ -317,13 +277,14 @@ async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol
         .await
         .unwrap();
     let token = assistant.credential.token;
-    mcp_call(
+    crate::plain::call(
         &world,
         &token,
         "ask_about_terms",
         json!({"request_id": "po-1", "terms": plain_terms("1.25"), "expires_at": in_hours(20)}),
     )
-    .await;
+    .await
+    .unwrap();
     let plain_asked_at = backdate(&world, "plain", "po-1", 300).await;
     let plain_item = {
         engine.refresh().await.unwrap();
@@ -347,7 +308,7 @@ async fn the_desk_counts_money_wins_and_waits_per_currency_across_every_protocol
 
     // OANP, Tailspin, in euros: the merchant counters at 450.00 EUR; Ann
     // declines a minute after the ask.
-    let oanp_agent = agent_for(&world, "oanp").await;
+    let oanp_agent = crate::gate::gate_agent_for(&world, "oanp").await;
     let envelopes = oanp_log();
     oanp_agent
         .create_session(&CreateSession {

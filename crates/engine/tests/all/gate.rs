@@ -179,9 +179,15 @@ impl Talk {
 
 /// A gate agent of the world's org, enrolled over HTTP with a fresh key.
 pub async fn gate_agent(world: &World) -> GateClient {
+    gate_agent_for(world, "concordia").await
+}
+
+/// A gate agent of the world's org enrolled for `protocol`, over HTTP with
+/// a fresh key.
+pub async fn gate_agent_for(world: &World, protocol: &str) -> GateClient {
     let code = world
         .host()
-        .gate_enroll_code(&world.org, "Procurement Buyer", "concordia")
+        .gate_enroll_code(&world.org, "Procurement Buyer", protocol)
         .await
         .unwrap()
         .code;

@@ -19,7 +19,7 @@ fn terms(amount_minor: i64, inclusions: &[&str]) -> Value {
            "inclusions": inclusions.iter().map(|k| json!({"kind": k, "value": "included"})).collect::<Vec<_>>()})
 }
 
-fn chain(specs: &[(&str, &str, Value)]) -> Vec<Value> {
+pub(crate) fn chain(specs: &[(&str, &str, Value)]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for (i, (kind, role, payload)) in specs.iter().enumerate() {
         let mut e = json!({"type": kind, "message_id": format!("m{}", i + 1), "sender": {"role": role}, "payload": payload});

@@ -14,7 +14,12 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// One MCP tool call; answers its structured content, or its error text.
-async fn call(world: &World, token: &str, name: &str, arguments: Value) -> Result<Value, String> {
+pub(crate) async fn call(
+    world: &World,
+    token: &str,
+    name: &str,
+    arguments: Value,
+) -> Result<Value, String> {
     let answer = reqwest::Client::new()
         .post(format!("{}/mcp", world.url))
         .header("content-type", "application/json")
