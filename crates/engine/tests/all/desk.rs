@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anp::EventKind;
-use countersign_client::{raw_messages, GateClient};
+use countersign_client::raw_messages;
 use countersign_engine::*;
 use countersign_host_api::gate::{CreateSession, GateAction, GateCounterparty, RequestDecision};
 use serde_json::{json, Value};
