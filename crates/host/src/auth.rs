@@ -19,7 +19,9 @@ use time::OffsetDateTime;
 
 use crate::domain::DomainError;
 use crate::ratelimit::Scope;
-use crate::store::{AgentRow, ApproverRow, GateAgentRow, Storage, StoreError};
+use crate::store::{
+    AgentRow, ApproverRow, GateAgentRow, NonceSpent, SharedWindow, Storage, StoreError,
+};
 use crate::surface::{AnpShape, GateShape, Surface};
 use crate::Host;
 
@@ -157,7 +159,7 @@ pub fn verify_request(
 
 /// The principal of a signed request.
 #[async_trait]
-pub trait Principal: Sized + Send + Sync + 'static {
+pub trait Principal: Sized + Clone + Send + Sync + 'static {
     /// The surface it calls (how its refusals are shaped).
     type Shape: Surface;
     /// The request string it signs.
@@ -180,6 +182,31 @@ pub trait Principal: Sized + Send + Sync + 'static {
     ) -> Result<Option<(String, String)>, StoreError> {
         Ok(None)
     }
+    /// A copy the store kept from an earlier request, to be checked by the
+    /// statement that spends the nonce ([`Principal::spend_remembered`]);
+    /// `None` (the default): [`Principal::load`] it.
+    fn remembered(_store: &dyn Storage, _id: &str) -> Option<Self> {
+        None
+    }
+    /// Keeps the principal, just loaded, for [`Principal::remembered`].
+    fn remember(&self, _store: &dyn Storage) {}
+    /// Spends a remembered principal's nonce and reads it again in the same
+    /// statement: answers it as it is now, `None` (nothing spent) when it
+    /// may no longer sign with the key the request was checked against.
+    /// Only called for what [`Principal::remembered`] answered.
+    async fn spend_remembered(
+        &self,
+        store: &dyn Storage,
+        nonce: &str,
+        expires_at: i64,
+        counting: Option<&SharedWindow>,
+    ) -> Result<(NonceSpent, Option<Self>), StoreError> {
+        let spent = store
+            .principals()
+            .spend_nonce(self.id(), nonce, expires_at, counting)
+            .await?;
+        Ok((spent, Some(self.clone())))
+    }
 }
 
 #[async_trait]
@@ -201,6 +228,24 @@ impl Principal for AgentRow {
     }
     fn org(&self) -> Option<&str> {
         None
+    }
+    fn remembered(store: &dyn Storage, id: &str) -> Option<Self> {
+        store.principals().remembered_agent(id)
+    }
+    fn remember(&self, store: &dyn Storage) {
+        store.principals().remember_agent(self);
+    }
+    async fn spend_remembered(
+        &self,
+        store: &dyn Storage,
+        nonce: &str,
+        expires_at: i64,
+        counting: Option<&SharedWindow>,
+    ) -> Result<(NonceSpent, Option<Self>), StoreError> {
+        store
+            .principals()
+            .spend_agent_nonce(self, nonce, expires_at, counting)
+            .await
     }
 }
 
@@ -290,6 +335,11 @@ pub async fn authenticate<P: Principal>(
     request: &Signed<'_>,
     now: OffsetDateTime,
 ) -> Result<(P, SignedAs), DomainError> {
+    if let Some(remembered) = P::remembered(host.store().as_ref(), &request.headers.agent) {
+        if let Some(done) = authenticate_remembered(host, request, now, remembered).await? {
+            return Ok(done);
+        }
+    }
     let headers = request.headers;
     let accept_v1 = host.config().accept_v1_signatures;
     let Some(principal) = P::load(host.store().as_ref(), &headers.agent).await? else {
@@ -322,7 +372,50 @@ pub async fn authenticate<P: Principal>(
     host.limiter()
         .check_counted(Scope::Agent, principal.id(), spent.counted)
         .await?;
+    principal.remember(host.store().as_ref());
     Ok((principal, signed_as))
+}
+
+/// [`authenticate`] with a copy of the principal an earlier request read:
+/// the signature is checked against the copy's key, and the statement that
+/// spends the nonce reads the principal again, spending nothing unless it
+/// still holds that key and is not revoked. `None` when the copy no longer
+/// holds (nothing was spent): the caller reads the principal and starts
+/// over, so every refusal reads as it did without copies.
+async fn authenticate_remembered<P: Principal>(
+    host: &Host,
+    request: &Signed<'_>,
+    now: OffsetDateTime,
+    remembered: P,
+) -> Result<Option<(P, SignedAs)>, DomainError> {
+    let headers = request.headers;
+    let accept_v1 = host.config().accept_v1_signatures;
+    let Ok(signed_as) = verify_request(request, remembered.public_key(), P::WIRE, accept_v1, now)
+    else {
+        return Ok(None);
+    };
+    let expires = api::parse_timestamp(&headers.timestamp)
+        .map(nonce_expiry)
+        .ok_or_else(|| refuse("timestamp"))?;
+    let window = host.limiter().shared_window(Scope::Agent, remembered.id());
+    let (spent, current) = remembered
+        .spend_remembered(
+            host.store().as_ref(),
+            &headers.nonce,
+            expires,
+            window.as_ref(),
+        )
+        .await?;
+    let Some(principal) = current else {
+        return Ok(None);
+    };
+    if !spent.fresh {
+        return Err(refuse("nonce reused"));
+    }
+    host.limiter()
+        .check_counted(Scope::Agent, principal.id(), spent.counted)
+        .await?;
+    Ok(Some((principal, signed_as)))
 }
 
 /// Seconds a spent nonce is kept beyond the last instant its request could

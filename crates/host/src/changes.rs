@@ -13,6 +13,12 @@
 //! into a local one. When the listening connection drops, announcements may
 //! have been missed: the relay connects again and then wakes every waiter,
 //! which recomputes its summary and answers if anything moved meanwhile.
+//!
+//! Publishing does not hold the write's answer: a process's announcements
+//! wait in its outbox, merged, and one task ([`publish_forever`]) sends
+//! them, at most once per [`PUBLISH_SPACING`]. Under load one NOTIFY
+//! carries many writes (a NOTIFY per append was a sixth statement on
+//! PostgreSQL's busiest path); when idle, the first write goes at once.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,7 +42,29 @@ pub struct Changes {
     /// change: what paces the consoles of a large organization.
     answered: Mutex<HashMap<String, Instant>>,
     origin: String,
+    /// What waits to be told to the other processes.
+    outbox: Mutex<Outbox>,
+    /// Wakes the publisher when the outbox fills.
+    outbox_filled: tokio::sync::Notify,
 }
+
+/// Announcements not yet published to the other processes, merged into one
+/// scope; `publisher` is set while a [`publish_forever`] task runs.
+#[derive(Debug, Default)]
+struct Outbox {
+    pending: Option<Scope>,
+    publisher: bool,
+}
+
+/// The shortest time between two announcements a process publishes: a
+/// waiting console on another process hears at most this much later, and
+/// a busy process sends at most a hundred NOTIFYs a second however many
+/// writes it serves.
+pub const PUBLISH_SPACING: Duration = Duration::from_millis(10);
+
+/// A merged announcement naming more organizations than this is sent as
+/// "every organization" (a NOTIFY's payload is under 8,000 bytes).
+const MOST_HANDLES: usize = 100;
 
 /// How much later than the previous one a console's next answer may come,
 /// per console waiting in its organization ([`Changes::not_before`]).
@@ -70,7 +98,45 @@ impl Changes {
             }),
             answered: Mutex::new(HashMap::new()),
             origin: uuid::Uuid::new_v4().simple().to_string(),
+            outbox: Mutex::new(Outbox::default()),
+            outbox_filled: tokio::sync::Notify::new(),
         }
+    }
+
+    /// Leaves `scope` for the publisher to tell the other processes;
+    /// `false` when no publisher runs (the caller publishes it itself).
+    fn queue(&self, scope: &Scope) -> bool {
+        let Ok(mut outbox) = self.outbox.lock() else {
+            return false;
+        };
+        if !outbox.publisher {
+            return false;
+        }
+        outbox.pending = Some(match outbox.pending.take() {
+            None => scope.clone(),
+            Some(pending) => pending.merge(scope),
+        });
+        drop(outbox);
+        self.outbox_filled.notify_one();
+        true
+    }
+
+    /// Waits for something to publish, and takes it.
+    async fn next_to_publish(&self) -> Scope {
+        loop {
+            if let Some(scope) = self.outbox.lock().ok().and_then(|mut o| o.pending.take()) {
+                return scope;
+            }
+            self.outbox_filled.notified().await;
+        }
+    }
+
+    /// Marks a publisher as running until the answer is dropped.
+    fn publishing(&self) -> Publishing<'_> {
+        if let Ok(mut outbox) = self.outbox.lock() {
+            outbox.publisher = true;
+        }
+        Publishing(self)
     }
 
     /// The earliest a waiting request of `approver` in `org` may answer
@@ -186,6 +252,26 @@ impl Scope {
         }
     }
 
+    /// The scope that covers both (every organization, past
+    /// [`MOST_HANDLES`]).
+    fn merge(self, other: &Scope) -> Scope {
+        match (self, other) {
+            (Scope::Orgs(mut handles), Scope::Orgs(more)) => {
+                for handle in more {
+                    if !handles.contains(handle) {
+                        handles.push(handle.clone());
+                    }
+                }
+                if handles.len() > MOST_HANDLES {
+                    Scope::All
+                } else {
+                    Scope::Orgs(handles)
+                }
+            }
+            _ => Scope::All,
+        }
+    }
+
     /// The origin and scope of an announcement heard from another process
     /// (one with no handles, as processes from before scoping send: every
     /// organization).
@@ -253,15 +339,50 @@ impl Stopping {
 }
 
 /// Announces a write that succeeded: to this process's waiters at once, and
-/// to the other processes on the same database when there can be others. A
-/// failure to tell them is logged, not the request's: the write stands, and
-/// their waiting consoles learn of it at the end of their wait at the latest.
+/// to the other processes on the same database when there can be others
+/// (through the outbox, when a publisher runs). A failure to tell them is
+/// logged, not the request's: the write stands, and their waiting consoles
+/// learn of it at the end of their wait at the latest.
 pub(crate) async fn announce_write(host: &Host, scope: &Scope) {
     host.changes().announce(scope);
-    if let Some(feed) = host.store().change_feed() {
-        if let Err(e) = feed.publish(&scope.message(host.changes().origin())).await {
-            tracing::warn!(error = %e, "telling the other host processes of a write failed");
+    let Some(feed) = host.store().change_feed() else {
+        return;
+    };
+    if host.changes().queue(scope) {
+        return;
+    }
+    if let Err(e) = feed.publish(&scope.message(host.changes().origin())).await {
+        tracing::warn!(error = %e, "telling the other host processes of a write failed");
+    }
+}
+
+/// Set while a publisher runs; cleared when its task ends or is aborted,
+/// after which writes publish for themselves again.
+struct Publishing<'a>(&'a Changes);
+
+impl Drop for Publishing<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut outbox) = self.0.outbox.lock() {
+            outbox.publisher = false;
         }
+    }
+}
+
+/// Tells the other processes of this one's writes for as long as the server
+/// runs, merging what comes in meanwhile into the next NOTIFY (a store
+/// without a feed, SQLite, returns at once).
+pub(crate) async fn publish_forever(host: Host) {
+    let Some(feed) = host.store().change_feed() else {
+        return;
+    };
+    let changes = host.changes();
+    let _running = changes.publishing();
+    loop {
+        let scope = changes.next_to_publish().await;
+        if let Err(e) = feed.publish(&scope.message(changes.origin())).await {
+            tracing::warn!(error = %e, "telling the other host processes of writes failed");
+        }
+        tokio::time::sleep(PUBLISH_SPACING).await;
     }
 }
 
@@ -331,6 +452,38 @@ mod tests {
             Scope::heard(&Scope::All.message("abc")),
             ("abc", Scope::All)
         );
+    }
+
+    #[test]
+    fn merged_announcements_name_every_org_once_or_all() {
+        let a = Scope::Orgs(vec!["o1".into(), "o2".into()]);
+        let b = Scope::Orgs(vec!["o2".into(), "o3".into()]);
+        assert_eq!(
+            a.clone().merge(&b),
+            Scope::Orgs(vec!["o1".into(), "o2".into(), "o3".into()])
+        );
+        assert_eq!(a.clone().merge(&Scope::All), Scope::All);
+        assert_eq!(Scope::All.merge(&a), Scope::All);
+        let many = Scope::Orgs((0..=MOST_HANDLES).map(|n| format!("o{n}")).collect());
+        assert_eq!(a.merge(&many), Scope::All);
+    }
+
+    #[tokio::test]
+    async fn writes_queued_while_a_publisher_runs_go_out_merged() {
+        let changes = Changes::new();
+        assert!(
+            !changes.queue(&Scope::All),
+            "no publisher: the writer publishes"
+        );
+        let running = changes.publishing();
+        assert!(changes.queue(&Scope::Orgs(vec!["o1".into()])));
+        assert!(changes.queue(&Scope::Orgs(vec!["o2".into()])));
+        assert_eq!(
+            changes.next_to_publish().await,
+            Scope::Orgs(vec!["o1".into(), "o2".into()])
+        );
+        drop(running);
+        assert!(!changes.queue(&Scope::All), "the publisher stopped");
     }
 
     #[test]

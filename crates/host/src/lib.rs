@@ -419,6 +419,7 @@ impl Host {
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
         let relay = tokio::spawn(changes::relay_forever(self.clone()));
+        let publisher = tokio::spawn(changes::publish_forever(self.clone()));
         let bounds = self.config().connections;
         // Waiting summaries answer the moment shutdown begins, so the
         // connections they hold finish with them.
@@ -434,6 +435,7 @@ impl Host {
         purger.abort();
         sweeper.abort();
         relay.abort();
+        publisher.abort();
         Ok(())
     }
 

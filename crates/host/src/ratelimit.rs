@@ -23,6 +23,17 @@
 //! That table has no key cap to lock anyone out; the same address
 //! aggregation applies. Windows are aligned to the wall clock
 //! (`unix_time / window`), the same in every process.
+//!
+//! A request counted by itself (an address's, a registration's) would cost
+//! PostgreSQL a statement per request; instead a process counts a *lease*
+//! of several requests at once in the shared window and admits that many
+//! before asking again ([`Lease`]). The lease is counted before it is used,
+//! so together the processes still never admit more than `max`; what a
+//! process leased and did not use is lost for that window (another process
+//! may refuse a few requests early, never let one more through). A lease
+//! is a sixteenth of what the window has left, at most [`MOST_LEASED`]: a
+//! small limit (or one nearly reached) is counted one request at a time,
+//! exactly as before.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -121,6 +132,31 @@ pub struct RateLimiter {
     limits: Limits,
     tables: Mutex<HashMap<Scope, Table>>,
     shared: Option<Store>,
+    /// Requests this process was granted in shared windows and has not
+    /// admitted yet, per scope and key.
+    leases: Mutex<HashMap<(Scope, String), Lease>>,
+}
+
+/// Requests of one key a process counted in a shared window ahead of time
+/// and may still admit there without asking the store.
+#[derive(Debug, Clone, Copy)]
+struct Lease {
+    /// The window they were counted in.
+    window_start: i64,
+    /// How many are left to admit.
+    left: u64,
+    /// The window's count when they were granted (what sizes the next).
+    seen: u64,
+}
+
+/// The most requests one lease counts ahead.
+pub const MOST_LEASED: u64 = 64;
+
+/// How many requests to count ahead in a window that has `left` before
+/// its limit: a sixteenth of it, at least 1 (a small limit is counted one
+/// request at a time), at most [`MOST_LEASED`].
+fn lease_size(left: u64) -> u64 {
+    (left / 16).clamp(1, MOST_LEASED)
 }
 
 /// The key a request counts against in `scope`: for the per-address
@@ -165,6 +201,7 @@ impl RateLimiter {
             limits,
             tables: Mutex::new(HashMap::new()),
             shared: None,
+            leases: Mutex::new(HashMap::new()),
         }
     }
 
@@ -187,16 +224,88 @@ impl RateLimiter {
         let Some(counters) = self.shared.as_ref().and_then(|s| s.shared_limits()) else {
             return Err(unavailable());
         };
+        let Some(ask) = self.leased(scope, &window)? else {
+            return Ok(());
+        };
         match counters
-            .count(window.scope, &window.key, window.start, window.secs)
+            .count(window.scope, &window.key, window.start, ask)
             .await
         {
-            Ok(count) => self.judge(scope, count),
+            Ok(count) => self.granted(scope, &window, ask, count),
             Err(e) => {
                 tracing::warn!(error = %e, "shared rate-limit counters unavailable");
                 Err(unavailable())
             }
         }
+    }
+
+    /// Admits one request of a lease this process holds in `window`
+    /// (`None`); else answers how many to count ahead in the store.
+    fn leased(&self, scope: Scope, window: &SharedWindow) -> Result<Option<u64>, DomainError> {
+        let mut leases = self.leases.lock().map_err(|_| unavailable())?;
+        let max = u64::from(self.limit(scope).max);
+        match leases.get_mut(&(scope, window.key.clone())) {
+            Some(lease) if lease.window_start == window.start => {
+                if lease.left > 0 {
+                    lease.left -= 1;
+                    return Ok(None);
+                }
+                Ok(Some(lease_size(max.saturating_sub(lease.seen))))
+            }
+            // A new window: nothing is known of it but the limit.
+            _ => Ok(Some(lease_size(max))),
+        }
+    }
+
+    /// Judges a request that counted `ask` in `window` and saw `count`
+    /// there (theirs included): admitted when its own place (the first of
+    /// those asked) is within the limit; the rest of the lease that is
+    /// also within it is kept for the next requests.
+    fn granted(
+        &self,
+        scope: Scope,
+        window: &SharedWindow,
+        ask: u64,
+        count: u64,
+    ) -> Result<(), DomainError> {
+        let max = u64::from(self.limit(scope).max);
+        let first = count.saturating_sub(ask) + 1;
+        let admitted = self.judge(scope, first);
+        let within = if admitted.is_ok() {
+            max.saturating_sub(first).min(ask - 1)
+        } else {
+            0
+        };
+        let mut leases = self.leases.lock().map_err(|_| unavailable())?;
+        let cap = self.limits.max_tracked_keys.max(1);
+        let key = (scope, window.key.clone());
+        if leases.len() >= cap && !leases.contains_key(&key) {
+            // Forget leases of windows that ended; when every one is
+            // current, this key keeps none (it asks for one at a time).
+            leases.retain(|_, l| l.window_start >= window.start);
+            if leases.len() >= cap {
+                return admitted;
+            }
+        }
+        match leases.get_mut(&key) {
+            // Granted beside another request's lease of the same window:
+            // both are kept.
+            Some(lease) if lease.window_start == window.start => {
+                lease.left += within;
+                lease.seen = lease.seen.max(count);
+            }
+            _ => {
+                leases.insert(
+                    key,
+                    Lease {
+                        window_start: window.start,
+                        left: within,
+                        seen: count,
+                    },
+                );
+            }
+        }
+        admitted
     }
 
     /// The shared window one request against `key` in `scope` counts in
@@ -293,6 +402,81 @@ mod tests {
             gate_max_body_bytes: 1024,
             max_tracked_keys: tracked,
         }
+    }
+
+    /// A window counted as the shared `rate_windows` table would, by
+    /// several processes' limiters.
+    fn shared_count(
+        limiter: &RateLimiter,
+        table: &mut u64,
+        scope: Scope,
+        window: &SharedWindow,
+    ) -> Result<(), DomainError> {
+        match limiter.leased(scope, window)? {
+            None => Ok(()),
+            Some(ask) => {
+                *table += ask;
+                limiter.granted(scope, window, ask, *table)
+            }
+        }
+    }
+
+    #[test]
+    fn leases_never_let_processes_together_past_the_limit() {
+        let window = SharedWindow {
+            scope: "ip",
+            key: "192.0.2.1".into(),
+            start: 0,
+            secs: 3600,
+        };
+        for max in [1, 10, 100, 6000] {
+            let processes: Vec<RateLimiter> =
+                (0..3).map(|_| RateLimiter::new(limits(max, 100))).collect();
+            let mut table = 0;
+            let mut admitted = 0;
+            let mut asked = 0;
+            for n in 0..(max as usize * 2 + 10) {
+                let before = table;
+                if shared_count(&processes[n % 3], &mut table, Scope::Ip, &window).is_ok() {
+                    admitted += 1;
+                }
+                if table != before && n < max as usize {
+                    asked += 1;
+                }
+            }
+            assert!(admitted <= max, "max {max}: {admitted} admitted");
+            // Unused leases cost at most a few early refusals.
+            assert!(
+                admitted + 3 * MOST_LEASED as u32 >= max,
+                "max {max}: only {admitted}"
+            );
+            if max <= 16 {
+                assert_eq!(admitted, max, "a small limit is counted exactly");
+            } else if max >= 6000 {
+                // While the window fills, most requests ask the store nothing.
+                assert!(asked * 4 < max, "max {max}: asked the store {asked} times");
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_window_leases_afresh() {
+        let limiter = RateLimiter::new(limits(6000, 100));
+        let mut table = 0;
+        let window = |start| SharedWindow {
+            scope: "ip",
+            key: "192.0.2.1".into(),
+            start,
+            secs: 60,
+        };
+        shared_count(&limiter, &mut table, Scope::Ip, &window(0)).unwrap();
+        assert_eq!(table, MOST_LEASED, "the first request leases ahead");
+        let mut next = 0;
+        assert!(shared_count(&limiter, &mut next, Scope::Ip, &window(60)).is_ok());
+        assert_eq!(
+            next, MOST_LEASED,
+            "an old window's lease is not used in a new one"
+        );
     }
 
     #[test]

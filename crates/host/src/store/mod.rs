@@ -18,6 +18,7 @@
 mod anex;
 mod anex_types;
 mod authority;
+mod copies;
 mod gate;
 mod gate_types;
 mod migrations;
@@ -278,6 +279,25 @@ pub trait PrincipalRepo: Send + Sync {
         expires_at: i64,
         counting: Option<&SharedWindow>,
     ) -> Result<NonceSpent, StoreError>;
+    /// An agent as an earlier request of this process read it, when the
+    /// store keeps such copies (PostgreSQL, where reading the row is a
+    /// round trip of its own); `None` means read it ([`PrincipalRepo::agent`]).
+    fn remembered_agent(&self, id: &str) -> Option<AgentRow>;
+    /// Keeps `agent`, just read, for [`PrincipalRepo::remembered_agent`]
+    /// (a store that keeps no copies ignores it).
+    fn remember_agent(&self, agent: &AgentRow);
+    /// Spends a nonce of `agent`, a remembered copy, as
+    /// [`PrincipalRepo::spend_nonce`] does, and in the same statement reads
+    /// the agent's row again: answers it as it is now, or `None` (and
+    /// nothing spent or counted) when it is gone, revoked or holds another
+    /// key. The copy is replaced or forgotten accordingly.
+    async fn spend_agent_nonce(
+        &self,
+        agent: &AgentRow,
+        nonce: &str,
+        expires_at: i64,
+        counting: Option<&SharedWindow>,
+    ) -> Result<(NonceSpent, Option<AgentRow>), StoreError>;
     /// Forgets nonces that expired before `now_unix`; answers how many.
     async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError>;
     /// Every approver key ever enrolled, for discovery, oldest first.
@@ -533,13 +553,14 @@ pub struct NonceSpent {
 /// Fixed-window counters shared by every host process on one database.
 #[async_trait]
 pub trait LimitRepo: Send + Sync {
-    /// Counts one request for `key` in the window starting at
-    /// `window_start` (unix seconds); answers the count including this one.
+    /// Counts `by` requests (one request, or a lease of several a process
+    /// admits later without asking again) for `key` in the window starting
+    /// at `window_start` (unix seconds); answers the count including them.
     async fn count(
         &self,
         scope: &str,
         key: &str,
         window_start: i64,
-        window_secs: i64,
+        by: u64,
     ) -> Result<u64, StoreError>;
 }

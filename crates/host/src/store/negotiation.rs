@@ -111,7 +111,7 @@ pub(super) fn agent_of(r: &Row<'_, '_>) -> Result<AgentRow, StoreError> {
 }
 
 /// An agent whose columns start at `at`.
-fn agent_from(r: &Row<'_, '_>, at: usize) -> Result<AgentRow, StoreError> {
+pub(super) fn agent_from(r: &Row<'_, '_>, at: usize) -> Result<AgentRow, StoreError> {
     Ok(AgentRow {
         id: r.get(at)?,
         public_key: r.get(at + 1)?,

@@ -25,6 +25,27 @@ const SPEND_AND_COUNT: &str = "WITH spent AS (
          RETURNING count)
      SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted)";
 
+/// [`SPEND_AND_COUNT`] for a remembered agent: spends and counts only while
+/// the agent still holds the key `?7` and is not revoked, and answers its
+/// row as it is now (none when it is gone) after the two answers.
+const SPEND_AND_COUNT_AGENT: &str = concat!(
+    "WITH agent AS (SELECT ",
+    agent_columns!(""),
+    " FROM agents WHERE id = ?1),
+     spent AS (
+         INSERT INTO nonces (principal, nonce, expires_at)
+         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM agent WHERE public_key = ?7 AND status <> 'revoked')
+         ON CONFLICT DO NOTHING RETURNING 1),
+     counted AS (
+         INSERT INTO rate_windows (scope, key, window_start, count)
+         SELECT CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS BIGINT), 1
+         WHERE CAST(?4 AS TEXT) IS NOT NULL AND EXISTS (SELECT 1 FROM spent)
+         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
+         RETURNING count)
+     SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted), agent.*
+     FROM (SELECT 1) AS one LEFT JOIN agent ON TRUE"
+);
+
 macro_rules! approver_columns {
     () => {
         "a.id, a.org_handle, a.name, a.email, a.public_key, a.fingerprint, a.enrolled_at, a.revoked_at, a.retired_at"
@@ -346,6 +367,62 @@ macro_rules! principal_repos {
                 })
             }
 
+            fn remembered_agent(&self, id: &str) -> Option<AgentRow> {
+                self.agent_copies()?.get(id)
+            }
+
+            fn remember_agent(&self, agent: &AgentRow) {
+                if let Some(copies) = self.agent_copies() {
+                    copies.keep(agent);
+                }
+            }
+
+            async fn spend_agent_nonce(
+                &self,
+                agent: &AgentRow,
+                nonce: &str,
+                expires_at: i64,
+                counting: Option<&SharedWindow>,
+            ) -> Result<(NonceSpent, Option<AgentRow>), StoreError> {
+                let Some(copies) = self.agent_copies() else {
+                    // No copies (SQLite): the row is read by itself, after.
+                    let spent = self.spend_nonce(&agent.id, nonce, expires_at, counting).await?;
+                    return Ok((spent, self.agent(&agent.id).await?));
+                };
+                let (id, key, nonce) = (agent.id.clone(), agent.public_key.clone(), nonce.to_owned());
+                let (scope, window_key, start) = match counting {
+                    Some(w) => (Some(w.scope.to_owned()), Some(w.key.clone()), Some(w.start)),
+                    None => (None, None, None),
+                };
+                let (spent, now) = $run!(self, nonces, |db| {
+                    db.row(
+                        SPEND_AND_COUNT_AGENT,
+                        &[&id, &nonce, &expires_at, &scope, &window_key, &start, &key],
+                        |r| {
+                            let spent = NonceSpent {
+                                fresh: r.get(0)?,
+                                counted: r.get::<Option<i64>>(1)?.map(u),
+                            };
+                            let now = match r.get::<Option<String>>(2)? {
+                                Some(_) => Some(super::negotiation::agent_from(r, 2)?),
+                                None => None,
+                            };
+                            Ok((spent, now))
+                        },
+                    )
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt("spending a nonce answered no row".into()))
+                })?;
+                let now = now.filter(|a| {
+                    a.public_key == agent.public_key && a.status != anp::api::AgentStatus::Revoked
+                });
+                match &now {
+                    Some(a) => copies.keep(a),
+                    None => copies.forget(&agent.id),
+                }
+                Ok((spent, now))
+            }
+
             async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError> {
                 $run!(self, nonces, |db| {
                     if db.dialect() == Dialect::Postgres {
@@ -522,6 +599,20 @@ macro_rules! principal_repos {
             }
         }
     };
+}
+
+impl SqliteStore {
+    /// SQLite keeps no copies of agents (`copies.rs`).
+    fn agent_copies(&self) -> Option<&super::copies::AgentCopies> {
+        None
+    }
+}
+
+impl PgStore {
+    /// The agents this process authenticated (`copies.rs`).
+    fn agent_copies(&self) -> Option<&super::copies::AgentCopies> {
+        Some(&self.agents)
+    }
 }
 
 principal_repos!(SqliteStore, lite_run);

@@ -26,6 +26,7 @@ mod gate_support;
 mod key_rotation;
 mod mcp;
 mod mcp_plain;
+mod pg_statements;
 mod rate_limits;
 mod refusals;
 mod routing;

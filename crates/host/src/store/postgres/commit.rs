@@ -16,7 +16,9 @@ use tokio_postgres::types::ToSql;
 use super::PgStore;
 use crate::store::negotiation::{is_draft, session_from};
 use crate::store::sql::{i, i32_of, is_unique_violation, Row};
-use crate::store::{Commit, CommitError, LogSnapshot, PendingChange, StoreError};
+use crate::store::{
+    Commit, CommitError, LogSnapshot, NegotiationRepo as _, PendingChange, StoreError,
+};
 
 /// The function's text, with the parts its versions differ in: what runs
 /// before it (`head`), the approvals' array parameters and their insert.
@@ -285,7 +287,9 @@ impl PgStore {
             d.map(|d| d.detail.as_str()),
             d.map(|d| d.received_at.as_str()),
         );
-        let log_after = log_after.map(i);
+        // Only the events after those this process already holds.
+        let asked_after = log_after.map(|after| self.logs.known(&s.id).max(after));
+        let log_from = asked_after.map(i);
         let params: [&(dyn ToSql + Sync); 49] = [
             &c.new_session,
             &s.id,
@@ -335,7 +339,7 @@ impl PgStore {
             &decision_outcome,
             &decision_detail,
             &decision_received,
-            &log_after,
+            &log_from,
         ];
         let client = self.client().await?;
         let stmt = client.prepare_cached(CALL).await.map_err(super::store)?;
@@ -349,15 +353,33 @@ impl PgStore {
         if !committed {
             return Err(CommitError::Conflict);
         }
-        let Some(_) = log_after else {
+        let (Some(after), Some(asked_after)) = (log_after, asked_after) else {
             return Ok(None);
         };
-        let r = Row::Pg(&row);
+        let (session, vendor_key, vendor_fingerprint, fresh) = {
+            let r = Row::Pg(&row);
+            let fresh: Vec<String> = row.try_get(15).map_err(StoreError::from)?;
+            (session_from(&r, 1)?, r.get(13)?, r.get(14)?, fresh)
+        };
+        drop(row);
+        drop(client);
+        let events = match self
+            .logs
+            .join(&s.id, after, asked_after, fresh, session.event_count)
+        {
+            Some(events) => events,
+            // The kept log was dropped meanwhile: read it.
+            None => {
+                return Ok(Some(self.log(&s.id, after).await?.ok_or_else(|| {
+                    StoreError::Corrupt(format!("session {} has no log after its commit", s.id))
+                })?))
+            }
+        };
         Ok(Some(LogSnapshot {
-            session: session_from(&r, 1)?,
-            vendor_key: r.get(13)?,
-            vendor_fingerprint: r.get(14)?,
-            events: row.try_get(15).map_err(StoreError::from)?,
+            session,
+            vendor_key,
+            vendor_fingerprint,
+            events,
         }))
     }
 }

@@ -1,0 +1,138 @@
+//! What a signed ANP append costs PostgreSQL, counted by the store
+//! (`Storage::traffic`), and that what the store keeps between requests to
+//! save those statements (the agents it authenticated, the logs it
+//! answered, the rate-limit leases) never lets a stale copy decide: an agent
+//! revoked or verified behind the process's back is seen on its next
+//! request. Always on PostgreSQL, whatever the suite's store.
+
+use crate::common;
+
+use common::*;
+use countersign_host::{Host, Target};
+use serde_json::Value;
+
+/// A host on a fresh PostgreSQL database.
+async fn on_postgres() -> TestHost {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), roomy_limits());
+    let host = Host::open(Target::Postgres(fresh_postgres().await), config)
+        .await
+        .unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    TestHost {
+        running,
+        dir,
+        http: reqwest::Client::new(),
+    }
+}
+
+fn statements(t: &TestHost) -> u64 {
+    t.host()
+        .store()
+        .traffic()
+        .expect("PostgreSQL counts its statements")
+        .statements
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_costs_postgresql_four_statements_when_alone() {
+    let t = on_postgres().await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (status, _) = t
+        .submit(
+            &vendor,
+            &session,
+            "message",
+            serde_json::json!({ "body": "warm" }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let before = statements(&t);
+    let appends = 10;
+    for n in 0..appends {
+        let (status, body) = t
+            .submit(
+                &vendor,
+                &session,
+                "message",
+                serde_json::json!({ "body": format!("note {n}") }),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        // Each answer carries the whole log, the first events included,
+        // though the store read only the new ones.
+        let events = body["log"]["events"].as_array().map_or(0, Vec::len);
+        assert_eq!(events, 2 + 1 + n + 1, "the whole log in answer {n}");
+    }
+    // Per append: the nonce (with the agent's count and its row read
+    // again), the session's state (with its count), the commit with its
+    // log, and the NOTIFY telling other processes (one per append when
+    // they come one at a time). Neither the agent's row nor the address's
+    // count costs a statement of its own; it used to be six.
+    let spent = statements(&t) - before;
+    assert!(
+        spent <= appends as u64 * 4 + 1,
+        "{spent} statements for {appends} appends"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_revoked_behind_the_process_is_refused_on_its_next_request() {
+    let t = on_postgres().await;
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    // The process now keeps the agent's row.
+    let status_path = format!("/api/agent/v1/sessions/{session}");
+    assert_eq!(
+        t.signed(&vendor, "GET", &status_path, &Value::Null).await.0,
+        200
+    );
+    // Another process (here, an operator's statement) revokes it.
+    assert_eq!(
+        t.sql_execute(
+            "UPDATE agents SET status = 'revoked' WHERE id = $1",
+            &[&vendor.id]
+        )
+        .await,
+        1
+    );
+    let (status, body) = t.signed(&vendor, "GET", &status_path, &Value::Null).await;
+    assert_eq!(status, 401, "{}", String::from_utf8_lossy(&body));
+    let (status, _) = t
+        .submit(
+            &vendor,
+            &session,
+            "message",
+            serde_json::json!({ "body": "still here?" }),
+        )
+        .await;
+    assert_eq!(status, 401, "an append is refused too");
+    let row = t
+        .sql_row(
+            "SELECT event_count FROM sessions WHERE id = $1",
+            &[&session],
+        )
+        .await;
+    assert_eq!(row, vec![SqlValue::Int(2)], "nothing was appended");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_verified_behind_the_process_may_open_a_live_session_at_once() {
+    let t = on_postgres().await;
+    let vendor = t.register("Contoso").await;
+    let org = t.host().create_org("Tailspin").await.unwrap().org_handle;
+    // Kept as a sandbox agent...
+    t.open_sandbox(&vendor).await;
+    // ...and verified by another process.
+    assert_eq!(
+        t.sql_execute(
+            "UPDATE agents SET status = 'verified', names_verified = TRUE WHERE id = $1",
+            &[&vendor.id]
+        )
+        .await,
+        1
+    );
+    let live = t.open_org(&vendor, &org).await;
+    assert!(!live.is_empty());
+}
