@@ -325,97 +325,155 @@ impl Principal for GateAgentRow {
     }
 }
 
-/// Authenticates a signed request: the principal exists and may sign, the
-/// signature and time window hold, and the nonce is fresh (spent now, so a
-/// request refused later can never be replayed into success); then applies
-/// the per-principal rate limit. Answers the principal and the headers as
-/// checked.
-pub async fn authenticate<P: Principal>(
+/// Authentication is two steps: [`check`] finds the principal (it exists
+/// and may sign) and checks the signature and time window, then
+/// [`Checked::spend`] spends the nonce (spent even when what follows
+/// refuses, so a refused request can never be replayed into success) and
+/// applies the per-principal rate limit.
+/// A signed request whose principal may sign and whose signature and time
+/// window hold, its nonce not yet spent: [`authenticate`] before its last
+/// step, for a route that spends the nonce in the statement that reads
+/// what it acts on ([`crate::service::submit_event`]). Nothing may be
+/// done for it before [`Checked::spend`] (or such a statement) succeeds.
+#[must_use = "a checked request counts for nothing until its nonce is spent"]
+pub struct Checked<P> {
+    principal: P,
+    signed_as: SignedAs,
+    nonce: String,
+    expires_at: i64,
+    /// The principal is the store's copy ([`Principal::remembered`]), to
+    /// be read again by the statement that spends the nonce.
+    remembered: bool,
+}
+
+/// Checks everything of a signed request but its nonce.
+pub async fn check<P: Principal>(
     host: &Host,
     request: &Signed<'_>,
     now: OffsetDateTime,
-) -> Result<(P, SignedAs), DomainError> {
-    if let Some(remembered) = P::remembered(host.store().as_ref(), &request.headers.agent) {
-        if let Some(done) = authenticate_remembered(host, request, now, remembered).await? {
-            return Ok(done);
-        }
-    }
+) -> Result<Checked<P>, DomainError> {
     let headers = request.headers;
     let accept_v1 = host.config().accept_v1_signatures;
+    let expires_at = || {
+        api::parse_timestamp(&headers.timestamp)
+            .map(nonce_expiry)
+            .ok_or_else(|| refuse("timestamp"))
+    };
+    if let Some(copy) = P::remembered(host.store().as_ref(), &headers.agent) {
+        // A copy that no longer holds is found out where the nonce is
+        // spent; one whose key does not verify is read again here.
+        if let Ok(signed_as) = verify_request(request, copy.public_key(), P::WIRE, accept_v1, now) {
+            return Ok(Checked {
+                principal: copy,
+                signed_as,
+                nonce: headers.nonce.clone(),
+                expires_at: expires_at()?,
+                remembered: true,
+            });
+        }
+    }
     let Some(principal) = P::load(host.store().as_ref(), &headers.agent).await? else {
         // Whoever still holds a revoked key is told so, and when; anyone
         // else learns nothing (the signature must verify against it).
         if let Some((key, at)) = P::revoked(host.store().as_ref(), &headers.agent).await? {
             if verify_request(request, &key, P::WIRE, accept_v1, now).is_ok() {
-                return Err(DomainError::KeyRevoked(format!(
-                    "This approver key was revoked by the host's admin at {at} (as for a lost laptop): the host refuses everything signed with it, and nothing was stored. Ask the admin for a new enrollment code and connect this console to the host again."
-                )));
+                return Err(key_revoked(&at));
             }
         }
         return Err(refuse("unknown or revoked principal"));
     };
     let signed_as = verify_request(request, principal.public_key(), P::WIRE, accept_v1, now)?;
-    let expires = api::parse_timestamp(&headers.timestamp)
-        .map(nonce_expiry)
-        .ok_or_else(|| refuse("timestamp"))?;
-    // With shared limits, the per-principal count is made by the same
-    // statement that spends the nonce (and only when it was fresh).
-    let window = host.limiter().shared_window(Scope::Agent, principal.id());
-    let spent = host
-        .store()
-        .principals()
-        .spend_nonce(&headers.agent, &headers.nonce, expires, window.as_ref())
-        .await?;
-    if !spent.fresh {
-        return Err(refuse("nonce reused"));
-    }
-    host.limiter()
-        .check_counted(Scope::Agent, principal.id(), spent.counted)
-        .await?;
-    principal.remember(host.store().as_ref());
-    Ok((principal, signed_as))
+    Ok(Checked {
+        principal,
+        signed_as,
+        nonce: headers.nonce.clone(),
+        expires_at: expires_at()?,
+        remembered: false,
+    })
 }
 
-/// [`authenticate`] with a copy of the principal an earlier request read:
-/// the signature is checked against the copy's key, and the statement that
-/// spends the nonce reads the principal again, spending nothing unless it
-/// still holds that key and is not revoked. `None` when the copy no longer
-/// holds (nothing was spent): the caller reads the principal and starts
-/// over, so every refusal reads as it did without copies.
-async fn authenticate_remembered<P: Principal>(
-    host: &Host,
-    request: &Signed<'_>,
-    now: OffsetDateTime,
-    remembered: P,
-) -> Result<Option<(P, SignedAs)>, DomainError> {
-    let headers = request.headers;
-    let accept_v1 = host.config().accept_v1_signatures;
-    let Ok(signed_as) = verify_request(request, remembered.public_key(), P::WIRE, accept_v1, now)
-    else {
-        return Ok(None);
-    };
-    let expires = api::parse_timestamp(&headers.timestamp)
-        .map(nonce_expiry)
-        .ok_or_else(|| refuse("timestamp"))?;
-    let window = host.limiter().shared_window(Scope::Agent, remembered.id());
-    let (spent, current) = remembered
-        .spend_remembered(
-            host.store().as_ref(),
-            &headers.nonce,
-            expires,
-            window.as_ref(),
-        )
-        .await?;
-    let Some(principal) = current else {
-        return Ok(None);
-    };
-    if !spent.fresh {
-        return Err(refuse("nonce reused"));
+/// What the holder of a key revoked at `at` is told.
+fn key_revoked(at: &str) -> DomainError {
+    DomainError::KeyRevoked(format!(
+        "This approver key was revoked by the host's admin at {at} (as for a lost laptop): the host refuses everything signed with it, and nothing was stored. Ask the admin for a new enrollment code and connect this console to the host again."
+    ))
+}
+
+impl<P: Principal> Checked<P> {
+    /// Who signed, as checked (a copy may be older than the store's row).
+    pub fn principal(&self) -> &P {
+        &self.principal
     }
-    host.limiter()
-        .check_counted(Scope::Agent, principal.id(), spent.counted)
-        .await?;
-    Ok(Some((principal, signed_as)))
+
+    /// Whether the principal is the store's copy, to be read again where
+    /// the nonce is spent.
+    pub fn remembered(&self) -> bool {
+        self.remembered
+    }
+
+    /// The nonce to spend, and until when it is kept.
+    pub fn nonce(&self) -> (&str, i64) {
+        (&self.nonce, self.expires_at)
+    }
+
+    /// Spends the nonce (with shared limits, counting the per-principal
+    /// window in the same statement, only when it was fresh) and applies
+    /// the per-principal limit. Answers the principal as the store has it
+    /// now, and the headers as checked.
+    pub async fn spend(self, host: &Host) -> Result<(P, SignedAs), DomainError> {
+        let window = host
+            .limiter()
+            .shared_window(Scope::Agent, self.principal.id());
+        let store = host.store().as_ref();
+        let (spent, principal) = if self.remembered {
+            let (spent, now) = self
+                .principal
+                .spend_remembered(store, &self.nonce, self.expires_at, window.as_ref())
+                .await?;
+            match now {
+                Some(principal) => (spent, principal),
+                None => return Err(self.gone(host).await),
+            }
+        } else {
+            let spent = store
+                .principals()
+                .spend_nonce(
+                    self.principal.id(),
+                    &self.nonce,
+                    self.expires_at,
+                    window.as_ref(),
+                )
+                .await?;
+            (spent, self.principal)
+        };
+        Checked::<P>::judge(host, &principal, spent).await?;
+        principal.remember(store);
+        Ok((principal, self.signed_as))
+    }
+
+    /// Refuses a reused nonce and applies the per-principal limit to a
+    /// fresh one (`spent.counted`: the count made with it, if any).
+    pub async fn judge(host: &Host, principal: &P, spent: NonceSpent) -> Result<(), DomainError> {
+        if !spent.fresh {
+            return Err(refuse("nonce reused"));
+        }
+        host.limiter()
+            .check_counted(Scope::Agent, principal.id(), spent.counted)
+            .await
+    }
+
+    /// The refusal of a request checked against a copy that no longer
+    /// holds (its principal gone, revoked or holding another key; nothing
+    /// was spent): what the request would have met had the principal
+    /// been read first.
+    pub async fn gone(&self, host: &Host) -> DomainError {
+        let id = self.principal.id();
+        match P::revoked(host.store().as_ref(), id).await {
+            Ok(Some((key, at))) if key == self.principal.public_key() => key_revoked(&at),
+            Ok(_) => refuse("unknown or revoked principal"),
+            Err(e) => e.into(),
+        }
+    }
 }
 
 /// Seconds a spent nonce is kept beyond the last instant its request could

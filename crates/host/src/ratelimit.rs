@@ -351,6 +351,11 @@ impl RateLimiter {
         }
     }
 
+    /// The most requests `scope` admits per window.
+    pub fn max(&self, scope: Scope) -> u64 {
+        u64::from(self.limit(scope).max)
+    }
+
     fn limit(&self, scope: Scope) -> Limit {
         match scope {
             Scope::Ip => self.limits.per_ip,

@@ -155,17 +155,66 @@ impl<P: Principal> FromRequest<Host> for Signed<P> {
 
     async fn from_request(request: Request, host: &Host) -> Result<Self, Self::Rejection> {
         let incoming = Incoming::<P::Shape>::from_request(request, host).await?;
-        authenticate(host, incoming)
+        let now = host.clock().now();
+        let checked = check::<P>(host, &incoming, now)
             .await
-            .map_err(Self::Rejection::from)
+            .map_err(|e| Self::Rejection::from(e.into()))?;
+        let (principal, headers) = checked
+            .spend(host)
+            .await
+            .map_err(|e| Self::Rejection::from(e.into()))?;
+        if let Some(org) = principal.org() {
+            crate::changes::touch(org);
+        }
+        Ok(Signed {
+            principal,
+            incoming,
+            headers,
+            now,
+        })
     }
 }
 
-async fn authenticate<P: Principal>(
+/// A signed request by a `P` checked as [`Signed`] is but for its nonce,
+/// which the handler spends in the statement that reads what it acts on
+/// (on PostgreSQL, one round trip fewer): [`auth::Checked`]. The handler
+/// must spend it before doing anything for the request. It must come last
+/// in a handler's arguments.
+pub struct SignedUnspent<P: Principal> {
+    /// Who signed it, and the nonce to spend.
+    pub checked: auth::Checked<P>,
+    /// The request.
+    pub incoming: Incoming<P::Shape>,
+    /// The host's time when it was checked.
+    pub now: OffsetDateTime,
+}
+
+impl<P: Principal> FromRequest<Host> for SignedUnspent<P> {
+    type Rejection = <P::Shape as Surface>::Error;
+
+    async fn from_request(request: Request, host: &Host) -> Result<Self, Self::Rejection> {
+        let incoming = Incoming::<P::Shape>::from_request(request, host).await?;
+        let now = host.clock().now();
+        let checked = check::<P>(host, &incoming, now)
+            .await
+            .map_err(|e| Self::Rejection::from(e.into()))?;
+        if let Some(org) = checked.principal().org() {
+            crate::changes::touch(org);
+        }
+        Ok(SignedUnspent {
+            checked,
+            incoming,
+            now,
+        })
+    }
+}
+
+/// Checks a request's principal, signature and time window.
+async fn check<P: Principal>(
     host: &Host,
-    incoming: Incoming<P::Shape>,
-) -> Result<Signed<P>, ApiError> {
-    let now = host.clock().now();
+    incoming: &Incoming<P::Shape>,
+    now: OffsetDateTime,
+) -> Result<auth::Checked<P>, crate::domain::DomainError> {
     let headers = auth::signed_headers(&incoming.headers);
     let own_authorities = incoming.own_authorities(host);
     let text = |name: &str| {
@@ -187,16 +236,7 @@ async fn authenticate<P: Principal>(
         authority: text(signing::HEADER_AUTHORITY),
         own_authorities: &own_authorities,
     };
-    let (principal, headers): (P, _) = auth::authenticate(host, &request, now).await?;
-    if let Some(org) = principal.org() {
-        crate::changes::touch(org);
-    }
-    Ok(Signed {
-        principal,
-        incoming,
-        headers,
-        now,
-    })
+    auth::check(host, &request, now).await
 }
 
 /// Reads `?after=SEQ` (absent: 0).

@@ -23,7 +23,7 @@ use countersign_host_api::approver::{
 };
 use time::OffsetDateTime;
 
-use crate::auth::{Agent, Approver};
+use crate::auth::{Agent, Approver, Checked};
 use crate::domain::decisions::{self, Decided, DecisionState, Received};
 use crate::domain::negotiation::{self, SessionState};
 use crate::domain::{enrollment, parse_event, rotation, DomainError};
@@ -167,15 +167,16 @@ pub async fn owned_session(
 
 /// SPEC §6.3: appends a vendor event to a session the agent owns, and runs
 /// the buyer side; answers the session's whole log as the append left it
-/// (what the append's answer carries).
+/// (what the append's answer carries). Spends the request's nonce first.
 pub async fn submit_event(
     host: &Host,
-    agent: &Agent,
+    signed: Checked<Agent>,
     session_id: &str,
     body: &[u8],
     now: OffsetDateTime,
 ) -> Result<LogSnapshot, DomainError> {
-    let mut row = owned_state_counted(host, agent, session_id).await?;
+    let (agent, mut row) = spend_and_read_session(host, signed, session_id).await?;
+    let agent = &agent;
     let req: SubmitEventRequest = crate::body::parse_json(body, "event")?;
     for _ in 0..ATTEMPTS {
         let state = SessionState {
@@ -190,6 +191,60 @@ pub async fn submit_event(
         row = owned_state(host, agent, session_id).await?;
     }
     Err(busy())
+}
+
+/// An append's first step: spends the nonce, applies the agent's limit,
+/// then reads the session the agent owns and applies its limit; refusals
+/// in that order. With a remembered agent on a store that keeps copies
+/// (PostgreSQL), all of it is one statement
+/// ([`crate::store::PrincipalRepo::spend_and_read_session`]); otherwise
+/// one for the nonce and one for the session.
+async fn spend_and_read_session(
+    host: &Host,
+    signed: Checked<Agent>,
+    session_id: &str,
+) -> Result<(Agent, crate::store::SessionRow), DomainError> {
+    let limiter = host.limiter();
+    let windows = (
+        limiter.shared_window(Scope::Agent, &signed.principal().id),
+        limiter.shared_window(Scope::Session, session_id),
+    );
+    if let (true, Some(agent_window), Some(session_window)) =
+        (signed.remembered(), windows.0, windows.1)
+    {
+        let (nonce, expires_at) = signed.nonce();
+        let start = host
+            .store()
+            .principals()
+            .spend_and_read_session(
+                signed.principal(),
+                nonce,
+                expires_at,
+                &agent_window,
+                limiter.max(Scope::Agent),
+                session_id,
+                &session_window,
+            )
+            .await?;
+        if let Some(start) = start {
+            let Some(agent) = start.agent else {
+                return Err(signed.gone(host).await);
+            };
+            Checked::judge(host, &agent, start.spent).await?;
+            return match start.session {
+                Some((row, counted)) if row.session.agent_id == agent.id => {
+                    limiter
+                        .check_counted(Scope::Session, &row.session.id, counted)
+                        .await?;
+                    Ok((agent, row))
+                }
+                _ => Err(DomainError::Unauthorized),
+            };
+        }
+    }
+    let (agent, _) = signed.spend(host).await?;
+    let row = owned_state_counted(host, &agent, session_id).await?;
+    Ok((agent, row))
 }
 
 /// A session the agent owns, with its org and standing offer, with the

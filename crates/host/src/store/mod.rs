@@ -298,6 +298,24 @@ pub trait PrincipalRepo: Send + Sync {
         expires_at: i64,
         counting: Option<&SharedWindow>,
     ) -> Result<(NonceSpent, Option<AgentRow>), StoreError>;
+    /// For an append by `agent`, a remembered copy: spends its nonce as
+    /// [`PrincipalRepo::spend_agent_nonce`] does and, in the same
+    /// statement, reads the state of `session_id` as
+    /// [`NegotiationRepo::session_state_counting`] does, counting the
+    /// session's window only when the nonce was fresh, the agent's count
+    /// within `agent_limit` and the session the agent's. `None` when the
+    /// store keeps no copies (SQLite): spend, then read.
+    #[allow(clippy::too_many_arguments)]
+    async fn spend_and_read_session(
+        &self,
+        agent: &AgentRow,
+        nonce: &str,
+        expires_at: i64,
+        counting: &SharedWindow,
+        agent_limit: u64,
+        session_id: &str,
+        session_counting: &SharedWindow,
+    ) -> Result<Option<AppendStart>, StoreError>;
     /// Forgets nonces that expired before `now_unix`; answers how many.
     async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError>;
     /// Every approver key ever enrolled, for discovery, oldest first.
@@ -548,6 +566,18 @@ pub struct NonceSpent {
     pub fresh: bool,
     /// The request's count in the window it was counted in, when it was.
     pub counted: Option<u64>,
+}
+
+/// What [`PrincipalRepo::spend_and_read_session`] spent and read.
+#[derive(Debug, Clone)]
+pub struct AppendStart {
+    /// The nonce, and the agent's count made with it.
+    pub spent: NonceSpent,
+    /// The agent as it is now; `None` (nothing spent or counted) when it
+    /// is gone, revoked or holds another key.
+    pub agent: Option<AgentRow>,
+    /// The session's state, with the session's count when it was made.
+    pub session: Option<(SessionRow, Option<u64>)>,
 }
 
 /// Fixed-window counters shared by every host process on one database.

@@ -56,6 +56,7 @@ macro_rules! session_columns {
         )
     };
 }
+pub(super) use session_columns;
 
 /// An agent's columns, each prefixed by `$p`.
 macro_rules! agent_columns {
@@ -153,11 +154,7 @@ fn org_from(r: &Row<'_, '_>, at: usize) -> Result<Org, StoreError> {
 }
 
 fn session_row_of(r: &Row<'_, '_>) -> Result<SessionRow, StoreError> {
-    Ok(SessionRow {
-        session: session_of(r)?,
-        org: org_from(r, 12)?,
-        standing: r.get(12 + ORG_COLUMNS)?,
-    })
+    session_row_from(r, 0)
 }
 
 /// A pending decision whose columns start at `at`.
@@ -232,18 +229,35 @@ fn session_and_vendor(r: &Row<'_, '_>) -> Result<(Session, AgentRow), StoreError
     Ok((session_of(r)?, agent_from(r, 12)?))
 }
 
-/// A session with its org and the event at its standing seq: one statement
-/// (one snapshot), read on every append.
-const SESSION_STATE: &str = concat!(
-    "SELECT ",
-    session_columns!("s."),
-    ", ",
-    org_columns!(),
-    ", e.body
+/// A session with its org and the event at its standing seq (the id is
+/// `$id`): one statement (one snapshot), read on every append.
+macro_rules! session_state {
+    ($id:literal) => {
+        concat!(
+            "SELECT ",
+            session_columns!("s."),
+            ", ",
+            org_columns!(),
+            ", e.body
      FROM sessions s JOIN orgs o ON o.handle = s.org_handle
      LEFT JOIN events e ON e.session_id = s.id AND e.seq = s.standing_seq
-     WHERE s.id = ?1"
-);
+     WHERE s.id = ",
+            $id
+        )
+    };
+}
+pub(super) use session_state;
+
+const SESSION_STATE: &str = session_state!("?1");
+
+/// A session's state whose columns start at `at` ([`session_state`]).
+pub(super) fn session_row_from(r: &Row<'_, '_>, at: usize) -> Result<SessionRow, StoreError> {
+    Ok(SessionRow {
+        session: session_from(r, at)?,
+        org: org_from(r, at + 12)?,
+        standing: r.get(at + 12 + ORG_COLUMNS)?,
+    })
+}
 
 /// [`SESSION_STATE`] with one request counted in a shared rate-limit window
 /// (PostgreSQL's `rate_windows`) when the session exists and `?2` owns it:

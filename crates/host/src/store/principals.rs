@@ -7,7 +7,9 @@
 
 use async_trait::async_trait;
 
-use super::negotiation::{agent_columns, agent_of, org_columns, org_of};
+use super::negotiation::{
+    agent_columns, agent_of, org_columns, org_of, session_columns, session_state,
+};
 use super::postgres::{pg_run, PgStore};
 use super::sql::{u, Conn, Dialect, Row};
 use super::sqlite::{lite_run, SqliteStore};
@@ -45,6 +47,44 @@ const SPEND_AND_COUNT_AGENT: &str = concat!(
      SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted), agent.*
      FROM (SELECT 1) AS one LEFT JOIN agent ON TRUE"
 );
+
+/// [`SPEND_AND_COUNT_AGENT`] and, in the same statement, the state of the
+/// session `?8` the request appends to, with one request counted in its
+/// window (`?9` to `?11`) when the nonce was fresh, the agent within its
+/// limit `?12` and the owner of the session. Answers the spend, the agent's
+/// and the session's counts, the agent's row as it is now, then the
+/// session's state (each none when absent).
+const SPEND_AND_READ_SESSION: &str = concat!(
+    "WITH agent AS (SELECT ",
+    agent_columns!(""),
+    " FROM agents WHERE id = ?1),
+     spent AS (
+         INSERT INTO nonces (principal, nonce, expires_at)
+         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM agent WHERE public_key = ?7 AND status <> 'revoked')
+         ON CONFLICT DO NOTHING RETURNING 1),
+     counted AS (
+         INSERT INTO rate_windows (scope, key, window_start, count)
+         SELECT CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS BIGINT), 1
+         WHERE EXISTS (SELECT 1 FROM spent)
+         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
+         RETURNING count),
+     session_counted AS (
+         INSERT INTO rate_windows (scope, key, window_start, count)
+         SELECT CAST(?9 AS TEXT), CAST(?10 AS TEXT), CAST(?11 AS BIGINT), 1
+         WHERE (SELECT count FROM counted) <= ?12
+           AND EXISTS (SELECT 1 FROM sessions WHERE id = ?8 AND agent_id = ?1)
+         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
+         RETURNING count)
+     SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted),
+            (SELECT count FROM session_counted), agent.*, state.*
+     FROM (SELECT 1) AS one LEFT JOIN agent ON TRUE
+     LEFT JOIN (",
+    session_state!("?8"),
+    ") AS state ON TRUE"
+);
+
+/// The agent's columns in [`SPEND_AND_READ_SESSION`]'s answer (from 3).
+const AGENT_COLUMNS: usize = 9;
 
 macro_rules! approver_columns {
     () => {
@@ -421,6 +461,61 @@ macro_rules! principal_repos {
                     None => copies.forget(&agent.id),
                 }
                 Ok((spent, now))
+            }
+
+            async fn spend_and_read_session(
+                &self,
+                agent: &AgentRow,
+                nonce: &str,
+                expires_at: i64,
+                counting: &SharedWindow,
+                agent_limit: u64,
+                session_id: &str,
+                session_counting: &SharedWindow,
+            ) -> Result<Option<AppendStart>, StoreError> {
+                let Some(copies) = self.agent_copies() else {
+                    return Ok(None);
+                };
+                let (id, key, nonce) = (agent.id.clone(), agent.public_key.clone(), nonce.to_owned());
+                let (w, sw, session) = (counting.clone(), session_counting.clone(), session_id.to_owned());
+                let limit = super::sql::i(agent_limit);
+                let start = $run!(self, nonces, |db| {
+                    db.row(
+                        SPEND_AND_READ_SESSION,
+                        &[
+                            &id, &nonce, &expires_at, &w.scope, &w.key, &w.start, &key,
+                            &session, &sw.scope, &sw.key, &sw.start, &limit,
+                        ],
+                        |r| {
+                            let spent = NonceSpent {
+                                fresh: r.get(0)?,
+                                counted: r.get::<Option<i64>>(1)?.map(u),
+                            };
+                            let session_counted = r.get::<Option<i64>>(2)?.map(u);
+                            let now = match r.get::<Option<String>>(3)? {
+                                Some(_) => Some(super::negotiation::agent_from(r, 3)?),
+                                None => None,
+                            };
+                            let at = 3 + AGENT_COLUMNS;
+                            let state = match r.get::<Option<String>>(at)? {
+                                Some(_) => Some((super::negotiation::session_row_from(r, at)?, session_counted)),
+                                None => None,
+                            };
+                            Ok(AppendStart { spent, agent: now, session: state })
+                        },
+                    )
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt("spending a nonce answered no row".into()))
+                })?;
+                let mut start = start;
+                start.agent = start.agent.filter(|a| {
+                    a.public_key == agent.public_key && a.status != anp::api::AgentStatus::Revoked
+                });
+                match &start.agent {
+                    Some(a) => copies.keep(a),
+                    None => copies.forget(&agent.id),
+                }
+                Ok(Some(start))
             }
 
             async fn purge_nonces(&self, now_unix: i64) -> Result<u64, StoreError> {

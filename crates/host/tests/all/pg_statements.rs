@@ -35,7 +35,7 @@ fn statements(t: &TestHost) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_append_costs_postgresql_four_statements_when_alone() {
+async fn an_append_costs_postgresql_three_statements_when_alone() {
     let t = on_postgres().await;
     let vendor = t.register("Contoso").await;
     let (session, _) = t.open_sandbox(&vendor).await;
@@ -65,14 +65,14 @@ async fn an_append_costs_postgresql_four_statements_when_alone() {
         let events = body["log"]["events"].as_array().map_or(0, Vec::len);
         assert_eq!(events, 2 + 1 + n + 1, "the whole log in answer {n}");
     }
-    // Per append: the nonce (with the agent's count and its row read
-    // again), the session's state (with its count), the commit with its
-    // log, and the NOTIFY telling other processes (one per append when
-    // they come one at a time). Neither the agent's row nor the address's
-    // count costs a statement of its own; it used to be six.
+    // Per append: the nonce spent with the agent's count and its row read
+    // again, together with the session's state and its count; the commit
+    // with its log; and the NOTIFY telling other processes (one per append
+    // when they come one at a time). Neither the agent's row nor the
+    // address's count costs a statement of its own: it used to be six.
     let spent = statements(&t) - before;
     assert!(
-        spent <= appends as u64 * 4 + 1,
+        spent <= appends as u64 * 3 + 1,
         "{spent} statements for {appends} appends"
     );
 }
@@ -135,4 +135,103 @@ async fn an_agent_verified_behind_the_process_may_open_a_live_session_at_once() 
     );
     let live = t.open_org(&vendor, &org).await;
     assert!(!live.is_empty());
+}
+
+/// An append's nonce, the agent's limit, the session's owner and the
+/// session's limit are all judged from the one statement that spends the
+/// nonce and reads the session, in the order they were judged before: a
+/// replayed append is refused and counts nowhere, an intruder's append to
+/// another agent's session is the uniform refusal and counts against
+/// neither that session nor anything it could see, and the session's limit
+/// still holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_in_one_statement_refuses_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut limits = roomy_limits();
+    limits.per_session = countersign_host::Limit {
+        max: 3,
+        window: std::time::Duration::from_secs(3600),
+    };
+    let config = config_in(dir.path(), limits);
+    let host = Host::open(Target::Postgres(fresh_postgres().await), config)
+        .await
+        .unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    let t = TestHost {
+        running,
+        dir,
+        http: reqwest::Client::new(),
+    };
+    let vendor = t.register("Contoso").await;
+    let intruder = t.register("Fabrikam").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    t.open_sandbox(&intruder).await; // the intruder is remembered too
+    let path = format!("/api/agent/v1/sessions/{session}/events");
+    let payload = serde_json::json!({ "body": "once" });
+    let body = serde_json::to_vec(&serde_json::json!({
+        "kind": "message",
+        "payload": payload,
+        "signature": vendor.authorship("message", &payload),
+    }))
+    .unwrap();
+    let h = anp::api::sign_request(
+        &vendor.key,
+        &vendor.id,
+        "POST",
+        &path,
+        &body,
+        &t.now(),
+        "n-1",
+    );
+    let headers: Vec<(&str, String)> = h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+    assert_eq!(t.raw("POST", &path, &headers, body.clone()).await.0, 200); // 1
+    for _ in 0..3 {
+        let (status, answer) = t.raw("POST", &path, &headers, body.clone()).await;
+        assert_eq!(status, 401, "{}", String::from_utf8_lossy(&answer));
+    }
+    let count = || async {
+        t.sql_row(
+            "SELECT event_count FROM sessions WHERE id = $1",
+            &[&session],
+        )
+        .await
+    };
+    assert_eq!(
+        count().await,
+        vec![SqlValue::Int(3)],
+        "the replays appended nothing"
+    );
+    for n in 0..3 {
+        let (status, _) = t
+            .submit(
+                &intruder,
+                &session,
+                "message",
+                serde_json::json!({ "body": format!("x{n}") }),
+            )
+            .await;
+        assert_eq!(status, 401, "not the intruder's session");
+    }
+    // Neither the replays nor the intruder counted against the session.
+    for n in 2..=3 {
+        let (status, answer) = t
+            .submit(
+                &vendor,
+                &session,
+                "message",
+                serde_json::json!({ "body": format!("m{n}") }),
+            )
+            .await;
+        assert_eq!(status, 200, "append {n}: {answer}");
+    }
+    let (status, answer) = t
+        .submit(
+            &vendor,
+            &session,
+            "message",
+            serde_json::json!({ "body": "m4" }),
+        )
+        .await;
+    assert_eq!(status, 429, "{answer}");
+    assert_eq!(count().await, vec![SqlValue::Int(5)]);
 }

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
-use super::support::{self, after_param, json_text, Registration, Signed};
+use super::support::{self, after_param, json_text, Registration, Signed, SignedUnspent};
 use crate::auth::Agent;
 use crate::body::parse_json;
 use crate::error::ApiError;
@@ -69,11 +69,11 @@ pub async fn open_session(
 pub async fn submit_event(
     State(host): State<Host>,
     Path(id): Path<String>,
-    signed: Signed<Agent>,
+    signed: SignedUnspent<Agent>,
 ) -> Result<impl IntoResponse, ApiError> {
     let log = service::submit_event(
         &host,
-        &signed.principal,
+        signed.checked,
         &id,
         &signed.incoming.body,
         signed.now,

@@ -101,9 +101,10 @@ pub(crate) use pg_run;
 
 /// Connections per host process: twice the machine's cores, at least 4 and
 /// at most 16 (the usual sizing of a pool whose statements are short: more
-/// connections than cores only make PostgreSQL's backends take turns; on
-/// the 2-core machine of `anp-loadgen`, three processes of 16 connections
-/// each appended about a fifth slower than with 4 each).
+/// connections than cores only make PostgreSQL's backends take turns, and
+/// several processes on one database multiply them). On the 2-core machine
+/// of `anp-loadgen`, pools of 4, 8 and 16 per process appended at rates
+/// within the noise of each other.
 fn pool_size() -> usize {
     std::thread::available_parallelism()
         .map_or(4, |cores| cores.get() * 2)
