@@ -154,23 +154,17 @@ impl<P: Principal> FromRequest<Host> for Signed<P> {
     type Rejection = <P::Shape as Surface>::Error;
 
     async fn from_request(request: Request, host: &Host) -> Result<Self, Self::Rejection> {
-        let incoming = Incoming::<P::Shape>::from_request(request, host).await?;
-        let now = host.clock().now();
-        let checked = check::<P>(host, &incoming, now)
-            .await
-            .map_err(|e| Self::Rejection::from(e.into()))?;
-        let (principal, headers) = checked
+        let unspent = SignedUnspent::<P>::from_request(request, host).await?;
+        let (principal, headers) = unspent
+            .checked
             .spend(host)
             .await
             .map_err(|e| Self::Rejection::from(e.into()))?;
-        if let Some(org) = principal.org() {
-            crate::changes::touch(org);
-        }
         Ok(Signed {
             principal,
-            incoming,
+            incoming: unspent.incoming,
             headers,
-            now,
+            now: unspent.now,
         })
     }
 }

@@ -27,13 +27,17 @@ const SPEND_AND_COUNT: &str = "WITH spent AS (
          RETURNING count)
      SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted)";
 
-/// [`SPEND_AND_COUNT`] for a remembered agent: spends and counts only while
-/// the agent still holds the key `?7` and is not revoked, and answers its
-/// row as it is now (none when it is gone) after the two answers.
-const SPEND_AND_COUNT_AGENT: &str = concat!(
-    "WITH agent AS (SELECT ",
-    agent_columns!(""),
-    " FROM agents WHERE id = ?1),
+/// The start of a statement spending a remembered agent's nonce
+/// ([`SPEND_AND_COUNT`] for an agent `?1` whose copy holds the key `?7`):
+/// `agent` is its row as it is now, `spent` the nonce (spent only while
+/// the agent still holds that key and is not revoked), `counted` its count
+/// in the window `?4` to `?6`, made only when the nonce was fresh.
+macro_rules! spend_agent_nonce_with {
+    () => {
+        concat!(
+            "WITH agent AS (SELECT ",
+            agent_columns!(""),
+            " FROM agents WHERE id = ?1),
      spent AS (
          INSERT INTO nonces (principal, nonce, expires_at)
          SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM agent WHERE public_key = ?7 AND status <> 'revoked')
@@ -43,7 +47,16 @@ const SPEND_AND_COUNT_AGENT: &str = concat!(
          SELECT CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS BIGINT), 1
          WHERE CAST(?4 AS TEXT) IS NOT NULL AND EXISTS (SELECT 1 FROM spent)
          ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
-         RETURNING count)
+         RETURNING count)"
+        )
+    };
+}
+
+/// [`SPEND_AND_COUNT`] for a remembered agent: answers the spend and the
+/// count, then the agent's row as it is now (none when it is gone).
+const SPEND_AND_COUNT_AGENT: &str = concat!(
+    spend_agent_nonce_with!(),
+    "
      SELECT EXISTS (SELECT 1 FROM spent), (SELECT count FROM counted), agent.*
      FROM (SELECT 1) AS one LEFT JOIN agent ON TRUE"
 );
@@ -55,19 +68,8 @@ const SPEND_AND_COUNT_AGENT: &str = concat!(
 /// and the session's counts, the agent's row as it is now, then the
 /// session's state (each none when absent).
 const SPEND_AND_READ_SESSION: &str = concat!(
-    "WITH agent AS (SELECT ",
-    agent_columns!(""),
-    " FROM agents WHERE id = ?1),
-     spent AS (
-         INSERT INTO nonces (principal, nonce, expires_at)
-         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM agent WHERE public_key = ?7 AND status <> 'revoked')
-         ON CONFLICT DO NOTHING RETURNING 1),
-     counted AS (
-         INSERT INTO rate_windows (scope, key, window_start, count)
-         SELECT CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS BIGINT), 1
-         WHERE EXISTS (SELECT 1 FROM spent)
-         ON CONFLICT (scope, key, window_start) DO UPDATE SET count = rate_windows.count + 1
-         RETURNING count),
+    spend_agent_nonce_with!(),
+    ",
      session_counted AS (
          INSERT INTO rate_windows (scope, key, window_start, count)
          SELECT CAST(?9 AS TEXT), CAST(?10 AS TEXT), CAST(?11 AS BIGINT), 1

@@ -13,8 +13,13 @@ use serde_json::Value;
 
 /// A host on a fresh PostgreSQL database.
 async fn on_postgres() -> TestHost {
+    limited_on_postgres(roomy_limits()).await
+}
+
+/// A host with `limits` on a fresh PostgreSQL database.
+async fn limited_on_postgres(limits: countersign_host::Limits) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
-    let config = config_in(dir.path(), roomy_limits());
+    let config = config_in(dir.path(), limits);
     let host = Host::open(Target::Postgres(fresh_postgres().await), config)
         .await
         .unwrap();
@@ -146,22 +151,12 @@ async fn an_agent_verified_behind_the_process_may_open_a_live_session_at_once() 
 /// still holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_append_in_one_statement_refuses_as_before() {
-    let dir = tempfile::tempdir().unwrap();
     let mut limits = roomy_limits();
     limits.per_session = countersign_host::Limit {
         max: 3,
         window: std::time::Duration::from_secs(3600),
     };
-    let config = config_in(dir.path(), limits);
-    let host = Host::open(Target::Postgres(fresh_postgres().await), config)
-        .await
-        .unwrap();
-    let running = host.spawn("127.0.0.1:0").await.unwrap();
-    let t = TestHost {
-        running,
-        dir,
-        http: reqwest::Client::new(),
-    };
+    let t = limited_on_postgres(limits).await;
     let vendor = t.register("Contoso").await;
     let intruder = t.register("Fabrikam").await;
     let (session, _) = t.open_sandbox(&vendor).await;
