@@ -325,16 +325,15 @@ impl Principal for GateAgentRow {
     }
 }
 
-/// Authentication is two steps: [`check`] finds the principal (it exists
-/// and may sign) and checks the signature and time window, then
-/// [`Checked::spend`] spends the nonce (spent even when what follows
-/// refuses, so a refused request can never be replayed into success) and
-/// applies the per-principal rate limit.
 /// A signed request whose principal may sign and whose signature and time
-/// window hold, its nonce not yet spent: [`authenticate`] before its last
-/// step, for a route that spends the nonce in the statement that reads
-/// what it acts on ([`crate::service::submit_event`]). Nothing may be
-/// done for it before [`Checked::spend`] (or such a statement) succeeds.
+/// window hold, its nonce not yet spent. Authentication is two steps:
+/// [`check`] finds the principal (it exists and may sign) and checks the
+/// signature and time window, then [`Checked::spend`] spends the nonce
+/// (spent even when what follows refuses, so a refused request can never
+/// be replayed into success) and applies the per-principal rate limit. A
+/// route may instead spend the nonce in the statement that reads what it
+/// acts on ([`crate::service::submit_event`]); nothing may be done for the
+/// request before one of them succeeds.
 #[must_use = "a checked request counts for nothing until its nonce is spent"]
 pub struct Checked<P> {
     principal: P,

@@ -24,7 +24,8 @@
 //! aggregation applies. Windows are aligned to the wall clock
 //! (`unix_time / window`), the same in every process.
 //!
-//! A request counted by itself (an address's, a registration's) would cost
+//! A request counted by itself (an address's, a registration's, an MCP or
+//! A2A caller's, whose bearer token spends no nonce) would cost
 //! PostgreSQL a statement per request; instead a process counts a *lease*
 //! of several requests at once in the shared window and admits that many
 //! before asking again ([`Lease`]). The lease is counted before it is used,
