@@ -1550,8 +1550,15 @@ async fn an_ask_nobody_decides_by_its_deadline_is_refused_for_the_owner_and_the_
         .filter(|x| x["protocol"] == "anex")
         .collect();
     assert_eq!(asks.len(), 2);
-    let deadline =
-        anp::api::parse_timestamp(asks[0]["pending"][0]["expires_at"].as_str().unwrap()).unwrap();
+    // The second ask's deadline: the later one (the first was asked a few
+    // milliseconds before it, and the summary need not list it first).
+    let deadline = asks
+        .iter()
+        .map(|ask| {
+            anp::api::parse_timestamp(ask["pending"][0]["expires_at"].as_str().unwrap()).unwrap()
+        })
+        .max()
+        .unwrap();
     let now = anp::api::parse_timestamp(&t.now()).unwrap();
     let left = deadline - now;
     assert!(
