@@ -82,22 +82,26 @@ async fn the_sandbox_oanp_counter_shows_price_and_verdict_and_an_approval_agrees
 
     // The inbox row says its protocol; j/k reach it, Enter opens it.
     app.click("nav-inbox").await?;
-    let row = app
+    // The inbox re-renders as the other demos' offers arrive: a row found
+    // once may be gone the next moment, so each look reads what it needs
+    // and a stale row is only a reason to look again (as plain.rs does).
+    let protocol = app
         .wait_for("the OANP counter in the inbox", async || {
             for row in app.all("inbox-row").await? {
-                let name = row
-                    .find(By::Testid("inbox-counterparty"))
-                    .await?
-                    .text()
-                    .await?;
+                let Ok(cell) = row.find(By::Testid("inbox-counterparty")).await else {
+                    return Ok(None);
+                };
+                let Ok(name) = cell.text().await else {
+                    return Ok(None);
+                };
                 if name == MERCHANT_ORG {
-                    return Ok(Some(row));
+                    return Ok(row.attr("data-protocol").await.ok().flatten());
                 }
             }
             Ok(None)
         })
         .await?;
-    assert_eq!(row.attr("data-protocol").await?.as_deref(), Some("oanp"));
+    assert_eq!(protocol, "oanp");
     select_with_keys(&app, MERCHANT_ORG).await?;
     app.press(Key::Enter).await?;
     let view = app.testid("offer-view").await?;
