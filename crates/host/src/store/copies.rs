@@ -48,6 +48,21 @@ impl AgentCopies {
         copies.insert(agent.id.clone(), agent.clone());
     }
 
+    /// What the statement that spent a nonce for `copy` read of its agent
+    /// (`now`), as the principal: the row when it still holds the copy's
+    /// key and is not revoked, which then replaces the copy; else `None`,
+    /// and the copy is forgotten.
+    pub(crate) fn settle(&self, copy: &AgentRow, now: Option<AgentRow>) -> Option<AgentRow> {
+        let now = now.filter(|a| {
+            a.public_key == copy.public_key && a.status != anp::api::AgentStatus::Revoked
+        });
+        match &now {
+            Some(a) => self.keep(a),
+            None => self.forget(&copy.id),
+        }
+        now
+    }
+
     /// Forgets agent `id`.
     pub(crate) fn forget(&self, id: &str) {
         if let Ok(mut copies) = self.0.lock() {

@@ -455,14 +455,7 @@ macro_rules! principal_repos {
                     .await?
                     .ok_or_else(|| StoreError::Corrupt("spending a nonce answered no row".into()))
                 })?;
-                let now = now.filter(|a| {
-                    a.public_key == agent.public_key && a.status != anp::api::AgentStatus::Revoked
-                });
-                match &now {
-                    Some(a) => copies.keep(a),
-                    None => copies.forget(&agent.id),
-                }
-                Ok((spent, now))
+                Ok((spent, copies.settle(agent, now)))
             }
 
             async fn spend_and_read_session(
@@ -510,13 +503,7 @@ macro_rules! principal_repos {
                     .ok_or_else(|| StoreError::Corrupt("spending a nonce answered no row".into()))
                 })?;
                 let mut start = start;
-                start.agent = start.agent.filter(|a| {
-                    a.public_key == agent.public_key && a.status != anp::api::AgentStatus::Revoked
-                });
-                match &start.agent {
-                    Some(a) => copies.keep(a),
-                    None => copies.forget(&agent.id),
-                }
+                start.agent = copies.settle(agent, start.agent.take());
                 Ok(Some(start))
             }
 

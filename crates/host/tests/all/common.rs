@@ -802,3 +802,17 @@ pub fn enroll_proof_v2(
     let proof = signing::sign_enroll_proof_v2(key, role, &authority, code);
     (proof, authority)
 }
+
+/// ANP/0.1 headers signing a request by `party` with a nonce of the test's
+/// choosing (to replay it).
+pub fn signed_headers(
+    party: &Party,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    ts: &str,
+    nonce: &str,
+) -> Vec<(&'static str, String)> {
+    let h = api::sign_request(&party.key, &party.id, method, path, body, ts, nonce);
+    h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect()
+}

@@ -169,16 +169,7 @@ async fn an_append_in_one_statement_refuses_as_before() {
         "signature": vendor.authorship("message", &payload),
     }))
     .unwrap();
-    let h = anp::api::sign_request(
-        &vendor.key,
-        &vendor.id,
-        "POST",
-        &path,
-        &body,
-        &t.now(),
-        "n-1",
-    );
-    let headers: Vec<(&str, String)> = h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let headers = signed_headers(&vendor, "POST", &path, &body, &t.now(), "n-1");
     assert_eq!(t.raw("POST", &path, &headers, body.clone()).await.0, 200); // 1
     for _ in 0..3 {
         let (status, answer) = t.raw("POST", &path, &headers, body.clone()).await;

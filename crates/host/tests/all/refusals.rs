@@ -7,18 +7,6 @@ use anp::api;
 use common::*;
 use serde_json::{json, Value};
 
-fn signed_headers(
-    party: &Party,
-    method: &str,
-    path: &str,
-    body: &[u8],
-    ts: &str,
-    nonce: &str,
-) -> Vec<(&'static str, String)> {
-    let h = api::sign_request(&party.key, &party.id, method, path, body, ts, nonce);
-    h.pairs().iter().map(|(k, v)| (*k, v.to_string())).collect()
-}
-
 #[tokio::test]
 async fn every_authentication_failure_is_the_same_bytes() {
     let t = start(roomy_limits()).await;
