@@ -8,7 +8,8 @@
 use crate::common;
 
 use common::*;
-use countersign_host::{Host, Target};
+use countersign_host::store::{self, Commit, CommitError, StoredEvent};
+use countersign_host::{Durability, Host, Target};
 use serde_json::Value;
 
 /// A host on a fresh PostgreSQL database.
@@ -220,4 +221,123 @@ async fn an_append_in_one_statement_refuses_as_before() {
         .await;
     assert_eq!(status, 429, "{answer}");
     assert_eq!(count().await, vec![SqlValue::Int(5)]);
+}
+
+/// A commit of one event planned on `session` as read, at `seq`.
+fn append_at(session: &countersign_host::store::Session, seq: u64, tag: &str) -> Commit {
+    let mut moved = session.clone();
+    moved.event_count = seq;
+    moved.chain_head = format!("sha256:{tag}");
+    let mut commit = Commit::on(moved);
+    commit.events.push(StoredEvent {
+        seq,
+        event_hash: format!("sha256:{tag}"),
+        body: format!("{{\"tag\":\"{tag}\"}}"),
+    });
+    commit
+}
+
+fn tags(log: &countersign_host::store::LogSnapshot) -> Vec<String> {
+    log.events
+        .iter()
+        .map(|e| {
+            serde_json::from_str::<Value>(e)
+                .ok()
+                .and_then(|v| v["tag"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| "(signed)".into())
+        })
+        .collect()
+}
+
+/// The plain append (one statement, no function) compares the session's
+/// version as the function did, and the log it answers joins what other
+/// processes appended with what it adds: two stores on one database, as
+/// two processes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_append_on_a_moved_session_is_refused_and_its_log_joins_the_other_processes() {
+    let url = fresh_postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let host = Host::open(
+        Target::Postgres(url.clone()),
+        config_in(dir.path(), roomy_limits()),
+    )
+    .await
+    .unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    let t = TestHost {
+        running,
+        dir,
+        http: reqwest::Client::new(),
+    };
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    let (status, _) = t
+        .submit(
+            &vendor,
+            &session,
+            "message",
+            serde_json::json!({ "body": "hi" }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let a = store::open(&Target::Postgres(url.clone()), Durability::default())
+        .await
+        .unwrap();
+    let b = store::open(&Target::Postgres(url.clone()), Durability::default())
+        .await
+        .unwrap();
+    let read = a.negotiations().session(&session).await.unwrap().unwrap();
+    let n = read.event_count;
+
+    // B commits first and keeps the log it was answered.
+    let first = b
+        .negotiations()
+        .commit_and_log(&append_at(&read, n + 1, "b1"), 0)
+        .await
+        .unwrap();
+    assert_eq!(first.session.event_count, n + 1);
+    assert_eq!(tags(&first).last().map(String::as_str), Some("b1"));
+
+    // A, planned on the version before B's commit, is refused, even for a
+    // seq no other event holds (only the version can tell), and stores
+    // nothing.
+    let stale = a
+        .negotiations()
+        .commit_and_log(&append_at(&read, n + 2, "stale"), 0)
+        .await;
+    assert!(matches!(stale, Err(CommitError::Conflict)), "{stale:?}");
+    let now = a.negotiations().log(&session, 0).await.unwrap().unwrap();
+    assert_eq!(now.session.event_count, n + 1);
+    assert!(
+        !tags(&now).contains(&"stale".to_owned()),
+        "{:?}",
+        tags(&now)
+    );
+
+    // A, planned again, appends; then B, which holds the log only up to
+    // its own event, appends and is answered the whole log: A's event
+    // (stored before its statement) and its own (added by it).
+    let a2 = a
+        .negotiations()
+        .commit_and_log(&append_at(&now.session, n + 2, "a2"), 0)
+        .await
+        .unwrap();
+    assert_eq!(a2.session.event_count, n + 2);
+    let sent = b.traffic().unwrap().statements;
+    let b3 = b
+        .negotiations()
+        .commit_and_log(&append_at(&a2.session, n + 3, "b3"), 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        b.traffic().unwrap().statements - sent,
+        1,
+        "the commit and its whole log in one statement"
+    );
+    let whole = a.negotiations().log(&session, 0).await.unwrap().unwrap();
+    assert_eq!(b3.session, whole.session);
+    assert_eq!(b3.events, whole.events);
+    let last: Vec<String> = tags(&b3).into_iter().skip(n as usize).collect();
+    assert_eq!(last, ["b1", "a2", "b3"]);
+    t.running.shutdown().await;
 }
