@@ -15,8 +15,9 @@
 //! which recomputes its summary and answers if anything moved meanwhile.
 //!
 //! Publishing does not hold the write's answer: a process's announcements
-//! wait in its outbox, merged, and one task ([`publish_forever`]) sends
-//! them, at most once per [`PUBLISH_SPACING`]. Under load one NOTIFY
+//! wait in its outbox, merged, and one task ([`publish_until`]) sends
+//! them, at most once per [`PUBLISH_SPACING`], and what is left when the
+//! server stops. Under load one NOTIFY
 //! carries many writes (a NOTIFY per append was a sixth statement on
 //! PostgreSQL's busiest path); when idle, the first write goes at once.
 
@@ -49,7 +50,7 @@ pub struct Changes {
 }
 
 /// Announcements not yet published to the other processes, merged into one
-/// scope; `publisher` is set while a [`publish_forever`] task runs.
+/// scope; `publisher` is set while a [`publish_until`] task runs.
 #[derive(Debug, Default)]
 struct Outbox {
     pending: Option<Scope>,
@@ -129,6 +130,13 @@ impl Changes {
             }
             self.outbox_filled.notified().await;
         }
+    }
+
+    /// Ends `running`'s publishing and answers what was queued and not yet
+    /// sent; a write from now on publishes itself.
+    fn stop_publishing(&self, running: Publishing<'_>) -> Option<Scope> {
+        drop(running);
+        self.outbox.lock().ok().and_then(|mut o| o.pending.take())
     }
 
     /// Marks a publisher as running until the answer is dropped.
@@ -368,21 +376,37 @@ impl Drop for Publishing<'_> {
     }
 }
 
-/// Tells the other processes of this one's writes for as long as the server
-/// runs, merging what comes in meanwhile into the next NOTIFY (a store
-/// without a feed, SQLite, returns at once).
-pub(crate) async fn publish_forever(host: Host) {
+/// Tells the other processes of this one's writes until `stop`, merging
+/// what comes in meanwhile into the next NOTIFY (a store without a feed,
+/// SQLite, returns at once). At `stop` (the server has answered its last
+/// request) what is still queued goes out at once, so a process that stops
+/// takes no announcement with it; writes after that publish themselves.
+pub(crate) async fn publish_until(host: Host, stop: tokio::sync::oneshot::Receiver<()>) {
     let Some(feed) = host.store().change_feed() else {
         return;
     };
     let changes = host.changes();
-    let _running = changes.publishing();
+    let running = changes.publishing();
+    tokio::pin!(stop);
     loop {
-        let scope = changes.next_to_publish().await;
-        if let Err(e) = feed.publish(&scope.message(changes.origin())).await {
-            tracing::warn!(error = %e, "telling the other host processes of writes failed");
+        let scope = tokio::select! {
+            scope = changes.next_to_publish() => scope,
+            _ = &mut stop => break,
+        };
+        publish(feed, changes, &scope).await;
+        tokio::select! {
+            () = tokio::time::sleep(PUBLISH_SPACING) => {}
+            _ = &mut stop => break,
         }
-        tokio::time::sleep(PUBLISH_SPACING).await;
+    }
+    if let Some(scope) = changes.stop_publishing(running) {
+        publish(feed, changes, &scope).await;
+    }
+}
+
+async fn publish(feed: &dyn crate::store::ChangeFeed, changes: &Changes, scope: &Scope) {
+    if let Err(e) = feed.publish(&scope.message(changes.origin())).await {
+        tracing::warn!(error = %e, "telling the other host processes of writes failed");
     }
 }
 
@@ -484,6 +508,23 @@ mod tests {
         );
         drop(running);
         assert!(!changes.queue(&Scope::All), "the publisher stopped");
+    }
+
+    #[test]
+    fn a_stopping_publisher_hands_over_what_is_still_queued() {
+        let changes = Changes::new();
+        let running = changes.publishing();
+        assert!(changes.queue(&Scope::Orgs(vec!["o1".into()])));
+        assert_eq!(
+            changes.stop_publishing(running),
+            Some(Scope::Orgs(vec!["o1".into()]))
+        );
+        assert!(
+            !changes.queue(&Scope::All),
+            "after the last NOTIFY, writers publish themselves"
+        );
+        let running = changes.publishing();
+        assert_eq!(changes.stop_publishing(running), None, "nothing queued");
     }
 
     #[test]

@@ -55,6 +55,10 @@ use std::sync::Arc;
 use anp::keys::{self, SigningKey};
 use tokio::net::TcpListener;
 
+/// How long a stopping server waits for its last NOTIFY (the writes of its
+/// last requests) before it goes without it.
+const LAST_ANNOUNCEMENT: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub use admin::{
     AdminError, AgentInfo, ApproverInfo, EnrollmentCode, GateAgentInfo, GateEnrollmentCode,
     OrgInfo, DEFAULT_ENROLLMENT_TTL, SANDBOX_HANDLE,
@@ -419,7 +423,8 @@ impl Host {
         let purger = tokio::spawn(auth::purge_nonces_forever(self.clone()));
         let sweeper = tokio::spawn(sweep_gate_forever(self.clone()));
         let relay = tokio::spawn(changes::relay_forever(self.clone()));
-        let publisher = tokio::spawn(changes::publish_forever(self.clone()));
+        let (stop_publishing, publishing_stops) = tokio::sync::oneshot::channel();
+        let mut publisher = tokio::spawn(changes::publish_until(self.clone(), publishing_stops));
         let bounds = self.config().connections;
         // Waiting summaries answer the moment shutdown begins, so the
         // connections they hold finish with them.
@@ -435,7 +440,14 @@ impl Host {
         purger.abort();
         sweeper.abort();
         relay.abort();
-        publisher.abort();
+        // The last requests' writes are announced before the process goes.
+        let _ = stop_publishing.send(());
+        if tokio::time::timeout(LAST_ANNOUNCEMENT, &mut publisher)
+            .await
+            .is_err()
+        {
+            publisher.abort();
+        }
         Ok(())
     }
 

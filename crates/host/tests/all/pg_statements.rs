@@ -3,7 +3,8 @@
 //! save those statements (the agents it authenticated, the logs it
 //! answered, the rate-limit leases) never lets a stale copy decide: an agent
 //! revoked or verified behind the process's back is seen on its next
-//! request. Always on PostgreSQL, whatever the suite's store.
+//! request; and that the NOTIFYs it merges lose nothing when it stops.
+//! Always on PostgreSQL, whatever the suite's store.
 
 use crate::common;
 
@@ -340,4 +341,56 @@ async fn a_plain_append_on_a_moved_session_is_refused_and_its_log_joins_the_othe
     let last: Vec<String> = tags(&b3).into_iter().skip(n as usize).collect();
     assert_eq!(last, ["b1", "a2", "b3"]);
     t.running.shutdown().await;
+}
+
+/// Writes queued in the outbox when the server stops are announced before
+/// it goes: a second write within the 10 ms after the first's NOTIFY waits
+/// in the outbox, and the server stops at once after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_process_announces_the_writes_still_in_its_outbox() {
+    let url = fresh_postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let host = Host::open(
+        Target::Postgres(url.clone()),
+        config_in(dir.path(), roomy_limits()),
+    )
+    .await
+    .unwrap();
+    let running = host.spawn("127.0.0.1:0").await.unwrap();
+    let t = TestHost {
+        running,
+        dir,
+        http: reqwest::Client::new(),
+    };
+    let vendor = t.register("Contoso").await;
+    let (session, _) = t.open_sandbox(&vendor).await;
+    // Another process, listening.
+    let other = store::open(&Target::Postgres(url.clone()), Durability::default())
+        .await
+        .unwrap();
+    let mut heard = other.change_feed().unwrap().listen().await.unwrap();
+    // Quiet first, so the next write's NOTIFY goes at once.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    for n in 0..2 {
+        let (status, _) = t
+            .submit(
+                &vendor,
+                &session,
+                "message",
+                serde_json::json!({ "body": format!("last {n}") }),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    t.running.shutdown().await;
+    let mut announcements = 0;
+    while let Ok(Some(_)) =
+        tokio::time::timeout(std::time::Duration::from_secs(1), heard.next()).await
+    {
+        announcements += 1;
+    }
+    assert_eq!(
+        announcements, 2,
+        "the first write's NOTIFY, then the second's from the outbox at the stop"
+    );
 }
