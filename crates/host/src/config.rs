@@ -183,6 +183,10 @@ pub struct HostConfig {
     pub limits: Limits,
     /// SQLite durability.
     pub durability: Durability,
+    /// PostgreSQL connections this process keeps (its pool). Commits waiting
+    /// for their flush together share it: 16 by default; several processes
+    /// on one database want about 24 in all (8 each for three).
+    pub db_connections: usize,
     /// Where the platform signing key lives; default: beside the database,
     /// `<db>.platform-key.json`, created on first start with mode 0600.
     pub platform_key_path: Option<PathBuf>,
@@ -252,6 +256,7 @@ impl Default for HostConfig {
         HostConfig {
             limits: Limits::default(),
             durability: Durability::default(),
+            db_connections: crate::store::postgres::DEFAULT_CONNECTIONS,
             platform_key_path: None,
             clock: Clock::default(),
             discovery: DiscoveryMode::default(),

@@ -107,7 +107,7 @@ impl Host {
     pub async fn open(target: impl Into<Target>, config: HostConfig) -> Result<Host, HostError> {
         let target = target.into();
         let key_path = key_path(&target, &config)?;
-        let store = store::open(&target, config.durability).await?;
+        let store = store::open_with(&target, config.durability, config.db_connections).await?;
         let platform_key = platform_key::load_or_create(&key_path)?;
         let vk = platform_key.verifying_key();
         let now = config.clock.now();

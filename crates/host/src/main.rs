@@ -168,6 +168,11 @@ struct ServeArgs {
     /// request, or else of the console's waiting request held longest.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     max_connections: u64,
+    /// PostgreSQL only: connections this process keeps to the database.
+    /// Commits waiting for their flush together share it; several processes
+    /// on one database want about 24 in all (8 each for three).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
+    db_connections: u64,
     /// A network whose addresses gate agents may name as callbacks although
     /// they are not public, e.g. 10.0.0.0/8 or 127.0.0.1/32 for an agent on
     /// this machine (repeat for several; default: public addresses only).
@@ -918,6 +923,7 @@ fn serve(runtime: &tokio::runtime::Runtime, target: Target, args: ServeArgs) -> 
             body_read_timeout: Duration::from_secs(args.body_timeout_secs),
             max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         },
+        db_connections: usize::try_from(args.db_connections).unwrap_or(16),
         callback_networks: args.callback_networks.clone(),
         accept_v1_signatures: args.accept_v1_signatures,
         wait_for_changes: args.wait_for_changes,

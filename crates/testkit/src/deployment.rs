@@ -27,6 +27,15 @@ pub const ENV_KEY: &str = "COUNTERSIGN_TESTKIT_HOST_KEY";
 pub const ENV_PUBLIC_URL: &str = "COUNTERSIGN_TESTKIT_HOST_PUBLIC_URL";
 /// `false` to refuse version 1 signatures (`--accept-v1-signatures false`).
 pub const ENV_ACCEPT_V1: &str = "COUNTERSIGN_TESTKIT_HOST_ACCEPT_V1";
+/// Its PostgreSQL connections (`--db-connections`).
+pub const ENV_DB_CONNECTIONS: &str = "COUNTERSIGN_TESTKIT_HOST_DB_CONNECTIONS";
+
+/// The connections each of `processes` host processes on one database
+/// keeps, as the host's README deploys them: about 24 in all, 4 to 16 each
+/// (16 for one, 8 each for three).
+pub fn db_connections_each(processes: usize) -> usize {
+    (24 / processes.max(1)).clamp(4, 16)
+}
 
 /// How host processes are started.
 #[derive(Debug, Clone)]
@@ -97,6 +106,8 @@ struct Serving {
     public_url: String,
     /// Whether version 1 signatures are still accepted.
     accept_v1: bool,
+    /// `--db-connections`.
+    db_connections: usize,
 }
 
 impl Deployment {
@@ -181,8 +192,13 @@ impl Deployment {
             accept_v1: !flags
                 .iter()
                 .any(|(f, v)| *f == "--accept-v1-signatures" && *v == "false"),
+            db_connections: flags
+                .iter()
+                .find(|(f, _)| *f == "--db-connections")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or_else(|| db_connections_each(processes)),
         };
-        serve_flags.retain(|(f, _)| f != "--accept-v1-signatures");
+        serve_flags.retain(|(f, _)| f != "--accept-v1-signatures" && f != "--db-connections");
         for _ in 0..processes {
             hosts.push(spawn_host(
                 &launch,
@@ -243,6 +259,7 @@ pub fn spawn_one(launch: &Launch, db: &str, key: &std::path::Path) -> Result<Hos
         &Serving {
             public_url: String::new(),
             accept_v1: true,
+            db_connections: db_connections_each(1),
         },
     )
 }
@@ -260,7 +277,8 @@ fn spawn_host(
             c.args(["--db", db_url, "serve", "--listen", "127.0.0.1:0"])
                 .arg("--platform-key")
                 .arg(key)
-                .args(["--accept-v1-signatures", &serving.accept_v1.to_string()]);
+                .args(["--accept-v1-signatures", &serving.accept_v1.to_string()])
+                .args(["--db-connections", &serving.db_connections.to_string()]);
             if !serving.public_url.is_empty() {
                 c.args(["--public-url", &serving.public_url]);
             }
@@ -294,7 +312,8 @@ fn spawn_host(
     };
     command
         .env(ENV_PUBLIC_URL, &serving.public_url)
-        .env(ENV_ACCEPT_V1, serving.accept_v1.to_string());
+        .env(ENV_ACCEPT_V1, serving.accept_v1.to_string())
+        .env(ENV_DB_CONNECTIONS, serving.db_connections.to_string());
     let mut child = Guarded::spawn(
         command
             .env("RUST_LOG", "warn")
@@ -340,6 +359,10 @@ pub async fn serve_from_env_with(opened: impl FnOnce(&Host)) {
         limits: roomy_limits(),
         public_url,
         accept_v1_signatures: std::env::var(ENV_ACCEPT_V1).as_deref() != Ok("false"),
+        db_connections: std::env::var(ENV_DB_CONNECTIONS)
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(countersign_host::store::postgres::DEFAULT_CONNECTIONS),
         // Test agents (the reference SDK's among them) listen for the gate's
         // hints on loopback, which a host calls only where an admin allowed it.
         callback_networks: loopback_callbacks(),

@@ -155,6 +155,16 @@ impl std::fmt::Display for Target {
 /// Opens (creating and migrating) the store. A database written by a newer
 /// countersign-host is refused, naming both schema versions.
 pub async fn open(target: &Target, durability: Durability) -> Result<Store, HostError> {
+    open_with(target, durability, postgres::DEFAULT_CONNECTIONS).await
+}
+
+/// [`open`], keeping at most `pg_connections` connections on PostgreSQL
+/// (SQLite ignores it): what `serve --db-connections` sets.
+pub async fn open_with(
+    target: &Target,
+    durability: Durability,
+    pg_connections: usize,
+) -> Result<Store, HostError> {
     match target {
         Target::Sqlite(path) => {
             let path = path.clone();
@@ -164,7 +174,9 @@ pub async fn open(target: &Target, durability: Durability) -> Result<Store, Host
                     .map_err(|e| HostError::Store(StoreError::Task(e.to_string())))??;
             Ok(Arc::new(store))
         }
-        Target::Postgres(url) => Ok(Arc::new(postgres::PgStore::open(url, durability).await?)),
+        Target::Postgres(url) => Ok(Arc::new(
+            postgres::PgStore::open(url, pg_connections).await?,
+        )),
     }
 }
 

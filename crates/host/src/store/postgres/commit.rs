@@ -1,4 +1,6 @@
-//! An ANP session's commit on PostgreSQL as one statement: a call of
+//! An ANP session's commit on PostgreSQL as one statement. The commit most
+//! appends make (an open session's events, nothing else) is
+//! [`PLAIN_APPEND`]; any other is a call of
 //! `countersign_commit`, a server-side function a migration creates, that
 //! compares and moves the session row on (under its row lock, so commits
 //! to one session from every process serialize), inserts the events,
@@ -305,8 +307,9 @@ impl Columns {
 }
 
 impl PgStore {
-    /// Applies `c` in one call of `countersign_commit`; with `log_after`,
-    /// answers the session's log after that seq as the commit left it.
+    /// Applies `c` in one statement ([`PLAIN_APPEND`] or a call of
+    /// `countersign_commit`); with `log_after`, answers the session's log
+    /// after that seq as the commit left it.
     pub(crate) async fn commit_session(
         &self,
         c: &Commit,

@@ -18,7 +18,6 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::{NoTls, Row};
 
 use super::*;
-use crate::config::Durability;
 
 pub(crate) use commit::{COMMIT_FUNCTION, COMMIT_FUNCTION_V2};
 pub use migrations::LATEST_VERSION;
@@ -99,15 +98,16 @@ macro_rules! pg_run {
 }
 pub(crate) use pg_run;
 
-/// Connections per host process: 16. A commit holds its connection until
-/// PostgreSQL has flushed it to disk, and commits that wait together share
-/// one flush; the pool bounds how many can wait at once. Measured with
-/// `anp-loadgen` on a 2-core machine (2026-12-08, one process, 32 agents):
-/// a pool of 4 appended 1,860 a second and left the cores a third idle, 16
-/// appended 2,530; with the plain append (`commit.rs`) pools of 8, 16 and
-/// 24 appended 2,360, 2,690 and 2,770, 24 with a higher p99. Three processes hold 48 of PostgreSQL's default 100
-/// connections.
-const POOL_SIZE: usize = 16;
+/// Connections a host process keeps by default (`serve --db-connections`):
+/// 16. A commit holds its connection until PostgreSQL has flushed it to
+/// disk, and commits that wait together share one flush; the pool bounds
+/// how many can wait at once. Measured with `anp-loadgen` on a 2-core
+/// machine (2026-12-08, 32 agents): one process appended 1,860 a second
+/// with 4 (the cores a third idle), 2,360 with 8, 2,690 with 16 and 2,770
+/// with 24 (p99 higher); three processes on one database did best with 8
+/// each, about 5% faster than 16 each and p99 7 ms lower. Processes on one
+/// database want about 24 connections in all.
+pub const DEFAULT_CONNECTIONS: usize = 16;
 
 /// The URL without its password, for messages.
 pub fn redact(url: &str) -> String {
@@ -143,7 +143,7 @@ fn pool_error(e: impl std::fmt::Display) -> StoreError {
 
 impl PgStore {
     /// Connects, and creates or migrates the schema.
-    pub async fn open(url: &str, _durability: Durability) -> Result<PgStore, HostError> {
+    pub async fn open(url: &str, connections: usize) -> Result<PgStore, HostError> {
         let config = tokio_postgres::Config::from_str(url).map_err(|e| {
             HostError::Config(format!("{} is not a PostgreSQL URL: {e}", redact(url)))
         })?;
@@ -155,7 +155,7 @@ impl PgStore {
             },
         );
         let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
+            .max_size(connections.max(1))
             .runtime(deadpool_postgres::Runtime::Tokio1)
             .create_timeout(Some(std::time::Duration::from_secs(10)))
             .wait_timeout(Some(std::time::Duration::from_secs(30)))
@@ -286,7 +286,7 @@ mod tests {
     async fn a_server_error_reads_in_the_servers_words() {
         let cluster = countersign_testkit::postgres::Cluster::shared().expect("test cluster");
         let url = cluster.fresh_database().await.expect("database");
-        let store = PgStore::open(&url, Durability::default())
+        let store = PgStore::open(&url, DEFAULT_CONNECTIONS)
             .await
             .expect("open");
         let failed = store
