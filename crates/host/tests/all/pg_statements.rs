@@ -20,9 +20,17 @@ async fn on_postgres() -> TestHost {
 
 /// A host with `limits` on a fresh PostgreSQL database.
 async fn limited_on_postgres(limits: countersign_host::Limits) -> TestHost {
+    serving(&fresh_postgres().await, |dir| config_in(dir, limits)).await
+}
+
+/// A host serving the PostgreSQL database at `url`, configured by
+/// `config` (given the host's temporary directory).
+async fn serving(
+    url: &str,
+    config: impl FnOnce(&std::path::Path) -> countersign_host::HostConfig,
+) -> TestHost {
     let dir = tempfile::tempdir().unwrap();
-    let config = config_in(dir.path(), limits);
-    let host = Host::open(Target::Postgres(fresh_postgres().await), config)
+    let host = Host::open(Target::Postgres(url.to_owned()), config(dir.path()))
         .await
         .unwrap();
     let running = host.spawn("127.0.0.1:0").await.unwrap();
@@ -257,19 +265,7 @@ fn tags(log: &countersign_host::store::LogSnapshot) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plain_append_on_a_moved_session_is_refused_and_its_log_joins_the_other_processes() {
     let url = fresh_postgres().await;
-    let dir = tempfile::tempdir().unwrap();
-    let host = Host::open(
-        Target::Postgres(url.clone()),
-        config_in(dir.path(), roomy_limits()),
-    )
-    .await
-    .unwrap();
-    let running = host.spawn("127.0.0.1:0").await.unwrap();
-    let t = TestHost {
-        running,
-        dir,
-        http: reqwest::Client::new(),
-    };
+    let t = serving(&url, |dir| config_in(dir, roomy_limits())).await;
     let vendor = t.register("Contoso").await;
     let (session, _) = t.open_sandbox(&vendor).await;
     let (status, _) = t
@@ -349,19 +345,7 @@ async fn a_plain_append_on_a_moved_session_is_refused_and_its_log_joins_the_othe
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopping_process_announces_the_writes_still_in_its_outbox() {
     let url = fresh_postgres().await;
-    let dir = tempfile::tempdir().unwrap();
-    let host = Host::open(
-        Target::Postgres(url.clone()),
-        config_in(dir.path(), roomy_limits()),
-    )
-    .await
-    .unwrap();
-    let running = host.spawn("127.0.0.1:0").await.unwrap();
-    let t = TestHost {
-        running,
-        dir,
-        http: reqwest::Client::new(),
-    };
+    let t = serving(&url, |dir| config_in(dir, roomy_limits())).await;
     let vendor = t.register("Contoso").await;
     let (session, _) = t.open_sandbox(&vendor).await;
     // Another process, listening.
@@ -405,20 +389,13 @@ async fn a_stopping_process_announces_the_writes_still_in_its_outbox() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_process_keeps_at_most_its_db_connections() {
     let url = fresh_postgres().await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = countersign_host::HostConfig {
-        db_connections: 3,
-        ..config_in(dir.path(), roomy_limits())
-    };
-    let host = Host::open(Target::Postgres(url.clone()), config)
-        .await
-        .unwrap();
-    let running = host.spawn("127.0.0.1:0").await.unwrap();
-    let t = std::sync::Arc::new(TestHost {
-        running,
-        dir,
-        http: reqwest::Client::new(),
-    });
+    let t = std::sync::Arc::new(
+        serving(&url, |dir| countersign_host::HostConfig {
+            db_connections: 3,
+            ..config_in(dir, roomy_limits())
+        })
+        .await,
+    );
     let mut tasks = Vec::new();
     for n in 0..8 {
         let vendor = std::sync::Arc::new(t.register(&format!("Vendor {n}")).await);

@@ -19,7 +19,7 @@ use super::PgStore;
 use crate::store::negotiation::{is_draft, session_from};
 use crate::store::sql::{i, i32_of, is_unique_violation, Row};
 use crate::store::{
-    Commit, CommitError, LogSnapshot, NegotiationRepo as _, PendingChange, StoreError,
+    Commit, CommitError, LogSnapshot, NegotiationRepo as _, PendingChange, Session, StoreError,
 };
 
 /// The function's text, with the parts its versions differ in: what runs
@@ -212,6 +212,17 @@ const PLAIN_APPEND: &str = "WITH moved AS (
                 ORDER BY l.seq) END
      FROM moved m JOIN agents a ON a.id = m.agent_id";
 
+/// The session's counters as PostgreSQL's columns hold them: its event
+/// count, standing offer's seq, buyer rounds and the version it was read at.
+fn counters(s: &Session) -> (i64, Option<i64>, i32, i64) {
+    (
+        i(s.event_count),
+        s.standing_seq.map(i),
+        i32_of(s.buyer_rounds),
+        i(s.version),
+    )
+}
+
 /// True for a commit [`PLAIN_APPEND`] makes: an open session's events and
 /// its new state, and nothing else.
 fn is_plain_append(c: &Commit) -> bool {
@@ -365,12 +376,7 @@ impl PgStore {
         log_from: Option<i64>,
     ) -> Result<Option<tokio_postgres::Row>, CommitError> {
         let s = &c.session;
-        let (event_count, standing, rounds, version) = (
-            i(s.event_count),
-            s.standing_seq.map(i),
-            i32_of(s.buyer_rounds),
-            i(s.version),
-        );
+        let (event_count, standing, rounds, version) = counters(s);
         let params: [&(dyn ToSql + Sync); 12] = [
             &s.id,
             &s.status,
@@ -414,12 +420,7 @@ impl PgStore {
     ) -> Result<Option<tokio_postgres::Row>, CommitError> {
         let s = &c.session;
         let d = c.decision.as_ref();
-        let (event_count, standing, rounds, version) = (
-            i(s.event_count),
-            s.standing_seq.map(i),
-            i32_of(s.buyer_rounds),
-            i(s.version),
-        );
+        let (event_count, standing, rounds, version) = counters(s);
         let (decision_id, decision_approver, decision_body, decision_sha256) = (
             d.map(|d| d.decision_id.as_str()),
             d.map(|d| d.approver_id.as_str()),
